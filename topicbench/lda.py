@@ -1,0 +1,95 @@
+"""What every variational LDA method shares: q(beta) = Dirichlet(lambda), the E-step, prediction and bounds.
+
+Online, batch, streaming and population VB differ only in how they turn a minibatch's
+sufficient statistics into a new lambda; they subclass :class:`VariationalLDA` and write that
+one update in ``partial_fit``.
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.special import gammaln
+
+from . import kernels
+from .method import Method, require
+
+
+class VariationalLDA(Method):
+    family = "lda"
+    params = {"K": 100, "alpha": 0.01, "eta": 0.01, "e_step_tol": 1e-3, "e_step_max_iter": 100}
+
+    @classmethod
+    def check_params(cls, p):
+        super().check_params(p)
+        require(float(p["e_step_tol"]) > 0, cls.name, "e_step_tol", f"must be > 0, got {p['e_step_tol']!r}")
+        require(int(p["e_step_max_iter"]) >= 1, cls.name, "e_step_max_iter", f"must be >= 1, got {p['e_step_max_iter']!r}")
+
+    def __init__(self, n_words, seed=0, threads=1, corpus_size=None, **params):
+        super().__init__(n_words, seed=seed, threads=threads, corpus_size=corpus_size, **params)
+        self.alpha = float(self.hyper["alpha"])
+        self.eta = float(self.hyper["eta"])
+        # Hoffman's onlineldavb.py: lambda ~ Gamma(100, 1/100)
+        self.lam = self.rng.gamma(100.0, 1.0 / 100.0, (self.n_topics, self.n_words))
+        self._refresh()
+        self.last_elbo = np.nan
+
+    def _refresh(self) -> None:
+        self.exp_elog_beta = kernels.exp_dirichlet_expectation(self.lam)
+
+    def e_step(self, counts: sp.csr_matrix, want_sstats: bool = True):
+        """Per-document (gamma, phi) with lambda fixed (Hoffman et al. 2010, Alg. 2 E step)."""
+        return kernels.lda_e_step(counts, self.exp_elog_beta, self.alpha, self.hyper["e_step_max_iter"],
+                                  self.hyper["e_step_tol"], want_sstats=want_sstats)
+
+    # -- bounds -------------------------------------------------------------------------------
+    def doc_bound(self, counts: sp.csr_matrix, gamma: np.ndarray) -> float:
+        """Sum over documents of the per-document ELBO terms of Hoffman et al. 2010, eq. 4, with phi optimal given gamma.
+
+        sum_w n_dw log sum_k exp(E[log theta_dk] + E[log beta_kw]) is the phi-maximised word term.
+        """
+        elog_theta = kernels.dirichlet_expectation(gamma)
+        phinorm = kernels.mixture_probs(counts, np.exp(elog_theta), self.exp_elog_beta)
+        score = float(np.dot(sp.csr_matrix(counts).data, np.log(phinorm + 1e-100)))
+        n_topics = gamma.shape[1]
+        score += float(np.sum((self.alpha - gamma) * elog_theta) + np.sum(gammaln(gamma)) - np.sum(gammaln(gamma.sum(axis=1))))
+        score += gamma.shape[0] * (gammaln(n_topics * self.alpha) - n_topics * gammaln(self.alpha))
+        return score
+
+    def topic_bound(self) -> float:
+        """The corpus-level q(beta) terms of eq. 4 (not divided by D)."""
+        elog_beta = np.log(self.exp_elog_beta)
+        score = float(np.sum((self.eta - self.lam) * elog_beta) + np.sum(gammaln(self.lam)) - np.sum(gammaln(self.lam.sum(axis=1))))
+        return score + self.n_topics * (gammaln(self.n_words * self.eta) - self.n_words * gammaln(self.eta))
+
+    def elbo(self, counts: sp.csr_matrix) -> float:
+        """The full ELBO (eq. 4) of ``counts`` as the whole corpus, after a fresh E-step."""
+        gamma, _, _ = self.e_step(counts, want_sstats=False)
+        return self.doc_bound(counts, gamma) + self.topic_bound()
+
+    def heldout_elbo(self, counts: sp.csr_matrix) -> float:
+        """Per-word held-out bound, Hoffman et al. 2010 eq. 16 (log of the perplexity bound, negated)."""
+        gamma, _, _ = self.e_step(counts, want_sstats=False)
+        return self.doc_bound(counts, gamma) / float(sp.csr_matrix(counts).sum())
+
+    # -- the contract -------------------------------------------------------------------------
+    def predict_words(self, observed, word_ids):
+        """p(w | observed) = sum_k E[theta_k | observed] E[beta_kw]: gamma fitted to the observed part."""
+        gamma, _, _ = self.e_step(observed, want_sstats=False)
+        theta = gamma / gamma.sum(axis=1, keepdims=True)
+        return kernels.mixture_probs(word_ids, theta, self.topics())
+
+    def topics(self):
+        return self.lam / self.lam.sum(axis=1, keepdims=True)
+
+    def topic_weights(self):
+        """Expected number of corpus tokens assigned to each topic."""
+        return self.lam.sum(axis=1) - self.n_words * self.eta
+
+    def state(self):
+        return {"lambda": self.lam, "updates": np.array(self.updates), "docs_seen": np.array(self.docs_seen)}
+
+    def load_state(self, state):
+        self.lam = np.array(state["lambda"], dtype=np.float64)
+        self.updates = int(state["updates"])
+        self.docs_seen = int(state["docs_seen"])
+        self._refresh()

@@ -1,0 +1,218 @@
+"""The method plugin contract and the registry that discovers ``methods/*.py`` by path.
+
+A method file defines one subclass of :class:`Method` (modelled on benchopt's solver files):
+
+- ``name``: the registry key, e.g. ``online_lda``;
+- ``params``: the default of every hyperparameter, and so every grid axis;
+- ``check_params(params)``: raise :class:`ParamError` naming the culprit (called before any fit);
+- ``partial_fit(batch)``: one update of the global parameters from a :class:`~topicbench.streams.Minibatch`;
+- ``predict_words(observed, word_ids)``: p(w | observed part, globals) at the nonzeros of ``word_ids``;
+- ``topics()`` (K x V) and ``topic_weights()`` (K);
+- ``state()`` / ``from_state()``: arrays of the global parameters plus named extras.
+
+What the runner gives a method, besides its params: the vocabulary size, a seed, a thread
+count and, only if ``uses_corpus_size`` is true, the training corpus size ``corpus_size``
+(online LDA's D). Streaming VB sets it false and so never sees D; population VB sets it
+false and takes its data size alpha as a hyperparameter instead.
+
+``batch_size = None`` in ``params`` (or no such key) marks a batch method: the runner hands it
+the whole training set as one minibatch per pass.
+"""
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import sys
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+import scipy.sparse as sp
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+METHODS_DIR = REPO_ROOT / "methods"
+
+
+class ParamError(ValueError):
+    """An impossible or unknown hyperparameter, reported before any compute."""
+
+
+class UnknownMethodError(KeyError):
+    def __str__(self) -> str:  # KeyError quotes its message; this one should read plainly
+        return str(self.args[0])
+
+
+def require(condition: bool, method: str, param: str, message: str) -> None:
+    if not condition:
+        raise ParamError(f"{method}: hyperparameter {param!r} {message}")
+
+
+class Method:
+    name: ClassVar[str] = ""
+    params: ClassVar[dict[str, Any]] = {}
+    uses_corpus_size: ClassVar[bool] = False
+    # "lda" methods share Hoffman's held-out ELBO bound; others report NaN in that column
+    family: ClassVar[str] = ""
+    description: ClassVar[str] = ""
+
+    def __init__(self, n_words: int, seed: int = 0, threads: int = 1, corpus_size: int | None = None, **params):
+        self.n_words = int(n_words)
+        self.seed = int(seed)
+        self.threads = int(threads)
+        self.hyper = self.resolve_params(params)
+        if self.uses_corpus_size:
+            if corpus_size is None or corpus_size < 1:
+                raise ParamError(f"{self.name}: needs the training corpus size (corpus_size >= 1), got {corpus_size}")
+            self.corpus_size = int(corpus_size)
+        elif corpus_size is not None:
+            raise ParamError(f"{self.name}: does not take a corpus size D (got corpus_size={corpus_size})")
+        self.rng = np.random.default_rng([self.seed, 0x70B1C])
+        self.updates = 0  # global updates so far (Hoffman's t)
+        self.docs_seen = 0
+
+    # -- parameters -----------------------------------------------------------------------
+    @classmethod
+    def resolve_params(cls, given: dict[str, Any]) -> dict[str, Any]:
+        """Defaults overlaid with ``given``; unknown names and impossible values raise ParamError."""
+        unknown = sorted(set(given) - set(cls.params))
+        if unknown:
+            raise ParamError(f"{cls.name}: unknown hyperparameter(s) {unknown}; known: {sorted(cls.params)}")
+        merged = dict(cls.params)
+        merged.update(given)
+        for key, default in cls.params.items():
+            value = merged[key]
+            if isinstance(default, bool):
+                continue
+            if isinstance(default, int) and isinstance(value, float) and value.is_integer():
+                merged[key] = int(value)
+        cls.check_params(merged)
+        return merged
+
+    @classmethod
+    def check_params(cls, p: dict[str, Any]) -> None:
+        """Subclasses extend this; the shared checks cover the names every family uses."""
+        if "K" in p:
+            require(isinstance(p["K"], (int, np.integer)) and p["K"] >= 1, cls.name, "K", f"must be an integer >= 1, got {p['K']!r}")
+        if p.get("batch_size") is not None:
+            require(int(p["batch_size"]) >= 1, cls.name, "batch_size", f"must be >= 1, got {p['batch_size']!r}")
+        for positive in ("alpha", "eta"):
+            if positive in p:
+                require(float(p[positive]) > 0, cls.name, positive, f"must be > 0, got {p[positive]!r}")
+        if "tau0" in p:
+            require(float(p["tau0"]) >= 0, cls.name, "tau0", f"must be >= 0, got {p['tau0']!r}")
+
+    @classmethod
+    def check_kappa(cls, p: dict[str, Any]) -> None:
+        """kappa in (0.5, 1] guarantees convergence (Hoffman et al. 2010, sec. 2.2); 0 is the batch setting.
+
+        Hoffman et al. nonetheless ran kappa = 0.5 (Fig. 1, Table 1); ``allow_kappa_half = True``
+        admits exactly that value, so the mirrors can be faithful while the default stays safe.
+        """
+        kappa = float(p["kappa"])
+        half_ok = bool(p.get("allow_kappa_half", False)) and kappa == 0.5
+        require(kappa == 0.0 or 0.5 < kappa <= 1.0 or half_ok, cls.name, "kappa",
+                f"must lie in (0.5, 1] (or be exactly 0, the batch-equivalence setting; 0.5 needs "
+                f"allow_kappa_half=true), got {kappa}")
+
+    @property
+    def batch_size(self) -> int | None:
+        return self.hyper.get("batch_size")
+
+    @property
+    def n_topics(self) -> int:
+        return int(self.hyper["K"])
+
+    # -- the contract -----------------------------------------------------------------------
+    def partial_fit(self, batch) -> None:
+        raise NotImplementedError
+
+    def predict_words(self, observed: sp.csr_matrix, word_ids: sp.csr_matrix) -> np.ndarray:
+        """Probabilities p(w | observed_d, globals) at each nonzero of ``word_ids``, in CSR order."""
+        raise NotImplementedError
+
+    def topics(self) -> np.ndarray:
+        raise NotImplementedError
+
+    def topic_weights(self) -> np.ndarray:
+        """Relative prevalence of each topic, for ordering topic tables; defaults to topic mass."""
+        return self.topics().sum(axis=1)
+
+    def heldout_elbo(self, counts: sp.csr_matrix) -> float | None:
+        """Hoffman et al. 2010 eq. 16 per-word bound (LDA family only); ``None`` elsewhere."""
+        return None
+
+    def state(self) -> dict[str, np.ndarray]:
+        raise NotImplementedError
+
+    def load_state(self, state: dict[str, np.ndarray]) -> None:
+        raise NotImplementedError
+
+    @classmethod
+    def from_state(cls, state: dict[str, np.ndarray], n_words: int, **kwargs) -> "Method":
+        method = cls(n_words, **kwargs)
+        method.load_state(state)
+        return method
+
+    def progress(self) -> dict[str, float]:
+        """Extra numbers for the trace (e.g. step size); optional."""
+        return {}
+
+
+# -- the registry -------------------------------------------------------------------------------
+def load_plugins(folder: Path, base: type, prefix: str) -> dict[str, type]:
+    """Import every ``*.py`` in ``folder`` by path and collect the ``base`` subclasses it defines."""
+    found: dict[str, type] = {}
+    for path in sorted(Path(folder).glob("*.py")):
+        if path.name.startswith("_"):
+            continue
+        module_name = f"_topicbench_{prefix}_{path.stem}"
+        if module_name in sys.modules:
+            module = sys.modules[module_name]
+        else:
+            spec = importlib.util.spec_from_file_location(module_name, path)
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[module_name] = module
+            try:
+                spec.loader.exec_module(module)
+            except Exception:
+                del sys.modules[module_name]
+                raise
+        classes = [obj for obj in vars(module).values()
+                   if inspect.isclass(obj) and issubclass(obj, base) and obj.__module__ == module_name
+                   and getattr(obj, "name", "")]
+        if len(classes) != 1:
+            raise TypeError(f"{path}: a plugin file defines exactly one {base.__name__} subclass with a name; found {len(classes)}")
+        plugin = classes[0]
+        if plugin.name in found:
+            raise TypeError(f"{path}: plugin name {plugin.name!r} is already defined by another file")
+        found[plugin.name] = plugin
+    return found
+
+
+_METHODS: dict[str, type[Method]] | None = None
+
+
+def registry(folder: Path | None = None) -> dict[str, type[Method]]:
+    global _METHODS
+    if folder is not None:
+        return load_plugins(folder, Method, "method")
+    if _METHODS is None:
+        _METHODS = load_plugins(METHODS_DIR, Method, "method")
+        for method in _METHODS.values():
+            _check_contract(method)
+    return _METHODS
+
+
+def _check_contract(method: type[Method]) -> None:
+    for attr in ("partial_fit", "predict_words", "topics", "state", "load_state"):
+        if getattr(method, attr) is getattr(Method, attr):
+            raise TypeError(f"method {method.name!r} does not implement {attr}()")
+    if "K" not in method.params:
+        raise TypeError(f"method {method.name!r}: params must declare K")
+
+
+def get_method(name: str) -> type[Method]:
+    methods = registry()
+    if name not in methods:
+        raise UnknownMethodError(f"unknown method {name!r}; available: {sorted(methods)}")
+    return methods[name]

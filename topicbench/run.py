@@ -1,0 +1,259 @@
+"""The runner: one (corpus, method, hyperparameters, seed), driven over a stream, scored on schedule.
+
+Writes ``model.npz``, ``topics.tsv`` and, last, ``trace.parquet`` (DESIGN.md, "Runner outputs"),
+each atomically, so a run killed mid-fit leaves no trace that looks complete. Fit time excludes
+evaluation time: the clocks run only around ``partial_fit``.
+"""
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from . import __version__, io, kernels
+from .corpus import Corpus, load_corpus
+from .evaluate import Protocol, Unigram, loglik_per_word, perplexity, protocol_splits
+from .method import REPO_ROOT, Method, ParamError, get_method
+from .streams import Holdout, Stream, StreamError, log_checkpoints, stream_order
+
+
+@dataclass
+class RunSpec:
+    """Everything that determines a run's numbers (with the code version)."""
+
+    method: str
+    params: dict[str, Any] = field(default_factory=dict)
+    seed: int = 0
+    stream: str = "shuffled"
+    passes: float = 1.0
+    max_docs: int | None = None  # stop after this many documents (the with_replacement stream's budget)
+    train_subset: int | None = None  # train on a fixed random subset of this many documents (Hoffman Fig. 1)
+    subset_seed: int = 0  # the subset is the same for every method and seed
+    holdout: str = "fixed"
+    holdout_n: int = 10  # every_nth_batch: n; lookahead: documents scored
+    n_checkpoints: int = 12
+    max_test_docs: int | None = None
+    observed_fraction: float = 0.5
+    folds: int = 1
+    eval_seed: int = 0  # the same document-completion split for every method and seed
+    report_elbo: bool = True
+    threads: int = 1
+    experiment: str = "adhoc"
+    dataset: str = ""
+
+    def check(self) -> type[Method]:
+        """Validate everything that can be validated without data; returns the method class."""
+        method_cls = get_method(self.method)
+        method_cls.resolve_params(self.params)
+        Holdout(self.holdout, self.holdout_n, self.n_checkpoints)
+        Protocol(self.observed_fraction, self.folds, self.eval_seed)
+        if self.passes <= 0:
+            raise StreamError(f"passes must be positive, got {self.passes}")
+        if self.train_subset is not None and self.train_subset < 1:
+            raise StreamError(f"train_subset must be >= 1, got {self.train_subset}")
+        if self.threads < 1:
+            raise ValueError(f"threads must be >= 1, got {self.threads}")
+        return method_cls
+
+
+@lru_cache(maxsize=1)
+def provenance() -> dict[str, str]:
+    import numba
+    import scipy
+
+    sha = os.environ.get("TOPICBENCH_GIT_SHA", "")
+    if not sha:
+        try:
+            sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO_ROOT, capture_output=True, text=True,
+                                 timeout=10).stdout.strip()
+            dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO_ROOT,
+                                   capture_output=True, text=True, timeout=10).stdout.strip()
+            sha = (sha + ("-dirty" if dirty else "")) if sha else "unknown"
+        except (OSError, subprocess.SubprocessError):
+            sha = "unknown"
+    return {
+        "git_sha": sha,
+        "topicbench_version": __version__,
+        "python_version": platform.python_version(),
+        "numpy_version": np.__version__,
+        "scipy_version": scipy.__version__,
+        "numba_version": numba.__version__,
+        "pandas_version": pd.__version__,
+        "host": platform.node(),
+    }
+
+
+class _Progress:
+    """One line on stderr every few seconds, so long fits show they are alive."""
+
+    def __init__(self, label: str, total: int, every_s: float = 5.0):
+        self.label, self.total, self.every_s = label, total, every_s
+        self.last = time.monotonic()
+
+    def __call__(self, docs_seen: int, fit_s: float, loglik: float | None = None, force: bool = False):
+        now = time.monotonic()
+        if not force and now - self.last < self.every_s:
+            return
+        self.last = now
+        extra = "" if loglik is None or not np.isfinite(loglik) else f", loglik/word {loglik:.4f}"
+        print(f"[{self.label}] {docs_seen:,}/{self.total:,} docs ({100 * docs_seen / max(self.total, 1):.0f}%), "
+              f"fit {fit_s:.1f}s{extra}", file=sys.stderr, flush=True)
+
+
+def top_words_table(method: Method, vocab: list[str], n_words: int = 20) -> pd.DataFrame:
+    topics = method.topics()
+    weights = np.asarray(method.topic_weights(), dtype=float)
+    share = weights / weights.sum() if weights.sum() > 0 else weights
+    rows = []
+    for rank, k in enumerate(np.argsort(-weights, kind="stable")):
+        best = np.argsort(-topics[k], kind="stable")[:n_words]
+        rows.append({"rank": rank, "topic": int(k), "weight": float(share[k]),
+                     "top_words": " ".join(vocab[w] for w in best)})
+    return pd.DataFrame(rows)
+
+
+def _subset_rows(n_docs: int, size: int | None, seed: int) -> np.ndarray:
+    if size is None or size >= n_docs:
+        return np.arange(n_docs)
+    return np.sort(np.random.default_rng([seed, 0x5B5E7]).permutation(n_docs)[:size])
+
+
+def run(spec: RunSpec, corpus: Corpus | str | os.PathLike, out_dir: str | os.PathLike | None = None,
+        progress_every_s: float = 5.0) -> tuple[pd.DataFrame, Method]:
+    """Fit one run; returns the trace and the fitted method, and writes outputs if ``out_dir`` is given."""
+    method_cls = spec.check()  # fails before the corpus is even read
+    if not isinstance(corpus, Corpus):
+        corpus = load_corpus(corpus)
+    threads = kernels.set_threads(spec.threads)
+    train = corpus.split("train")
+    train = train.select(_subset_rows(train.n_docs, spec.train_subset, spec.subset_seed))
+    test = corpus.split("test")
+    if spec.max_test_docs is not None and test.n_docs > spec.max_test_docs:
+        test = test.select(_subset_rows(test.n_docs, spec.max_test_docs, spec.eval_seed))
+    if spec.holdout == "fixed" and test.n_docs == 0:
+        raise StreamError(f"held-out policy 'fixed' needs a test split; corpus {corpus.meta.get('name')} has none")
+
+    kwargs = {"corpus_size": train.n_docs} if method_cls.uses_corpus_size else {}
+    method = method_cls(corpus.n_words, seed=spec.seed, threads=threads, **kwargs, **spec.params)
+    protocol = Protocol(spec.observed_fraction, spec.folds, spec.eval_seed)
+    holdout = Holdout(spec.holdout, spec.holdout_n, spec.n_checkpoints)
+    unigram = Unigram(train.counts)
+
+    times = train.docs["time"].to_numpy() if "time" in train.docs.columns else None
+    batch_method = method.batch_size is None
+    if batch_method:
+        # one update per full pass over the training set in corpus order
+        n_updates = max(1, int(np.ceil(spec.passes)))
+        order = np.tile(np.arange(train.n_docs), n_updates)
+        stream = Stream(train.counts, order, train.n_docs, train.docs["doc_id"].to_numpy(), times)
+    else:
+        order = stream_order(spec.stream, train.n_docs, spec.seed, spec.passes, times, train.docs["doc_id"].to_numpy())
+        if spec.max_docs is not None:
+            order = order[: spec.max_docs]
+        stream = Stream(train.counts, order, int(method.batch_size), train.docs["doc_id"].to_numpy(), times)
+    total_docs = len(stream.order)
+
+    if batch_method:
+        checkpoints = np.cumsum(np.full(stream.n_batches, train.n_docs))
+    elif holdout.policy == "lookahead":
+        checkpoints = log_checkpoints(max(total_docs - holdout.n, 1), holdout.n_checkpoints, first=stream.batch_size)
+    else:
+        checkpoints = log_checkpoints(total_docs, holdout.n_checkpoints, first=stream.batch_size)
+    fixed_splits = protocol_splits(test.counts, protocol) if holdout.policy == "fixed" else None
+    # constant per-run columns
+    base = {"experiment": spec.experiment, "dataset": spec.dataset or corpus.meta.get("name", ""), "method": method.name,
+            "seed": spec.seed, "stream": "batch" if batch_method else spec.stream, "holdout": holdout.policy,
+            "protocol": protocol.describe(), "threads": threads, "corpus_size": train.n_docs,
+            "test_docs": test.n_docs, **{f"p_{k}": v for k, v in method.hyper.items()}, **provenance()}
+    rows: list[dict] = []
+    fit_wall = fit_cpu = 0.0
+    report = _Progress(f"{spec.dataset}/{method.name}/seed{spec.seed}", total_docs, progress_every_s)
+
+    processed = n_updates = 0
+
+    def score(splits, counts_for_elbo, docs: int, kind: str):
+        start = time.perf_counter()
+        loglik, tokens = loglik_per_word(method, splits)
+        base_loglik, _ = loglik_per_word(unigram, splits)
+        elbo = method.heldout_elbo(counts_for_elbo) if (spec.report_elbo and counts_for_elbo is not None) else None
+        row = {**base, "docs_seen": processed, "updates": n_updates, "fit_wall_s": fit_wall,
+               "fit_cpu_s": fit_cpu, "eval_kind": kind, "heldout_docs": docs, "heldout_tokens": tokens,
+               "loglik_per_word": loglik, "perplexity": perplexity(loglik),
+               "unigram_loglik_per_word": base_loglik, "unigram_perplexity": perplexity(base_loglik),
+               "elbo_per_word": np.nan if elbo is None else elbo, "eval_wall_s": time.perf_counter() - start}
+        row.update({f"x_{k}": v for k, v in method.progress().items()})
+        rows.append(row)
+        report(processed, fit_wall, loglik, force=True)
+
+    next_checkpoint = 0
+    for batch in stream:
+        if holdout.policy == "every_nth_batch" and (batch.index + 1) % holdout.n == 0:
+            batch_protocol = Protocol(protocol.observed_fraction, protocol.folds, spec.eval_seed * 100003 + batch.index)
+            score(protocol_splits(batch.counts, batch_protocol), batch.counts, len(batch), "batch")
+        wall0, cpu0 = time.perf_counter(), time.process_time()
+        method.partial_fit(batch)
+        fit_wall += time.perf_counter() - wall0
+        fit_cpu += time.process_time() - cpu0
+        processed += len(batch)
+        n_updates += 1
+        report(processed, fit_wall)
+        if next_checkpoint < len(checkpoints) and processed >= checkpoints[next_checkpoint]:
+            while next_checkpoint < len(checkpoints) and processed >= checkpoints[next_checkpoint]:
+                next_checkpoint += 1
+            if holdout.policy == "fixed":
+                score(fixed_splits, test.counts, test.n_docs, "test")
+            elif holdout.policy == "lookahead":
+                rows_ahead = stream.upcoming(processed, holdout.n)
+                if len(rows_ahead):
+                    ahead = train.counts[rows_ahead]
+                    score(protocol_splits(ahead, protocol), ahead, len(rows_ahead), "lookahead")
+        if getattr(method, "converged", False):
+            break
+    if holdout.policy == "fixed" and (not rows or rows[-1]["docs_seen"] != processed):
+        score(fixed_splits, test.counts, test.n_docs, "test")
+
+    trace = pd.DataFrame(rows)
+    if out_dir is not None:
+        write_outputs(Path(out_dir), trace, method, corpus.vocab, spec)
+    return trace, method
+
+
+def write_outputs(out_dir: Path, trace: pd.DataFrame, method: Method, vocab: list[str], spec: RunSpec) -> None:
+    """model.npz and topics.tsv first, trace.parquet last: the trace marks a complete run."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    state = dict(method.state())
+    state["_spec_json"] = np.array(json.dumps(asdict(spec), sort_keys=True, default=str))
+    state["_method"] = np.array(method.name)
+    state["_n_words"] = np.array(method.n_words)
+    state["_corpus_size"] = np.array(getattr(method, "corpus_size", 0))
+    io.save_npz(out_dir / "model.npz", state)
+    table = top_words_table(method, vocab)
+    io.write_text(out_dir / "topics.tsv", table.to_csv(sep="\t", index=False))
+    io.write_parquet(out_dir / "trace.parquet", trace)
+
+
+def load_model(path: str | os.PathLike, n_words: int | None = None) -> Method:
+    """Rebuild a fitted method from its ``model.npz``."""
+    with np.load(path, allow_pickle=False) as archive:
+        state = {k: archive[k] for k in archive.files}
+    spec = json.loads(str(state.pop("_spec_json")))
+    method_cls = get_method(str(state.pop("_method")))
+    corpus_size = int(state.pop("_corpus_size"))
+    kwargs = {"corpus_size": corpus_size} if method_cls.uses_corpus_size else {}
+    stored_words = int(state.pop("_n_words"))
+    n_words = stored_words if n_words is None else n_words
+    return method_cls.from_state(state, n_words, seed=spec["seed"], **kwargs, **spec["params"])
+
+
+__all__ = ["RunSpec", "run", "write_outputs", "load_model", "ParamError"]
