@@ -1,0 +1,158 @@
+"""``topicbench ...``: the commands the workflow rules call, usable by hand."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import yaml
+
+
+def _parse_assignments(pairs: list[str] | None, what: str) -> dict:
+    out = {}
+    for pair in pairs or []:
+        if "=" not in pair:
+            raise SystemExit(f"error: {what} {pair!r} is not NAME=VALUE")
+        key, value = pair.split("=", 1)
+        out[key] = yaml.safe_load(value)
+    return out
+
+
+def cmd_methods(args) -> int:
+    from .method import registry
+
+    for name, cls in sorted(registry().items()):
+        print(f"{name}: {cls.description}")
+        uses = "takes the corpus size D" if cls.uses_corpus_size else "does not take D"
+        print(f"    ({uses})")
+        for key, value in cls.params.items():
+            print(f"    {key} = {value!r}")
+    return 0
+
+
+def cmd_datasets(args) -> int:
+    from .dataset import registry
+
+    for name, cls in sorted(registry().items()):
+        print(f"{name}: {cls.description}")
+        for key, value in cls.params.items():
+            print(f"    {key} = {value!r}")
+    return 0
+
+
+def cmd_prepare(args) -> int:
+    from .dataset import prepare
+
+    params = _parse_assignments(args.param, "--param")
+    path = prepare(args.dataset, args.out, corpora_dir=args.corpora_dir, **params)
+    from .corpus import load_corpus
+
+    print(json.dumps(load_corpus(path).summary(), indent=2))
+    return 0
+
+
+def cmd_corpus_info(args) -> int:
+    from .corpus import load_corpus
+
+    summary = load_corpus(args.path).summary()
+    if args.json:
+        print(json.dumps(summary, indent=2))
+        return 0
+    print(f"corpus      {summary['name']}  ({args.path})")
+    print(f"documents   {summary['documents']:,}  (train {summary['train_documents']:,}, test {summary['test_documents']:,})")
+    print(f"vocabulary  {summary['vocabulary']:,}")
+    print(f"tokens      {summary['tokens']:,}  (mean {summary['mean_length']:.1f} per document)")
+    q = summary["length_quantiles"]
+    print("lengths     min {q0:g}  10% {q10:g}  median {q50:g}  90% {q90:g}  max {q100:g}".format(**q))
+    print(f"time span   {' .. '.join(summary['time_span']) if 'time_span' in summary else 'none'}")
+    return 0
+
+
+def cmd_run(args) -> int:
+    from .run import RunSpec, run
+
+    spec_dict = json.loads(Path(args.spec).read_text()) if args.spec else {}
+    spec_dict.update({k: v for k, v in {
+        "method": args.method, "seed": args.seed, "threads": args.threads, "experiment": args.experiment,
+        "dataset": args.dataset}.items() if v is not None})
+    params = dict(spec_dict.get("params", {}))
+    params.update(_parse_assignments(args.param, "--param"))
+    spec_dict["params"] = params
+    spec_dict.update(_parse_assignments(args.set, "--set"))
+    if "method" not in spec_dict:
+        raise SystemExit("error: --method is required")
+    spec = RunSpec(**spec_dict)
+    spec.check()
+    trace, _ = run(spec, args.corpus, args.out)
+    last = trace.iloc[-1]
+    print(f"done: {spec.method} docs_seen={int(last['docs_seen'])} loglik_per_word={last['loglik_per_word']:.4f} "
+          f"perplexity={last['perplexity']:.1f} fit_wall_s={last['fit_wall_s']:.1f}")
+    return 0
+
+
+def cmd_aggregate(args) -> int:
+    import pandas as pd
+
+    from . import io
+
+    frames = [pd.read_parquet(path) for path in args.traces]
+    frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    io.write_parquet(args.out, frame)
+    print(f"{len(frames)} traces, {len(frame)} rows -> {args.out}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="topicbench", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    sub.add_parser("methods", help="list methods with their parameters and defaults").set_defaults(func=cmd_methods)
+    sub.add_parser("datasets", help="list dataset recipes").set_defaults(func=cmd_datasets)
+
+    p = sub.add_parser("prepare", help="build a dataset into a corpus directory")
+    p.add_argument("dataset")
+    p.add_argument("--out", required=True)
+    p.add_argument("--corpora-dir", default=None)
+    p.add_argument("--param", action="append", help="NAME=VALUE dataset parameter")
+    p.set_defaults(func=cmd_prepare)
+
+    p = sub.add_parser("corpus", help="corpus utilities")
+    corpus_sub = p.add_subparsers(dest="corpus_command", required=True)
+    info = corpus_sub.add_parser("info", help="documents, vocabulary, tokens, length quantiles, time span")
+    info.add_argument("path")
+    info.add_argument("--json", action="store_true")
+    info.set_defaults(func=cmd_corpus_info)
+
+    p = sub.add_parser("run", help="fit one (corpus, method, hyperparameters, seed) and write its outputs")
+    p.add_argument("--corpus", required=True)
+    p.add_argument("--out", required=True)
+    p.add_argument("--spec", help="JSON file with RunSpec fields")
+    p.add_argument("--method")
+    p.add_argument("--seed", type=int)
+    p.add_argument("--threads", type=int)
+    p.add_argument("--experiment")
+    p.add_argument("--dataset")
+    p.add_argument("--param", action="append", help="NAME=VALUE hyperparameter")
+    p.add_argument("--set", action="append", help="NAME=VALUE run setting (stream, passes, holdout, ...)")
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("aggregate", help="concatenate trace.parquet files")
+    p.add_argument("--out", required=True)
+    p.add_argument("traces", nargs="*")
+    p.set_defaults(func=cmd_aggregate)
+
+    args = parser.parse_args(argv)
+    from .corpus import CorpusError
+    from .method import ParamError, UnknownMethodError
+    from .streams import StreamError
+
+    try:
+        return args.func(args)
+    except (CorpusError, ParamError, UnknownMethodError, StreamError, ValueError) as err:
+        print(f"topicbench: error: {err}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
