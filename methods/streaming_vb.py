@@ -1,0 +1,81 @@
+"""Streaming variational Bayes for LDA (Broderick, Boyd, Wibisono, Wilson and Jordan 2013), as run by
+McInerney, Ranganath and Blei 2015 (sec. 3, "Results": SVB "updates the variational approximation of
+the global parameter using density filtering with exponential families").
+
+Broderick et al.'s streaming update q_b = A(C_b, q_{b-1}) (their sec. 2.1) with batch VB (Hoffman et al.
+2010, Alg. 1) as the primitive A: the posterior after minibatches 1..b-1 is the prior of minibatch b,
+batch VB is run on minibatch b alone with that prior, and its result is the new posterior. For LDA's conjugate q(beta) = Dirichlet(lambda) that reads
+
+    lambda_b = lambda_{b-1} + sum_{d in batch b} n_dw phi_dwk     (phi at the minibatch's VB fixed point)
+
+with lambda_0 = eta. There is no corpus size D, step size rho, kappa or tau0: the posterior's
+concentration grows with every document seen, which is why the method needs no D and never reads one.
+"""
+import numpy as np
+from scipy.special import gammaln
+
+from topicbench.lda import VariationalLDA
+from topicbench.method import require
+
+
+class StreamingVB(VariationalLDA):
+    """Hyperparameters: K, alpha, eta, minibatch size S, the E-step's tolerance and cap, and the per-minibatch
+    batch-VB stopping rule: stop when the minibatch ELBO's relative improvement falls below ``rel_tol``
+    (the rule of batch VB, Hoffman et al. 2010 Alg. 1) or after ``max_inner_iter`` E/M rounds.
+
+    Start: the prior of the first minibatch is exactly lambda_0 = eta (Broderick et al. start from the
+    prior). A symmetric lambda cannot break the symmetry between topics (every topic would receive the
+    same statistics), so the *first E-step* of the first minibatch uses the random lambda that
+    VariationalLDA draws (Gamma(100, 1/100), Hoffman's init) -- exactly where batch VB starts. That draw is
+    only a starting point of the coordinate ascent, never added to the prior: adding it would put
+    ~V pseudo-counts per topic into the posterior, and the first posterior would no longer be the batch-VB
+    fixed point eta + sstats. Later minibatches start their inner iteration at the current posterior.
+    """
+
+    name = "streaming_vb"
+    description = "Streaming VB for LDA (Broderick et al. 2013; baseline of McInerney et al. 2015)"
+    uses_corpus_size = False
+    params = {**VariationalLDA.params, "batch_size": 256, "rel_tol": 1e-4, "max_inner_iter": 50}
+
+    @classmethod
+    def check_params(cls, p):
+        super().check_params(p)
+        require(float(p["rel_tol"]) >= 0, cls.name, "rel_tol", f"must be >= 0, got {p['rel_tol']!r}")
+        require(isinstance(p["max_inner_iter"], (int, np.integer)) and p["max_inner_iter"] >= 1, cls.name,
+                "max_inner_iter", f"must be an integer >= 1, got {p['max_inner_iter']!r}")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.last_inner_iterations = 0
+        self.last_elbo = np.nan
+
+    def prior_lambda(self) -> np.ndarray:
+        """The prior of the next minibatch: eta before any data, else the current posterior."""
+        return np.full_like(self.lam, self.eta) if self.updates == 0 else self.lam.copy()
+
+    def topic_bound_under(self, prior: np.ndarray) -> float:
+        """E_q[log p(beta | prior)] - E_q[log q(beta | lambda)]: the topic terms of Hoffman et al. 2010 eq. 4
+        with the Dirichlet(eta) prior replaced by Dirichlet(prior), as Broderick et al.'s update requires."""
+        elog_beta = np.log(self.exp_elog_beta)
+        score = float(np.sum((prior - self.lam) * elog_beta) + np.sum(gammaln(self.lam)) - np.sum(gammaln(self.lam.sum(axis=1))))
+        return score + float(np.sum(gammaln(prior.sum(axis=1))) - np.sum(gammaln(prior)))
+
+    def partial_fit(self, batch):
+        prior = self.prior_lambda()
+        elbo_trace = []
+        for inner in range(self.hyper["max_inner_iter"]):
+            gamma, sstats, _ = self.e_step(batch.counts)  # E step with lambda fixed (Alg. 1 of Hoffman et al. 2010)
+            elbo = self.doc_bound(batch.counts, gamma) + self.topic_bound_under(prior)  # minibatch ELBO, prior = old posterior
+            self.lam = prior + sstats  # q_b = A(C_b, q_{b-1}) (Broderick et al. 2013, sec. 2.1), A = batch VB: Alg. 1 M step, prior eta -> lambda_{b-1}
+            self._refresh()
+            converged = bool(elbo_trace) and (elbo - elbo_trace[-1]) / abs(elbo_trace[-1]) < self.hyper["rel_tol"]
+            elbo_trace.append(elbo)
+            if converged:
+                break
+        self.last_inner_iterations = len(elbo_trace)
+        self.last_elbo = elbo_trace[-1]
+        self.updates += 1
+        self.docs_seen += len(batch)
+
+    def progress(self):
+        return {"inner_iterations": float(self.last_inner_iterations), "batch_elbo": self.last_elbo}

@@ -1,0 +1,177 @@
+"""Streaming VB (Broderick et al. 2013) and population VB (McInerney et al. 2015, Alg. 1): identities and errors.
+
+The identities are exact consequences of the algorithms, so they are checked to the last bit where the
+floating-point operations coincide, and to a stated tolerance where only the fixed point coincides.
+"""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from topicbench.method import ParamError, get_method
+from topicbench.run import RunSpec, run
+from topicbench.streams import Minibatch
+from topicbench.synthetic import build_planted_corpus
+
+N_WORDS, N_TOPICS = 400, 6
+
+
+def _corpus(n_train, seed=3, name="timed_small"):
+    """A planted LDA corpus with time stamps (the time-ordered stream needs them)."""
+    def lengths(rng, n):
+        return rng.integers(40, 80, size=n)
+
+    return build_planted_corpus(name, n_train, 40, N_WORDS, N_TOPICS, 0.02, 0.2, lengths, seed,
+                                time_of=lambda rows: rows // 10)
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return _corpus(600)
+
+
+def _whole(counts):
+    return Minibatch(counts, np.arange(counts.shape[0]), np.arange(counts.shape[0]), None, 0)
+
+
+# -- streaming VB == batch VB on one minibatch ------------------------------------------------------
+def test_svb_single_minibatch_is_batch_vb_step_for_step(corpus):
+    """Prior eta + the same random start => each inner round of SVB is one pass of batch VB (Alg. 1):
+    after n rounds the lambdas are the same numbers, bit for bit."""
+    counts = corpus.split("train").counts
+    common = {"K": N_TOPICS, "alpha": 0.1, "eta": 0.05, "e_step_tol": 1e-4, "e_step_max_iter": 200}
+    svb = get_method("streaming_vb")(N_WORDS, seed=5, batch_size=counts.shape[0], rel_tol=0.0, max_inner_iter=6, **common)
+    batch = get_method("batch_lda")(N_WORDS, seed=5, rel_tol=0.0, **common)
+    assert np.array_equal(svb.lam, batch.lam)  # the same symmetry-breaking start
+    svb.partial_fit(_whole(counts))
+    for _ in range(6):
+        batch.partial_fit(_whole(counts))
+    assert svb.last_inner_iterations == 6 and batch.updates == 6
+    assert np.array_equal(svb.lam, batch.lam)
+    # and SVB's ELBO under prior eta is batch VB's ELBO (eq. 4), up to summation order
+    assert svb.last_elbo == pytest.approx(batch.elbo_trace[-1], rel=1e-12)
+
+
+def test_svb_single_minibatch_reaches_the_batch_vb_fixed_point(corpus):
+    """Both run to convergence with their own stopping rules; both must sit at lambda = eta + sstats(lambda),
+    the batch VB fixed point, and agree with each other. Tolerance: the E-step tolerance 1e-6 and
+    rel_tol 1e-9 leave lambda moving by < 1e-4 relative per round at the stop."""
+    counts = corpus.split("train").counts
+    common = {"K": N_TOPICS, "alpha": 0.1, "eta": 0.05, "e_step_tol": 1e-6, "e_step_max_iter": 1000}
+    svb = get_method("streaming_vb")(N_WORDS, seed=2, batch_size=counts.shape[0], rel_tol=1e-9, max_inner_iter=500, **common)
+    batch = get_method("batch_lda")(N_WORDS, seed=2, rel_tol=1e-9, **common)
+    svb.partial_fit(_whole(counts))
+    while not batch.converged and batch.updates < 500:
+        batch.partial_fit(_whole(counts))
+    assert svb.last_inner_iterations < 500 and batch.converged
+    np.testing.assert_allclose(svb.lam, batch.lam, rtol=1e-4, atol=1e-4)
+    _, sstats, _ = svb.e_step(counts)
+    np.testing.assert_allclose(svb.lam, svb.eta + sstats, rtol=1e-3, atol=1e-3)
+
+
+def test_svb_posterior_accumulates_minibatch_statistics(corpus):
+    """Two minibatches: the second's prior is the first's posterior, so lambda_2 - lambda_1 is the second
+    minibatch's statistics at the converged lambda_2 (Broderick et al. sec. 2.1), and the total mass of
+    lambda counts every token seen (no forgetting, no D)."""
+    counts = corpus.split("train").counts
+    svb = get_method("streaming_vb")(N_WORDS, seed=1, K=N_TOPICS, batch_size=300, rel_tol=1e-10, max_inner_iter=300,
+                                     e_step_tol=1e-7, e_step_max_iter=2000)
+    first, second = counts[:300], counts[300:600]
+    svb.partial_fit(_whole(first))
+    lam1 = svb.lam.copy()
+    svb.partial_fit(Minibatch(second, np.arange(300, 600), np.arange(300, 600), None, 1))
+    _, sstats2, _ = svb.e_step(second)
+    np.testing.assert_allclose(svb.lam - lam1, sstats2, rtol=1e-3, atol=1e-3)
+    expected_mass = N_TOPICS * N_WORDS * svb.eta + counts[:600].sum()
+    assert svb.lam.sum() == pytest.approx(expected_mass, rel=1e-9)
+
+
+# -- population VB with alpha = D is SVI ---------------------------------------------------------------
+def test_pvb_with_population_D_is_svi(corpus):
+    """McInerney et al. 2015, after Alg. 1: alpha = D on the with-replacement stream is SVI (Hoffman et al.
+    2013) = online_lda with D = corpus size. Same seed => the same stream and the same numbers, exactly."""
+    n_train = corpus.split("train").n_docs
+    shared = {"K": N_TOPICS, "batch_size": 32, "kappa": 0.6, "tau0": 4.0, "alpha": 0.1, "eta": 0.05}
+    common = dict(stream="with_replacement", passes=1.5, holdout="fixed", n_checkpoints=4, seed=7)
+    svi_trace, svi = run(RunSpec(method="online_lda", params=shared, **common), corpus)
+    pvb_trace, pvb = run(RunSpec(method="population_vb", params={**shared, "log10_population": float(np.log10(n_train))},
+                                 **common), corpus)
+    assert pvb.population_size == n_train == svi.corpus_size
+    assert np.array_equal(pvb.lam, svi.lam)
+    for column in ("docs_seen", "loglik_per_word", "elbo_per_word", "x_rho"):
+        assert np.array_equal(pvb_trace[column].to_numpy(), svi_trace[column].to_numpy()), column
+
+
+def test_pvb_population_changes_the_fit(corpus):
+    """The identity above is not vacuous: a different alpha gives a different lambda."""
+    shared = {"K": N_TOPICS, "batch_size": 32, "kappa": 0.6, "tau0": 4.0}
+    common = dict(stream="with_replacement", passes=0.5, holdout="fixed", n_checkpoints=2, seed=7)
+    _, small = run(RunSpec(method="population_vb", params={**shared, "log10_population": 2.0}, **common), corpus)
+    _, large = run(RunSpec(method="population_vb", params={**shared, "log10_population": 5.0}, **common), corpus)
+    assert small.population_size == 100 and large.population_size == 100000
+    assert not np.allclose(small.lam, large.lam)
+
+
+# -- streaming VB never uses D ---------------------------------------------------------------------------
+@pytest.mark.parametrize("name", ["streaming_vb", "population_vb"])
+def test_giving_D_is_an_error(name):
+    with pytest.raises(ParamError, match="does not take a corpus size D"):
+        get_method(name)(N_WORDS, K=3, corpus_size=1000)
+
+
+def test_svb_does_not_read_D(corpus):
+    """Two corpora whose first 200 training documents are the same, but with 200 vs 600 training documents
+    in all. Through the runner, on the time-ordered stream stopped after 200 documents, SVB's lambda and
+    lookahead scores agree exactly: D is the only thing that differs, and it changes nothing. Online LDA on
+    the same two runs differs (it reads D), which shows the setup would expose a method that reads it."""
+    split = corpus.docs["split"].to_numpy()
+    large = corpus
+    small = corpus.select(np.concatenate([np.flatnonzero(split == "train")[:200], np.flatnonzero(split == "test")]))
+    spec = dict(stream="time_ordered", max_docs=200, holdout="lookahead", holdout_n=20, n_checkpoints=3, seed=0)
+    params = {"K": N_TOPICS, "batch_size": 50}
+    trace_s, svb_s = run(RunSpec(method="streaming_vb", params={**params, "max_inner_iter": 5}, **spec), small)
+    trace_l, svb_l = run(RunSpec(method="streaming_vb", params={**params, "max_inner_iter": 5}, **spec), large)
+    assert trace_s["corpus_size"].iloc[0] == 200 and trace_l["corpus_size"].iloc[0] == 600
+    assert not hasattr(svb_s, "corpus_size") and not hasattr(svb_l, "corpus_size")
+    assert np.array_equal(svb_s.lam, svb_l.lam)
+    assert np.array_equal(trace_s["loglik_per_word"].to_numpy(), trace_l["loglik_per_word"].to_numpy())
+    _, online_s = run(RunSpec(method="online_lda", params=params, **spec), small)
+    _, online_l = run(RunSpec(method="online_lda", params=params, **spec), large)
+    assert not np.allclose(online_s.lam, online_l.lam)
+
+
+# -- bad hyperparameters -------------------------------------------------------------------------------
+@pytest.mark.parametrize("name, bad, culprit", [
+    ("streaming_vb", {"rel_tol": -1e-3}, "rel_tol"),
+    ("streaming_vb", {"max_inner_iter": 0}, "max_inner_iter"),
+    ("streaming_vb", {"max_inner_iter": 2.5}, "max_inner_iter"),
+    ("streaming_vb", {"kappa": 0.7}, "unknown hyperparameter"),
+    ("streaming_vb", {"tau0": 1.0}, "unknown hyperparameter"),
+    ("streaming_vb", {"eta": 0.0}, "eta"),
+    ("population_vb", {"log10_population": -1.0}, "log10_population"),
+    ("population_vb", {"log10_population": 16.0}, "log10_population"),
+    ("population_vb", {"log10_population": "6"}, "log10_population"),
+    ("population_vb", {"kappa": 0.3}, "kappa"),
+    ("population_vb", {"kappa": 0.5}, "kappa"),
+    ("population_vb", {"tau0": -1.0}, "tau0"),
+    ("population_vb", {"batch_size": 0}, "batch_size"),
+    ("population_vb", {"alpha": -0.1}, "alpha"),
+])
+def test_bad_hyperparameters_are_param_errors(name, bad, culprit):
+    with pytest.raises(ParamError, match=culprit):
+        get_method(name)(N_WORDS, K=3, **bad)
+    with pytest.raises(ParamError, match=culprit):  # and the runner refuses before reading any corpus
+        run(RunSpec(method=name, params={"K": 3, **bad}), "/nonexistent/corpus")
+
+
+def test_kappa_half_needs_the_explicit_switch():
+    method = get_method("population_vb")(N_WORDS, K=3, kappa=0.5, allow_kappa_half=True)
+    assert method.step_size() == pytest.approx(1024.0 ** -0.5)
+
+
+def test_svb_learns_planted_topics_on_a_time_ordered_stream(corpus):
+    """A sanity floor on a true stream: one pass of SVB beats the word-frequency model by a wide margin."""
+    trace, _ = run(RunSpec(method="streaming_vb", params={"K": N_TOPICS, "batch_size": 50, "max_inner_iter": 20},
+                           stream="time_ordered", holdout="lookahead", holdout_n=50, n_checkpoints=4), corpus)
+    last = trace.iloc[-1]
+    assert last["eval_kind"] == "lookahead"
+    assert last["loglik_per_word"] > last["unigram_loglik_per_word"] + 0.3
