@@ -19,6 +19,7 @@ How sklearn's update maps to Hoffman's Alg. 2:
 """
 import numpy as np
 from sklearn.decomposition import LatentDirichletAllocation
+from sklearn.decomposition._lda import _dirichlet_expectation_2d
 
 from topicbench import kernels
 from topicbench.method import Method, require
@@ -61,8 +62,12 @@ class SklearnLDA(Method):
         self.model.n_features_in_ = self.n_words
         # the same lambda_0 draw as online_lda (Gamma(100, 1/100) from the method's seeded generator), so
         # that peers compared at one seed start from one point and differ only by their algorithms
-        self.model.components_ = self.rng.gamma(100.0, 1.0 / 100.0, (self.n_topics, self.n_words))
-        self.model.exp_dirichlet_component_ = kernels.exp_dirichlet_expectation(self.model.components_)
+        self._set_lambda(self.rng.gamma(100.0, 1.0 / 100.0, (self.n_topics, self.n_words)))
+
+    def _set_lambda(self, lam):
+        """components_ and its exp E[log beta], computed as sklearn's own M step does."""
+        self.model.components_ = lam
+        self.model.exp_dirichlet_component_ = np.exp(_dirichlet_expectation_2d(lam))
 
     def partial_fit(self, batch):
         """One sklearn online step (Hoffman et al. 2010, Alg. 2 E and M steps) on the minibatch."""
@@ -92,8 +97,7 @@ class SklearnLDA(Method):
         lam = np.array(state["lambda"], dtype=np.float64)
         if lam.shape != (self.n_topics, self.n_words):
             raise ValueError(f"{self.name}: stored lambda has shape {lam.shape}, expected {(self.n_topics, self.n_words)}")
-        self.model.components_ = lam
-        self.model.exp_dirichlet_component_ = kernels.exp_dirichlet_expectation(lam)
+        self._set_lambda(lam)
         self.updates = int(state["updates"])
         self.docs_seen = int(state["docs_seen"])
         self.model.n_batch_iter_ = self.updates
