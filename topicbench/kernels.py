@@ -208,3 +208,240 @@ def mixture_probs(word_ids: sp.csr_matrix, theta: np.ndarray, topics: np.ndarray
     word_ids = sp.csr_matrix(word_ids)
     return _mixture_probs(word_ids.indptr.astype(np.int64), word_ids.indices.astype(np.int64),
                           np.ascontiguousarray(theta, dtype=np.float64), np.ascontiguousarray(topics.T, dtype=np.float64))
+
+
+# -- gamma-Poisson local steps (Paisley, Blei and Jordan 2014, sec. 11.5) ----------------------------
+def bnmf_local_step(counts: sp.csr_matrix, exp_elog_beta: np.ndarray, weight_rate: np.ndarray, a0: float,
+                    max_iter: int = 100, tol: float = 1e-3, shape: np.ndarray | None = None, want_sstats: bool = True):
+    """Bayesian NMF local step: iterate eqs. 11.24 and 11.28 per document (11.29 is constant), topics fixed.
+
+    The mathematics is the LDA E-step's. With b_k = b0 + sum_v E[beta_vk] (eq. 11.29) the same for
+    every document, p_k^(vd) ∝ exp(E ln beta_vk) exp(psi(a_kd)) / b_k (eq. 11.24), and a_kd = a0 +
+    sum_v X_vd p_k^(vd) (eq. 11.28): LDA's (phi, gamma) update with alpha = a0 and topics
+    exp(E ln beta_vk) / b_k. LDA's extra factor exp(-psi(sum_k gamma_k)) is the same for every k and
+    cancels in the normalisation of p, so ``_lda_e_step`` runs unchanged.
+
+    ``exp_elog_beta`` is K x V, exp(psi(g_vk) - ln h_vk); ``weight_rate`` is b_k. Returns the shapes
+    a (n_docs x K), sum_d X_vd p_k^(vd) as K x V (the statistic of eqs. 11.25 and 11.33), iterations.
+    """
+    rate = np.asarray(weight_rate, dtype=np.float64)
+    return lda_e_step(counts, exp_elog_beta / rate[:, None], a0, max_iter, tol, gamma=shape, want_sstats=want_sstats)
+
+
+@njit(cache=True, nogil=True)
+def _cnmf_doc_terms(ids, cts, exp_elog_beta_t, topic_mass, locations, u, alpha, scores, omega, phinorm, expected):
+    """One document's part of the C-NMF objective at (u_d, alpha_d), with p^(vd) optimal (eq. 11.24).
+
+    f = sum_v X_vd ln sum_k exp(E ln beta_vk + alpha_d + l_k'u_d) - sum_k S_k omega_kd - |u_d|^2 / 2,
+    omega_kd = exp(alpha_d + l_k'u_d), S_k = sum_v E[beta_vk]: the terms of the bound (eqs. 11.13,
+    11.23) that involve the document. Fills omega and expected_k = sum_v X_vd p_k^(vd).
+    """
+    n_topics, m = locations.shape
+    top = -np.inf
+    for k in range(n_topics):
+        s = 0.0
+        for i in range(m):
+            s += locations[k, i] * u[i]
+        scores[k] = s
+        top = max(top, s)
+    for k in range(n_topics):
+        scores[k] = math.exp(scores[k] - top)  # exp(l_k'u_d - max), kept finite
+        omega[k] = math.exp(alpha + top) * scores[k]
+        expected[k] = 0.0
+    value = 0.0
+    for j in range(ids.shape[0]):
+        row = exp_elog_beta_t[ids[j]]
+        s = 0.0
+        for k in range(n_topics):
+            s += row[k] * scores[k]
+        phinorm[j] = s + 1e-100
+        value += cts[j] * (alpha + top + math.log(phinorm[j]))
+        weight = cts[j] / phinorm[j]
+        for k in range(n_topics):
+            expected[k] += weight * row[k] * scores[k]
+    for k in range(n_topics):
+        value -= topic_mass[k] * omega[k]
+    for i in range(m):
+        value -= 0.5 * u[i] * u[i]
+    return value
+
+
+@njit(cache=True, nogil=True)
+def _cnmf_best_alpha(topic_mass, locations, u, n_tokens):
+    """alpha_d = ln sum_v X_vd - ln sum_k S_k exp(l_k'u_d) (eq. 11.32), computed stably."""
+    n_topics, m = locations.shape
+    top = -np.inf
+    for k in range(n_topics):
+        s = 0.0
+        for i in range(m):
+            s += locations[k, i] * u[i]
+        top = max(top, s)
+    total = 0.0
+    for k in range(n_topics):
+        s = 0.0
+        for i in range(m):
+            s += locations[k, i] * u[i]
+        total += topic_mass[k] * math.exp(s - top)
+    return math.log(n_tokens) - math.log(total) - top
+
+
+@njit(cache=True, nogil=True)
+def _cnmf_grad_u(locations, u, topic_mass, omega, expected, grad):
+    """Eq. 11.31: sum_k (sum_v X_vd p_k^(vd) - S_k omega_kd) l_k - u_d."""
+    n_topics, m = locations.shape
+    for i in range(m):
+        grad[i] = -u[i]
+    for k in range(n_topics):
+        coef = expected[k] - topic_mass[k] * omega[k]
+        for i in range(m):
+            grad[i] += coef * locations[k, i]
+
+
+@njit(cache=True, nogil=True)
+def _cnmf_doc(ids, cts, exp_elog_beta_t, topic_mass, locations, u, max_iter, tol,
+              scores, omega, phinorm, expected, grad, trial):
+    """Steepest ascent on u_d (eq. 11.31) with alpha_d in closed form (eq. 11.32) after every step.
+
+    The step length adapts: it grows after a step that raises the objective and halves (the step
+    retried) after one that does not, so every accepted step is an ascent step. Stops when an
+    accepted step raises the objective by less than ``tol`` relative. Returns (alpha_d, steps).
+    """
+    m = u.shape[0]
+    n_tokens = 0.0
+    for j in range(cts.shape[0]):
+        n_tokens += cts[j]
+    alpha = _cnmf_best_alpha(topic_mass, locations, u, n_tokens)
+    value = _cnmf_doc_terms(ids, cts, exp_elog_beta_t, topic_mass, locations, u, alpha, scores, omega, phinorm, expected)
+    _cnmf_grad_u(locations, u, topic_mass, omega, expected, grad)
+    step = 1.0 / (1.0 + n_tokens)
+    steps = 0
+    for it in range(max_iter):
+        steps = it + 1
+        for i in range(m):
+            trial[i] = u[i] + step * grad[i]
+        trial_alpha = _cnmf_best_alpha(topic_mass, locations, trial, n_tokens)
+        trial_value = _cnmf_doc_terms(ids, cts, exp_elog_beta_t, topic_mass, locations, trial, trial_alpha,
+                                      scores, omega, phinorm, expected)
+        if trial_value >= value:
+            for i in range(m):
+                u[i] = trial[i]
+            alpha = trial_alpha
+            gain = trial_value - value
+            value = trial_value
+            _cnmf_grad_u(locations, u, topic_mass, omega, expected, grad)
+            step *= 1.5
+            if gain <= tol * abs(value):
+                break
+        else:
+            step *= 0.5
+            if step < 1e-14:
+                break
+    # omega and expected consistent with the final (u_d, alpha_d), for the global statistics
+    _cnmf_doc_terms(ids, cts, exp_elog_beta_t, topic_mass, locations, u, alpha, scores, omega, phinorm, expected)
+    return alpha, steps
+
+
+@njit(parallel=True, cache=True)
+def _cnmf_local_step(indptr, indices, data, exp_elog_beta_t, topic_mass, locations, u, alpha, omega, expected,
+                     max_iter, tol, want_sstats, n_chunks):
+    n_docs = indptr.shape[0] - 1
+    n_words, n_topics = exp_elog_beta_t.shape
+    m = locations.shape[1]
+    if want_sstats:
+        chunk_sstats = np.zeros((n_chunks, n_words, n_topics))
+    else:
+        chunk_sstats = np.zeros((1, 1, n_topics))
+    steps = np.zeros(n_docs, dtype=np.int64)
+    bounds = np.linspace(0, n_docs, n_chunks + 1).astype(np.int64)
+    for chunk in prange(n_chunks):
+        scores = np.empty(n_topics)
+        grad = np.empty(m)
+        trial = np.empty(m)
+        max_len = 1
+        for d in range(bounds[chunk], bounds[chunk + 1]):
+            max_len = max(max_len, indptr[d + 1] - indptr[d])
+        phinorm = np.empty(max_len)
+        for d in range(bounds[chunk], bounds[chunk + 1]):
+            start, stop = indptr[d], indptr[d + 1]
+            if stop == start:  # nothing observed: u_d stays at its prior mean, alpha_d = ln 0
+                alpha[d] = -np.inf
+                for k in range(n_topics):
+                    omega[d, k] = 0.0
+                    expected[d, k] = 0.0
+                continue
+            ids = indices[start:stop]
+            cts = data[start:stop]
+            alpha[d], steps[d] = _cnmf_doc(ids, cts, exp_elog_beta_t, topic_mass, locations, u[d], max_iter, tol,
+                                           scores, omega[d], phinorm, expected[d], grad, trial)
+            if want_sstats:
+                out = chunk_sstats[chunk]
+                for j in range(stop - start):
+                    weight = cts[j] / phinorm[j]
+                    row = exp_elog_beta_t[ids[j]]
+                    for k in range(n_topics):
+                        out[ids[j], k] += weight * row[k] * scores[k]
+    if not want_sstats:
+        return chunk_sstats[0], steps
+    sstats = chunk_sstats[0]
+    for chunk in range(1, n_chunks):
+        sstats += chunk_sstats[chunk]
+    return sstats, steps
+
+
+def cnmf_local_step(counts: sp.csr_matrix, exp_elog_beta: np.ndarray, topic_mass: np.ndarray, locations: np.ndarray,
+                    max_iter: int = 200, tol: float = 1e-6, u: np.ndarray | None = None, want_sstats: bool = True):
+    """Correlated NMF local step (Paisley et al. 2014, eqs. 11.24, 11.31, 11.32) for every document.
+
+    ``exp_elog_beta`` is K x V, exp(E ln beta); ``topic_mass`` S_k = sum_v E[beta_vk]; ``locations``
+    the K x m topic locations l_k. u_d starts at its prior mean 0 unless given. Returns a dict with
+    u (n_docs x m), alpha, omega = exp(alpha_d + l_k'u_d), expected = sum_v X_vd p_k^(vd) (n_docs x K),
+    sstats = sum_d X_vd p_k^(vd) as K x V (eqs. 11.25, 11.33) and the steps each document took.
+    """
+    counts = sp.csr_matrix(counts)
+    n_docs = counts.shape[0]
+    n_topics, m = locations.shape
+    u = np.zeros((n_docs, m)) if u is None else np.array(u, dtype=np.float64, copy=True)
+    alpha = np.zeros(n_docs)
+    omega = np.zeros((n_docs, n_topics))
+    expected = np.zeros((n_docs, n_topics))
+    exp_elog_beta_t = np.ascontiguousarray(exp_elog_beta.T)
+    n_chunks = max(1, min(N_CHUNKS, n_docs))
+    sstats_t, steps = _cnmf_local_step(
+        counts.indptr.astype(np.int64), counts.indices.astype(np.int64), counts.data.astype(np.float64),
+        exp_elog_beta_t, np.ascontiguousarray(topic_mass, dtype=np.float64), np.ascontiguousarray(locations, dtype=np.float64),
+        u, alpha, omega, expected, int(max_iter), float(tol), bool(want_sstats), n_chunks)
+    return {"u": u, "alpha": alpha, "omega": omega, "expected": expected,
+            "sstats": sstats_t.T.copy() if want_sstats else None, "steps": steps}
+
+
+@njit(parallel=True, cache=True)
+def _cnmf_objective(indptr, indices, data, exp_elog_beta_t, topic_mass, locations, u, alpha, grad_u, expected, omega):
+    n_docs = indptr.shape[0] - 1
+    n_topics, m = locations.shape
+    values = np.zeros(n_docs)
+    for d in prange(n_docs):
+        start, stop = indptr[d], indptr[d + 1]
+        scores = np.empty(n_topics)
+        phinorm = np.empty(max(1, stop - start))
+        values[d] = _cnmf_doc_terms(indices[start:stop], data[start:stop], exp_elog_beta_t, topic_mass, locations,
+                                    u[d], alpha[d], scores, omega[d], phinorm, expected[d])
+        _cnmf_grad_u(locations, u[d], topic_mass, omega[d], expected[d], grad_u[d])
+    return values
+
+
+def cnmf_objective(counts, exp_elog_beta, topic_mass, locations, u, alpha):
+    """Per-document C-NMF objective terms at given (u_d, alpha_d), with eq. 11.31's gradient in u_d.
+
+    Returns (values, grad_u, expected, omega); used to check the gradients against finite differences.
+    """
+    counts = sp.csr_matrix(counts)
+    n_docs = counts.shape[0]
+    n_topics, m = locations.shape
+    grad_u, expected, omega = np.zeros((n_docs, m)), np.zeros((n_docs, n_topics)), np.zeros((n_docs, n_topics))
+    values = _cnmf_objective(counts.indptr.astype(np.int64), counts.indices.astype(np.int64),
+                             counts.data.astype(np.float64), np.ascontiguousarray(exp_elog_beta.T),
+                             np.ascontiguousarray(topic_mass, dtype=np.float64),
+                             np.ascontiguousarray(locations, dtype=np.float64),
+                             np.ascontiguousarray(u, dtype=np.float64), np.ascontiguousarray(alpha, dtype=np.float64),
+                             grad_u, expected, omega)
+    return values, grad_u, expected, omega

@@ -1,0 +1,168 @@
+"""Stochastic variational inference for Bayesian NMF (Paisley, Blei and Jordan 2014, ch. 11; Cemgil 2009).
+
+Model (eqs. 11.6-11.7): X_vd ~ Poisson(sum_k beta_vk theta_kd), beta_vk ~ Gamma(c0/V, c0),
+theta_kd ~ Gamma(a0, b0) (shape, rate). Mean field q(beta_vk) = Gamma(g_vk, h_vk),
+q(theta_kd) = Gamma(a_kd, b_kd) (Table 11.2), with the auxiliary bound of eqs. 11.23-11.24 on the
+log of the Poisson rate.
+
+One class covers both algorithms. With an integer ``batch_size`` it is SVI (sec. 11.5.2): local
+step per minibatch, then eqs. 11.33-11.34 with rho_t = (tau0 + t)^-kappa. With ``batch_size: null``
+the runner hands it the whole training set once per pass (topicbench/method.py), and the same code
+with rho = 1 and D/|C_t| = 1 is the batch algorithm of eqs. 11.25-11.29; in that mode the local
+parameters are kept between passes (batch VB never forgets q(theta)), so every coordinate update
+raises the bound and ``elbo_trace`` is monotone. A separate ``batch`` flag would only restate
+``batch_size is None`` and could contradict it.
+
+The defaults are sec. 11.6's: c0 = 0.05 V, a0 = b0 = 1/K, rho_t = (1 + t)^-0.5.
+
+h_vk's update (eqs. 11.26, 11.34) does not depend on v, so h is stored per topic (h_k); the
+initialisation draws it per topic, which keeps h_vk = h_k exactly.
+"""
+import numpy as np
+from scipy.special import digamma, gammaln
+
+from topicbench import kernels
+from topicbench.method import Method, require
+
+
+class BayesianNMF(Method):
+    """Hyperparameters: K; minibatch size |C_t| (null: batch); step size (tau0 + t)^-kappa; the prior
+    c0 = c0_per_word * V on beta and (a0, b0) on theta (null: 1/K); the local step's tolerance and cap."""
+
+    name = "bnmf"
+    description = "SVI for Bayesian NMF (Paisley, Blei and Jordan 2014, sec. 11.5)"
+    family = "nmf"
+    uses_corpus_size = True
+    params = {"K": 100, "batch_size": 1000, "kappa": 0.5, "tau0": 1.0, "allow_kappa_half": True,
+              "c0_per_word": 0.05, "a0": None, "b0": None, "local_tol": 1e-3, "local_max_iter": 100}
+
+    @classmethod
+    def check_params(cls, p):
+        super().check_params(p)
+        cls.check_kappa(p)
+        require(float(p["tau0"]) > 0, cls.name, "tau0", f"must be > 0 (Paisley et al. 2014, sec. 11.5.2: t0 > 0), got {p['tau0']!r}")
+        require(float(p["c0_per_word"]) > 0, cls.name, "c0_per_word", f"must be > 0, got {p['c0_per_word']!r}")
+        for prior in ("a0", "b0"):
+            require(p[prior] is None or float(p[prior]) > 0, cls.name, prior, f"must be > 0 or null (1/K), got {p[prior]!r}")
+        require(float(p["local_tol"]) > 0, cls.name, "local_tol", f"must be > 0, got {p['local_tol']!r}")
+        require(int(p["local_max_iter"]) >= 1, cls.name, "local_max_iter", f"must be >= 1, got {p['local_max_iter']!r}")
+
+    def __init__(self, n_words, seed=0, threads=1, corpus_size=None, **params):
+        super().__init__(n_words, seed=seed, threads=threads, corpus_size=corpus_size, **params)
+        K, V = self.n_topics, self.n_words
+        self.c0 = float(self.hyper["c0_per_word"]) * V
+        self.a0 = 1.0 / K if self.hyper["a0"] is None else float(self.hyper["a0"])
+        self.b0 = 1.0 / K if self.hyper["b0"] is None else float(self.hyper["b0"])
+        # sec. 11.6: the prior plus Uniform(0,1) scaled to the corpus as a minibatch's statistics are (D/|C_t|)
+        scale = self.corpus_size / (self.batch_size or self.corpus_size)
+        self.g = self.c0 / V + scale * self.rng.uniform(size=(V, K))
+        self.h = self.c0 + scale * self.rng.uniform(size=K)
+        self.elbo_trace: list[float] = []
+        self._batch_rows = self._batch_shape = None
+        self.last_rho = self.last_local_iter = np.nan
+
+    # -- expectations under q (sec. 11.5.1) ----------------------------------------------------
+    def expected_log_beta(self):
+        """E[ln beta_vk] = psi(g_vk) - ln h_vk."""
+        return digamma(self.g) - np.log(self.h)
+
+    def expected_beta(self):
+        """E[beta_vk] = g_vk / h_vk."""
+        return self.g / self.h
+
+    def weight_rate(self):
+        """b_kd = b0 + sum_v E[beta_vk] (eq. 11.29), the same for every document."""
+        return self.b0 + self.expected_beta().sum(axis=0)
+
+    def local_step(self, counts, shape=None, want_sstats=True):
+        """Eqs. 11.24, 11.28 iterated to convergence per document, topics fixed; 11.29 in closed form."""
+        if shape is None:  # flat p: a_kd = a0 + N_d / K
+            shape = self.a0 + np.asarray(counts.sum(axis=1), dtype=np.float64) / self.n_topics * np.ones(self.n_topics)
+        exp_elog_beta = np.exp(self.expected_log_beta()).T
+        return kernels.bnmf_local_step(counts, exp_elog_beta, self.weight_rate(), self.a0, self.hyper["local_max_iter"],
+                                       self.hyper["local_tol"], shape=shape, want_sstats=want_sstats)
+
+    # -- the bound -------------------------------------------------------------------------------
+    def elbo(self, counts, shape):
+        """The full bound (eq. 11.14 with 11.23, p^(vd) optimal by 11.24) for ``counts`` as the whole corpus.
+
+        sum_vd X_vd ln sum_k exp(E ln beta_vk + E ln theta_kd) - sum_vdk E[beta_vk] E[theta_kd] - ln X_vd!
+        + E ln p(B) + E ln p(Theta) + H[q(B)] + H[q(Theta)].
+        """
+        rate = self.weight_rate()
+        elog_beta, e_beta = self.expected_log_beta(), self.expected_beta()
+        elog_theta, e_theta = digamma(shape) - np.log(rate), shape / rate
+        probs = kernels.mixture_probs(counts, np.exp(elog_theta), np.exp(elog_beta).T)
+        value = float(np.dot(counts.data, np.log(probs + 1e-300)) - gammaln(counts.data + 1.0).sum())
+        value -= float(e_beta.sum(axis=0) @ e_theta.sum(axis=0))
+        value += gamma_prior_term(self.c0 / self.n_words, self.c0, elog_beta, e_beta)
+        value += gamma_prior_term(self.a0, self.b0, elog_theta, e_theta)
+        value += gamma_entropy(self.g, np.broadcast_to(self.h, self.g.shape)) + gamma_entropy(shape, np.broadcast_to(rate, shape.shape))
+        return value
+
+    # -- the updates -------------------------------------------------------------------------------
+    def step_size(self):
+        """rho_t = (tau0 + t)^-kappa (sec. 11.5.2); 1 in batch mode."""
+        if self.batch_size is None:
+            return 1.0
+        return (self.hyper["tau0"] + self.updates) ** -self.hyper["kappa"]
+
+    def partial_fit(self, batch):
+        counts = batch.counts
+        batch_mode = self.batch_size is None
+        warm = batch_mode and self._batch_rows is not None and np.array_equal(self._batch_rows, batch.rows)
+        shape, sstats, iterations = self.local_step(counts, shape=self._batch_shape if warm else None)
+        if batch_mode:
+            self._batch_rows, self._batch_shape = batch.rows.copy(), shape
+            self.elbo_trace.append(self.elbo(counts, shape))
+        rho = self.step_size()
+        scale = self.corpus_size / len(batch)  # D / |C_t|
+        e_theta_sum = (shape / self.weight_rate()).sum(axis=0)
+        self.g = (1 - rho) * self.g + rho * (self.c0 / self.n_words + scale * sstats.T)  # eq. 11.33 (11.25 when rho = 1)
+        self.h = (1 - rho) * self.h + rho * (self.c0 + scale * e_theta_sum)  # eq. 11.34 (11.26 when rho = 1)
+        self.updates += 1
+        self.docs_seen += len(batch)
+        self.last_rho, self.last_local_iter = rho, float(iterations.mean())
+
+    def predict_words(self, observed, word_ids):
+        """p(w | d) ∝ sum_k E[theta_kd] E[beta_wk], the q means normalised over the vocabulary (sec. 11.6).
+
+        The mixture weight of topic k is E[theta_kd] sum_v E[beta_vk], normalised over k.
+        """
+        shape, _, _ = self.local_step(observed, want_sstats=False)
+        weights = shape / self.weight_rate() * self.expected_beta().sum(axis=0)
+        weights /= weights.sum(axis=1, keepdims=True)
+        return kernels.mixture_probs(word_ids, weights, self.topics())
+
+    def topics(self):
+        e_beta = self.expected_beta().T
+        return e_beta / e_beta.sum(axis=1, keepdims=True)
+
+    def topic_weights(self):
+        """Expected corpus tokens of each topic, sum_v g_vk - c0: the order of the chapter's 'most probable topics'."""
+        return self.g.sum(axis=0) - self.c0
+
+    def progress(self):
+        out = {"rho": self.last_rho, "local_iter": self.last_local_iter}
+        if self.elbo_trace:
+            out["train_elbo"] = self.elbo_trace[-1]
+        return out
+
+    def state(self):
+        return {"g": self.g, "h": self.h, "updates": np.array(self.updates), "docs_seen": np.array(self.docs_seen)}
+
+    def load_state(self, state):
+        self.g = np.array(state["g"], dtype=np.float64)
+        self.h = np.array(state["h"], dtype=np.float64)
+        self.updates = int(state["updates"])
+        self.docs_seen = int(state["docs_seen"])
+
+
+def gamma_prior_term(shape0, rate0, elog_x, e_x):
+    """sum E_q ln Gamma(x | shape0, rate0) given E[ln x] and E[x]."""
+    return float(elog_x.size * (shape0 * np.log(rate0) - gammaln(shape0)) + (shape0 - 1) * elog_x.sum() - rate0 * e_x.sum())
+
+
+def gamma_entropy(shape, rate):
+    """sum of the entropies of Gamma(shape, rate): shape - ln rate + ln Gamma(shape) + (1 - shape) psi(shape)."""
+    return float(np.sum(shape - np.log(rate) + gammaln(shape) + (1 - shape) * digamma(shape)))
