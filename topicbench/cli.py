@@ -45,7 +45,7 @@ def cmd_prepare(args) -> int:
     from .dataset import prepare
 
     params = _parse_assignments(args.param, "--param")
-    path = prepare(args.dataset, args.out, corpora_dir=args.corpora_dir, **params)
+    path = prepare(args.dataset, args.out, corpora_dir=args.corpora_dir, corpus_name=args.name, **params)
     from .corpus import load_corpus
 
     print(json.dumps(load_corpus(path).summary(), indent=2))
@@ -73,6 +73,8 @@ def cmd_run(args) -> int:
     from .run import RunSpec, run
 
     spec_dict = json.loads(Path(args.spec).read_text()) if args.spec else {}
+    if args.spec_json:
+        spec_dict.update(json.loads(args.spec_json))
     spec_dict.update({k: v for k, v in {
         "method": args.method, "seed": args.seed, "threads": args.threads, "experiment": args.experiment,
         "dataset": args.dataset}.items() if v is not None})
@@ -114,6 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("dataset")
     p.add_argument("--out", required=True)
     p.add_argument("--corpora-dir", default=None)
+    p.add_argument("--name", default=None, help="the corpus name recorded in corpus.json (default: the recipe)")
     p.add_argument("--param", action="append", help="NAME=VALUE dataset parameter")
     p.set_defaults(func=cmd_prepare)
 
@@ -128,6 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--corpus", required=True)
     p.add_argument("--out", required=True)
     p.add_argument("--spec", help="JSON file with RunSpec fields")
+    p.add_argument("--spec-json", help="RunSpec fields as a JSON string (what the workflow passes)")
     p.add_argument("--method")
     p.add_argument("--seed", type=int)
     p.add_argument("--threads", type=int)

@@ -68,6 +68,8 @@ def prepare(name: str, out_dir: str | os.PathLike, corpora_dir=None, **params) -
     """Build a dataset and save it as a corpus directory (atomically)."""
     dataset_cls = get_dataset(name)
     resolved = dataset_cls.resolve_params(params)
+    if hasattr(dataset_cls, "write"):  # streams to disk (paper-scale synthetic corpora) with the same bytes
+        return Path(dataset_cls().write(out_dir, corpora_dir=corpora_dir, **resolved))
     corpus = dataset_cls().build(corpora_dir=corpora_dir, **resolved)
     corpus.meta.setdefault("name", name)
     corpus.meta.setdefault("dataset_params", resolved)

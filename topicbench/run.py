@@ -51,6 +51,8 @@ class RunSpec:
     threads: int = 1
     experiment: str = "adhoc"
     dataset: str = ""
+    label: str = ""  # the run group within the experiment (e.g. "online_subset")
+    topic_history_words: int = 10  # top words of every topic kept at each fixed-policy checkpoint (Hoffman Fig. 1)
 
     def check(self) -> type[Method]:
         """Validate everything that can be validated without data; returns the method class."""
@@ -172,11 +174,13 @@ def run(spec: RunSpec, corpus: Corpus | str | os.PathLike, out_dir: str | os.Pat
         checkpoints = log_checkpoints(total_docs, holdout.n_checkpoints, first=stream.batch_size)
     fixed_splits = protocol_splits(test.counts, protocol) if holdout.policy == "fixed" else None
     # constant per-run columns
-    base = {"experiment": spec.experiment, "dataset": spec.dataset or corpus.meta.get("name", ""), "method": method.name,
+    base = {"experiment": spec.experiment, "dataset": spec.dataset or corpus.meta.get("name", ""),
+            "label": spec.label or method.name, "method": method.name,
             "seed": spec.seed, "stream": "batch" if batch_method else spec.stream, "holdout": holdout.policy,
             "protocol": protocol.describe(), "threads": threads, "corpus_size": train.n_docs,
             "test_docs": test.n_docs, **{f"p_{k}": v for k, v in method.hyper.items()}, **provenance()}
     rows: list[dict] = []
+    topic_history: list[np.ndarray] = []  # top word ids of each topic at each test checkpoint
     fit_wall = fit_cpu = 0.0
     report = _Progress(f"{spec.dataset}/{method.name}/seed{spec.seed}", total_docs, progress_every_s)
 
@@ -194,6 +198,11 @@ def run(spec: RunSpec, corpus: Corpus | str | os.PathLike, out_dir: str | os.Pat
                "elbo_per_word": np.nan if elbo is None else elbo, "eval_wall_s": time.perf_counter() - start}
         row.update({f"x_{k}": v for k, v in method.progress().items()})
         rows.append(row)
+        if kind == "test" and spec.topic_history_words > 0:
+            topics = method.topics()
+            top = np.argpartition(-topics, spec.topic_history_words - 1, axis=1)[:, : spec.topic_history_words]
+            order = np.take_along_axis(topics, top, axis=1).argsort(axis=1)[:, ::-1]
+            topic_history.append(np.take_along_axis(top, order, axis=1))
         report(processed, fit_wall, loglik, force=True)
 
     next_checkpoint = 0
@@ -225,14 +234,20 @@ def run(spec: RunSpec, corpus: Corpus | str | os.PathLike, out_dir: str | os.Pat
 
     trace = pd.DataFrame(rows)
     if out_dir is not None:
-        write_outputs(Path(out_dir), trace, method, corpus.vocab, spec)
+        history = {}
+        if topic_history:
+            history = {"_topic_history": np.stack(topic_history),
+                       "_topic_history_docs": trace.loc[trace["eval_kind"] == "test", "docs_seen"].to_numpy()}
+        write_outputs(Path(out_dir), trace, method, corpus.vocab, spec, history)
     return trace, method
 
 
-def write_outputs(out_dir: Path, trace: pd.DataFrame, method: Method, vocab: list[str], spec: RunSpec) -> None:
+def write_outputs(out_dir: Path, trace: pd.DataFrame, method: Method, vocab: list[str], spec: RunSpec,
+                  extras: dict | None = None) -> None:
     """model.npz and topics.tsv first, trace.parquet last: the trace marks a complete run."""
     out_dir.mkdir(parents=True, exist_ok=True)
     state = dict(method.state())
+    state.update(extras or {})
     state["_spec_json"] = np.array(json.dumps(asdict(spec), sort_keys=True, default=str))
     state["_method"] = np.array(method.name)
     state["_n_words"] = np.array(method.n_words)
@@ -248,6 +263,7 @@ def load_model(path: str | os.PathLike, n_words: int | None = None) -> Method:
     with np.load(path, allow_pickle=False) as archive:
         state = {k: archive[k] for k in archive.files}
     spec = json.loads(str(state.pop("_spec_json")))
+    state = {k: v for k, v in state.items() if not k.startswith("_topic_history")}
     method_cls = get_method(str(state.pop("_method")))
     corpus_size = int(state.pop("_corpus_size"))
     kwargs = {"corpus_size": corpus_size} if method_cls.uses_corpus_size else {}

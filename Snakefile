@@ -1,0 +1,27 @@
+# topicbench: prepare corpora, fit every method over its grid, score, aggregate, draw the papers' figures.
+# Run `snakemake --cores 2` (default profile, embedded synthetic corpora) or pick a profile:
+#   snakemake --cores 2 --configfile workflow/config/ci.yaml
+#   snakemake --profile workflow/profiles/slurm --configfile workflow/config/paper.yaml
+from snakemake.utils import min_version, validate
+
+min_version("8.10")
+
+
+configfile: "workflow/config/default.yaml"
+
+
+validate(config, "workflow/config/schema.yaml")
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/prepare.smk"
+include: "workflow/rules/fit.smk"
+include: "workflow/rules/aggregate.smk"
+include: "workflow/rules/figures_hoffman.smk"
+include: "workflow/rules/paper.smk"
+
+
+rule all:
+    input:
+        all_targets(),
+    default_target: True

@@ -1,0 +1,15 @@
+# Stage 3: one table of every checkpoint of every run; figures and tables read only this (and models).
+
+
+rule aggregate:
+    input:
+        traces=trace_files(RUNS),
+    output:
+        traces=f"{RESULTS}/all_traces.parquet",
+    log:
+        f"{RESULTS}/logs/aggregate.log",
+    threads: 1
+    conda:
+        "../envs/topicbench.yaml"
+    shell:
+        "topicbench aggregate --out {output.traces} {input.traces} > {log} 2>&1"

@@ -1,0 +1,46 @@
+# Shared definitions: the run table expanded from config (validated before any job starts).
+import json
+
+from topicbench.grid import expand_all
+
+RESULTS = config["results_dir"]
+DATA = config["data_dir"]
+RUNS = expand_all(config)  # raises GridError naming the experiment, run and grid point
+FIGURE_TARGETS = []  # each figures_*.smk appends the files it draws for experiments in the config
+
+
+wildcard_constraints:
+    dataset=r"[A-Za-z0-9_\-]+",
+    run_id=r".+",
+
+
+def corpus_json(dataset):
+    return f"{DATA}/corpora/{dataset}/corpus.json"
+
+
+def has_experiment(name):
+    return name in (config.get("experiments") or {})
+
+
+def runs_of(experiment):
+    return [rid for rid in RUNS if rid.split("/", 1)[0] == experiment]
+
+
+def trace_files(run_ids):
+    return [f"{RESULTS}/runs/{rid}/trace.parquet" for rid in run_ids]
+
+
+def model_files(run_ids):
+    return [f"{RESULTS}/runs/{rid}/model.npz" for rid in run_ids]
+
+
+def spec_json(run_id):
+    from dataclasses import asdict
+
+    spec = asdict(RUNS[run_id]["spec"])
+    spec.pop("threads")
+    return json.dumps(spec, sort_keys=True)
+
+
+def all_targets():
+    return [f"{RESULTS}/all_traces.parquet", *FIGURE_TARGETS, f"{RESULTS}/paper/topicbench.md"]

@@ -1,0 +1,24 @@
+# Stage 1: prepare each configured corpus once into the workflow's data directory.
+
+
+def dataset_params(wildcards):
+    entry = config["datasets"][wildcards.dataset]
+    return " ".join(f"--param {key}={json.dumps(value)}" for key, value in entry.get("params", {}).items())
+
+
+rule prepare_corpus:
+    output:
+        corpus=f"{DATA}/corpora/{{dataset}}/corpus.json",
+    params:
+        recipe=lambda wildcards: config["datasets"][wildcards.dataset]["recipe"],
+        recipe_params=dataset_params,
+        corpora_dir=config.get("corpora_dir", ""),
+        corpus_dir=lambda wildcards: f"{DATA}/corpora/{wildcards.dataset}",
+    log:
+        f"{RESULTS}/logs/prepare/{{dataset}}.log",
+    threads: 1
+    conda:
+        "../envs/topicbench.yaml"
+    shell:
+        "topicbench prepare {params.recipe} --out {params.corpus_dir} "
+        "--name {wildcards.dataset} --corpora-dir {params.corpora_dir:q} {params.recipe_params} > {log} 2>&1"

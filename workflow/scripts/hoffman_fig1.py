@@ -1,0 +1,60 @@
+"""Hoffman et al. 2010, Fig. 1: perplexity vs documents seen (online full, online subset, batch subset),
+and the evolution of one topic as online LDA sees more documents."""
+import argparse
+
+import figlib
+import numpy as np
+
+from topicbench.run import load_model
+
+LABELS = {"online_full": "online LDA, full corpus", "online_subset": "online LDA, subset", "batch_subset": "batch LDA, subset"}
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    for name in ("traces", "experiment", "corpus_json", "vocab", "png", "pdf", "caption"):
+        parser.add_argument(f"--{name.replace('_', '-')}", required=True)
+    parser.add_argument("--model", required=True, help="model.npz of an online_full run (topic evolution)")
+    args = parser.parse_args()
+    frame = figlib.load_traces(args.traces, args.experiment)
+    fig, (ax, ax_text) = figlib.plt.subplots(1, 2, figsize=(12, 4.5), gridspec_kw={"width_ratios": [1.3, 1]})
+    for label, group in frame.groupby("label", sort=False):
+        figlib.plot_mean_spread(ax, group, "docs_seen", "perplexity", LABELS.get(label, label))
+    base = frame.groupby("docs_seen")["unigram_perplexity"].mean()
+    ax.axhline(base.iloc[-1], color="grey", linestyle=":", label="word frequency (unigram)")
+    ax.set_xscale("log")
+    ax.set_xlabel("documents seen (log scale)")
+    ax.set_ylabel("held-out perplexity")
+    ax.legend(fontsize=8)
+    ax.set_title("Perplexity vs documents seen")
+
+    vocab = open(args.vocab, encoding="utf-8").read().splitlines()
+    model = load_model(args.model)
+    with np.load(args.model) as archive:
+        history, history_docs = archive["_topic_history"], archive["_topic_history_docs"]
+    topic = int(np.argmax(model.topic_weights()))
+    columns = np.unique(np.linspace(0, len(history_docs) - 1, min(6, len(history_docs))).round().astype(int))
+    ax_text.axis("off")
+    n_show = min(8, history.shape[2])
+    cell_text = [[vocab[history[c, topic, r]] for c in columns] for r in range(n_show)]
+    table = ax_text.table(cellText=cell_text, colLabels=[f"{int(history_docs[c]):,}" for c in columns], loc="center")
+    table.auto_set_font_size(False)
+    table.set_fontsize(7)
+    table.scale(1, 1.3)
+    ax_text.set_title(f"Topic {topic} (most prevalent) top words after n documents", fontsize=9)
+
+    caption = (f"Mirror of Hoffman et al. 2010, Fig. 1. {figlib.corpus_caption(args.corpus_json)}. "
+               f"Protocol: {frame['protocol'].iloc[0]} on the test split, perplexity = exp(-per-word log predictive). "
+               f"{figlib.seeds_caption(frame)}. Dotted: word-frequency baseline. "
+               f"K = {int(frame['p_K'].iloc[0])}; subset = {int(frame.loc[frame['label'] != 'online_full', 'corpus_size'].min()):,} "
+               f"documents. Online settings (the paper: S = 1024, kappa = 0.5, tau0 = 1024 on 3.3M documents): "
+               + "; ".join(f"{label}: S = {int(g['p_batch_size'].iloc[0])}, kappa = {g['p_kappa'].iloc[0]:g}, "
+                           f"tau0 = {g['p_tau0'].iloc[0]:g}, {g['docs_seen'].max():,} documents seen"
+                           for label, g in frame[frame['method'] == 'online_lda'].groupby('label')) + ".")
+    fig.suptitle("Hoffman et al. 2010, Fig. 1 (mirror)", fontsize=10)
+    figlib.save_figure(fig, args.png, args.pdf)
+    figlib.write_caption(args.caption, "Hoffman et al. 2010, Figure 1", caption)
+
+
+if __name__ == "__main__":
+    main()
