@@ -47,6 +47,7 @@ class StreamingVB(VariationalLDA):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.last_inner_iterations = 0
+        self.total_inner_iterations = 0  # batch-VB rounds over all minibatches: the cost in E-steps
         self.last_elbo = np.nan
 
     def prior_lambda(self) -> np.ndarray:
@@ -73,9 +74,11 @@ class StreamingVB(VariationalLDA):
             if converged:
                 break
         self.last_inner_iterations = len(elbo_trace)
+        self.total_inner_iterations += len(elbo_trace)
         self.last_elbo = elbo_trace[-1]
         self.updates += 1
         self.docs_seen += len(batch)
 
     def progress(self):
-        return {"inner_iterations": float(self.last_inner_iterations), "batch_elbo": self.last_elbo}
+        return {"inner_iterations": float(self.last_inner_iterations),
+                "mean_inner_iterations": self.total_inner_iterations / max(self.updates, 1), "batch_elbo": self.last_elbo}
