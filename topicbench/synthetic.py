@@ -114,45 +114,330 @@ def word_names(topics: np.ndarray) -> list[str]:
     return names
 
 
+@dataclass
+class PlantedRecipe:
+    """Everything that determines a planted corpus; the in-memory and the streaming builders share it.
+
+    ``alpha_at(doc_indices) -> (n x K)`` lets topic prevalence drift or burst over time;
+    ``time_of(doc_indices)`` gives each document a sortable time. ``split_layout`` "tail" puts the
+    test documents after the training ones; "interleaved" spreads exactly n_test of them evenly
+    through the stream, so a drifting corpus is tested over its whole time span.
+    """
+
+    name: str
+    n_train: int
+    n_test: int
+    n_words: int
+    n_topics: int
+    topic_concentration: float
+    doc_alpha: float
+    length_sampler: Callable[[np.random.Generator, int], np.ndarray]
+    seed: int
+    chunk_size: int = 5000
+    observed_fraction: float = 0.5
+    alpha_at: Callable[[np.ndarray], np.ndarray] | None = None
+    time_of: Callable[[np.ndarray], np.ndarray] | None = None
+    split_layout: str = "tail"
+    description: str = ""
+    generator_extra: dict | None = None  # recipe settings recorded in corpus.json
+    time_unit: str | None = None
+
+    @property
+    def n_docs(self) -> int:
+        return self.n_train + self.n_test
+
+    def check(self) -> None:
+        from .corpus import CorpusError
+
+        for key in ("n_train", "n_words", "n_topics", "chunk_size"):
+            if int(getattr(self, key)) < 1:
+                raise CorpusError(f"{self.name}: {key} must be >= 1, got {getattr(self, key)}")
+        if self.n_test < 0:
+            raise CorpusError(f"{self.name}: n_test must be >= 0, got {self.n_test}")
+        if self.topic_concentration <= 0 or self.doc_alpha <= 0:
+            raise CorpusError(f"{self.name}: topic_concentration and doc_alpha must be positive")
+        if self.split_layout not in ("tail", "interleaved"):
+            raise CorpusError(f"{self.name}: split_layout must be 'tail' or 'interleaved', got {self.split_layout!r}")
+
+    def is_test(self, doc_indices: np.ndarray) -> np.ndarray:
+        doc_indices = np.asarray(doc_indices, dtype=np.int64)
+        if self.split_layout == "tail":
+            return doc_indices >= self.n_train
+        # exactly n_test documents, evenly spaced: doc i is test when floor((i+1) n_test / D) steps up
+        n_docs, n_test = self.n_docs, self.n_test
+        return (doc_indices + 1) * n_test // n_docs > doc_indices * n_test // n_docs
+
+    def model(self) -> PlantedModel:
+        topics = planted_topics(self.n_topics, self.n_words, self.topic_concentration, self.seed)
+        return PlantedModel(topics, np.full(self.n_topics, self.doc_alpha))
+
+    def chunks(self, model: PlantedModel):
+        return generate_chunks(model, self.n_docs, self.length_sampler, self.seed, self.chunk_size, self.alpha_at)
+
+    def base_meta(self) -> dict:
+        generator = {"n_topics": self.n_topics, "topic_concentration": self.topic_concentration,
+                     "doc_alpha": self.doc_alpha, "seed": self.seed, "chunk_size": self.chunk_size}
+        if self.split_layout != "tail":
+            generator["split_layout"] = self.split_layout
+        generator.update(self.generator_extra or {})
+        meta = {"name": self.name, "source": "synthetic (planted LDA)", "description": self.description,
+                "generator": generator}
+        if self.time_unit:
+            meta["time_unit"] = self.time_unit
+        return meta
+
+    def reference_perplexity(self, topics, test_counts, test_theta, train_column_sums) -> dict:
+        """Perplexities of the true model and of the word-frequency model on the test split's held-out part."""
+        from .evaluate import Unigram, loglik_sum, split_documents
+
+        observed, heldout = split_documents(test_counts, self.observed_fraction, 0)
+        truth_ll = oracle_loglik_per_word(test_theta, topics, heldout)
+        unigram = Unigram(train_column_sums)
+        uni_total, uni_tokens = loglik_sum(unigram, observed, heldout)
+        return {"protocol": f"document completion, observed fraction {self.observed_fraction}, eval seed 0",
+                "true_model": float(np.exp(-truth_ll)),
+                "word_frequency": float(np.exp(-uni_total / uni_tokens))}
+
+
+def build_recipe(recipe: PlantedRecipe):
+    """The planted corpus in memory (fine up to a few hundred thousand documents)."""
+    from .corpus import Corpus, make_docs_frame
+
+    recipe.check()
+    model = recipe.model()
+    parts, thetas = [], []
+    for _, counts, theta in recipe.chunks(model):
+        parts.append(counts)
+        thetas.append(theta)
+    counts = sp.vstack(parts, format="csr")
+    theta = np.vstack(thetas)
+    rows = np.arange(recipe.n_docs)
+    test = recipe.is_test(rows)
+    split = np.where(test, "test", "train")
+    time = None if recipe.time_of is None else recipe.time_of(rows)
+    docs = make_docs_frame(recipe.n_docs, split=split, time=time)
+    meta = recipe.base_meta()
+    if test.any():
+        train_sums = sp.csr_matrix(counts[~test].sum(axis=0))
+        meta["reference_perplexity"] = recipe.reference_perplexity(model.topics, counts[test], theta[test], train_sums)
+    return Corpus(counts, word_names(model.topics), docs, meta, {"topics": model.topics, "theta": theta})
+
+
 def build_planted_corpus(name: str, n_train: int, n_test: int, n_words: int, n_topics: int,
                          topic_concentration: float, doc_alpha: float, length_sampler, seed: int,
                          chunk_size: int = 5000, observed_fraction: float = 0.5, alpha_at=None,
-                         time_of=None, description: str = ""):
+                         time_of=None, description: str = "", **recipe_options):
     """A planted LDA corpus (train then test documents), with truth and its reference perplexities.
 
     corpus.json records the perplexity of the true model (true theta and topics) and of the
     word-frequency model on the test split's document-completion held-out part; DESIGN.md requires
     the two to be far apart, or the corpus cannot tell a learner from a unigram model.
     """
-    from .corpus import Corpus, make_docs_frame
-    from .evaluate import Unigram, split_documents
+    return build_recipe(PlantedRecipe(name, n_train, n_test, n_words, n_topics, topic_concentration, doc_alpha,
+                                      length_sampler, seed, chunk_size, observed_fraction, alpha_at, time_of,
+                                      description=description, **recipe_options))
 
-    topics = planted_topics(n_topics, n_words, topic_concentration, seed)
-    model = PlantedModel(topics, np.full(n_topics, doc_alpha))
-    n_docs = n_train + n_test
-    parts, thetas = [], []
-    for _, counts, theta in generate_chunks(model, n_docs, length_sampler, seed, chunk_size, alpha_at):
-        parts.append(counts)
-        thetas.append(theta)
-    counts = sp.vstack(parts, format="csr")
-    theta = np.vstack(thetas)
-    split = np.where(np.arange(n_docs) < n_train, "train", "test")
-    time = None if time_of is None else time_of(np.arange(n_docs))
-    docs = make_docs_frame(n_docs, split=split, time=time)
-    test_rows = np.flatnonzero(split == "test")
-    meta = {"name": name, "source": "synthetic (planted LDA)", "description": description,
-            "generator": {"n_topics": n_topics, "topic_concentration": topic_concentration, "doc_alpha": doc_alpha,
-                          "seed": seed, "chunk_size": chunk_size}}
-    if len(test_rows):
-        observed, heldout = split_documents(counts[test_rows], observed_fraction, 0)
-        truth_ll = oracle_loglik_per_word(theta[test_rows], topics, heldout)
-        from .evaluate import loglik_sum
 
-        unigram = Unigram(counts[split == "train"])
-        uni_total, uni_tokens = loglik_sum(unigram, observed, heldout)
-        meta["reference_perplexity"] = {
-            "protocol": f"document completion, observed fraction {observed_fraction}, eval seed 0",
-            "true_model": float(np.exp(-truth_ll)),
-            "word_frequency": float(np.exp(-uni_total / uni_tokens)),
-        }
-    return Corpus(counts, word_names(topics), docs, meta, {"topics": topics, "theta": theta})
+# ---------------------------------------------------------------------------------------------
+# streaming writer: paper-scale corpora with bounded memory
+
+
+def _npy_header(fid, dtype, shape) -> None:
+    from numpy.lib import format as npformat
+
+    # format 1.0, as numpy.save picks for any header under 64 KiB
+    npformat.write_array_header_1_0(fid, {"descr": npformat.dtype_to_descr(np.dtype(dtype)), "fortran_order": False,
+                                          "shape": tuple(int(n) for n in shape)})
+
+
+def _zip_entry(zipf, name: str):
+    import zipfile
+
+    info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))  # as numpy.savez: no wall-clock time in the file
+    info.compress_type = zipfile.ZIP_DEFLATED
+    return zipf.open(info, "w", force_zip64=True)
+
+
+def _write_npy_from_file(zipf, name: str, raw_path, raw_dtype, out_dtype, count: int, block: int = 1 << 22) -> None:
+    """One .npy entry of ``count`` values streamed from a raw binary file, converted block by block."""
+    out_dtype = np.dtype(out_dtype)
+    with _zip_entry(zipf, name + ".npy") as fid, open(raw_path, "rb") as raw:
+        _npy_header(fid, out_dtype, (count,))
+        done = 0
+        while done < count:
+            values = np.fromfile(raw, dtype=raw_dtype, count=min(block, count - done))
+            if values.size == 0:
+                raise IOError(f"{raw_path}: ended after {done} of {count} values")
+            fid.write(values.astype(out_dtype, copy=False).tobytes("C"))
+            done += values.size
+
+
+def _write_npy(zipf, name: str, array) -> None:
+    from numpy.lib import format as npformat
+
+    with _zip_entry(zipf, name + ".npy") as fid:
+        npformat.write_array(fid, np.asanyarray(array), allow_pickle=False)
+
+
+def write_recipe(recipe: PlantedRecipe, out_dir, extra_meta: dict | None = None):
+    """Write the corpus directory of ``build_recipe(recipe)`` + ``save_corpus`` without holding it in memory.
+
+    Chunks go to raw temporary files (word ids as uint16 when V < 65536); the .npz members are then
+    streamed from them, so peak memory is a few chunks plus O(D) for row pointers and the docs table.
+    The files are byte-identical to the in-memory path (tested), so either may be used.
+    """
+    import json
+    import os
+    import shutil
+    import tempfile
+    import zipfile
+    from pathlib import Path
+
+    from .corpus import COUNTS_FILE, DOCS_FILE, META_FILE, TRUTH_FILE, VOCAB_FILE, _sha256, make_docs_frame
+
+    recipe.check()
+    out_dir = Path(out_dir)
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
+    try:
+        model = recipe.model()
+        index_dtype = np.uint16 if recipe.n_words <= np.iinfo(np.uint16).max + 1 else np.int32
+        raw = {key: staging / f".{key}.raw" for key in ("indices", "data", "theta")}
+        row_nnz = np.zeros(recipe.n_docs, dtype=np.int64)
+        train_sums = np.zeros(recipe.n_words, dtype=np.int64)
+        test_parts, test_thetas = [], []
+        with open(raw["indices"], "wb") as f_idx, open(raw["data"], "wb") as f_data, open(raw["theta"], "wb") as f_theta:
+            for start, counts, theta in recipe.chunks(model):
+                rows = np.arange(start, start + counts.shape[0])
+                test = recipe.is_test(rows)
+                counts.sum_duplicates()
+                f_idx.write(counts.indices.astype(index_dtype).tobytes())
+                f_data.write(counts.data.astype(np.int32).tobytes())
+                f_theta.write(np.ascontiguousarray(theta, dtype=np.float64).tobytes())
+                row_nnz[rows] = np.diff(counts.indptr)
+                train_sums += np.asarray(counts[~test].sum(axis=0)).ravel()
+                if test.any():
+                    test_parts.append(counts[test])
+                    test_thetas.append(theta[test])
+        nnz = int(row_nnz.sum())
+        # scipy stores indices and indptr as int32 whenever nnz fits, int64 otherwise
+        sparse_index = np.int32 if nnz <= np.iinfo(np.int32).max else np.int64
+        indptr = np.zeros(recipe.n_docs + 1, dtype=sparse_index)
+        np.cumsum(row_nnz, out=indptr[1:])
+        del row_nnz
+        # counts.npz with the members, order and dtypes of scipy.sparse.save_npz after corpus.validate
+        with zipfile.ZipFile(staging / COUNTS_FILE, "w", compression=zipfile.ZIP_DEFLATED, allowZip64=True) as zipf:
+            _write_npy_from_file(zipf, "indices", raw["indices"], index_dtype, sparse_index, nnz)
+            _write_npy(zipf, "indptr", indptr)
+            _write_npy(zipf, "format", np.array(b"csr"))
+            _write_npy(zipf, "shape", np.array((recipe.n_docs, recipe.n_words)))
+            _write_npy_from_file(zipf, "data", raw["data"], np.int32, np.int32, nnz)
+        os.remove(raw["indices"])
+        n_tokens = None
+        with open(raw["data"], "rb") as f_data:
+            n_tokens = 0
+            while True:
+                block = np.fromfile(f_data, dtype=np.int32, count=1 << 22)
+                if block.size == 0:
+                    break
+                n_tokens += int(block.sum(dtype=np.int64))
+        os.remove(raw["data"])
+        (staging / VOCAB_FILE).write_text("".join(f"{w}\n" for w in word_names(model.topics)), encoding="utf-8")
+        doc_rows = np.arange(recipe.n_docs)
+        test_mask = recipe.is_test(doc_rows)
+        docs = make_docs_frame(recipe.n_docs, split=np.where(test_mask, "test", "train"),
+                               time=None if recipe.time_of is None else recipe.time_of(doc_rows))
+        docs["doc_id"] = docs["doc_id"].astype(str)
+        docs.to_parquet(staging / DOCS_FILE, index=False)
+        del docs
+        with zipfile.ZipFile(staging / TRUTH_FILE, "w", compression=zipfile.ZIP_DEFLATED, allowZip64=True) as zipf:
+            _write_npy(zipf, "topics", model.topics)
+            with _zip_entry(zipf, "theta.npy") as fid, open(raw["theta"], "rb") as src:
+                _npy_header(fid, np.float64, (recipe.n_docs, recipe.n_topics))
+                for block in iter(lambda: src.read(1 << 24), b""):
+                    fid.write(block)
+        os.remove(raw["theta"])
+        meta = recipe.base_meta()
+        if test_parts:
+            meta["reference_perplexity"] = recipe.reference_perplexity(
+                model.topics, sp.vstack(test_parts, format="csr"), np.vstack(test_thetas),
+                sp.csr_matrix(train_sums[None, :]))
+        meta.update(extra_meta or {})
+        meta.update(n_docs=recipe.n_docs, n_words=recipe.n_words, n_tokens=n_tokens,
+                    n_train=int((~test_mask).sum()), n_test=int(test_mask.sum()),
+                    checksums={name: _sha256(staging / name) for name in (COUNTS_FILE, VOCAB_FILE, DOCS_FILE)})
+        (staging / META_FILE).write_text(json.dumps(meta, indent=2, sort_keys=True, default=str) + "\n")
+        if out_dir.exists():
+            shutil.rmtree(out_dir)
+        os.replace(staging, out_dir)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return out_dir
+
+
+# ---------------------------------------------------------------------------------------------
+# the synthetic family's shared pieces: clocks, drifting and bursty prevalence, the plugin base
+
+
+def linear_clock(start: float, span: float, n_docs: int) -> Callable[[np.ndarray], np.ndarray]:
+    """Documents evenly spaced in generation order over [start, start + span) (decimal years)."""
+    return lambda rows: start + span * (np.asarray(rows, dtype=np.float64) / n_docs)
+
+
+def slice_of(rows: np.ndarray, n_docs: int, n_slices: int) -> np.ndarray:
+    return np.asarray(rows, dtype=np.int64) * n_slices // n_docs
+
+
+def drifting_prevalence(n_topics: int, n_slices: int, step: float, seed: int) -> np.ndarray:
+    """n_slices x K topic proportions whose log-odds follow a Gaussian random walk (step = its s.d.)."""
+    rng = np.random.default_rng([seed, 0xD81F7])
+    logits = np.cumsum(rng.normal(0.0, step, size=(n_slices, n_topics)), axis=0)
+    logits -= logits.max(axis=1, keepdims=True)
+    weights = np.exp(logits)
+    return weights / weights.sum(axis=1, keepdims=True)
+
+
+def bursty_prevalence(n_topics: int, n_slices: int, burst_fraction: float, burst_slices: int,
+                      burst_height: float, quiet_level: float, seed: int) -> np.ndarray:
+    """n_slices x K topic proportions where a fraction of topics are quiet except for one short burst."""
+    rng = np.random.default_rng([seed, 0xB0257])
+    weights = np.ones((n_slices, n_topics))
+    n_bursty = int(round(burst_fraction * n_topics))
+    bursty = rng.permutation(n_topics)[:n_bursty]
+    starts = rng.integers(0, max(n_slices - burst_slices, 1), size=n_bursty)
+    for k, start in zip(bursty, starts):
+        weights[:, k] = quiet_level
+        weights[start:start + burst_slices, k] = burst_height
+    return weights / weights.sum(axis=1, keepdims=True)
+
+
+def prevalence_alpha(prevalence: np.ndarray, doc_alpha: float, n_docs: int) -> Callable[[np.ndarray], np.ndarray]:
+    """Dirichlet parameters for documents: total concentration K * doc_alpha, split by the slice's prevalence."""
+    n_slices, n_topics = prevalence.shape
+    return lambda rows: doc_alpha * n_topics * prevalence[slice_of(rows, n_docs, n_slices)]
+
+
+def _dataset_base():
+    from .dataset import Dataset
+
+    return Dataset
+
+
+class PlantedDataset(_dataset_base()):
+    """Base of the synthetic family in ``datasets/``: a subclass defines ``recipe(**params)``.
+
+    ``build`` returns the corpus in memory; ``write`` (used by ``topicbench prepare``) streams it to
+    disk with bounded memory. Both give the same bytes.
+    """
+
+    synthetic = True
+
+    def recipe(self, **params) -> PlantedRecipe:
+        raise NotImplementedError
+
+    def build(self, corpora_dir=None, **params):
+        return build_recipe(self.recipe(**params))
+
+    def write(self, out_dir, corpora_dir=None, **params):
+        return write_recipe(self.recipe(**params), out_dir, extra_meta={"dataset_params": params})
