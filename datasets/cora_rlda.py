@@ -11,7 +11,7 @@ class CoraRlda(Dataset):
 
     def build(self, corpora_dir=None, **p):
         src = self.source_dir(corpora_dir, "cora_rlda")
-        counts, vocab, lines = read_ldac(src / "cora.ldac.gz", src / "vocab.txt")
+        counts, vocab, lines, _ = read_ldac(src / "cora.ldac.gz", src / "vocab.txt")
         titles = [t for _, t in read_lines(src / "titles.txt", encoding="latin-1")]
         docs = make_docs_frame(counts.shape[0], split=seeded_split(counts.shape[0], p["test_fraction"], p["split_seed"]),
                                doc_id=[f"cora{i}" for i in lines], title=[titles[i] for i in lines])

@@ -64,13 +64,15 @@ def get_dataset(name: str) -> type[Dataset]:
     return datasets[name]
 
 
-def prepare(name: str, out_dir: str | os.PathLike, corpora_dir=None, **params) -> Path:
-    """Build a dataset and save it as a corpus directory (atomically)."""
+def prepare(name: str, out_dir: str | os.PathLike, corpora_dir=None, corpus_name: str | None = None, **params) -> Path:
+    """Build a dataset and save it as a corpus directory (atomically); ``corpus_name`` overrides the recorded name."""
     dataset_cls = get_dataset(name)
     resolved = dataset_cls.resolve_params(params)
     if hasattr(dataset_cls, "write"):  # streams to disk (paper-scale synthetic corpora) with the same bytes
-        return Path(dataset_cls().write(out_dir, corpora_dir=corpora_dir, **resolved))
+        return Path(dataset_cls().write(out_dir, corpora_dir=corpora_dir, corpus_name=corpus_name, **resolved))
     corpus = dataset_cls().build(corpora_dir=corpora_dir, **resolved)
+    if corpus_name:
+        corpus.meta["name"] = corpus_name
     corpus.meta.setdefault("name", name)
     corpus.meta.setdefault("dataset_params", resolved)
     return save_corpus(corpus, out_dir)

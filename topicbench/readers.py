@@ -121,10 +121,10 @@ def _drop_empty(counts: sp.csr_matrix) -> tuple[sp.csr_matrix, np.ndarray]:
     return counts[keep], keep
 
 
-def read_uci_bow(docword, vocab_path, encoding: str = "utf-8") -> tuple[sp.csr_matrix, list[str], np.ndarray]:
+def read_uci_bow(docword, vocab_path, encoding: str = "utf-8") -> tuple[sp.csr_matrix, list[str], np.ndarray, int]:
     """UCI bag-of-words: header lines D, W, NNZ, then ``docID wordID count`` (1-based).
 
-    Returns (counts, vocab, kept document numbers, 0-based): documents with no entries are
+    Returns (counts, vocab, kept document numbers (0-based), D): documents with no entries are
     dropped (the UCI files contain a few) and the caller records how many.
     """
     vocab = read_vocab(vocab_path, encoding)
@@ -195,25 +195,28 @@ def read_uci_bow(docword, vocab_path, encoding: str = "utf-8") -> tuple[sp.csr_m
     counts = sp.csr_matrix((data, (rows, cols)), shape=(n_docs, n_words), dtype=np.int64)
     counts.sum_duplicates()
     counts, kept = _drop_empty(counts)
-    return counts, vocab, kept
+    return counts, vocab, kept, n_docs
 
 
-def read_ldac(path, vocab_path, encoding: str = "utf-8", max_docs: int | None = None) -> tuple[sp.csr_matrix, list[str], np.ndarray]:
+def read_ldac(path, vocab_path, encoding: str = "utf-8", max_docs: int | None = None) -> tuple[sp.csr_matrix, list[str], np.ndarray, int]:
     """LDA-C: one line per document, ``N id:count ...`` with 0-based ids into the vocabulary file.
 
-    N must equal the number of pairs. Empty documents (``0``) are dropped; kept line numbers returned.
+    N must equal the number of pairs. Empty documents (``0``) are dropped; returns (counts, vocab,
+    kept document numbers (0-based lines), documents read).
     """
     vocab = read_vocab(vocab_path, encoding)
     n_words = len(vocab)
     indptr, indices, data = [0], [], []
     kept = []
     pair = re.compile(r"^\d+(?: \d+:\d+)*$")
+    n_read = 0
     for line_no, line in read_lines(path, encoding):
         if max_docs is not None and line_no > max_docs:
             break
         text = " ".join(line.split())
         if not text:
             raise ReaderError(f"{where(path, line_no)}: blank line (an empty document is written '0')")
+        n_read += 1
         if not pair.match(text):
             raise ReaderError(f"{where(path, line_no)}: expected 'N id:count ...', got {line[:60]!r}")
         numbers = np.array(text.replace(":", " ").split(), dtype=np.int64)
@@ -235,10 +238,10 @@ def read_ldac(path, vocab_path, encoding: str = "utf-8", max_docs: int | None = 
     counts = sp.csr_matrix((np.concatenate(data), np.concatenate(indices), np.array(indptr, dtype=np.int64)),
                            shape=(len(kept), n_words))
     counts.sum_duplicates()
-    return counts, vocab, np.array(kept)
+    return counts, vocab, np.array(kept), n_read
 
 
-def read_matrix_market(path, vocab_path, docs_in_rows: bool = True, encoding: str = "utf-8") -> tuple[sp.csr_matrix, list[str], np.ndarray]:
+def read_matrix_market(path, vocab_path, docs_in_rows: bool = True, encoding: str = "utf-8") -> tuple[sp.csr_matrix, list[str], np.ndarray, int]:
     """Matrix Market coordinate file (documents x words, or words x documents with ``docs_in_rows=False``)."""
     import scipy.io
 
@@ -262,7 +265,7 @@ def read_matrix_market(path, vocab_path, docs_in_rows: bool = True, encoding: st
     matrix = sp.csr_matrix(matrix, dtype=np.int64)
     matrix.eliminate_zeros()
     counts, kept = _drop_empty(matrix)
-    return counts, vocab, kept
+    return counts, vocab, kept, matrix.shape[0]
 
 
 # --------------------------------------------------------------------------------------------

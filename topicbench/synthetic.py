@@ -439,5 +439,6 @@ class PlantedDataset(_dataset_base()):
     def build(self, corpora_dir=None, **params):
         return build_recipe(self.recipe(**params))
 
-    def write(self, out_dir, corpora_dir=None, **params):
-        return write_recipe(self.recipe(**params), out_dir, extra_meta={"dataset_params": params})
+    def write(self, out_dir, corpora_dir=None, corpus_name=None, **params):
+        extra = {"dataset_params": params, **({"name": corpus_name} if corpus_name else {})}
+        return write_recipe(self.recipe(**params), out_dir, extra_meta=extra)

@@ -1,0 +1,36 @@
+"""The public UCI bag-of-words collections (NYTimes, KOS, NIPS, Enron, PubMed); downloads only when asked."""
+from topicbench.corpus import make_docs_frame
+from topicbench.dataset import Dataset, DatasetUnavailable
+from topicbench.readers import bow_meta, corpus_from_bow, read_uci_bow, seeded_split
+
+
+class UCIBow(Dataset):
+    name = "uci_bow"
+    description = ("UCI bag-of-words sets (collection=nytimes: the 300K-article NYT-like BoW; kos, nips, enron, "
+                   "pubmed); files from corpora_dir/uci_bow/ or the download cache, fetched only with download=true")
+    params = {"collection": "kos", "download": False, "test_fraction": 0.1, "split_seed": 0}
+
+    def build(self, corpora_dir=None, **p):
+        from pathlib import Path
+
+        from topicbench.download import UCI_BOW, DownloadError, cache_dir, fetch_uci_bow
+
+        if p["collection"] not in UCI_BOW:
+            raise DownloadError(f"uci_bow: unknown collection {p['collection']!r}; known: {sorted(UCI_BOW)}")
+        spec = UCI_BOW[p["collection"]]
+        candidates = ([Path(corpora_dir) / "uci_bow"] if corpora_dir else []) + [cache_dir() / "uci_bow"]
+        found = next((d for d in candidates if (d / spec.docword).is_file() and (d / spec.vocab).is_file()), None)
+        if found is not None:
+            docword, vocab_path = found / spec.docword, found / spec.vocab
+        elif p["download"]:
+            docword, vocab_path = fetch_uci_bow(p["collection"])
+        else:
+            raise DatasetUnavailable(f"uci_bow: {spec.docword} and {spec.vocab} not found in {[str(c) for c in candidates]}; "
+                                     f"pass --param download=true to fetch them from UCI")
+        counts, vocab, kept, n_input = read_uci_bow(docword, vocab_path)
+        docs = make_docs_frame(len(kept), split=seeded_split(len(kept), p["test_fraction"], p["split_seed"]),
+                               doc_id=[f"{p['collection']}{i + 1}" for i in kept])
+        meta = bow_meta(f"uci_{p['collection']}", self.description, f"UCI bag-of-words {spec.docword}",
+                        n_input - len(kept), f"seeded random: {p['test_fraction']:.0%} test, seed {p['split_seed']}",
+                        collection=p["collection"])
+        return corpus_from_bow(counts, vocab, docs, meta)

@@ -1,0 +1,29 @@
+"""A bag-of-words corpus a user brings: UCI docword, LDA-C or Matrix Market, with its vocabulary file."""
+from pathlib import Path
+
+from topicbench.corpus import CorpusError, make_docs_frame
+from topicbench.dataset import Dataset
+from topicbench.readers import bow_meta, corpus_from_bow, read_ldac, read_matrix_market, read_uci_bow, seeded_split
+
+READERS = {"uci": read_uci_bow, "ldac": read_ldac, "mm": read_matrix_market}
+
+
+class UserBow(Dataset):
+    name = "user_bow"
+    description = "Your own bag-of-words corpus: format=uci|ldac|mm, path=<counts file>, vocab=<one word per line>"
+    params = {"format": "uci", "path": None, "vocab": None, "test_fraction": 0.1, "split_seed": 0}
+
+    def build(self, corpora_dir=None, **p):
+        if p["format"] not in READERS:
+            raise CorpusError(f"user_bow: format must be one of {sorted(READERS)}, got {p['format']!r}")
+        if not p["path"] or not p["vocab"]:
+            raise CorpusError("user_bow: needs --param path=<counts file> and --param vocab=<vocabulary file>")
+        path = Path(p["path"]) if Path(p["path"]).is_absolute() or not corpora_dir else Path(corpora_dir) / p["path"]
+        vocab_path = Path(p["vocab"]) if Path(p["vocab"]).is_absolute() or not corpora_dir else Path(corpora_dir) / p["vocab"]
+        counts, vocab, kept, n_input = READERS[p["format"]](path, vocab_path)
+        docs = make_docs_frame(len(kept), split=seeded_split(len(kept), p["test_fraction"], p["split_seed"]),
+                               doc_id=[f"doc{i}" for i in kept])
+        meta = bow_meta(self.name, self.description, f"{p['format']} file {path.name} + {vocab_path.name}",
+                        n_input - len(kept),
+                        f"seeded random: {p['test_fraction']:.0%} test, seed {p['split_seed']}", format=p["format"])
+        return corpus_from_bow(counts, vocab, docs, meta)

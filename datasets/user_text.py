@@ -1,0 +1,30 @@
+"""A raw-text corpus a user brings: a folder of files, a JSONL file or a CSV file, with optional times."""
+from pathlib import Path
+
+from topicbench.corpus import CorpusError
+from topicbench.readers import TEXT_PARAMS, TextDataset, parse_time, read_csv_text, read_jsonl, read_text_files
+
+
+class UserText(TextDataset):
+    name = "user_text"
+    description = ("Your own raw text: format=files (path=<folder>) | jsonl | csv, text/time/id columns, "
+                   "tokenised, stop-worded and vocabulary-selected as recorded in corpus.json")
+    source = "user-supplied text"
+    params = {**TEXT_PARAMS, "format": "jsonl", "path": None, "text_column": "text", "time_column": None,
+              "time_format": None, "id_column": None, "sep": ",", "encoding": "utf-8", "pattern": "*", "dedupe": False}
+
+    def read(self, corpora_dir, **p):
+        if not p["path"]:
+            raise CorpusError("user_text: needs --param path=<folder or file>")
+        path = Path(p["path"]) if Path(p["path"]).is_absolute() or not corpora_dir else Path(corpora_dir) / p["path"]
+        if p["format"] == "files":
+            frame = read_text_files(path, p["pattern"], p["encoding"])
+        elif p["format"] == "jsonl":
+            frame = read_jsonl(path, p["text_column"], p["time_column"], p["id_column"], p["encoding"])
+        elif p["format"] == "csv":
+            frame = read_csv_text(path, p["text_column"], p["time_column"], p["id_column"], p["sep"], p["encoding"])
+        else:
+            raise CorpusError(f"user_text: format must be files, jsonl or csv, got {p['format']!r}")
+        if "time_raw" in frame.columns:
+            frame["time"] = parse_time(frame.pop("time_raw"), p["time_format"], source=str(path))
+        return frame

@@ -1,0 +1,302 @@
+"""Generic readers, preprocessing, bad input and ``topicbench corpus info``.
+
+The "unseen formats" tests write random corpora (fresh matrices every seed, never committed) in
+UCI and LDA-C format and check they prepare through ``topicbench prepare user_bow`` to exactly
+the matrix that was written.
+"""
+import bz2
+import gzip
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.io
+import scipy.sparse as sp
+
+from topicbench.cli import main as cli_main
+from topicbench.corpus import CorpusError, load_corpus
+from topicbench.dataset import DatasetUnavailable, get_dataset, prepare
+from topicbench.readers import (ENGLISH_STOP_WORDS, Preprocess, ReaderError, bag_of_words, decimal_year, parse_time,
+                                read_csv_text, read_jsonl, read_ldac, read_matrix_market, read_text_files, read_uci_bow,
+                                seeded_split)
+
+
+def random_counts(seed, n_docs=60, n_words=40, empty_rows=()):
+    rng = np.random.default_rng(seed)
+    dense = rng.poisson(0.4, size=(n_docs, n_words)) * (rng.random((n_docs, n_words)) < 0.5)
+    dense[:, 0] += 1  # no empty documents unless asked
+    for row in empty_rows:
+        dense[row] = 0
+    return sp.csr_matrix(dense)
+
+
+def write_vocab(path, n_words):
+    path.write_text("".join(f"w{i:03d}\n" for i in range(n_words)))
+    return path
+
+
+def write_uci(path, counts, opener=open, header=None):
+    coo = counts.tocoo()
+    order = np.lexsort((coo.col, coo.row))
+    lines = [f"{counts.shape[0]}", f"{counts.shape[1]}", f"{coo.nnz}"] if header is None else header
+    lines += [f"{r + 1} {c + 1} {v}" for r, c, v in zip(coo.row[order], coo.col[order], coo.data[order])]
+    with opener(path, "wt") as handle:
+        handle.write("\n".join(lines) + "\n")
+    return path
+
+
+def write_ldac(path, counts, opener=open):
+    lines = []
+    for d in range(counts.shape[0]):
+        row = counts[d]
+        lines.append(" ".join([str(row.nnz)] + [f"{i}:{v}" for i, v in zip(row.indices, row.data)]))
+    with opener(path, "wt") as handle:
+        handle.write("\n".join(lines) + "\n")
+    return path
+
+
+# --- unseen formats ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", [11, 12])
+@pytest.mark.parametrize("fmt", ["uci", "ldac", "mm"])
+def test_unseen_bow_file_prepares_to_the_written_matrix(tmp_path, fmt, seed):
+    counts = random_counts(seed, n_docs=50 + seed, n_words=30 + seed)
+    vocab = write_vocab(tmp_path / "vocab.txt", counts.shape[1])
+    if fmt == "uci":
+        path = write_uci(tmp_path / "docword.x.txt.gz", counts, gzip.open)
+    elif fmt == "ldac":
+        path = write_ldac(tmp_path / "x.ldac.bz2", counts, bz2.open)
+    else:
+        path = tmp_path / "x.mtx"
+        scipy.io.mmwrite(path, counts.astype(np.int64), field="integer")
+    out = tmp_path / "corpus"
+    assert cli_main(["prepare", "user_bow", "--out", str(out), "--param", f"format={fmt}", "--param", f"path={path}",
+                     "--param", f"vocab={vocab}"]) == 0
+    corpus = load_corpus(out)
+    assert (corpus.counts != counts).nnz == 0
+    assert corpus.vocab == [f"w{i:03d}" for i in range(counts.shape[1])]
+    assert corpus.meta["preprocessing"]["dropped_empty"] == 0
+    assert set(corpus.docs["split"]) == {"train", "test"}
+
+
+def test_empty_bow_documents_are_dropped_and_counted(tmp_path):
+    counts = random_counts(3, empty_rows=(4, 17))
+    vocab = write_vocab(tmp_path / "vocab.txt", counts.shape[1])
+    uci, _, kept_uci, n_uci = read_uci_bow(write_uci(tmp_path / "d.txt", counts), vocab)
+    ldac, _, kept_ldac, n_ldac = read_ldac(write_ldac(tmp_path / "d.ldac", counts), vocab)
+    for matrix, kept, n_input in ((uci, kept_uci, n_uci), (ldac, kept_ldac, n_ldac)):
+        assert n_input == counts.shape[0] and len(kept) == counts.shape[0] - 2
+        assert 4 not in kept and 17 not in kept
+        assert (matrix != counts[kept]).nnz == 0
+    out = prepare("user_bow", tmp_path / "c", format="ldac", path=str(tmp_path / "d.ldac"), vocab=str(vocab))
+    assert json.loads((out / "corpus.json").read_text())["preprocessing"]["dropped_empty"] == 2
+
+
+# --- bad input: every error names the file (and the line) -------------------------------------
+
+
+def test_uci_bad_header(tmp_path):
+    counts = random_counts(1)
+    vocab = write_vocab(tmp_path / "vocab.txt", counts.shape[1])
+    path = write_uci(tmp_path / "d.txt", counts, header=["60", "forty", "5"])
+    with pytest.raises(ReaderError, match=r"d\.txt:2: bad UCI header"):
+        read_uci_bow(path, vocab)
+    path = write_uci(tmp_path / "w.txt", counts, header=["60", "41", str(counts.nnz)])
+    with pytest.raises(ReaderError, match=r"w\.txt:2: header says W=41 but .*vocab\.txt has 40 words"):
+        read_uci_bow(path, vocab)
+
+
+def test_uci_truncated_and_out_of_range(tmp_path):
+    counts = random_counts(2)
+    vocab = write_vocab(tmp_path / "vocab.txt", counts.shape[1])
+    full = write_uci(tmp_path / "full.txt", counts).read_text().splitlines()
+    (tmp_path / "short.txt").write_text("\n".join(full[:-5]) + "\n")
+    with pytest.raises(ReaderError, match=rf"short\.txt: header says NNZ={counts.nnz} but the file has {counts.nnz - 5} entries \(truncated\)"):
+        read_uci_bow(tmp_path / "short.txt", vocab)
+    bad = full.copy()
+    bad[10] = "3 41 1"  # word id 41 > W = 40
+    (tmp_path / "range.txt").write_text("\n".join(bad) + "\n")
+    with pytest.raises(ReaderError, match=r"range\.txt:11: wordID 41 out of range \[1, 40\]"):
+        read_uci_bow(tmp_path / "range.txt", vocab)
+    bad = full.copy()
+    bad[7] = "3 x 1"
+    (tmp_path / "junk.txt").write_text("\n".join(bad) + "\n")
+    with pytest.raises(ReaderError, match=r"junk\.txt:8: expected 'docID wordID count'"):
+        read_uci_bow(tmp_path / "junk.txt", vocab)
+
+
+def test_corrupt_gzip_is_named(tmp_path):
+    counts = random_counts(4, n_docs=400)
+    vocab = write_vocab(tmp_path / "vocab.txt", counts.shape[1])
+    whole = write_uci(tmp_path / "d.txt.gz", counts, gzip.open).read_bytes()
+    (tmp_path / "cut.txt.gz").write_bytes(whole[: len(whole) // 2])
+    with pytest.raises(ReaderError, match=r"cut\.txt\.gz:\d+: truncated or corrupt file"):
+        read_uci_bow(tmp_path / "cut.txt.gz", vocab)
+    (tmp_path / "noise.ldac.gz").write_bytes(b"\x1f\x8b\x08\x00" + bytes(range(256)) * 4)
+    with pytest.raises(ReaderError, match=r"noise\.ldac\.gz:1: truncated or corrupt file"):
+        read_ldac(tmp_path / "noise.ldac.gz", vocab)
+
+
+def test_ldac_bad_lines(tmp_path):
+    vocab = write_vocab(tmp_path / "vocab.txt", 5)
+    cases = {
+        "range": ("2 0:1 4:2\n2 1:1 5:3\n", r"range\.ldac:2: word id 5 out of range \[0, 5\)"),
+        "count": ("3 0:1 4:2\n", r"count\.ldac:1: N=3 but the line has 2 id:count pairs"),
+        "syntax": ("1 0:1\n1 a:2\n", r"syntax\.ldac:2: expected 'N id:count \.\.\.'"),
+        "blank": ("1 0:1\n\n1 2:2\n", r"blank\.ldac:2: blank line"),
+    }
+    for name, (text, message) in cases.items():
+        (tmp_path / f"{name}.ldac").write_text(text)
+        with pytest.raises(ReaderError, match=message):
+            read_ldac(tmp_path / f"{name}.ldac", vocab)
+
+
+def test_vocab_and_matrix_market_errors(tmp_path):
+    (tmp_path / "dup.txt").write_text("a\nb\na\n")
+    with pytest.raises(ReaderError, match=r"dup\.txt:3: duplicate word 'a' \(first on line 1\)"):
+        read_ldac(tmp_path / "x", tmp_path / "dup.txt")
+    vocab = write_vocab(tmp_path / "vocab.txt", 4)
+    (tmp_path / "nohead.mtx").write_text("3 4 1\n1 1 2\n")
+    with pytest.raises(ReaderError, match=r"nohead\.mtx:1: bad header"):
+        read_matrix_market(tmp_path / "nohead.mtx", vocab)
+    (tmp_path / "wide.mtx").write_text("%%MatrixMarket matrix coordinate integer general\n2 5 1\n1 5 2\n")
+    with pytest.raises(ReaderError, match=r"wide\.mtx: matrix has 5 word columns but .*vocab\.txt has 4 words"):
+        read_matrix_market(tmp_path / "wide.mtx", vocab)
+    with pytest.raises(ReaderError, match=r"missing\.txt: file does not exist"):
+        read_ldac(tmp_path / "x", tmp_path / "missing.txt")
+
+
+def test_non_utf8_text_names_file_and_line(tmp_path):
+    (tmp_path / "t.jsonl").write_bytes(b'{"text": "fine"}\n{"text": "caf\xe9"}\n')
+    with pytest.raises(ReaderError, match=r"t\.jsonl:2: not valid utf-8 text"):
+        read_jsonl(tmp_path / "t.jsonl")
+    (tmp_path / "t.csv").write_bytes(b"id,text\n1,ok\n2,ok\n3,na\xefve\n")
+    with pytest.raises(ReaderError, match=r"t\.csv:4: not valid utf-8 text"):
+        read_csv_text(tmp_path / "t.csv", id_column="id")
+    assert read_csv_text(tmp_path / "t.csv", id_column="id", encoding="latin-1")["text"].iloc[2] == "na\u00efve"
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.txt").write_bytes(b"one\ntwo \xff\n")
+    with pytest.raises(ReaderError, match=r"a\.txt:2: not valid utf-8"):
+        read_text_files(tmp_path / "docs")
+
+
+def test_csv_and_jsonl_structure_errors(tmp_path):
+    (tmp_path / "cols.csv").write_text("id,body\n1,x\n")
+    with pytest.raises(ReaderError, match=r"cols\.csv:1: missing column\(s\) \['text'\]"):
+        read_csv_text(tmp_path / "cols.csv")
+    (tmp_path / "ragged.csv").write_text("id,text\n1,a\n2,b,c\n")
+    with pytest.raises(ReaderError, match=r"ragged\.csv:3: 3 fields, header has 2"):
+        read_csv_text(tmp_path / "ragged.csv")
+    (tmp_path / "bad.jsonl").write_text('{"text": "a"}\n{"text": \n')
+    with pytest.raises(ReaderError, match=r"bad\.jsonl:2: not valid JSON"):
+        read_jsonl(tmp_path / "bad.jsonl")
+    (tmp_path / "nofield.jsonl").write_text('{"text": "a", "t": "2001-01-01"}\n{"text": "b"}\n')
+    with pytest.raises(ReaderError, match=r"nofield\.jsonl:2: missing field 't'"):
+        read_jsonl(tmp_path / "nofield.jsonl", time_field="t")
+
+
+def test_bad_time_is_named():
+    with pytest.raises(ReaderError, match=r"f\.csv:3: cannot parse time 'soon'"):
+        parse_time(["2001-01-01", "soon"], source="f.csv", line_numbers=[2, 3])
+
+
+def test_missing_corpora_dir():
+    cls = get_dataset("nyt_topmost")
+    with pytest.raises(DatasetUnavailable, match="needs corpora_dir"):
+        cls().build(corpora_dir=None)
+    with pytest.raises(DatasetUnavailable, match=r"/nowhere/nyt_topmost does not exist"):
+        cls().build(corpora_dir="/nowhere")
+    assert cli_main(["prepare", "sotu", "--out", "/tmp/never", "--corpora-dir", "/nowhere"]) == 2
+
+
+# --- preprocessing ----------------------------------------------------------------------------
+
+
+def test_tokeniser_and_stop_list():
+    prep = Preprocess()
+    assert prep.tokenize("The CAT's 3 hats, naïve café: see http://x.co/ab @bob &amp; a", ENGLISH_STOP_WORDS) == \
+        ["cat", "hats", "naïve", "café"]
+    assert len(ENGLISH_STOP_WORDS) == 318 and {"the", "and", "whereas"} <= ENGLISH_STOP_WORDS
+
+
+def test_vocabulary_by_document_frequency():
+    texts = ["apple banana cherry", "apple banana", "apple durian", "apple banana elder", "fig"]
+    # df: apple 4, banana 3, cherry 1, durian 1, elder 1, fig 1 (5 docs); max_df 0.7 -> apple (0.8) out
+    counts, vocab, rows, report = bag_of_words(texts, Preprocess(vocab_size=None, min_df=1, max_df=0.7, min_doc_length=1))
+    assert vocab == ["banana", "cherry", "durian", "elder", "fig"]
+    counts, vocab, rows, report = bag_of_words(texts, Preprocess(vocab_size=2, min_df=1, max_df=1.0, min_doc_length=1))
+    assert vocab == ["apple", "banana"]  # the top two by df
+    assert list(rows) == [0, 1, 2, 3] and report["dropped_empty"] == 1 and report["dropped_short"] == 1
+    counts, vocab, rows, report = bag_of_words(texts, Preprocess(vocab_size=None, min_df=2, max_df=1.0, min_doc_length=2))
+    assert vocab == ["apple", "banana"] and list(rows) == [0, 1, 3] and report["dropped_short"] == 2
+    assert counts.toarray().tolist() == [[1, 1], [1, 1], [1, 1]]
+
+
+def test_fixed_vocabulary_file(tmp_path):
+    (tmp_path / "v.txt").write_text("zebra\napple\n")
+    counts, vocab, rows, report = bag_of_words(["apple apple zebra pear", "pear"], Preprocess(vocab_file=str(tmp_path / "v.txt")))
+    assert vocab == ["zebra", "apple"] and counts.toarray().tolist() == [[1, 2]]
+    assert report["dropped_empty"] == 1 and "fixed vocabulary" in report["vocab_source"]
+
+
+def test_dedupe_keeps_first_and_counts():
+    texts = ["Big news today http://a.co/1", "big NEWS today http://b.co/2", "other story here", "big news today!"]
+    counts, vocab, rows, report = bag_of_words(texts, Preprocess(vocab_size=None, min_df=1, max_df=1.0, dedupe=True))
+    assert list(rows) == [0, 2] and report["dropped_duplicates"] == 2
+
+
+def test_everything_dropped_is_an_error():
+    with pytest.raises(CorpusError, match="no word passes min_df=5"):
+        bag_of_words(["a b", "c d"], Preprocess(min_df=5))
+    with pytest.raises(CorpusError, match="shorter than min_doc_length=9"):
+        bag_of_words(["apple pie", "apple tart"], Preprocess(min_df=1, max_df=1.0, min_doc_length=9))
+
+
+def test_user_text_end_to_end(tmp_path):
+    rows = [{"id": f"t{i}", "when": f"2001-0{1 + i % 9}-1{i % 10}", "body": f"story {w} about {w} markets"}
+            for i, w in enumerate(["stocks", "bonds", "stocks", "gold", "bonds", "stocks", "gold", "gold", "x"] * 3)]
+    with open(tmp_path / "t.jsonl", "w") as handle:
+        for row in rows:
+            handle.write(json.dumps(row) + "\n")
+    out = prepare("user_text", tmp_path / "c", format="jsonl", path=str(tmp_path / "t.jsonl"), text_column="body",
+                  time_column="when", id_column="id", min_df=1, max_df=0.9, min_doc_length=2, test_fraction=0.2)
+    corpus = load_corpus(out)
+    assert corpus.vocab == ["bonds", "gold", "stocks"]  # "story", "markets" in every doc exceed max_df
+    assert corpus.n_docs == 24 and corpus.meta["preprocessing"]["dropped_short"] == 3  # the "x" docs
+    assert corpus.has_time and corpus.docs["time"].between(2001.0, 2001.75).all()
+    assert (corpus.docs["split"] == "test").sum() == round(0.2 * 24)
+
+
+def test_time_parsing_to_decimal_year():
+    years = parse_time(["2001-01-01", "2001-07-02T12:00:00Z", "1790-01-08"])
+    assert years[0] == 2001.0 and abs(years[1] - 2001.5) < 1e-9 and 1790.0 < years[2] < 1790.03
+    assert decimal_year(pd.to_datetime(["2000-12-31 12:00"]))[0] == pytest.approx(2000 + 365.5 / 366)
+    assert list(parse_time(["1-Jan-96", "31-Dec-06"], fmt="%d-%b-%y").round(3)) == [1996.0, 2006.997]
+
+
+def test_seeded_split_is_deterministic_and_exact():
+    a, b = seeded_split(1000, 0.1, 0), seeded_split(1000, 0.1, 0)
+    assert (a == b).all() and (a == "test").sum() == 100
+    assert (seeded_split(1000, 0.1, 1) != a).any()
+
+
+# --- corpus info ------------------------------------------------------------------------------
+
+
+def test_corpus_info_prints_the_statistics(tmp_path, capsys):
+    out = prepare("nyt_like", tmp_path / "c", n_train=200, n_test=20, n_words=300, n_topics=5)
+    capsys.readouterr()
+    assert cli_main(["corpus", "info", str(out)]) == 0
+    text = capsys.readouterr().out
+    corpus = load_corpus(out)
+    lengths = np.asarray(corpus.counts.sum(axis=1)).ravel()
+    assert "documents   220  (train 200, test 20)" in text
+    assert "vocabulary  300" in text
+    assert f"tokens      {corpus.n_tokens:,}" in text
+    assert f"median {np.median(lengths):g}" in text and f"max {lengths.max():g}" in text
+    assert "time span   1987.0 .. " in text
+    assert cli_main(["corpus", "info", "--json", str(out)]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["documents"] == 220 and summary["length_quantiles"]["q0"] == lengths.min()
