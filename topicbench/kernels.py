@@ -344,23 +344,18 @@ def _cnmf_doc(ids, cts, exp_elog_beta_t, topic_mass, locations, u, max_iter, tol
 @njit(parallel=True, cache=True)
 def _cnmf_local_step(indptr, indices, data, exp_elog_beta_t, topic_mass, locations, u, alpha, omega, expected,
                      max_iter, tol, want_sstats, n_chunks):
+    """Documents in parallel; then sstats_t[w] = sum_d (X_dw / phinorm_dw) exp(l_k'u_d - max) in parallel over words,
+    each word's sum taken over documents in document order, so results do not depend on the thread count."""
     n_docs = indptr.shape[0] - 1
     n_words, n_topics = exp_elog_beta_t.shape
     m = locations.shape[1]
-    if want_sstats:
-        chunk_sstats = np.zeros((n_chunks, n_words, n_topics))
-    else:
-        chunk_sstats = np.zeros((1, 1, n_topics))
     steps = np.zeros(n_docs, dtype=np.int64)
+    scores = np.zeros((n_docs, n_topics))
+    token_weight = np.empty(indices.shape[0])  # X_dw / phinorm_dw
     bounds = np.linspace(0, n_docs, n_chunks + 1).astype(np.int64)
     for chunk in prange(n_chunks):
-        scores = np.empty(n_topics)
         grad = np.empty(m)
         trial = np.empty(m)
-        max_len = 1
-        for d in range(bounds[chunk], bounds[chunk + 1]):
-            max_len = max(max_len, indptr[d + 1] - indptr[d])
-        phinorm = np.empty(max_len)
         for d in range(bounds[chunk], bounds[chunk + 1]):
             start, stop = indptr[d], indptr[d + 1]
             if stop == start:  # nothing observed: u_d stays at its prior mean, alpha_d = ln 0
@@ -371,21 +366,47 @@ def _cnmf_local_step(indptr, indices, data, exp_elog_beta_t, topic_mass, locatio
                 continue
             ids = indices[start:stop]
             cts = data[start:stop]
+            phinorm = token_weight[start:stop]
             alpha[d], steps[d] = _cnmf_doc(ids, cts, exp_elog_beta_t, topic_mass, locations, u[d], max_iter, tol,
-                                           scores, omega[d], phinorm, expected[d], grad, trial)
-            if want_sstats:
-                out = chunk_sstats[chunk]
-                for j in range(stop - start):
-                    weight = cts[j] / phinorm[j]
-                    row = exp_elog_beta_t[ids[j]]
-                    for k in range(n_topics):
-                        out[ids[j], k] += weight * row[k] * scores[k]
+                                           scores[d], omega[d], phinorm, expected[d], grad, trial)
+            for j in range(stop - start):
+                phinorm[j] = cts[j] / phinorm[j]
     if not want_sstats:
-        return chunk_sstats[0], steps
-    sstats = chunk_sstats[0]
-    for chunk in range(1, n_chunks):
-        sstats += chunk_sstats[chunk]
-    return sstats, steps
+        return np.zeros((1, n_topics)), steps
+    return _sum_by_word(indptr, indices, token_weight, scores, n_words), steps
+
+
+@njit(parallel=True, cache=True)
+def _sum_by_word(indptr, indices, token_weight, doc_rows, n_words):
+    """out[w] = sum_d token_weight_dw doc_rows[d], over the documents containing w in document order.
+
+    A stable counting sort groups the nonzeros by word; the words are then summed in parallel, so no
+    per-thread V x K buffers are needed and the result is bit-identical for any thread count.
+    """
+    n_docs = indptr.shape[0] - 1
+    word_start = np.zeros(n_words + 1, dtype=np.int64)
+    for p in range(indices.shape[0]):
+        word_start[indices[p] + 1] += 1
+    for w in range(n_words):
+        word_start[w + 1] += word_start[w]
+    fill = word_start[:-1].copy()
+    token_of = np.empty(indices.shape[0], dtype=np.int64)
+    doc_of = np.empty(indices.shape[0], dtype=np.int64)
+    for d in range(n_docs):
+        for p in range(indptr[d], indptr[d + 1]):
+            w = indices[p]
+            token_of[fill[w]] = p
+            doc_of[fill[w]] = d
+            fill[w] += 1
+    out = np.zeros((n_words, doc_rows.shape[1]))
+    for w in prange(n_words):
+        row = out[w]
+        for q in range(word_start[w], word_start[w + 1]):
+            weight = token_weight[token_of[q]]
+            source = doc_rows[doc_of[q]]
+            for k in range(source.shape[0]):
+                row[k] += weight * source[k]
+    return out
 
 
 def cnmf_local_step(counts: sp.csr_matrix, exp_elog_beta: np.ndarray, topic_mass: np.ndarray, locations: np.ndarray,
@@ -411,7 +432,7 @@ def cnmf_local_step(counts: sp.csr_matrix, exp_elog_beta: np.ndarray, topic_mass
         exp_elog_beta_t, np.ascontiguousarray(topic_mass, dtype=np.float64), np.ascontiguousarray(locations, dtype=np.float64),
         u, alpha, omega, expected, int(max_iter), float(tol), bool(want_sstats), n_chunks)
     return {"u": u, "alpha": alpha, "omega": omega, "expected": expected,
-            "sstats": sstats_t.T.copy() if want_sstats else None, "steps": steps}
+            "sstats": sstats_t.T * exp_elog_beta if want_sstats else None, "steps": steps}
 
 
 @njit(parallel=True, cache=True)
