@@ -25,7 +25,7 @@ from . import __version__, io, kernels
 from .corpus import Corpus, load_corpus
 from .evaluate import Protocol, Unigram, loglik_per_word, perplexity, protocol_splits
 from .method import REPO_ROOT, Method, ParamError, get_method
-from .streams import Holdout, Stream, StreamError, log_checkpoints, stream_order
+from .streams import STREAMS, Holdout, Stream, StreamError, log_checkpoints, stream_order
 
 
 @dataclass
@@ -60,6 +60,8 @@ class RunSpec:
         method_cls.resolve_params(self.params)
         Holdout(self.holdout, self.holdout_n, self.n_checkpoints)
         Protocol(self.observed_fraction, self.folds, self.eval_seed)
+        if self.stream not in STREAMS:
+            raise StreamError(f"unknown stream {self.stream!r}; expected one of {STREAMS}")
         if self.passes <= 0:
             raise StreamError(f"passes must be positive, got {self.passes}")
         if self.train_subset is not None and self.train_subset < 1:

@@ -44,3 +44,19 @@ def spec_json(run_id):
 
 def all_targets():
     return [f"{RESULTS}/all_traces.parquet", *FIGURE_TARGETS, f"{RESULTS}/paper/topicbench.md"]
+
+
+def dataset_params(wildcards):
+    """A configured dataset's recipe parameters as ``--param name=value`` arguments."""
+    entry = config["datasets"][wildcards.dataset]
+    return " ".join(f"--param {key}={json.dumps(value)}" for key, value in entry.get("params", {}).items())
+
+
+def experiment_dataset(name):
+    experiment = config["experiments"][name]
+    return experiment.get("dataset") or experiment["datasets"][0]
+
+
+def first_run(experiment, label):
+    """The first run of a labelled group (e.g. the online_full run whose model Fig. 1 reads)."""
+    return next(rid for rid in runs_of(experiment) if f"/label~{label}/" in rid)

@@ -1,15 +1,4 @@
 # Stage 4 (Hoffman, Blei and Bach 2010): Figure 1, Figure 2 and Table 1, from all_traces.parquet.
-HOFFMAN_SCRIPTS = "workflow/scripts"
-
-
-def experiment_dataset(name):
-    experiment = config["experiments"][name]
-    return experiment.get("dataset") or experiment["datasets"][0]
-
-
-def first_run(experiment, label):
-    return next(rid for rid in runs_of(experiment) if f"/label~{label}/" in rid)
-
 
 if has_experiment("hoffman_fig1"):
     FIGURE_TARGETS.extend(expand(f"{RESULTS}/figures/hoffman_fig1.{{ext}}", ext=["png", "pdf", "md"]))
@@ -18,6 +7,8 @@ if has_experiment("hoffman_fig1"):
         input:
             traces=f"{RESULTS}/all_traces.parquet",
             corpus=corpus_json(experiment_dataset("hoffman_fig1")),
+            script="workflow/scripts/hoffman_fig1.py",
+            figlib="workflow/scripts/figlib.py",
             model=f"{RESULTS}/runs/{first_run('hoffman_fig1', 'online_full')}/model.npz",
         output:
             png=f"{RESULTS}/figures/hoffman_fig1.png",
@@ -32,7 +23,7 @@ if has_experiment("hoffman_fig1"):
         conda:
             "../envs/topicbench.yaml"
         shell:
-            "python {HOFFMAN_SCRIPTS}/hoffman_fig1.py --traces {input.traces} --experiment {params.experiment} "
+            "python {input.script} --traces {input.traces} --experiment {params.experiment} "
             "--corpus-json {input.corpus} --vocab {params.vocab} --model {input.model} "
             "--png {output.png} --pdf {output.pdf} --caption {output.caption} > {log} 2>&1"
 
@@ -44,6 +35,8 @@ if has_experiment("hoffman_fig2"):
         input:
             traces=f"{RESULTS}/all_traces.parquet",
             corpus=corpus_json(experiment_dataset("hoffman_fig2")),
+            script="workflow/scripts/hoffman_fig2.py",
+            figlib="workflow/scripts/figlib.py",
         output:
             png=f"{RESULTS}/figures/hoffman_fig2.png",
             pdf=f"{RESULTS}/figures/hoffman_fig2.pdf",
@@ -56,7 +49,7 @@ if has_experiment("hoffman_fig2"):
         conda:
             "../envs/topicbench.yaml"
         shell:
-            "python {HOFFMAN_SCRIPTS}/hoffman_fig2.py --traces {input.traces} --experiment {params.experiment} "
+            "python {input.script} --traces {input.traces} --experiment {params.experiment} "
             "--corpus-json {input.corpus} --png {output.png} --pdf {output.pdf} --caption {output.caption} > {log} 2>&1"
 
 
@@ -67,6 +60,8 @@ if has_experiment("hoffman_table1"):
         input:
             traces=f"{RESULTS}/all_traces.parquet",
             corpus=corpus_json(experiment_dataset("hoffman_table1")),
+            script="workflow/scripts/hoffman_table1.py",
+            figlib="workflow/scripts/figlib.py",
         output:
             table=f"{RESULTS}/tables/hoffman_table1.md",
             grid=f"{RESULTS}/tables/hoffman_table1_grid.csv",
@@ -78,5 +73,5 @@ if has_experiment("hoffman_table1"):
         conda:
             "../envs/topicbench.yaml"
         shell:
-            "python {HOFFMAN_SCRIPTS}/hoffman_table1.py --traces {input.traces} --experiment {params.experiment} "
+            "python {input.script} --traces {input.traces} --experiment {params.experiment} "
             "--corpus-json {input.corpus} --table {output.table} --grid-csv {output.grid} > {log} 2>&1"

@@ -4,6 +4,7 @@
 rule paper:
     input:
         template="paper/topicbench.md",
+        script="workflow/scripts/build_paper.py",
         parts=[target for target in FIGURE_TARGETS if target.endswith(".md")],
         figures=[target for target in FIGURE_TARGETS if target.endswith(".png")],
         traces=f"{RESULTS}/all_traces.parquet",
@@ -15,5 +16,5 @@ rule paper:
     conda:
         "../envs/topicbench.yaml"
     shell:
-        "python workflow/scripts/build_paper.py --template {input.template} --traces {input.traces} "
+        "python {input.script} --template {input.template} --traces {input.traces} "
         "--out {output.paper} {input.parts} > {log} 2>&1"

@@ -1,11 +1,6 @@
 # Stage 1: prepare each configured corpus once into the workflow's data directory.
 
 
-def dataset_params(wildcards):
-    entry = config["datasets"][wildcards.dataset]
-    return " ".join(f"--param {key}={json.dumps(value)}" for key, value in entry.get("params", {}).items())
-
-
 rule prepare_corpus:
     output:
         corpus=f"{DATA}/corpora/{{dataset}}/corpus.json",

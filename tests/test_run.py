@@ -1,0 +1,100 @@
+"""The runner and the CLI: outputs, provenance, errors before compute, and killed runs."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from topicbench.cli import main as cli
+from topicbench.corpus import save_corpus
+from topicbench.grid import GridError, expand_all
+from topicbench.run import RunSpec, load_model, run
+
+from conftest import planted
+
+
+def test_outputs_and_provenance(tmp_path, small_corpus_dir):
+    spec = RunSpec(method="online_lda", params={"K": 10, "batch_size": 200}, seed=1, n_checkpoints=4, experiment="t", dataset="planted")
+    trace, method = run(spec, small_corpus_dir, tmp_path / "run")
+    on_disk = pd.read_parquet(tmp_path / "run" / "trace.parquet")
+    for column in ("docs_seen", "updates", "fit_wall_s", "fit_cpu_s", "loglik_per_word", "perplexity", "p_K", "p_kappa",
+                   "git_sha", "numpy_version", "numba_version", "threads", "unigram_perplexity", "elbo_per_word"):
+        assert column in on_disk.columns, column
+    assert on_disk["docs_seen"].is_monotonic_increasing and on_disk["docs_seen"].iloc[-1] == 1500
+    assert np.allclose(on_disk["perplexity"], np.exp(-on_disk["loglik_per_word"]))
+    assert (on_disk["fit_wall_s"].diff().dropna() >= 0).all()
+    assert on_disk["elbo_per_word"].notna().all()
+    topics = pd.read_csv(tmp_path / "run" / "topics.tsv", sep="\t")
+    assert len(topics) == 10 and topics["weight"].sum() == pytest.approx(1.0)
+    reloaded = load_model(tmp_path / "run" / "model.npz")
+    np.testing.assert_array_equal(reloaded.topics(), method.topics())
+
+
+def test_fit_time_excludes_evaluation(small_corpus):
+    """Evaluating at many checkpoints must not inflate fit time."""
+    spec = RunSpec(method="online_lda", params={"K": 10, "batch_size": 100}, n_checkpoints=15)
+    trace, _ = run(spec, small_corpus)
+    assert trace["eval_wall_s"].sum() > 0
+    few, _ = run(RunSpec(**{**spec.__dict__, "n_checkpoints": 1}), small_corpus)
+    assert trace["fit_wall_s"].iloc[-1] < few["fit_wall_s"].iloc[-1] + 0.5 * trace["eval_wall_s"].sum()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--method", "no_such_method"], "unknown method 'no_such_method'"),
+    (["--method", "online_lda", "--param", "K=0"], "'K' must be an integer >= 1"),
+    (["--method", "online_lda", "--param", "kappa=0.3"], "'kappa' must lie in"),
+    (["--method", "online_lda", "--set", "stream=sideways"], "unknown stream 'sideways'"),
+])
+def test_cli_rejects_bad_input_before_reading_data(tmp_path, capsys, args, message):
+    code = cli(["run", "--corpus", str(tmp_path / "does_not_exist"), "--out", str(tmp_path / "out"), *args])
+    assert code == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
+def test_cli_rejects_corrupt_corpus_before_fitting(tmp_path, capsys, small_corpus):
+    path = save_corpus(small_corpus, tmp_path / "corpus")
+    (path / "counts.npz").write_bytes(b"\x00" * 100)
+    code = cli(["run", "--corpus", str(path), "--out", str(tmp_path / "out"), "--method", "online_lda"])
+    assert code == 2
+    assert "counts.npz" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
+def test_invalid_grid_named_at_expansion():
+    config = {"datasets": {"d": {"recipe": "nyt_like"}},
+              "experiments": {"e": {"dataset": "d", "runs": [{"label": "x", "method": "online_lda", "grid": {"kappa": [0.7, 0.2]}}]}}}
+    with pytest.raises(GridError, match=r"experiment e, run x, grid point \{'kappa': 0.2\}: .*kappa"):
+        expand_all(config)
+    config["experiments"]["e"]["runs"][0] = {"method": "nope"}
+    with pytest.raises(GridError, match="unknown method 'nope'"):
+        expand_all(config)
+    config["experiments"]["e"] = {"dataset": "missing", "runs": [{"method": "online_lda"}]}
+    with pytest.raises(GridError, match="dataset 'missing' is not defined"):
+        expand_all(config)
+
+
+def test_killed_run_leaves_no_trace(tmp_path):
+    corpus = save_corpus(planted(n_train=3000, n_words=2000, n_topics=20), tmp_path / "corpus")
+    out = tmp_path / "run"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "topicbench.cli", "run", "--corpus", str(corpus), "--out", str(out), "--method", "online_lda",
+         "--param", "K=50", "--param", "batch_size=50", "--set", "passes=20", "--set", "n_checkpoints=30"],
+        stderr=subprocess.PIPE, text=True, start_new_session=True)
+    # wait until the fit is under way (first checkpoint reported), then kill it hard
+    deadline = time.time() + 120
+    for line in proc.stderr:
+        if "docs (" in line or time.time() > deadline:
+            break
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert proc.returncode != 0
+    assert not (out / "trace.parquet").exists()
+    leftovers = [p.name for p in out.iterdir()] if out.exists() else []
+    assert all(name.startswith(".") for name in leftovers), leftovers

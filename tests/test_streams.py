@@ -1,0 +1,61 @@
+"""Streams are deterministic given their seed and visit documents as their names promise."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from topicbench.streams import Holdout, Stream, StreamError, log_checkpoints, stream_order
+
+
+def test_shuffled_is_a_fresh_permutation_each_pass():
+    order = stream_order("shuffled", 100, seed=3, passes=3)
+    passes = order.reshape(3, 100)
+    for p in passes:
+        assert sorted(p) == list(range(100))
+    assert not np.array_equal(passes[0], passes[1])
+    assert np.array_equal(order, stream_order("shuffled", 100, seed=3, passes=3))
+    assert not np.array_equal(order, stream_order("shuffled", 100, seed=4, passes=3))
+
+
+def test_with_replacement_repeats_documents():
+    order = stream_order("with_replacement", 100, seed=0, passes=2)
+    assert len(order) == 200 and order.max() < 100
+    assert len(np.unique(order)) < 200  # with replacement: repeats are certain at this size
+    assert np.array_equal(order, stream_order("with_replacement", 100, seed=0, passes=2))
+
+
+def test_time_ordered_breaks_ties_by_doc_id():
+    times = np.array([2.0, 1.0, 2.0, 1.0, 0.5])
+    doc_ids = np.array(["e", "d", "a", "b", "z"])
+    order = stream_order("time_ordered", 5, seed=9, times=times, doc_ids=doc_ids)
+    assert list(order) == [4, 3, 1, 2, 0]
+    with pytest.raises(StreamError, match="needs document times"):
+        stream_order("time_ordered", 5, seed=0)
+    with pytest.raises(StreamError, match="one pass only"):
+        stream_order("time_ordered", 5, seed=0, passes=2, times=times)
+
+
+def test_unknown_stream_and_bad_holdout():
+    with pytest.raises(StreamError, match="unknown stream 'sorted'"):
+        stream_order("sorted", 5, seed=0)
+    with pytest.raises(StreamError, match="unknown held-out policy 'random'"):
+        Holdout("random")
+    with pytest.raises(StreamError, match="n must be >= 1"):
+        Holdout("lookahead", n=0)
+
+
+def test_minibatches_cover_the_order_and_lookahead_peeks():
+    counts = sp.csr_matrix(np.eye(10, dtype=np.int32) + 1)
+    order = stream_order("shuffled", 10, seed=1)
+    stream = Stream(counts, order, batch_size=4)
+    batches = list(stream)
+    assert [len(b) for b in batches] == [4, 4, 2]
+    assert np.array_equal(np.concatenate([b.rows for b in batches]), order)
+    assert np.array_equal(stream.upcoming(4, 3), order[4:7])
+    assert (batches[1].counts != counts[order[4:8]]).nnz == 0
+
+
+def test_log_checkpoints_end_at_total():
+    points = log_checkpoints(20000, 10, first=256)
+    assert points[0] == 256 and points[-1] == 20000 and np.all(np.diff(points) > 0)
+    ratios = points[1:] / points[:-1]
+    assert np.allclose(ratios, ratios[0], rtol=0.01)

@@ -1,0 +1,70 @@
+"""Paisley, Blei and Jordan 2014, Fig. 11.3: held-out per-word log likelihood vs documents seen, one panel per
+(K, minibatch size), for B-NMF, C-NMF and online LDA; every tenth minibatch scored by threefold completion."""
+import argparse
+
+import figlib
+
+PAPER_K = [50, 100, 150]
+PAPER_BATCH = [500, 1000, 1500, 2000]
+NAMES = {"bnmf": "Bayesian NMF", "cnmf": "correlated NMF", "online_lda": "online LDA"}
+STYLE = {"bnmf": dict(color="tab:blue"), "cnmf": dict(color="tab:red"), "online_lda": dict(color="black", linestyle="--")}
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    for name in ("traces", "experiment", "corpus_json", "png", "pdf", "caption"):
+        parser.add_argument(f"--{name.replace('_', '-')}", required=True)
+    args = parser.parse_args()
+    frame = figlib.load_traces(args.traces, args.experiment)
+    frame = frame[frame["eval_kind"] == "batch"]
+    if frame.empty:
+        raise SystemExit(f"{args.traces}: experiment {args.experiment} has no every_nth_batch rows")
+    Ks = sorted(int(k) for k in frame["p_K"].unique())
+    sizes = sorted(int(s) for s in frame["p_batch_size"].unique())
+    fig, axes = figlib.plt.subplots(len(Ks), len(sizes), figsize=(3.2 * len(sizes), 2.6 * len(Ks)), squeeze=False,
+                                    sharey=True)
+    for row, K in enumerate(Ks):
+        for col, size in enumerate(sizes):
+            ax = axes[row, col]
+            panel = frame[(frame["p_K"] == K) & (frame["p_batch_size"] == size)]
+            for method in ("bnmf", "cnmf", "online_lda"):
+                runs = panel[panel["method"] == method]
+                if not runs.empty:
+                    figlib.plot_mean_spread(ax, runs, "docs_seen", "loglik_per_word", NAMES[method], **STYLE[method])
+            ax.set_title(f"K = {K}, |C_t| = {size}", fontsize=8)
+            ax.tick_params(labelsize=7)
+            if row == len(Ks) - 1:
+                ax.set_xlabel("documents seen", fontsize=8)
+            if col == 0:
+                ax.set_ylabel("held-out log likelihood / word", fontsize=8)
+    axes[0, 0].legend(fontsize=7)
+    fig.suptitle("Paisley, Blei and Jordan 2014, Fig. 11.3 (mirror)", fontsize=10)
+    fig.tight_layout()
+
+    final = (frame.sort_values("docs_seen").groupby(["p_K", "p_batch_size", "method", "seed"]).tail(1)
+             .groupby(["p_K", "p_batch_size", "method"])["loglik_per_word"].mean().unstack("method"))
+    body = ["| K | minibatch | " + " | ".join(NAMES[m] for m in final.columns) + " |",
+            "|---|---|" + "---|" * len(final.columns)]
+    for (K, size), values in final.iterrows():
+        body.append(f"| {int(K)} | {int(size)} | " + " | ".join(f"{v:.4f}" for v in values) + " |")
+    shrunk = Ks != PAPER_K or sizes != PAPER_BATCH
+    grid = (f"Panels: K in {{{', '.join(map(str, Ks))}}} x minibatch size in {{{', '.join(map(str, sizes))}}}"
+            + (f" (the chapter's grid is K in {{50, 100, 150}} x {{500, 1000, 1500, 2000}} over 1.8M NYT articles; "
+               f"this profile shrinks it)" if shrunk else " (the chapter's grid)"))
+    cnmf = frame[frame["method"] == "cnmf"]
+    m_note = f"C-NMF latent dimension m = {', '.join(str(int(v)) for v in sorted(cnmf['p_m'].unique()))}. " if not cnmf.empty else ""
+    corpus_sizes = ", ".join(f"{v:,}" for v in sorted(frame["corpus_size"].unique()))
+    first = frame.sort_values("docs_seen").iloc[0]  # the first held-out batch is batch n - 1 (0-based)
+    every_n = int(round(first["docs_seen"] / first["p_batch_size"])) + 1
+    caption = (f"Mirror of Paisley et al. 2014, Fig. 11.3. {figlib.corpus_caption(args.corpus_json)}. {grid}. "
+               f"Every {every_n}th minibatch is held out, scored "
+               f"by {frame['protocol'].iloc[0]}, then trained on. Step size rho_t = (tau0 + t)^-kappa with "
+               f"tau0 = {frame['p_tau0'].iloc[0]:g}, kappa = {frame['p_kappa'].iloc[0]:g}; c0 = 0.05 V, a0 = b0 = 1/K; "
+               f"online LDA with alpha = 1/K and eta = c0/V. {m_note}Training corpus size D = {corpus_sizes}. "
+               f"{figlib.seeds_caption(frame)}. Table: the last held-out batch's per-word log likelihood, mean over seeds.")
+    figlib.save_figure(fig, args.png, args.pdf)
+    figlib.write_caption(args.caption, "Paisley et al. 2014, Figure 11.3", caption, "\n".join(body))
+
+
+if __name__ == "__main__":
+    main()
