@@ -18,6 +18,7 @@ include: "workflow/rules/prepare.smk"
 include: "workflow/rules/fit.smk"
 include: "workflow/rules/aggregate.smk"
 include: "workflow/rules/figures_hoffman.smk"
+include: "workflow/rules/figures_paisley.smk"
 include: "workflow/rules/paper.smk"
 
 

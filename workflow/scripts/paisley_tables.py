@@ -66,10 +66,9 @@ def main():
         f"Most probable words of the {n_top} most probable topics, ranked by probability (ranks match Fig. 11.4). "
         f"{setting}{purity_note}"))
     rest_note = f" (mean purity {np.mean(rest_purity):.2f})" if rest_purity else ""
-    io.write_text(args.table_rest, render(
-        "Paisley et al. 2014, Table 11.4 (mirror)", rest_rows,
-        f"Most probable words of {len(rest)} less probable topics, evenly spaced over ranks {n_top + 1}-{K}"
-        f"{rest_note}. {setting}"))
+    what = (f"Most probable words of {len(rest)} less probable topics, evenly spaced over ranks {n_top + 1}-{K}{rest_note}."
+            if len(rest) else f"No less probable topics to show: this profile fits K = {K} <= {n_top} topics, all in Table 11.3.")
+    io.write_text(args.table_rest, render("Paisley et al. 2014, Table 11.4 (mirror)", rest_rows, f"{what} {setting}"))
 
 
 if __name__ == "__main__":
