@@ -1,10 +1,9 @@
 """Shared numba kernels: digamma expectations and the LDA per-document E-step.
 
 The E-step is the hot loop of every LDA-family method (online, batch, streaming and
-population VB), so it lives here once. It is parallel over documents. Documents are
-cut into a fixed number of contiguous chunks, whatever the thread count, and the
-chunks' sufficient statistics are summed in a fixed order, so results are bit-identical
-for 1 or N threads.
+population VB), so it lives here once. It is parallel over documents, then over words for
+the sufficient statistics; each word's statistic is summed over documents in document
+order, so results are bit-identical for 1 or N threads.
 """
 from __future__ import annotations
 
@@ -15,7 +14,7 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit, prange
 
-N_CHUNKS = 8  # fixed, so that summation order (and so every result) is independent of threads
+N_CHUNKS = 64  # document chunks the threads share out; results do not depend on it
 
 
 def set_threads(threads: int) -> int:
@@ -57,6 +56,34 @@ def dirichlet_expectation(param: np.ndarray) -> np.ndarray:
     return out
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _digamma_one_division(x: float) -> float:
+    """Psi(x) for x > 0, as ``digamma`` but with the small-x recurrence done in one division.
+
+    For x < 6, psi(x) = psi(x + 6) - sum_{i<6} 1/(x + i), and that sum is Q'(x)/Q(x) with
+    Q(x) = prod_{i<6} (x + i), built by the product rule. Six divisions become one; the E step
+    evaluates this K times per iteration for gammas that mostly sit near alpha << 6.
+    """
+    shift = 0.0
+    if x < 6.0:
+        q = 1.0
+        dq = 0.0
+        for i in range(6):
+            y = x + i
+            dq = dq * y + q
+            q = q * y
+        shift = dq / q
+        x = x + 6.0
+    inv = 1.0 / x
+    inv2 = inv * inv
+    return (
+        math.log(x)
+        - 0.5 * inv
+        - inv2 * (1.0 / 12 - inv2 * (1.0 / 120 - inv2 * (1.0 / 252 - inv2 * (1.0 / 240 - inv2 * (1.0 / 132)))))
+        - shift
+    )
+
+
 @njit(parallel=True, cache=True)
 def exp_dirichlet_expectation(param: np.ndarray) -> np.ndarray:
     """exp(E[log x]) row-wise; the form the E-step multiplies with."""
@@ -66,99 +93,155 @@ def exp_dirichlet_expectation(param: np.ndarray) -> np.ndarray:
         total = 0.0
         for j in range(k):
             total += param[i, j]
-        psi_total = digamma(total)
+        psi_total = _digamma_one_division(total)
         for j in range(k):
-            out[i, j] = math.exp(digamma(param[i, j]) - psi_total)
+            out[i, j] = math.exp(_digamma_one_division(param[i, j]) - psi_total)
     return out
 
 
-@njit(cache=True, nogil=True)
-def _lda_doc(ids, cts, exp_elog_beta_t, alpha, gamma, max_iter, tol, exp_theta, phinorm):
+@njit(cache=True, nogil=True, inline="always")
+def _exp_elog_theta(gamma, exp_theta):
+    """exp(E[log theta]) = exp(psi(gamma_k) - psi(sum gamma)) (Hoffman et al. 2010, eq. 6)."""
+    total = 0.0
+    for k in range(gamma.shape[0]):
+        total += gamma[k]
+    psi_total = _digamma_one_division(total)
+    for k in range(gamma.shape[0]):
+        exp_theta[k] = math.exp(_digamma_one_division(gamma[k]) - psi_total)
+
+
+# The E step's flags. Only the K-long dot products get ``reassoc`` (LLVM needs it to vectorise a
+# sum; the sums are reordered, so results move in the last bits, never in meaning). The callers
+# must not have it: with reassoc LLVM rewrites (n / s) * row_k as n * row_k / s, a division per
+# topic. ``error_model="numpy"`` drops the zero-division checks (phinorm carries a 1e-100 guard).
+_DOT = dict(cache=True, nogil=True, fastmath={"reassoc", "contract"}, error_model="numpy")
+_LOOP = dict(cache=True, nogil=True, fastmath={"contract"}, error_model="numpy")
+
+
+@njit(**_DOT)
+def _dot(a, b):
+    s = 0.0
+    for k in range(a.shape[0]):
+        s += a[k] * b[k]
+    return s
+
+
+@njit(**_DOT)
+def _dot2(a, b0, b1):
+    """Two dot products in one sweep over ``a``: two independent sums keep the FMA units busy."""
+    s0 = 0.0
+    s1 = 0.0
+    for k in range(a.shape[0]):
+        s0 += a[k] * b0[k]
+        s1 += a[k] * b1[k]
+    return s0, s1
+
+
+@njit(**_LOOP)
+def _gamma_sweep(ids, cts, exp_elog_beta_t, exp_theta, new_gamma):
+    """new_gamma_k = sum_w n_w exp_beta_kw / phinorm_w, phinorm_w = sum_k exp_theta_k exp_beta_kw.
+
+    Words go two at a time; each topic row is used for its phinorm and its gamma term while in cache.
+    """
+    n_topics = exp_theta.shape[0]
+    n_ids = ids.shape[0]
+    for k in range(n_topics):
+        new_gamma[k] = 0.0
+    j = 0
+    while j + 2 <= n_ids:
+        row0 = exp_elog_beta_t[ids[j]]
+        row1 = exp_elog_beta_t[ids[j + 1]]
+        s0, s1 = _dot2(exp_theta, row0, row1)
+        w0 = cts[j] / (s0 + 1e-100)
+        w1 = cts[j + 1] / (s1 + 1e-100)
+        for k in range(n_topics):
+            new_gamma[k] += w0 * row0[k] + w1 * row1[k]
+        j += 2
+    if j < n_ids:
+        row = exp_elog_beta_t[ids[j]]
+        w = cts[j] / (_dot(exp_theta, row) + 1e-100)
+        for k in range(n_topics):
+            new_gamma[k] += w * row[k]
+
+
+@njit(**_LOOP)
+def _lda_doc(ids, cts, exp_elog_beta_t, alpha, gamma, max_iter, tol, exp_theta, new_gamma, phinorm, want_phinorm):
     """Coordinate ascent on one document's (gamma, phi) with topics fixed (Hoffman et al. 2010, Alg. 2 E step).
 
-    phi is never stored: phi_wk = exp_theta_k * exp_beta_kw / phinorm_w. Returns iterations used.
+    phi is never stored: phi_wk = exp_theta_k * exp_beta_kw / phinorm_w. On return ``exp_theta``
+    (and, if asked, ``phinorm``) belong to the final gamma. Returns the iterations used.
     """
     n_topics = gamma.shape[0]
-    n_ids = ids.shape[0]
-    new_gamma = np.empty(n_topics)
+    _exp_elog_theta(gamma, exp_theta)
     iterations = 0
     for it in range(max_iter):
         iterations = it + 1
-        total = 0.0
-        for k in range(n_topics):
-            total += gamma[k]
-        psi_total = digamma(total)
-        for k in range(n_topics):
-            exp_theta[k] = math.exp(digamma(gamma[k]) - psi_total)
-        for j in range(n_ids):
-            row = exp_elog_beta_t[ids[j]]
-            s = 0.0
-            for k in range(n_topics):
-                s += exp_theta[k] * row[k]
-            phinorm[j] = s + 1e-100
-        for k in range(n_topics):
-            new_gamma[k] = 0.0
-        for j in range(n_ids):
-            row = exp_elog_beta_t[ids[j]]
-            weight = cts[j] / phinorm[j]
-            for k in range(n_topics):
-                new_gamma[k] += weight * row[k]
+        _gamma_sweep(ids, cts, exp_elog_beta_t, exp_theta, new_gamma)
         change = 0.0
         for k in range(n_topics):
-            value = alpha[k] + exp_theta[k] * new_gamma[k]
+            value = alpha[k] + exp_theta[k] * new_gamma[k]  # gamma = alpha + sum_w n_w phi_w
             change += abs(value - gamma[k])
             gamma[k] = value
+        _exp_elog_theta(gamma, exp_theta)
         if change / n_topics < tol:
             break
-    # phi and phinorm consistent with the final gamma, for the sufficient statistics
-    total = 0.0
-    for k in range(n_topics):
-        total += gamma[k]
-    psi_total = digamma(total)
-    for k in range(n_topics):
-        exp_theta[k] = math.exp(digamma(gamma[k]) - psi_total)
-    for j in range(n_ids):
-        row = exp_elog_beta_t[ids[j]]
-        s = 0.0
-        for k in range(n_topics):
-            s += exp_theta[k] * row[k]
-        phinorm[j] = s + 1e-100
+    if want_phinorm:
+        for j in range(ids.shape[0]):
+            phinorm[j] = _dot(exp_theta, exp_elog_beta_t[ids[j]]) + 1e-100
     return iterations
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, cache=True, fastmath={"contract"}, error_model="numpy")
 def _lda_e_step(indptr, indices, data, exp_elog_beta_t, alpha, gamma, max_iter, tol, want_sstats, n_chunks):
+    """Documents in parallel; then sstats_t[w] = sum_d (n_dw / phinorm_dw) exp_theta_d in parallel over words.
+
+    Each word's row is summed over documents in document order, whatever the thread count, so the
+    result is bit-identical for 1 or N threads; there are no per-thread V x K buffers to zero and add.
+    """
     n_docs = indptr.shape[0] - 1
     n_words, n_topics = exp_elog_beta_t.shape
-    if want_sstats:
-        chunk_sstats = np.zeros((n_chunks, n_words, n_topics))
-    else:
-        chunk_sstats = np.zeros((1, 1, n_topics))
     iterations = np.zeros(n_docs, dtype=np.int64)
+    exp_theta = np.empty((n_docs, n_topics))
+    token_weight = np.empty(indices.shape[0])  # n_dw / phinorm_dw
     bounds = np.linspace(0, n_docs, n_chunks + 1).astype(np.int64)
-    for chunk in prange(n_chunks):
-        exp_theta = np.empty(n_topics)
-        max_len = 1
-        for d in range(bounds[chunk], bounds[chunk + 1]):
-            max_len = max(max_len, indptr[d + 1] - indptr[d])
-        phinorm = np.empty(max_len)
+    for chunk in prange(n_chunks):  # small chunks: documents differ in cost, threads balance better
+        new_gamma = np.empty(n_topics)
         for d in range(bounds[chunk], bounds[chunk + 1]):
             start, stop = indptr[d], indptr[d + 1]
             ids = indices[start:stop]
             cts = data[start:stop]
-            iterations[d] = _lda_doc(ids, cts, exp_elog_beta_t, alpha, gamma[d], max_iter, tol, exp_theta, phinorm)
+            phinorm = token_weight[start:stop]
+            iterations[d] = _lda_doc(ids, cts, exp_elog_beta_t, alpha, gamma[d], max_iter, tol, exp_theta[d],
+                                     new_gamma, phinorm, want_sstats)
             if want_sstats:
-                out = chunk_sstats[chunk]
                 for j in range(stop - start):
-                    weight = cts[j] / phinorm[j]
-                    for k in range(n_topics):
-                        out[ids[j], k] += weight * exp_theta[k]
+                    phinorm[j] = cts[j] / phinorm[j]
     if not want_sstats:
-        return chunk_sstats[0], iterations
-    sstats = chunk_sstats[0]
-    for chunk in range(1, n_chunks):
-        sstats += chunk_sstats[chunk]
-    return sstats, iterations
+        return np.zeros((1, n_topics)), iterations
+    # the batch's word -> (document, token) lists, by a stable counting sort (documents stay in order)
+    word_start = np.zeros(n_words + 1, dtype=np.int64)
+    for p in range(indices.shape[0]):
+        word_start[indices[p] + 1] += 1
+    for w in range(n_words):
+        word_start[w + 1] += word_start[w]
+    fill = word_start[:-1].copy()
+    token_of = np.empty(indices.shape[0], dtype=np.int64)
+    doc_of = np.empty(indices.shape[0], dtype=np.int64)
+    for d in range(n_docs):
+        for p in range(indptr[d], indptr[d + 1]):
+            w = indices[p]
+            token_of[fill[w]] = p
+            doc_of[fill[w]] = d
+            fill[w] += 1
+    sstats_t = np.zeros((n_words, n_topics))
+    for w in prange(n_words):
+        out = sstats_t[w]
+        for q in range(word_start[w], word_start[w + 1]):
+            weight = token_weight[token_of[q]]
+            theta = exp_theta[doc_of[q]]
+            for k in range(n_topics):
+                out[k] += weight * theta[k]
+    return sstats_t, iterations
 
 
 def lda_e_step(counts: sp.csr_matrix, exp_elog_beta: np.ndarray, alpha, max_iter: int = 100, tol: float = 1e-3,
