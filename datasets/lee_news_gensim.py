@@ -6,7 +6,7 @@ from topicbench.readers import TEXT_PARAMS, TextDataset, read_lines
 
 class LeeNews(TextDataset):
     name = "lee_news_gensim"
-    description = "Tiny news smoke test: 299 ABC news articles, one per line (no dates)"
+    description = "Tiny news smoke test: 300 ABC news articles, one per line (no dates)"
     source = "gensim 4.4.0 test_data/lee_background.cor (see PROVENANCE.md)"
     params = {**TEXT_PARAMS, "vocab_size": 2000}
 

@@ -1,5 +1,4 @@
 """NBER working-paper titles 1973-2021 with year and month: a decades-long science stream (short docs)."""
-import numpy as np
 
 from topicbench.readers import TEXT_PARAMS, ReaderError, TextDataset, read_csv_text
 

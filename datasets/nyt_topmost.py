@@ -2,7 +2,7 @@
 import ast
 import json
 
-import numpy as np
+import pandas as pd
 import scipy.sparse as sp
 
 from topicbench.corpus import Corpus, make_docs_frame
@@ -33,8 +33,6 @@ class NYTTopmost(Dataset):
                                           doc_id=[f"{split}-{i}" for i in ids],
                                           time=[float(year_of_slice[s]) for s in slices],
                                           label=[section_of[l] for l in labels]))
-        import pandas as pd
-
         counts = sp.vstack(parts, format="csr")
         meta = bow_meta(self.name, self.description, "BobXWu/TopMost tutorials/datasets/NYT (see PROVENANCE.md)", 0,
                         "the corpus's own train/test split")

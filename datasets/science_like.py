@@ -4,7 +4,7 @@ from topicbench.synthetic import PlantedDataset, PlantedRecipe, drifting_prevale
 
 class ScienceLike(PlantedDataset):
     name = "science_like"
-    description = ("Synthetic stand-in for Science 1880-2002: V=5855, long documents (500-1500 tokens), topic "
+    description = ("Synthetic stand-in for a century of Science articles: V=5855, long documents (500-1500 tokens), topic "
                    "prevalence drifting over 100 yearly slices; test documents spread over the whole span")
     params = {"n_train": 5000, "n_test": 500, "n_words": 5855, "n_topics": 100, "topic_concentration": 0.01,
               "doc_alpha": 0.1, "min_length": 500, "max_length": 1500, "n_slices": 100, "drift_step": 0.3,

@@ -1,7 +1,6 @@
 """STTM short-text benchmark sets (already preprocessed): tweets, news titles, snippets, questions."""
 import tarfile
 
-import pandas as pd
 
 from topicbench.corpus import make_docs_frame
 from topicbench.dataset import Dataset

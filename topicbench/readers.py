@@ -16,7 +16,6 @@ import gzip
 import io
 import json
 import lzma
-import os
 import re
 from collections import Counter
 from dataclasses import asdict, dataclass

@@ -333,7 +333,6 @@ def write_recipe(recipe: PlantedRecipe, out_dir, extra_meta: dict | None = None)
             _write_npy(zipf, "shape", np.array((recipe.n_docs, recipe.n_words)))
             _write_npy_from_file(zipf, "data", raw["data"], np.int32, np.int32, nnz)
         os.remove(raw["indices"])
-        n_tokens = None
         with open(raw["data"], "rb") as f_data:
             n_tokens = 0
             while True:
