@@ -57,12 +57,12 @@ def dirichlet_expectation(param: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _digamma_one_division(x: float) -> float:
-    """Psi(x) for x > 0, as ``digamma`` but with the small-x recurrence done in one division.
+def _digamma_parts(x: float):
+    """(y, c) with Psi(x) = log(y) - c, for x > 0; ``digamma`` with the small-x recurrence in one division.
 
     For x < 6, psi(x) = psi(x + 6) - sum_{i<6} 1/(x + i), and that sum is Q'(x)/Q(x) with
-    Q(x) = prod_{i<6} (x + i), built by the product rule. Six divisions become one; the E step
-    evaluates this K times per iteration for gammas that mostly sit near alpha << 6.
+    Q(x) = prod_{i<6} (x + i), built by the product rule: six divisions become one. Returning log's
+    argument lets exp(Psi(x) - s) be taken as y * exp(-c - s), one exp and no log.
     """
     shift = 0.0
     if x < 6.0:
@@ -76,12 +76,14 @@ def _digamma_one_division(x: float) -> float:
         x = x + 6.0
     inv = 1.0 / x
     inv2 = inv * inv
-    return (
-        math.log(x)
-        - 0.5 * inv
-        - inv2 * (1.0 / 12 - inv2 * (1.0 / 120 - inv2 * (1.0 / 252 - inv2 * (1.0 / 240 - inv2 * (1.0 / 132)))))
-        - shift
-    )
+    c = 0.5 * inv + inv2 * (1.0 / 12 - inv2 * (1.0 / 120 - inv2 * (1.0 / 252 - inv2 * (1.0 / 240 - inv2 * (1.0 / 132)))))
+    return x, c + shift
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _digamma_one_division(x: float) -> float:
+    y, c = _digamma_parts(x)
+    return math.log(y) - c
 
 
 @njit(parallel=True, cache=True)
@@ -107,7 +109,8 @@ def _exp_elog_theta(gamma, exp_theta):
         total += gamma[k]
     psi_total = _digamma_one_division(total)
     for k in range(gamma.shape[0]):
-        exp_theta[k] = math.exp(_digamma_one_division(gamma[k]) - psi_total)
+        y, c = _digamma_parts(gamma[k])
+        exp_theta[k] = y * math.exp(-c - psi_total)
 
 
 # The E step's flags. Only the K-long dot products get ``reassoc`` (LLVM needs it to vectorise a
@@ -127,41 +130,50 @@ def _dot(a, b):
 
 
 @njit(**_DOT)
-def _dot2(a, b0, b1):
-    """Two dot products in one sweep over ``a``: two independent sums keep the FMA units busy."""
+def _dot4(a, b0, b1, b2, b3):
+    """Four dot products in one sweep over ``a``: independent sums keep the FMA units busy."""
     s0 = 0.0
     s1 = 0.0
+    s2 = 0.0
+    s3 = 0.0
     for k in range(a.shape[0]):
         s0 += a[k] * b0[k]
         s1 += a[k] * b1[k]
-    return s0, s1
+        s2 += a[k] * b2[k]
+        s3 += a[k] * b3[k]
+    return s0, s1, s2, s3
 
 
 @njit(**_LOOP)
 def _gamma_sweep(ids, cts, exp_elog_beta_t, exp_theta, new_gamma):
     """new_gamma_k = sum_w n_w exp_beta_kw / phinorm_w, phinorm_w = sum_k exp_theta_k exp_beta_kw.
 
-    Words go two at a time; each topic row is used for its phinorm and its gamma term while in cache.
+    Words go four at a time; each topic row is used for its phinorm and its gamma term while in cache.
     """
     n_topics = exp_theta.shape[0]
     n_ids = ids.shape[0]
     for k in range(n_topics):
         new_gamma[k] = 0.0
     j = 0
-    while j + 2 <= n_ids:
+    while j + 4 <= n_ids:
         row0 = exp_elog_beta_t[ids[j]]
         row1 = exp_elog_beta_t[ids[j + 1]]
-        s0, s1 = _dot2(exp_theta, row0, row1)
+        row2 = exp_elog_beta_t[ids[j + 2]]
+        row3 = exp_elog_beta_t[ids[j + 3]]
+        s0, s1, s2, s3 = _dot4(exp_theta, row0, row1, row2, row3)
         w0 = cts[j] / (s0 + 1e-100)
         w1 = cts[j + 1] / (s1 + 1e-100)
+        w2 = cts[j + 2] / (s2 + 1e-100)
+        w3 = cts[j + 3] / (s3 + 1e-100)
         for k in range(n_topics):
-            new_gamma[k] += w0 * row0[k] + w1 * row1[k]
-        j += 2
-    if j < n_ids:
+            new_gamma[k] += (w0 * row0[k] + w1 * row1[k]) + (w2 * row2[k] + w3 * row3[k])
+        j += 4
+    while j < n_ids:
         row = exp_elog_beta_t[ids[j]]
         w = cts[j] / (_dot(exp_theta, row) + 1e-100)
         for k in range(n_topics):
             new_gamma[k] += w * row[k]
+        j += 1
 
 
 @njit(**_LOOP)
