@@ -7,7 +7,11 @@ from snakemake.utils import min_version, validate
 min_version("8.10")
 
 
-configfile: "workflow/config/default.yaml"
+# The default profile's config only when none is given: Snakemake would otherwise merge a
+# --configfile into it, leaking default experiments into the ci and paper profiles.
+if not config.get("experiments"):
+
+    configfile: "workflow/config/default.yaml"
 
 
 validate(config, "workflow/config/schema.yaml")
@@ -18,6 +22,7 @@ include: "workflow/rules/prepare.smk"
 include: "workflow/rules/fit.smk"
 include: "workflow/rules/aggregate.smk"
 include: "workflow/rules/figures_hoffman.smk"
+include: "workflow/rules/figures_mcinerney.smk"
 include: "workflow/rules/figures_paisley.smk"
 include: "workflow/rules/paper.smk"
 
