@@ -6,6 +6,12 @@ MCINERNEY_SCRIPTS = "workflow/scripts"
 MCINERNEY_EXPERIMENTS = [name for name in (config.get("experiments") or {}) if name.startswith("mcinerney_fig1_")]
 
 
+# corpus.json of each experiment's corpus, in column order (Fig. 1's caption describes them)
+MCINERNEY_CORPORA = [
+    corpus_json(config["experiments"][name].get("dataset") or config["experiments"][name]["datasets"][0])
+    for name in MCINERNEY_EXPERIMENTS
+]
+
 if MCINERNEY_EXPERIMENTS:
     FIGURE_TARGETS.extend(expand(f"{RESULTS}/figures/mcinerney_fig{{n}}.{{ext}}", n=[1, 3], ext=["png", "pdf", "md"]))
 
@@ -13,6 +19,7 @@ if MCINERNEY_EXPERIMENTS:
         input:
             traces=f"{RESULTS}/all_traces.parquet",
             script=f"{MCINERNEY_SCRIPTS}/mcinerney_fig{{n}}.py",
+            corpora=MCINERNEY_CORPORA,
         output:
             png=f"{RESULTS}/figures/mcinerney_fig{{n}}.png",
             pdf=f"{RESULTS}/figures/mcinerney_fig{{n}}.pdf",
@@ -28,4 +35,4 @@ if MCINERNEY_EXPERIMENTS:
             "../envs/topicbench.yaml"
         shell:
             "python {input.script} --traces {input.traces} --experiments {params.experiments} "
-            "--png {output.png} --pdf {output.pdf} --caption {output.caption} > {log} 2>&1"
+            "--corpus-json {input.corpora} --png {output.png} --pdf {output.pdf} --caption {output.caption} > {log} 2>&1"

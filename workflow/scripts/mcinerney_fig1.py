@@ -41,11 +41,30 @@ def label_for(method: str, stream: str, log10_alpha: float | None = None) -> str
     return f"SVI (D = N{replacement})"
 
 
+def corpus_notes(paths):
+    """What each corpus is, from its corpus.json: size, vocabulary, planted topics and whether its order drifts."""
+    import json
+    from pathlib import Path
+
+    notes = []
+    for path in paths:
+        meta = json.loads(Path(path).read_text())
+        generator = meta.get("generator", {})
+        text = f"{meta.get('name', '?')}: {meta.get('source', '?')}, V = {meta.get('n_words', 0):,}"
+        if generator:
+            drift = generator.get("prevalence", "no drift: the time order is the generation order of exchangeable documents")
+            text += (f", {generator.get('n_topics')} planted topics, lengths {generator.get('lengths', '?')}; "
+                     f"topic prevalence: {drift}")
+        notes.append(text + ".")
+    return notes
+
+
 def main():
     parser = argparse.ArgumentParser()
     for name in ("traces", "png", "pdf", "caption"):
         parser.add_argument(f"--{name}", required=True)
     parser.add_argument("--experiments", nargs="+", required=True, help="one per corpus (its look-ahead N scaled to it)")
+    parser.add_argument("--corpus-json", nargs="*", default=[], help="corpus.json of each corpus, for the caption")
     args = parser.parse_args()
     frame = pd.concat([figlib.load_traces(args.traces, name) for name in args.experiments], ignore_index=True)
     frame = frame[frame["eval_kind"] == "lookahead"].copy()
@@ -97,7 +116,7 @@ def main():
         "and streaming VB. SVI is online LDA with D = N on the with-replacement stream (Hoffman et al. 2013): its "
         "look-ahead documents may already have been drawn, about 1 - exp(-docs seen / N) of them (63% at the end of the "
         "pass), so its permuted-row curve is optimistic by that overlap. Dotted: the word-frequency baseline on the same "
-        "look-ahead documents."
+        "look-ahead documents. " + " ".join(corpus_notes(args.corpus_json))
     )
     fig.suptitle("McInerney et al. 2015, Fig. 1 (mirror): look-ahead log likelihood vs documents seen", fontsize=10)
     figlib.save_figure(fig, args.png, args.pdf)

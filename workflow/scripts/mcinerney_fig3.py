@@ -19,6 +19,7 @@ def main():
     for name in ("traces", "png", "pdf", "caption"):
         parser.add_argument(f"--{name}", required=True)
     parser.add_argument("--experiments", nargs="+", required=True, help="one per corpus (its look-ahead N scaled to it)")
+    parser.add_argument("--corpus-json", nargs="*", default=[], help="accepted for symmetry with Fig. 1; unused")
     args = parser.parse_args()
     frame = pd.concat([figlib.load_traces(args.traces, name) for name in args.experiments], ignore_index=True)
     frame = frame[(frame["eval_kind"] == "lookahead") & (frame["stream"] == "time_ordered")]
