@@ -96,8 +96,12 @@ def generate_chunks(
 def oracle_loglik_per_word(theta: np.ndarray, topics: np.ndarray, heldout: sp.csr_matrix) -> float:
     """Per-word log likelihood of held-out tokens under the true theta and topics (the floor no fit beats)."""
     heldout = sp.csr_matrix(heldout)
-    rows = np.repeat(np.arange(heldout.shape[0]), np.diff(heldout.indptr))
-    probs = np.einsum("nk,kn->n", theta[rows], topics[:, heldout.indices])
+    probs = np.empty(heldout.nnz)
+    for start in range(0, heldout.shape[0], 256):  # in blocks: (tokens x K) temporaries stay small
+        block = heldout[start:start + 256]
+        rows = np.repeat(np.arange(block.shape[0]), np.diff(block.indptr))
+        lo, hi = heldout.indptr[start], heldout.indptr[min(start + 256, heldout.shape[0])]
+        probs[lo:hi] = np.einsum("nk,kn->n", theta[start:start + 256][rows], topics[:, block.indices])
     return float((heldout.data * np.log(probs)).sum() / heldout.data.sum())
 
 
