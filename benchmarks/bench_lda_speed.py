@@ -90,7 +90,10 @@ def write_section(text: str) -> None:
     old = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else ""
     pattern = re.compile(rf"^{re.escape(SECTION)}\n.*?(?=^## |\Z)", re.S | re.M)
     block = text.rstrip("\n") + "\n\n"
-    new = pattern.sub(lambda _: block, old) if pattern.search(old) else (old.rstrip("\n") + "\n\n" + block).lstrip("\n")
+    if pattern.search(old):
+        new = pattern.sub(lambda _: block, old)
+    else:
+        new = (old.rstrip("\n") + "\n\n" + block) if old.strip() else block
     io.write_text(RESULTS, new)
 
 
