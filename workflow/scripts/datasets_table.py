@@ -53,17 +53,21 @@ def rows(corpora_dir):
     return out
 
 
+def cell(text: str) -> str:
+    return str(text).replace("|", "\\|")
+
+
 def table(entries) -> str:
     lines = ["| dataset | stands in for | docs (train / test) | V | tokens | mean length | time span | build CPU s |",
              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for name, given, cls, corpus, seconds, note in entries:
         label = f"`{name}`" + (f" `subset={given['subset']}`" if given else "")
         if corpus is None:
-            lines.append(f"| {label} | {cls.description} | {note} | | | | | |")
+            lines.append(f"| {label} | {cell(cls.description)} | {cell(note)} | | | | | |")
             continue
         lengths = np.asarray(corpus.counts.sum(axis=1)).ravel()
         n_train = int((corpus.docs["split"] == "train").sum())
-        lines.append(f"| {label} | {cls.description} | {corpus.n_docs:,} ({n_train:,} / {corpus.n_docs - n_train:,}) | "
+        lines.append(f"| {label} | {cell(cls.description)} | {corpus.n_docs:,} ({n_train:,} / {corpus.n_docs - n_train:,}) | "
                      f"{corpus.n_words:,} | {corpus.n_tokens:,} | {lengths.mean():.1f} | {fmt_time(corpus)} | {seconds:.1f} |")
     return "\n".join(lines)
 
