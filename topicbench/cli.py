@@ -46,9 +46,9 @@ def cmd_prepare(args) -> int:
 
     params = _parse_assignments(args.param, "--param")
     path = prepare(args.dataset, args.out, corpora_dir=args.corpora_dir, corpus_name=args.name, **params)
-    from .corpus import load_corpus
-
-    print(json.dumps(load_corpus(path).summary(), indent=2))
+    # from corpus.json, not by loading the counts: a paper-scale corpus would not fit the memory bound
+    meta = json.loads((Path(path) / "corpus.json").read_text())
+    print(json.dumps({k: meta.get(k) for k in ("name", "n_docs", "n_train", "n_test", "n_words", "n_tokens")}, indent=2))
     return 0
 
 
