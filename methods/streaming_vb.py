@@ -4,7 +4,8 @@ the global parameter using density filtering with exponential families").
 
 Broderick et al.'s streaming update q_b = A(C_b, q_{b-1}) (their sec. 2.1) with batch VB (Hoffman et al.
 2010, Alg. 1) as the primitive A: the posterior after minibatches 1..b-1 is the prior of minibatch b,
-batch VB is run on minibatch b alone with that prior, and its result is the new posterior. For LDA's conjugate q(beta) = Dirichlet(lambda) that reads
+batch VB is run on minibatch b alone with that prior, and its result is the new posterior. For LDA's
+conjugate q(beta) = Dirichlet(lambda) that reads
 
     lambda_b = lambda_{b-1} + sum_{d in batch b} n_dw phi_dwk     (phi at the minibatch's VB fixed point)
 
@@ -54,20 +55,27 @@ class StreamingVB(VariationalLDA):
         """The prior of the next minibatch: eta before any data, else the current posterior."""
         return np.full_like(self.lam, self.eta) if self.updates == 0 else self.lam.copy()
 
-    def topic_bound_under(self, prior: np.ndarray) -> float:
+    def topic_bound_under(self, prior: np.ndarray, prior_norm: float) -> float:
         """E_q[log p(beta | prior)] - E_q[log q(beta | lambda)]: the topic terms of Hoffman et al. 2010 eq. 4
-        with the Dirichlet(eta) prior replaced by Dirichlet(prior), as Broderick et al.'s update requires."""
+        with the Dirichlet(eta) prior replaced by Dirichlet(prior), as Broderick et al.'s update requires.
+        ``prior_norm`` is the prior's log normaliser term, fixed within a minibatch (see ``log_norm``)."""
         elog_beta = np.log(self.exp_elog_beta)
         score = float(np.sum((prior - self.lam) * elog_beta) + np.sum(gammaln(self.lam)) - np.sum(gammaln(self.lam.sum(axis=1))))
-        return score + float(np.sum(gammaln(prior.sum(axis=1))) - np.sum(gammaln(prior)))
+        return score + prior_norm
+
+    @staticmethod
+    def log_norm(prior: np.ndarray) -> float:
+        """sum_k log Gamma(sum_w prior_kw) - sum_kw log Gamma(prior_kw)."""
+        return float(np.sum(gammaln(prior.sum(axis=1))) - np.sum(gammaln(prior)))
 
     def partial_fit(self, batch):
         prior = self.prior_lambda()
+        prior_norm = self.log_norm(prior)
         elbo_trace = []
-        for inner in range(self.hyper["max_inner_iter"]):
-            gamma, sstats, _ = self.e_step(batch.counts)  # E step with lambda fixed (Alg. 1 of Hoffman et al. 2010)
-            elbo = self.doc_bound(batch.counts, gamma) + self.topic_bound_under(prior)  # minibatch ELBO, prior = old posterior
-            self.lam = prior + sstats  # q_b = A(C_b, q_{b-1}) (Broderick et al. 2013, sec. 2.1), A = batch VB: Alg. 1 M step, prior eta -> lambda_{b-1}
+        for _ in range(self.hyper["max_inner_iter"]):  # A = batch VB (Hoffman et al. 2010, Alg. 1) on this minibatch
+            gamma, sstats, _ = self.e_step(batch.counts)  # E step, lambda fixed
+            elbo = self.doc_bound(batch.counts, gamma) + self.topic_bound_under(prior, prior_norm)  # eq. 4, prior = q_{b-1}
+            self.lam = prior + sstats  # M step with prior lambda_{b-1}: q_b = A(C_b, q_{b-1}) (Broderick et al., sec. 2.1)
             self._refresh()
             converged = bool(elbo_trace) and (elbo - elbo_trace[-1]) / abs(elbo_trace[-1]) < self.hyper["rel_tol"]
             elbo_trace.append(elbo)
