@@ -39,9 +39,11 @@ def main():
         n_true = int(panel["corpus_size"].iloc[0])
         ax.axvline(np.log10(n_true), color="black", linestyle="--", label=f"true N = {n_true:,}")
         svb = panel[panel["method"] == "streaming_vb"]
-        svb_final = float(svb["loglik_per_word"].mean()) if not svb.empty else np.nan
-        if not svb.empty:
-            ax.axhline(svb_final, color="tab:orange", linestyle=":", label="streaming VB")
+        svb_final = np.nan
+        if not svb.empty:  # at its best setting where the config grids one (e.g. the minibatch size)
+            varying = [c for c in svb.columns if c.startswith("p_") and svb[c].nunique(dropna=False) > 1]
+            svb_final = float(svb.groupby(varying)["loglik_per_word"].mean().max() if varying else svb["loglik_per_word"].mean())
+            ax.axhline(svb_final, color="tab:orange", linestyle=":", label="streaming VB (best setting)")
         ax.set_title(dataset, fontsize=9)
         ax.set_xlabel("log10 alpha")
         if ax is axes[0][0]:
@@ -55,7 +57,8 @@ def main():
     table = pd.DataFrame(rows)
     n_ahead = frame.groupby("dataset")["heldout_docs"].max().loc[datasets]
     caption = ("Mirror of McInerney, Ranganath and Blei 2015, Fig. 3 (LDA panels): population VB's final score on the "
-               "time-ordered stream for each alpha = 10^x (the hyperparameter log10_population). Protocol: the look-ahead "
+               "time-ordered stream for each alpha = 10^x (the hyperparameter log10_population), against the true N and "
+               "streaming VB's final score at its best setting. Protocol: the look-ahead "
                "policy, the next n stream documents scored before training ("
                + ", ".join(f"{d}: n = {int(n):,}" for d, n in n_ahead.items()) + "), "
                f"{frame['protocol'].iloc[0]}; 'final' is the last checkpoint. K = {int(frame['p_K'].iloc[0])}. "
