@@ -168,6 +168,24 @@ def test_kappa_half_needs_the_explicit_switch():
     assert method.step_size() == pytest.approx(1024.0 ** -0.5)
 
 
+@pytest.mark.parametrize("stream", ["time_ordered", "shuffled"])
+def test_lookahead_final_window_is_the_same_for_every_minibatch_size(corpus, stream):
+    """The look-ahead policy trains on all but the stream's last n documents, so runs with different minibatch
+    sizes (Fig. 1 compares streaming VB at its best S with population VB) end on the same full window:
+    the same documents, hence the same word-frequency score, not a tail truncated by where a minibatch ends."""
+    n_train, n_ahead = corpus.split("train").n_docs, 70
+    finals = []
+    for batch_size in (32, 128):
+        trace, method = run(RunSpec(method="population_vb", params={"K": N_TOPICS, "batch_size": batch_size},
+                                    stream=stream, holdout="lookahead", holdout_n=n_ahead, n_checkpoints=3), corpus)
+        assert method.docs_seen == n_train - n_ahead
+        finals.append(trace.iloc[-1])
+    for final in finals:
+        assert final["docs_seen"] == n_train - n_ahead and final["heldout_docs"] == n_ahead
+    assert finals[0]["unigram_loglik_per_word"] == finals[1]["unigram_loglik_per_word"]
+    assert finals[0]["heldout_tokens"] == finals[1]["heldout_tokens"]
+
+
 def test_svb_learns_planted_topics_on_a_time_ordered_stream(corpus):
     """A sanity floor on a true stream: one pass of SVB beats the word-frequency model by a wide margin."""
     trace, _ = run(RunSpec(method="streaming_vb", params={"K": N_TOPICS, "batch_size": 50, "max_inner_iter": 20},

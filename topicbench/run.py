@@ -165,13 +165,18 @@ def run(spec: RunSpec, corpus: Corpus | str | os.PathLike, out_dir: str | os.Pat
         order = stream_order(spec.stream, train.n_docs, spec.seed, spec.passes, times, train.docs["doc_id"].to_numpy())
         if spec.max_docs is not None:
             order = order[: spec.max_docs]
-        stream = Stream(train.counts, order, int(method.batch_size), train.docs["doc_id"].to_numpy(), times)
+        if holdout.policy == "lookahead" and len(order) > holdout.n:
+            # the stream's last n documents are only scored, never trained on: every run then ends on the same
+            # full look-ahead window, whatever its minibatch size
+            stream = Stream(train.counts, order[: len(order) - holdout.n], int(method.batch_size),
+                            train.docs["doc_id"].to_numpy(), times)
+        else:
+            stream = Stream(train.counts, order, int(method.batch_size), train.docs["doc_id"].to_numpy(), times)
+    ahead_order = order  # what the lookahead policy peeks into (the untruncated stream)
     total_docs = len(stream.order)
 
     if batch_method:
         checkpoints = np.cumsum(np.full(stream.n_batches, train.n_docs))
-    elif holdout.policy == "lookahead":
-        checkpoints = log_checkpoints(max(total_docs - holdout.n, 1), holdout.n_checkpoints, first=stream.batch_size)
     else:
         checkpoints = log_checkpoints(total_docs, holdout.n_checkpoints, first=stream.batch_size)
     fixed_splits = protocol_splits(test.counts, protocol) if holdout.policy == "fixed" else None
@@ -225,7 +230,7 @@ def run(spec: RunSpec, corpus: Corpus | str | os.PathLike, out_dir: str | os.Pat
             if holdout.policy == "fixed":
                 score(fixed_splits, test.counts, test.n_docs, "test")
             elif holdout.policy == "lookahead":
-                rows_ahead = stream.upcoming(processed, holdout.n)
+                rows_ahead = ahead_order[processed : processed + holdout.n]
                 if len(rows_ahead):
                     ahead = train.counts[rows_ahead]
                     score(protocol_splits(ahead, protocol), ahead, len(rows_ahead), "lookahead")
