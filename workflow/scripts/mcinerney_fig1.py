@@ -120,7 +120,8 @@ def main():
     corpora = (frame.groupby("dataset")["corpus_size"].first().loc[datasets])
     caption = (
         "Mirror of McInerney, Ranganath and Blei 2015, Fig. 1 (LDA). Protocol: the lookahead policy -- at each checkpoint "
-        "the next n stream documents are scored before they are trained on, "
+        "the next n stream documents are scored before they are trained on (the stream's last n documents are never "
+        "trained on, so every run ends on the same window), "
         f"{frame['protocol'].iloc[0]}. Corpora (training documents N, look-ahead n, about 5% of N): "
         + ", ".join(f"{d} N = {int(n):,}, n = {int(n_ahead[d]):,}" for d, n in corpora.items())
         + f". K = {int(frame['p_K'].iloc[0])}. {figlib.seeds_caption(frame)}. Population VB is shown at its best alpha per "
