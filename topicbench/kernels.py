@@ -205,11 +205,8 @@ def _lda_doc(ids, cts, exp_elog_beta_t, alpha, gamma, max_iter, tol, exp_theta, 
 
 @njit(parallel=True, cache=True, fastmath={"contract"}, error_model="numpy")
 def _lda_e_step(indptr, indices, data, exp_elog_beta_t, alpha, gamma, max_iter, tol, want_sstats, n_chunks):
-    """Documents in parallel; then sstats_t[w] = sum_d (n_dw / phinorm_dw) exp_theta_d in parallel over words.
-
-    Each word's row is summed over documents in document order, whatever the thread count, so the
-    result is bit-identical for 1 or N threads; there are no per-thread V x K buffers to zero and add.
-    """
+    """Documents in parallel; then sstats_t[w] = sum_d (n_dw / phinorm_dw) exp_theta_d by ``_sum_by_word``,
+    bit-identical for 1 or N threads."""
     n_docs = indptr.shape[0] - 1
     n_words, n_topics = exp_elog_beta_t.shape
     iterations = np.zeros(n_docs, dtype=np.int64)
@@ -230,30 +227,7 @@ def _lda_e_step(indptr, indices, data, exp_elog_beta_t, alpha, gamma, max_iter, 
                     phinorm[j] = cts[j] / phinorm[j]
     if not want_sstats:
         return np.zeros((1, n_topics)), iterations
-    # the batch's word -> (document, token) lists, by a stable counting sort (documents stay in order)
-    word_start = np.zeros(n_words + 1, dtype=np.int64)
-    for p in range(indices.shape[0]):
-        word_start[indices[p] + 1] += 1
-    for w in range(n_words):
-        word_start[w + 1] += word_start[w]
-    fill = word_start[:-1].copy()
-    token_of = np.empty(indices.shape[0], dtype=np.int64)
-    doc_of = np.empty(indices.shape[0], dtype=np.int64)
-    for d in range(n_docs):
-        for p in range(indptr[d], indptr[d + 1]):
-            w = indices[p]
-            token_of[fill[w]] = p
-            doc_of[fill[w]] = d
-            fill[w] += 1
-    sstats_t = np.zeros((n_words, n_topics))
-    for w in prange(n_words):
-        out = sstats_t[w]
-        for q in range(word_start[w], word_start[w + 1]):
-            weight = token_weight[token_of[q]]
-            theta = exp_theta[doc_of[q]]
-            for k in range(n_topics):
-                out[k] += weight * theta[k]
-    return sstats_t, iterations
+    return _sum_by_word(indptr, indices, token_weight, exp_theta, n_words), iterations
 
 
 def lda_e_step(counts: sp.csr_matrix, exp_elog_beta: np.ndarray, alpha, max_iter: int = 100, tol: float = 1e-3,
