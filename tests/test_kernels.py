@@ -124,3 +124,22 @@ def test_exp_dirichlet_expectation_matches_scipy():
     lam = np.random.default_rng(3).gamma(0.5, 3.0, (7, 300)) + 1e-3
     expected = np.exp(psi(lam) - psi(lam.sum(axis=1, keepdims=True)))
     np.testing.assert_allclose(kernels.exp_dirichlet_expectation(lam), expected, rtol=1e-10)
+
+
+def test_skipped_topics_stay_at_alpha_exactly():
+    """With a small alpha most topics fall to gamma_k = alpha_k exactly (their term rounds away); the kernel
+    skips those once its bound proves it, so it must agree with the full reference, bit for bit on them."""
+    rng = np.random.default_rng(7)
+    n_docs, n_words, n_topics = 80, 300, 40
+    counts = sp.random(n_docs, n_words, density=0.15, random_state=rng,
+                       data_rvs=lambda n: rng.integers(1, 4, n)).tocsr()
+    lam = rng.gamma(0.1, 1.0, (n_topics, n_words)) + 0.01  # peaked topics: documents use few of them
+    exp_elog_beta = np.exp(psi(lam) - psi(lam.sum(axis=1, keepdims=True)))
+    gamma, sstats, iterations = kernels.lda_e_step(counts, exp_elog_beta, 0.01, max_iter=100, tol=1e-3)
+    ref_gamma, ref_sstats, ref_iterations = reference_e_step(counts, exp_elog_beta, 0.01, 100, 1e-3)
+    at_alpha = ref_gamma == 0.01
+    assert at_alpha.mean() > 0.5  # the case the skipping is for
+    assert np.array_equal(iterations, ref_iterations)
+    assert np.array_equal(gamma == 0.01, at_alpha)
+    np.testing.assert_allclose(gamma, ref_gamma, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(sstats, ref_sstats, rtol=1e-9, atol=1e-12)

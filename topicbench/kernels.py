@@ -149,9 +149,13 @@ def _gamma_sweep(ids, cts, exp_elog_beta_t, exp_theta, new_gamma):
     """new_gamma_k = sum_w n_w exp_beta_kw / phinorm_w, phinorm_w = sum_k exp_theta_k exp_beta_kw.
 
     Words go four at a time; each topic row is used for its phinorm and its gamma term while in cache.
+    The topics are the first len(exp_theta) of each row. Returns sum_w n_w / phinorm_w and min_w phinorm_w,
+    which bound what a skipped topic would have added (see ``_lda_doc``).
     """
     n_topics = exp_theta.shape[0]
     n_ids = ids.shape[0]
+    token_sum = 0.0
+    min_phinorm = np.inf
     for k in range(n_topics):
         new_gamma[k] = 0.0
     j = 0
@@ -167,93 +171,252 @@ def _gamma_sweep(ids, cts, exp_elog_beta_t, exp_theta, new_gamma):
         w3 = cts[j + 3] / (s3 + 1e-100)
         for k in range(n_topics):
             new_gamma[k] += (w0 * row0[k] + w1 * row1[k]) + (w2 * row2[k] + w3 * row3[k])
+        token_sum += (w0 + w1) + (w2 + w3)
+        min_phinorm = min(min_phinorm, min(min(s0, s1), min(s2, s3)) + 1e-100)
         j += 4
     while j < n_ids:
         row = exp_elog_beta_t[ids[j]]
-        w = cts[j] / (_dot(exp_theta, row) + 1e-100)
+        s = _dot(exp_theta, row)
+        w = cts[j] / (s + 1e-100)
         for k in range(n_topics):
             new_gamma[k] += w * row[k]
+        token_sum += w
+        min_phinorm = min(min_phinorm, s + 1e-100)
         j += 1
+    return token_sum, min_phinorm
+
+
+# Active topics. With a small alpha most gamma_k fall to alpha within a few iterations and their
+# exp_theta_k ~ exp(psi(alpha)) to e^-100; such a topic is skipped when the bound below says that its
+# term moves gamma_k, and every phinorm_w, by less than SKIP_EPS relative, so gamma_k = alpha_k exactly,
+# as the full update rounds it too. The set is chosen with the previous iteration's bound (times
+# SKIP_MARGIN), checked after the sweep with this one's, and the sweep redone over all topics if the check fails.
+SKIP_EPS = 2.0 ** -60
+SKIP_MARGIN = 2.0 ** -10
+SPARSE_FRACTION = 0.8  # gather the active topics' columns only when at most this fraction of K is active
+PAD = 8  # the gathered width is a multiple of this (zero columns), so the dot products stay vectorised
 
 
 @njit(**_LOOP)
-def _lda_doc(ids, cts, exp_elog_beta_t, alpha, gamma, max_iter, tol, exp_theta, new_gamma, phinorm, want_phinorm):
+def _update_gamma(alpha, gamma, exp_theta, new_gamma, position):
+    """gamma_k = alpha_k + exp_theta_k new_gamma_k (alpha_k for a skipped topic); returns sum_k |change|."""
+    change = 0.0
+    for k in range(gamma.shape[0]):
+        a = position[k]
+        value = alpha[k] + exp_theta[a] * new_gamma[a] if a >= 0 else alpha[k]  # gamma = alpha + sum_w n_w phi_w
+        change += abs(value - gamma[k])
+        gamma[k] = value
+    return change
+
+
+@njit(**_LOOP)
+def _skipped_ok(exp_theta, topic_max, position, alpha, token_sum, min_phinorm, eps):
+    """True if no topic outside the set moves gamma_k or phinorm_w by eps relative: for skipped k,
+    exp_theta_k sum_w n_w exp_beta_kw / phinorm_w <= exp_theta_k max_w exp_beta_kw sum_w n_w / phinorm_w
+    < eps alpha_k, and sum_skipped exp_theta_k exp_beta_kw < eps min_w phinorm_w. (phinorm over a subset
+    of topics is smaller than the full one, so these bounds hold for the full sums too.)"""
+    mass = 0.0
+    for k in range(exp_theta.shape[0]):
+        if position[k] < 0:
+            term = exp_theta[k] * topic_max[k]
+            if not term * token_sum < eps * alpha[k]:
+                return False
+            mass += term
+    return mass < eps * min_phinorm
+
+
+@njit(**_LOOP)
+def _lda_doc(ids, cts, exp_elog_beta_t, alpha, exp_psi_alpha, gamma, max_iter, tol, exp_theta, new_gamma, phinorm,
+             want_phinorm, work):
     """Coordinate ascent on one document's (gamma, phi) with topics fixed (Hoffman et al. 2010, Alg. 2 E step).
 
     phi is never stored: phi_wk = exp_theta_k * exp_beta_kw / phinorm_w. On return ``exp_theta``
     (and, if asked, ``phinorm``) belong to the final gamma. Returns the iterations used.
+    Once few topics are active (see SKIP_EPS), the sweep runs over a gathered copy of their columns;
+    a skipped topic has gamma_k = alpha_k, so exp_theta_k <= exp(psi(alpha_k)) exp(-psi(sum gamma)).
     """
     n_topics = gamma.shape[0]
+    n_ids = ids.shape[0]
+    position, active, local_ids, topic_max, theta_active, sub = work
+    for k in range(n_topics):
+        position[k] = k
+    n_active = n_topics  # all topics, read straight from exp_elog_beta_t ("full")
+    width = n_topics
+    sparse = False
+    fresh = False  # first sweep after a gather: the topics just dropped may not be at alpha yet
+    have_max = False
+    token_sum = 0.0
+    min_phinorm = np.inf
+    scale = 0.0  # exp(-psi(sum gamma)), rounded up
+    skipped_max = 0.0  # max over skipped k of exp(psi(alpha_k)) max_w exp_beta_kw / alpha_k
+    skipped_mass = 0.0  # sum over skipped k of exp(psi(alpha_k)) max_w exp_beta_kw
+    skipped_alpha = 0.0  # sum over skipped k of alpha_k
+    threshold = SKIP_EPS * SKIP_MARGIN
     _exp_elog_theta(gamma, exp_theta)
     iterations = 0
     for it in range(max_iter):
         iterations = it + 1
-        _gamma_sweep(ids, cts, exp_elog_beta_t, exp_theta, new_gamma)
-        change = 0.0
-        for k in range(n_topics):
-            value = alpha[k] + exp_theta[k] * new_gamma[k]  # gamma = alpha + sum_w n_w phi_w
-            change += abs(value - gamma[k])
-            gamma[k] = value
+        if it > 0:  # which topics can be skipped, judged by the last sweep's bound with a margin
+            if not have_max:
+                for k in range(n_topics):
+                    topic_max[k] = 0.0
+                for j in range(n_ids):
+                    row = exp_elog_beta_t[ids[j]]
+                    for k in range(n_topics):
+                        topic_max[k] = max(topic_max[k], row[k])
+                have_max = True
+            decide = True
+            if sparse and not fresh:  # the usual case: only the active topics can newly drop out
+                if (scale * token_sum * skipped_max < threshold
+                        and scale * skipped_mass < threshold * min_phinorm):
+                    keep = 0
+                    for a in range(n_active):
+                        k = active[a]
+                        if exp_theta[k] * topic_max[k] * token_sum >= threshold * alpha[k]:
+                            keep += 1
+                    decide = keep < 0.75 * n_active
+                if decide:
+                    for k in range(n_topics):
+                        if position[k] < 0:
+                            exp_theta[k] = exp_psi_alpha[k] * scale
+            if decide:
+                keep = 0
+                mass = 0.0
+                for k in range(n_topics):
+                    term = exp_theta[k] * topic_max[k]
+                    if term * token_sum >= threshold * alpha[k]:
+                        keep += 1
+                    else:
+                        mass += term
+                if (keep > SPARSE_FRACTION * n_topics or (keep + PAD - 1) // PAD * PAD > n_topics
+                        or not mass < threshold * min_phinorm):
+                    if sparse:
+                        _exp_elog_theta(gamma, exp_theta)
+                        for k in range(n_topics):
+                            position[k] = k
+                        sparse = False
+                else:  # gather the kept topics' columns
+                    psi_total = _digamma_one_division(np.sum(gamma))
+                    n_active = 0
+                    skipped_max = 0.0
+                    skipped_mass = 0.0
+                    skipped_alpha = 0.0
+                    for k in range(n_topics):
+                        term = exp_theta[k] * topic_max[k]
+                        if term * token_sum >= threshold * alpha[k]:
+                            if sparse and position[k] < 0:  # exp_theta_k was only a bound: make it exact
+                                y, c = _digamma_parts(gamma[k])
+                                exp_theta[k] = y * math.exp(-c - psi_total)
+                            active[n_active] = k
+                            theta_active[n_active] = exp_theta[k]
+                            n_active += 1
+                        else:
+                            skipped_max = max(skipped_max, exp_psi_alpha[k] * topic_max[k] / alpha[k])
+                            skipped_mass += exp_psi_alpha[k] * topic_max[k]
+                            skipped_alpha += alpha[k]
+                    for k in range(n_topics):
+                        position[k] = -1
+                    for a in range(n_active):
+                        position[active[a]] = a
+                    width = (n_active + PAD - 1) // PAD * PAD
+                    for a in range(n_active, width):
+                        theta_active[a] = 0.0
+                    rows = sub[:n_ids * width].reshape((n_ids, width))
+                    for j in range(n_ids):
+                        row = exp_elog_beta_t[ids[j]]
+                        for a in range(n_active):
+                            rows[j, a] = row[active[a]]
+                        for a in range(n_active, width):
+                            rows[j, a] = 0.0
+                    sparse = True
+                    fresh = True
+        if sparse:
+            rows = sub[:n_ids * width].reshape((n_ids, width))
+            token_sum, min_phinorm = _gamma_sweep(local_ids[:n_ids], cts, rows, theta_active[:width], new_gamma[:width])
+            if fresh:
+                ok = _skipped_ok(exp_theta, topic_max, position, alpha, token_sum, min_phinorm, SKIP_EPS)
+            else:
+                ok = scale * token_sum * skipped_max < SKIP_EPS and scale * skipped_mass < SKIP_EPS * min_phinorm
+            if ok:
+                if fresh:
+                    change = _update_gamma(alpha, gamma, theta_active, new_gamma, position)
+                    fresh = False
+                else:  # the skipped gamma_k stay at alpha_k: zero change
+                    change = 0.0
+                    for a in range(n_active):
+                        k = active[a]
+                        value = alpha[k] + theta_active[a] * new_gamma[a]
+                        change += abs(value - gamma[k])
+                        gamma[k] = value
+                total = skipped_alpha
+                for a in range(n_active):
+                    total += gamma[active[a]]
+                psi_total = _digamma_one_division(total)
+                scale = math.exp(-psi_total) * (1.0 + 2.0 ** -40)
+                for a in range(n_active):
+                    k = active[a]
+                    y, c = _digamma_parts(gamma[k])
+                    exp_theta[k] = y * math.exp(-c - psi_total)
+                    theta_active[a] = exp_theta[k]
+                if change / n_topics < tol:
+                    break
+                continue
+            if not fresh:
+                for k in range(n_topics):
+                    if position[k] < 0:
+                        exp_theta[k] = exp_psi_alpha[k] * scale
+            _exp_elog_theta(gamma, exp_theta)  # the check failed: this sweep again over all topics
+            for k in range(n_topics):
+                position[k] = k
+            sparse = False
+            fresh = False
+        token_sum, min_phinorm = _gamma_sweep(ids, cts, exp_elog_beta_t, exp_theta, new_gamma)
+        change = _update_gamma(alpha, gamma, exp_theta, new_gamma, position)
         _exp_elog_theta(gamma, exp_theta)
         if change / n_topics < tol:
             break
+    if sparse:
+        _exp_elog_theta(gamma, exp_theta)
     if want_phinorm:
-        for j in range(ids.shape[0]):
+        for j in range(n_ids):
             phinorm[j] = _dot(exp_theta, exp_elog_beta_t[ids[j]]) + 1e-100
     return iterations
 
 
 @njit(parallel=True, cache=True, fastmath={"contract"}, error_model="numpy")
 def _lda_e_step(indptr, indices, data, exp_elog_beta_t, alpha, gamma, max_iter, tol, want_sstats, n_chunks):
-    """Documents in parallel; then sstats_t[w] = sum_d (n_dw / phinorm_dw) exp_theta_d in parallel over words.
-
-    Each word's row is summed over documents in document order, whatever the thread count, so the
-    result is bit-identical for 1 or N threads; there are no per-thread V x K buffers to zero and add.
-    """
+    """Documents in parallel; then sstats_t[w] = sum_d (n_dw / phinorm_dw) exp_theta_d by ``_sum_by_word``,
+    bit-identical for 1 or N threads."""
     n_docs = indptr.shape[0] - 1
     n_words, n_topics = exp_elog_beta_t.shape
     iterations = np.zeros(n_docs, dtype=np.int64)
     exp_theta = np.empty((n_docs, n_topics))
     token_weight = np.empty(indices.shape[0])  # n_dw / phinorm_dw
+    exp_psi_alpha = np.empty(n_topics)
+    for k in range(n_topics):
+        y, c = _digamma_parts(alpha[k])
+        exp_psi_alpha[k] = y * math.exp(-c)
+    longest = 0
+    for d in range(n_docs):
+        longest = max(longest, indptr[d + 1] - indptr[d])
     bounds = np.linspace(0, n_docs, n_chunks + 1).astype(np.int64)
     for chunk in prange(n_chunks):  # small chunks: documents differ in cost, threads balance better
         new_gamma = np.empty(n_topics)
+        work = (np.empty(n_topics, dtype=np.int64), np.empty(n_topics, dtype=np.int64),
+                np.arange(longest), np.empty(n_topics), np.empty(n_topics), np.empty(longest * n_topics))
         for d in range(bounds[chunk], bounds[chunk + 1]):
             start, stop = indptr[d], indptr[d + 1]
             ids = indices[start:stop]
             cts = data[start:stop]
             phinorm = token_weight[start:stop]
-            iterations[d] = _lda_doc(ids, cts, exp_elog_beta_t, alpha, gamma[d], max_iter, tol, exp_theta[d],
-                                     new_gamma, phinorm, want_sstats)
+            iterations[d] = _lda_doc(ids, cts, exp_elog_beta_t, alpha, exp_psi_alpha, gamma[d], max_iter, tol,
+                                     exp_theta[d], new_gamma, phinorm, want_sstats, work)
             if want_sstats:
                 for j in range(stop - start):
                     phinorm[j] = cts[j] / phinorm[j]
     if not want_sstats:
         return np.zeros((1, n_topics)), iterations
-    # the batch's word -> (document, token) lists, by a stable counting sort (documents stay in order)
-    word_start = np.zeros(n_words + 1, dtype=np.int64)
-    for p in range(indices.shape[0]):
-        word_start[indices[p] + 1] += 1
-    for w in range(n_words):
-        word_start[w + 1] += word_start[w]
-    fill = word_start[:-1].copy()
-    token_of = np.empty(indices.shape[0], dtype=np.int64)
-    doc_of = np.empty(indices.shape[0], dtype=np.int64)
-    for d in range(n_docs):
-        for p in range(indptr[d], indptr[d + 1]):
-            w = indices[p]
-            token_of[fill[w]] = p
-            doc_of[fill[w]] = d
-            fill[w] += 1
-    sstats_t = np.zeros((n_words, n_topics))
-    for w in prange(n_words):
-        out = sstats_t[w]
-        for q in range(word_start[w], word_start[w + 1]):
-            weight = token_weight[token_of[q]]
-            theta = exp_theta[doc_of[q]]
-            for k in range(n_topics):
-                out[k] += weight * theta[k]
-    return sstats_t, iterations
+    return _sum_by_word(indptr, indices, token_weight, exp_theta, n_words), iterations
 
 
 def lda_e_step(counts: sp.csr_matrix, exp_elog_beta: np.ndarray, alpha, max_iter: int = 100, tol: float = 1e-3,
