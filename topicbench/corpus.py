@@ -13,8 +13,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
-import tempfile
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +20,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
+
+from .io import atomic_directory
 
 COUNTS_FILE = "counts.npz"
 VOCAB_FILE = "vocab.txt"
@@ -155,9 +155,7 @@ def save_corpus(corpus: Corpus, path: str | os.PathLike) -> Path:
     """Write a corpus directory atomically: it appears complete or not at all."""
     path = Path(path)
     counts = validate(corpus.counts, corpus.vocab, corpus.docs, str(path))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=path.parent))
-    try:
+    with atomic_directory(path) as staging:
         sp.save_npz(staging / COUNTS_FILE, counts, compressed=True)
         (staging / VOCAB_FILE).write_text("".join(f"{w}\n" for w in corpus.vocab), encoding="utf-8")
         docs = corpus.docs.reset_index(drop=True).copy()
@@ -175,12 +173,6 @@ def save_corpus(corpus: Corpus, path: str | os.PathLike) -> Path:
             checksums={name: _sha256(staging / name) for name in (COUNTS_FILE, VOCAB_FILE, DOCS_FILE)},
         )
         (staging / META_FILE).write_text(json.dumps(meta, indent=2, sort_keys=True, default=str) + "\n")
-        if path.exists():
-            shutil.rmtree(path)
-        os.replace(staging, path)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
     return path
 
 

@@ -19,7 +19,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import scipy.sparse as sp
 
 from . import __version__, io, kernels
 from .corpus import Corpus, load_corpus

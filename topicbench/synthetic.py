@@ -292,18 +292,15 @@ def write_recipe(recipe: PlantedRecipe, out_dir, extra_meta: dict | None = None)
     """
     import json
     import os
-    import shutil
-    import tempfile
     import zipfile
     from pathlib import Path
 
     from .corpus import COUNTS_FILE, DOCS_FILE, META_FILE, TRUTH_FILE, VOCAB_FILE, _sha256, make_docs_frame
+    from .io import atomic_directory
 
     recipe.check()
     out_dir = Path(out_dir)
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
-    try:
+    with atomic_directory(out_dir) as staging:
         model = recipe.model()
         index_dtype = np.uint16 if recipe.n_words <= np.iinfo(np.uint16).max + 1 else np.int32
         raw = {key: staging / f".{key}.raw" for key in ("indices", "data", "theta")}
@@ -370,12 +367,6 @@ def write_recipe(recipe: PlantedRecipe, out_dir, extra_meta: dict | None = None)
                     n_train=int((~test_mask).sum()), n_test=int(test_mask.sum()),
                     checksums={name: _sha256(staging / name) for name in (COUNTS_FILE, VOCAB_FILE, DOCS_FILE)})
         (staging / META_FILE).write_text(json.dumps(meta, indent=2, sort_keys=True, default=str) + "\n")
-        if out_dir.exists():
-            shutil.rmtree(out_dir)
-        os.replace(staging, out_dir)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
     return out_dir
 
 
