@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 
-import numpy as np
 
 from topicbench.corpus import load_corpus
 from topicbench.run import RunSpec, run

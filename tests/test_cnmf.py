@@ -6,7 +6,6 @@ import scipy.sparse as sp
 from topicbench import kernels
 from topicbench.method import ParamError, get_method
 from topicbench.run import RunSpec, run
-from topicbench.streams import Minibatch
 from topicbench.synthetic import build_planted_corpus
 
 CNMF = get_method("cnmf")

@@ -1,11 +1,9 @@
 """The runner and the CLI: outputs, provenance, errors before compute, and killed runs."""
-import json
 import os
 import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import pandas as pd

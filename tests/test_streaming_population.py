@@ -5,7 +5,6 @@ floating-point operations coincide, and to a stated tolerance where only the fix
 """
 import numpy as np
 import pytest
-import scipy.sparse as sp
 
 from topicbench.method import ParamError, get_method
 from topicbench.run import RunSpec, run
