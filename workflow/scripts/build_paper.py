@@ -24,7 +24,9 @@ def main():
         if png.exists():
             text += f"\n![{png.stem}]({os.path.relpath(png, out_dir)})\n"
         sections.append(text)
-    runs = traces.groupby(["experiment", "dataset", "method", "label", "seed"]).ngroups if len(traces) else 0
+    # one run = one (experiment, dataset, method, label, hyperparameters, seed); other methods' p_ columns are NaN
+    run_keys = ["experiment", "dataset", "method", "label", "seed"] + sorted(c for c in traces.columns if c.startswith("p_"))
+    runs = traces[run_keys].astype(str).drop_duplicates().shape[0] if len(traces) else 0
     provenance = ", ".join(sorted(traces["git_sha"].unique())) if len(traces) else "none"
     summary = (f"This build aggregates {runs} runs ({len(traces)} checkpoints) from "
                f"{traces['experiment'].nunique() if len(traces) else 0} experiments; code version(s): {provenance}.")
