@@ -21,19 +21,8 @@ class OnlineLDA(VariationalLDA):
         super().check_params(p)
         cls.check_kappa(p)
 
-    def step_size(self) -> float:
-        """rho_t = (tau0 + t)^-kappa (Alg. 2, first line)."""
-        return (self.hyper["tau0"] + self.updates) ** -self.hyper["kappa"]
-
     def partial_fit(self, batch):
-        rho = self.step_size()
-        _, sstats, _ = self.e_step(batch.counts)
-        lam_tilde = self.eta + self.corpus_size / len(batch) * sstats  # eq. in sec. 2.2 "Mini-batches"
-        self.lam = (1 - rho) * self.lam + rho * lam_tilde  # Alg. 2, M step
-        self._refresh()
-        self.updates += 1
-        self.docs_seen += len(batch)
-        self.last_rho = rho
+        self.stochastic_step(batch, self.corpus_size)  # Alg. 2 with D/|batch| (sec. 2.2, "Mini-batches")
 
     def progress(self):
         return {"rho": getattr(self, "last_rho", float("nan"))}

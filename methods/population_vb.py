@@ -45,19 +45,8 @@ class PopulationVB(VariationalLDA):
         super().__init__(*args, **kwargs)
         self.population_size = int(round(10.0 ** float(self.hyper["log10_population"])))  # the paper's alpha
 
-    def step_size(self) -> float:
-        """rho_t = (tau0 + t)^-kappa, the learning rate of Algorithm 1."""
-        return (self.hyper["tau0"] + self.updates) ** -self.hyper["kappa"]
-
     def partial_fit(self, batch):
-        rho = self.step_size()
-        _, sstats, _ = self.e_step(batch.counts)  # Alg. 1: optimise the local parameters phi_i(lambda^(t))
-        lam_tilde = self.eta + self.population_size / len(batch) * sstats  # eq. 8 with the alpha/B rescaling: grad = lam_tilde - lambda
-        self.lam = (1 - rho) * self.lam + rho * lam_tilde  # Alg. 1: lambda^(t+1) = lambda^(t) + rho_t * grad
-        self._refresh()
-        self.updates += 1
-        self.docs_seen += len(batch)
-        self.last_rho = rho
+        self.stochastic_step(batch, self.population_size)  # Alg. 1: SVI's step with D -> alpha (eq. 8, alpha/B)
 
     def progress(self):
         return {"rho": getattr(self, "last_rho", float("nan"))}

@@ -41,6 +41,26 @@ class VariationalLDA(Method):
         return kernels.lda_e_step(counts, self.exp_elog_beta, self.alpha, self.hyper["e_step_max_iter"],
                                   self.hyper["e_step_tol"], want_sstats=want_sstats)
 
+    # -- the stochastic natural-gradient step (online LDA, SVI, population VB) -----------------
+    def step_size(self) -> float:
+        """rho_t = (tau0 + t)^-kappa (Hoffman et al. 2010, Alg. 2, first line)."""
+        return (self.hyper["tau0"] + self.updates) ** -self.hyper["kappa"]
+
+    def stochastic_step(self, batch, data_size: float) -> None:
+        """lambda <- (1 - rho_t) lambda + rho_t (eta + data_size / |batch| sstats).
+
+        Hoffman et al. 2010, Alg. 2 M step with the minibatch rescaling of sec. 2.2 (data_size = D);
+        McInerney et al. 2015, Alg. 1 and eq. 8 (data_size = the population size alpha).
+        """
+        rho = self.step_size()
+        _, sstats, _ = self.e_step(batch.counts)
+        lam_tilde = self.eta + data_size / len(batch) * sstats
+        self.lam = (1 - rho) * self.lam + rho * lam_tilde
+        self._refresh()
+        self.updates += 1
+        self.docs_seen += len(batch)
+        self.last_rho = rho
+
     # -- bounds -------------------------------------------------------------------------------
     def doc_bound(self, counts: sp.csr_matrix, gamma: np.ndarray) -> float:
         """Sum over documents of the per-document ELBO terms of Hoffman et al. 2010, eq. 4, with phi optimal given gamma.
