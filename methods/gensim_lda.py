@@ -29,7 +29,8 @@ from gensim.models import LdaModel
 from gensim.utils import FakeDict
 
 from topicbench import kernels
-from topicbench.method import Method, require
+from topicbench.lda import ONLINE_PARAMS
+from topicbench.method import Method
 
 
 class _DropFewUpdatesWarning(logging.Filter):
@@ -54,15 +55,12 @@ class GensimLDA(Method):
     name = "gensim_lda"
     description = "gensim LdaModel, one update per minibatch (peer of online_lda)"
     uses_corpus_size = True
-    params = {"K": 100, "alpha": 0.01, "eta": 0.01, "e_step_tol": 1e-3, "e_step_max_iter": 100,
-              "batch_size": 256, "kappa": 0.7, "tau0": 1024.0, "allow_kappa_half": False}
+    params = dict(ONLINE_PARAMS)
 
     @classmethod
     def check_params(cls, p):
         super().check_params(p)
         cls.check_kappa(p)
-        require(float(p["e_step_tol"]) > 0, cls.name, "e_step_tol", f"must be > 0, got {p['e_step_tol']!r}")
-        require(int(p["e_step_max_iter"]) >= 1, cls.name, "e_step_max_iter", f"must be >= 1, got {p['e_step_max_iter']!r}")
 
     def __init__(self, n_words, seed=0, threads=1, corpus_size=None, **params):
         super().__init__(n_words, seed=seed, threads=threads, corpus_size=corpus_size, **params)

@@ -3,7 +3,7 @@
 With the ``with_replacement`` stream this is SVI for LDA as in Hoffman et al. 2013; with
 kappa = 0 and the whole corpus as one minibatch it is batch VB (sec. 2.2, "Mini-batches").
 """
-from topicbench.lda import VariationalLDA
+from topicbench.lda import ONLINE_PARAMS, VariationalLDA
 
 
 class OnlineLDA(VariationalLDA):
@@ -13,8 +13,7 @@ class OnlineLDA(VariationalLDA):
     name = "online_lda"
     description = "Online VB for LDA (Hoffman et al. 2010, Alg. 2)"
     uses_corpus_size = True
-    params = {**VariationalLDA.params, "batch_size": 256, "kappa": 0.7, "tau0": 1024.0,
-              "allow_kappa_half": False}
+    params = dict(ONLINE_PARAMS)
 
     @classmethod
     def check_params(cls, p):

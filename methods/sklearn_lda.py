@@ -22,6 +22,7 @@ from sklearn.decomposition import LatentDirichletAllocation
 from sklearn.decomposition._lda import _dirichlet_expectation_2d
 
 from topicbench import kernels
+from topicbench.lda import ONLINE_PARAMS
 from topicbench.method import Method, require
 
 
@@ -33,8 +34,7 @@ class SklearnLDA(Method):
     name = "sklearn_lda"
     description = "scikit-learn LatentDirichletAllocation (online), one partial_fit per minibatch (peer of online_lda)"
     uses_corpus_size = True
-    params = {"K": 100, "alpha": 0.01, "eta": 0.01, "e_step_tol": 1e-3, "e_step_max_iter": 100,
-              "batch_size": 256, "kappa": 0.7, "tau0": 1024.0, "allow_kappa_half": False}
+    params = dict(ONLINE_PARAMS)
 
     @classmethod
     def check_params(cls, p):
@@ -43,8 +43,6 @@ class SklearnLDA(Method):
         require(float(p["tau0"]) >= 1, cls.name, "tau0", f"must be >= 1 (sklearn's learning_offset), got {p['tau0']!r}")
         for prior in ("alpha", "eta"):
             require(float(p[prior]) <= 1, cls.name, prior, f"must be <= 1 (sklearn's constraint), got {p[prior]!r}")
-        require(float(p["e_step_tol"]) > 0, cls.name, "e_step_tol", f"must be > 0, got {p['e_step_tol']!r}")
-        require(int(p["e_step_max_iter"]) >= 1, cls.name, "e_step_max_iter", f"must be >= 1, got {p['e_step_max_iter']!r}")
 
     def __init__(self, n_words, seed=0, threads=1, corpus_size=None, **params):
         super().__init__(n_words, seed=seed, threads=threads, corpus_size=corpus_size, **params)

@@ -104,6 +104,8 @@ def test_same_seed_same_numbers(small_corpus):
     ({"alpha": 0.0}, "'alpha' must be > 0"),
     ({"tau0": -1}, "'tau0' must be >= 0"),
     ({"batch_size": 0}, "'batch_size' must be >= 1"),
+    ({"e_step_tol": 0.0}, "'e_step_tol' must be > 0"),
+    ({"e_step_max_iter": 0}, "'e_step_max_iter' must be >= 1"),
     ({"Kappa": 0.7}, "unknown hyperparameter"),
 ])
 def test_impossible_hyperparameters_are_named(params, message):

@@ -11,18 +11,12 @@ import scipy.sparse as sp
 from scipy.special import gammaln
 
 from . import kernels
-from .method import Method, require
+from .method import Method
 
 
 class VariationalLDA(Method):
     family = "lda"
     params = {"K": 100, "alpha": 0.01, "eta": 0.01, "e_step_tol": 1e-3, "e_step_max_iter": 100}
-
-    @classmethod
-    def check_params(cls, p):
-        super().check_params(p)
-        require(float(p["e_step_tol"]) > 0, cls.name, "e_step_tol", f"must be > 0, got {p['e_step_tol']!r}")
-        require(int(p["e_step_max_iter"]) >= 1, cls.name, "e_step_max_iter", f"must be >= 1, got {p['e_step_max_iter']!r}")
 
     def __init__(self, n_words, seed=0, threads=1, corpus_size=None, **params):
         super().__init__(n_words, seed=seed, threads=threads, corpus_size=corpus_size, **params)
@@ -113,3 +107,8 @@ class VariationalLDA(Method):
         self.updates = int(state["updates"])
         self.docs_seen = int(state["docs_seen"])
         self._refresh()
+
+
+# Hoffman et al. 2010, Alg. 2's hyperparameters with online_lda's defaults. online_lda and its peers
+# (gensim_lda, sklearn_lda) all take these, so "matched settings" are the same dict by construction.
+ONLINE_PARAMS = {**VariationalLDA.params, "batch_size": 256, "kappa": 0.7, "tau0": 1024.0, "allow_kappa_half": False}
