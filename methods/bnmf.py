@@ -22,53 +22,33 @@ import numpy as np
 from scipy.special import digamma, gammaln
 
 from topicbench import kernels
-from topicbench.method import Method, require
+from topicbench.method import require
+from topicbench.nmf import GammaPoissonTopics
 
 
-class BayesianNMF(Method):
+class BayesianNMF(GammaPoissonTopics):
     """Hyperparameters: K; minibatch size |C_t| (null: batch); step size (tau0 + t)^-kappa; the prior
     c0 = c0_per_word * V on beta and (a0, b0) on theta (null: 1/K); the local step's tolerance and cap."""
 
     name = "bnmf"
     description = "SVI for Bayesian NMF (Paisley, Blei and Jordan 2014, sec. 11.5)"
-    family = "nmf"
-    uses_corpus_size = True
-    params = {"K": 100, "batch_size": 1000, "kappa": 0.5, "tau0": 1.0, "allow_kappa_half": True,
-              "c0_per_word": 0.05, "a0": None, "b0": None, "local_tol": 1e-3, "local_max_iter": 100}
+    params = {**GammaPoissonTopics.params, "a0": None, "b0": None, "local_tol": 1e-3, "local_max_iter": 100}
 
     @classmethod
     def check_params(cls, p):
         super().check_params(p)
-        cls.check_kappa(p)
-        require(float(p["tau0"]) > 0, cls.name, "tau0", f"must be > 0 (Paisley et al. 2014, sec. 11.5.2: t0 > 0), got {p['tau0']!r}")
-        require(float(p["c0_per_word"]) > 0, cls.name, "c0_per_word", f"must be > 0, got {p['c0_per_word']!r}")
         for prior in ("a0", "b0"):
             require(p[prior] is None or float(p[prior]) > 0, cls.name, prior, f"must be > 0 or null (1/K), got {p[prior]!r}")
-        require(float(p["local_tol"]) > 0, cls.name, "local_tol", f"must be > 0, got {p['local_tol']!r}")
-        require(int(p["local_max_iter"]) >= 1, cls.name, "local_max_iter", f"must be >= 1, got {p['local_max_iter']!r}")
 
     def __init__(self, n_words, seed=0, threads=1, corpus_size=None, **params):
         super().__init__(n_words, seed=seed, threads=threads, corpus_size=corpus_size, **params)
-        K, V = self.n_topics, self.n_words
-        self.c0 = float(self.hyper["c0_per_word"]) * V
+        K = self.n_topics
         self.a0 = 1.0 / K if self.hyper["a0"] is None else float(self.hyper["a0"])
         self.b0 = 1.0 / K if self.hyper["b0"] is None else float(self.hyper["b0"])
-        # sec. 11.6: the prior plus Uniform(0,1) scaled to the corpus as a minibatch's statistics are (D/|C_t|)
-        scale = self.corpus_size / (self.batch_size or self.corpus_size)
-        self.g = self.c0 / V + scale * self.rng.uniform(size=(V, K))
-        self.h = self.c0 + scale * self.rng.uniform(size=K)
+        self.init_topics(self.corpus_size / (self.batch_size or self.corpus_size))
         self.elbo_trace: list[float] = []
         self._batch_rows = self._batch_shape = None
         self.last_rho = self.last_local_iter = np.nan
-
-    # -- expectations under q (sec. 11.5.1) ----------------------------------------------------
-    def expected_log_beta(self):
-        """E[ln beta_vk] = psi(g_vk) - ln h_vk."""
-        return digamma(self.g) - np.log(self.h)
-
-    def expected_beta(self):
-        """E[beta_vk] = g_vk / h_vk."""
-        return self.g / self.h
 
     def weight_rate(self):
         """b_kd = b0 + sum_v E[beta_vk] (eq. 11.29), the same for every document."""
@@ -101,12 +81,6 @@ class BayesianNMF(Method):
         return value
 
     # -- the updates -------------------------------------------------------------------------------
-    def step_size(self):
-        """rho_t = (tau0 + t)^-kappa (sec. 11.5.2); 1 in batch mode."""
-        if self.batch_size is None:
-            return 1.0
-        return (self.hyper["tau0"] + self.updates) ** -self.hyper["kappa"]
-
     def partial_fit(self, batch):
         counts = batch.counts
         batch_mode = self.batch_size is None
@@ -117,9 +91,7 @@ class BayesianNMF(Method):
             self.elbo_trace.append(self.elbo(counts, shape))
         rho = self.step_size()
         scale = self.corpus_size / len(batch)  # D / |C_t|
-        e_theta_sum = (shape / self.weight_rate()).sum(axis=0)
-        self.g = (1 - rho) * self.g + rho * (self.c0 / self.n_words + scale * sstats.T)  # eq. 11.33 (11.25 when rho = 1)
-        self.h = (1 - rho) * self.h + rho * (self.c0 + scale * e_theta_sum)  # eq. 11.34 (11.26 when rho = 1)
+        self.topic_step(rho, scale, sstats, (shape / self.weight_rate()).sum(axis=0))  # sum_d E[theta_kd]
         self.updates += 1
         self.docs_seen += len(batch)
         self.last_rho, self.last_local_iter = rho, float(iterations.mean())
@@ -134,28 +106,11 @@ class BayesianNMF(Method):
         weights /= weights.sum(axis=1, keepdims=True)
         return kernels.mixture_probs(word_ids, weights, self.topics())
 
-    def topics(self):
-        e_beta = self.expected_beta().T
-        return e_beta / e_beta.sum(axis=1, keepdims=True)
-
-    def topic_weights(self):
-        """Expected corpus tokens of each topic, sum_v g_vk - c0: the order of the chapter's 'most probable topics'."""
-        return self.g.sum(axis=0) - self.c0
-
     def progress(self):
         out = {"rho": self.last_rho, "local_iter": self.last_local_iter}
         if self.elbo_trace:
             out["train_elbo"] = self.elbo_trace[-1]
         return out
-
-    def state(self):
-        return {"g": self.g, "h": self.h, "updates": np.array(self.updates), "docs_seen": np.array(self.docs_seen)}
-
-    def load_state(self, state):
-        self.g = np.array(state["g"], dtype=np.float64)
-        self.h = np.array(state["h"], dtype=np.float64)
-        self.updates = int(state["updates"])
-        self.docs_seen = int(state["docs_seen"])
 
 
 def gamma_prior_term(shape0, rate0, elog_x, e_x):

@@ -9,65 +9,46 @@ Per minibatch (sec. 11.5.2): the local step fits u_d by steepest ascent (eq. 11.
 closed form (eq. 11.32) after each step and p^(vd) by eq. 11.24; then q(beta) takes the natural
 gradient step of eqs. 11.33-11.34 and each l_k one Newton step (eq. 11.35), both from the same
 point (the E[beta] the local step used). h_vk does not depend on v (eqs. 11.27, 11.34) and is
-stored per topic, as in methods/bnmf.py.
+stored per topic (topicbench/nmf.py).
 
 Defaults from sec. 11.6: c0 = 0.05 V, m = 50, sigma^2 = 1/m, rho_t = (1 + t)^-0.5. Only the
 stochastic algorithm is implemented (the chapter's batch algorithm fully optimises every l_k in
 turn), so ``batch_size`` must be an integer.
 """
 import numpy as np
-from scipy.special import digamma
 
 from topicbench import kernels
-from topicbench.method import Method, require
+from topicbench.method import require
+from topicbench.nmf import GammaPoissonTopics
 
 
-class CorrelatedNMF(Method):
+class CorrelatedNMF(GammaPoissonTopics):
     """Hyperparameters: K; latent dimension m <= K and prior variance sigma2 (null: 1/m) of the topic
     locations; minibatch size; step size (tau0 + t)^-kappa; c0 = c0_per_word * V; the local step's
     relative tolerance and step cap."""
 
     name = "cnmf"
     description = "SVI for correlated NMF (Paisley, Blei and Jordan 2014, sec. 11.5)"
-    family = "nmf"
-    uses_corpus_size = True
-    params = {"K": 100, "batch_size": 1000, "kappa": 0.5, "tau0": 1.0, "allow_kappa_half": True,
-              "c0_per_word": 0.05, "m": 50, "sigma2": None, "local_tol": 1e-6, "local_max_iter": 200}
+    params = {**GammaPoissonTopics.params, "m": 50, "sigma2": None, "local_tol": 1e-6, "local_max_iter": 200}
 
     @classmethod
     def check_params(cls, p):
         super().check_params(p)
-        cls.check_kappa(p)
         require(p["batch_size"] is not None, cls.name, "batch_size",
                 "must be an integer: only the stochastic algorithm (sec. 11.5.2) is implemented")
-        require(float(p["tau0"]) > 0, cls.name, "tau0", f"must be > 0 (Paisley et al. 2014, sec. 11.5.2: t0 > 0), got {p['tau0']!r}")
-        require(float(p["c0_per_word"]) > 0, cls.name, "c0_per_word", f"must be > 0, got {p['c0_per_word']!r}")
         require(isinstance(p["m"], (int, np.integer)) and p["m"] >= 1, cls.name, "m", f"must be an integer >= 1, got {p['m']!r}")
         require(p["m"] <= p["K"], cls.name, "m",
                 f"must be <= K (sec. 11.3.2: for m > K there are m - K redundant dimensions), got m={p['m']}, K={p['K']}")
         require(p["sigma2"] is None or float(p["sigma2"]) > 0, cls.name, "sigma2", f"must be > 0 or null (1/m), got {p['sigma2']!r}")
-        require(float(p["local_tol"]) > 0, cls.name, "local_tol", f"must be > 0, got {p['local_tol']!r}")
-        require(int(p["local_max_iter"]) >= 1, cls.name, "local_max_iter", f"must be >= 1, got {p['local_max_iter']!r}")
 
     def __init__(self, n_words, seed=0, threads=1, corpus_size=None, **params):
         super().__init__(n_words, seed=seed, threads=threads, corpus_size=corpus_size, **params)
-        K, V, m = self.n_topics, self.n_words, int(self.hyper["m"])
-        self.c0 = float(self.hyper["c0_per_word"]) * V
+        K, m = self.n_topics, int(self.hyper["m"])
         self.sigma2 = 1.0 / m if self.hyper["sigma2"] is None else float(self.hyper["sigma2"])
-        # sec. 11.6: the prior plus Uniform(0,1) scaled as a minibatch's statistics are (D/|C_t|); l_k ~ N(0, sigma^2 I)
-        scale = self.corpus_size / self.batch_size
-        self.g = self.c0 / V + scale * self.rng.uniform(size=(V, K))
-        self.h = self.c0 + scale * self.rng.uniform(size=K)
+        self.init_topics(self.corpus_size / self.batch_size)
+        # sec. 11.6: l_k ~ N(0, sigma^2 I)
         self.locations = self.rng.normal(0.0, np.sqrt(self.sigma2), size=(K, m))
         self.last_rho = self.last_local_steps = np.nan
-
-    # -- expectations under q(beta) (sec. 11.5.1) ------------------------------------------------
-    def expected_log_beta(self):
-        """E[ln beta_vk] = psi(g_vk) - ln h_vk."""
-        return digamma(self.g) - np.log(self.h)
-
-    def expected_beta(self):
-        return self.g / self.h
 
     def local_step(self, counts, want_sstats=True):
         """u_d by steepest ascent (eq. 11.31), alpha_d by eq. 11.32 after each step, p^(vd) by eq. 11.24."""
@@ -76,10 +57,6 @@ class CorrelatedNMF(Method):
                                        want_sstats=want_sstats)
 
     # -- the updates -------------------------------------------------------------------------------
-    def step_size(self):
-        """rho_t = (tau0 + t)^-kappa (sec. 11.5.2)."""
-        return (self.hyper["tau0"] + self.updates) ** -self.hyper["kappa"]
-
     def location_gradient(self, local, scale):
         """Stochastic eq. 11.30: (D/|C_t|) sum_d (sum_v X_vd p_k^(vd) - S_k omega_kd) u_d - l_k / sigma^2, as K x m."""
         topic_mass = self.expected_beta().sum(axis=0)
@@ -99,8 +76,7 @@ class CorrelatedNMF(Method):
         scale = self.corpus_size / len(batch)  # D / |C_t|
         newton = np.linalg.solve(self.location_precision(local, scale), self.location_gradient(local, scale)[:, :, None])[:, :, 0]
         self.locations = self.locations + rho * newton  # eq. 11.35
-        self.g = (1 - rho) * self.g + rho * (self.c0 / self.n_words + scale * local["sstats"].T)  # eq. 11.33
-        self.h = (1 - rho) * self.h + rho * (self.c0 + scale * local["omega"].sum(axis=0))  # eq. 11.34
+        self.topic_step(rho, scale, local["sstats"], local["omega"].sum(axis=0))  # eqs. 11.33-11.34, sum_d omega_kd
         self.updates += 1
         self.docs_seen += len(batch)
         self.last_rho, self.last_local_steps = rho, float(local["steps"].mean())
@@ -121,24 +97,12 @@ class CorrelatedNMF(Method):
         unit = self.locations / np.linalg.norm(self.locations, axis=1, keepdims=True)
         return unit @ unit.T
 
-    def topics(self):
-        e_beta = self.expected_beta().T
-        return e_beta / e_beta.sum(axis=1, keepdims=True)
-
-    def topic_weights(self):
-        """Expected corpus tokens of each topic, sum_v g_vk - c0: the order of the chapter's 'most probable topics'."""
-        return self.g.sum(axis=0) - self.c0
-
     def progress(self):
         return {"rho": self.last_rho, "local_steps": self.last_local_steps}
 
     def state(self):
-        return {"g": self.g, "h": self.h, "topic_locations": self.locations,
-                "updates": np.array(self.updates), "docs_seen": np.array(self.docs_seen)}
+        return {**super().state(), "topic_locations": self.locations}
 
     def load_state(self, state):
-        self.g = np.array(state["g"], dtype=np.float64)
-        self.h = np.array(state["h"], dtype=np.float64)
+        super().load_state(state)
         self.locations = np.array(state["topic_locations"], dtype=np.float64)
-        self.updates = int(state["updates"])
-        self.docs_seen = int(state["docs_seen"])

@@ -1,0 +1,76 @@
+"""What SVI B-NMF and C-NMF share (Paisley, Blei and Jordan 2014, ch. 11): q(beta_vk) = Gamma(g_vk, h_vk).
+
+Both models put beta_vk ~ Gamma(c0/V, c0) on the topics and move q(beta) by the natural-gradient steps
+of eqs. 11.33-11.34; they differ only on the document side (gamma weights theta_kd for B-NMF, correlated
+weights exp(alpha_d + l_k'u_d) for C-NMF), which each method writes in its own file. h_vk's update
+does not depend on v (eqs. 11.26-11.27, 11.34), so h is stored per topic and h_vk = h_k exactly.
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import digamma
+
+from .method import Method, require
+
+
+class GammaPoissonTopics(Method):
+    family = "nmf"
+    uses_corpus_size = True
+    # sec. 11.6's settings: c0 = 0.05 V, rho_t = (1 + t)^-0.5
+    params = {"K": 100, "batch_size": 1000, "kappa": 0.5, "tau0": 1.0, "allow_kappa_half": True, "c0_per_word": 0.05}
+
+    @classmethod
+    def check_params(cls, p):
+        super().check_params(p)
+        cls.check_kappa(p)
+        require(float(p["tau0"]) > 0, cls.name, "tau0", f"must be > 0 (Paisley et al. 2014, sec. 11.5.2: t0 > 0), got {p['tau0']!r}")
+        require(float(p["c0_per_word"]) > 0, cls.name, "c0_per_word", f"must be > 0, got {p['c0_per_word']!r}")
+        require(float(p["local_tol"]) > 0, cls.name, "local_tol", f"must be > 0, got {p['local_tol']!r}")
+        require(int(p["local_max_iter"]) >= 1, cls.name, "local_max_iter", f"must be >= 1, got {p['local_max_iter']!r}")
+
+    def init_topics(self, scale: float) -> None:
+        """sec. 11.6: the prior plus Uniform(0,1), scaled as a minibatch's statistics are (D/|C_t|)."""
+        V, K = self.n_words, self.n_topics
+        self.c0 = float(self.hyper["c0_per_word"]) * V
+        self.g = self.c0 / V + scale * self.rng.uniform(size=(V, K))
+        self.h = self.c0 + scale * self.rng.uniform(size=K)
+
+    # -- expectations under q(beta) (sec. 11.5.1) ----------------------------------------------
+    def expected_log_beta(self):
+        """E[ln beta_vk] = psi(g_vk) - ln h_vk."""
+        return digamma(self.g) - np.log(self.h)
+
+    def expected_beta(self):
+        """E[beta_vk] = g_vk / h_vk."""
+        return self.g / self.h
+
+    # -- the global step -------------------------------------------------------------------------
+    def step_size(self):
+        """rho_t = (tau0 + t)^-kappa (sec. 11.5.2); 1 in batch mode."""
+        if self.batch_size is None:
+            return 1.0
+        return (self.hyper["tau0"] + self.updates) ** -self.hyper["kappa"]
+
+    def topic_step(self, rho, scale, sstats, weight_mass):
+        """Eqs. 11.33-11.34 (11.25-11.26 when rho = 1 and scale = 1): sstats_kv = sum_d X_vd p_k^(vd),
+        weight_mass_k = sum_d E[document weight of topic k], scale = D/|C_t|."""
+        self.g = (1 - rho) * self.g + rho * (self.c0 / self.n_words + scale * sstats.T)  # eq. 11.33
+        self.h = (1 - rho) * self.h + rho * (self.c0 + scale * weight_mass)  # eq. 11.34
+
+    # -- the contract's read-outs ---------------------------------------------------------------
+    def topics(self):
+        e_beta = self.expected_beta().T
+        return e_beta / e_beta.sum(axis=1, keepdims=True)
+
+    def topic_weights(self):
+        """Expected corpus tokens of each topic, sum_v g_vk - c0: the order of the chapter's 'most probable topics'."""
+        return self.g.sum(axis=0) - self.c0
+
+    def state(self):
+        return {"g": self.g, "h": self.h, "updates": np.array(self.updates), "docs_seen": np.array(self.docs_seen)}
+
+    def load_state(self, state):
+        self.g = np.array(state["g"], dtype=np.float64)
+        self.h = np.array(state["h"], dtype=np.float64)
+        self.updates = int(state["updates"])
+        self.docs_seen = int(state["docs_seen"])
