@@ -57,11 +57,6 @@ class GensimLDA(Method):
     uses_corpus_size = True
     params = dict(ONLINE_PARAMS)
 
-    @classmethod
-    def check_params(cls, p):
-        super().check_params(p)
-        cls.check_kappa(p)
-
     def __init__(self, n_words, seed=0, threads=1, corpus_size=None, **params):
         super().__init__(n_words, seed=seed, threads=threads, corpus_size=corpus_size, **params)
         h = self.hyper

@@ -15,11 +15,6 @@ class OnlineLDA(VariationalLDA):
     uses_corpus_size = True
     params = dict(ONLINE_PARAMS)
 
-    @classmethod
-    def check_params(cls, p):
-        super().check_params(p)
-        cls.check_kappa(p)
-
     def partial_fit(self, batch):
         self.stochastic_step(batch, self.corpus_size)  # Alg. 2 with D/|batch| (sec. 2.2, "Mini-batches")
 

@@ -9,7 +9,7 @@ after Algorithm 1, and footnote 2).
 """
 import numpy as np
 
-from topicbench.lda import VariationalLDA
+from topicbench.lda import ONLINE_PARAMS, VariationalLDA
 from topicbench.method import require
 
 
@@ -29,13 +29,11 @@ class PopulationVB(VariationalLDA):
     name = "population_vb"
     description = "Population VB for LDA (McInerney et al. 2015, Alg. 1)"
     uses_corpus_size = False  # the data size is the hyperparameter alpha, never the stream's length
-    params = {**VariationalLDA.params, "batch_size": 256, "kappa": 0.7, "tau0": 1024.0,
-              "allow_kappa_half": False, "log10_population": 6.0}
+    params = {**ONLINE_PARAMS, "log10_population": 6.0}
 
     @classmethod
     def check_params(cls, p):
         super().check_params(p)
-        cls.check_kappa(p)
         log10_population = p["log10_population"]
         require(isinstance(log10_population, (int, float, np.integer, np.floating)) and not isinstance(log10_population, bool)
                 and 0 <= float(log10_population) <= 15, cls.name, "log10_population",

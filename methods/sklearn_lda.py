@@ -39,7 +39,6 @@ class SklearnLDA(Method):
     @classmethod
     def check_params(cls, p):
         super().check_params(p)
-        cls.check_kappa(p)
         require(float(p["tau0"]) >= 1, cls.name, "tau0", f"must be >= 1 (sklearn's learning_offset), got {p['tau0']!r}")
         for prior in ("alpha", "eta"):
             require(float(p[prior]) <= 1, cls.name, prior, f"must be <= 1 (sklearn's constraint), got {p[prior]!r}")

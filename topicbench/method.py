@@ -100,6 +100,8 @@ class Method:
                 require(float(p[positive]) > 0, cls.name, positive, f"must be > 0, got {p[positive]!r}")
         if "tau0" in p:
             require(float(p["tau0"]) >= 0, cls.name, "tau0", f"must be >= 0, got {p['tau0']!r}")
+        if "kappa" in p:
+            cls.check_kappa(p)
         if "e_step_tol" in p:
             require(float(p["e_step_tol"]) > 0, cls.name, "e_step_tol", f"must be > 0, got {p['e_step_tol']!r}")
         if "e_step_max_iter" in p:

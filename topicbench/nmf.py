@@ -22,7 +22,6 @@ class GammaPoissonTopics(Method):
     @classmethod
     def check_params(cls, p):
         super().check_params(p)
-        cls.check_kappa(p)
         require(float(p["tau0"]) > 0, cls.name, "tau0", f"must be > 0 (Paisley et al. 2014, sec. 11.5.2: t0 > 0), got {p['tau0']!r}")
         require(float(p["c0_per_word"]) > 0, cls.name, "c0_per_word", f"must be > 0, got {p['c0_per_word']!r}")
         require(float(p["local_tol"]) > 0, cls.name, "local_tol", f"must be > 0, got {p['local_tol']!r}")
