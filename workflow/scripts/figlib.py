@@ -1,6 +1,7 @@
 """What every figure and table script shares: reading traces, seed aggregation, captions, atomic saving."""
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
 
@@ -11,6 +12,14 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from topicbench import io  # noqa: E402
+
+
+def arguments(*required: str) -> argparse.ArgumentParser:
+    """A parser with each name as a required ``--option`` (underscores become dashes): the scripts' shared inputs."""
+    parser = argparse.ArgumentParser()
+    for name in required:
+        parser.add_argument(f"--{name.replace('_', '-')}", required=True)
+    return parser
 
 
 def load_traces(path: str, experiment: str) -> pd.DataFrame:

@@ -1,6 +1,5 @@
 """Hoffman et al. 2010, Fig. 1: perplexity vs documents seen (online full, online subset, batch subset),
 and the evolution of one topic as online LDA sees more documents."""
-import argparse
 
 import figlib
 import numpy as np
@@ -11,9 +10,7 @@ LABELS = {"online_full": "online LDA, full corpus", "online_subset": "online LDA
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    for name in ("traces", "experiment", "corpus_json", "vocab", "png", "pdf", "caption"):
-        parser.add_argument(f"--{name.replace('_', '-')}", required=True)
+    parser = figlib.arguments("traces", "experiment", "corpus_json", "vocab", "png", "pdf", "caption")
     parser.add_argument("--model", required=True, help="model.npz of an online_full run (topic evolution)")
     args = parser.parse_args()
     frame = figlib.load_traces(args.traces, args.experiment)

@@ -1,14 +1,11 @@
 """Hoffman et al. 2010, Fig. 2: perplexity vs CPU time for each minibatch size, with batch VB on the
 full corpus and on a subset."""
-import argparse
 
 import figlib
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    for name in ("traces", "experiment", "corpus_json", "png", "pdf", "caption"):
-        parser.add_argument(f"--{name.replace('_', '-')}", required=True)
+    parser = figlib.arguments("traces", "experiment", "corpus_json", "png", "pdf", "caption")
     args = parser.parse_args()
     frame = figlib.load_traces(args.traces, args.experiment)
     fig, ax = figlib.plt.subplots(figsize=(7, 4.5))

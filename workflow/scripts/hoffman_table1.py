@@ -1,5 +1,4 @@
 """Hoffman et al. 2010, Table 1: the best (kappa, tau0) for each minibatch size, with its perplexity."""
-import argparse
 
 import figlib
 
@@ -11,9 +10,7 @@ def final_rows(frame):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    for name in ("traces", "experiment", "corpus_json", "table", "grid_csv"):
-        parser.add_argument(f"--{name.replace('_', '-')}", required=True)
+    parser = figlib.arguments("traces", "experiment", "corpus_json", "table", "grid_csv")
     args = parser.parse_args()
     frame = figlib.load_traces(args.traces, args.experiment)
     final = final_rows(frame)

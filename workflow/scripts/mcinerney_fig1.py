@@ -4,7 +4,6 @@ its best alpha (per panel, by final score, as in the paper: "We use the best set
 VB, and SVI (permuted row only). Every score is the lookahead policy: the next N stream documents, scored
 before they are trained on, fitting the first half of each document's tokens and testing on the second.
 """
-import argparse
 
 import figlib
 import numpy as np
@@ -74,9 +73,7 @@ def corpus_notes(paths):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    for name in ("traces", "png", "pdf", "caption"):
-        parser.add_argument(f"--{name}", required=True)
+    parser = figlib.arguments("traces", "png", "pdf", "caption")
     parser.add_argument("--experiments", nargs="+", required=True, help="one per corpus (its look-ahead N scaled to it)")
     parser.add_argument("--corpus-json", nargs="*", default=[], help="corpus.json of each corpus, for the caption")
     args = parser.parse_args()

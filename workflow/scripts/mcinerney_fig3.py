@@ -2,7 +2,6 @@
 look-ahead log likelihood on the time-ordered stream against log10 alpha, one panel per corpus, with the
 true number of training documents N marked (and streaming VB's final score for reference).
 """
-import argparse
 
 import figlib
 import numpy as np
@@ -15,16 +14,14 @@ def final_rows(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    for name in ("traces", "png", "pdf", "caption"):
-        parser.add_argument(f"--{name}", required=True)
+    parser = figlib.arguments("traces", "png", "pdf", "caption")
     parser.add_argument("--experiments", nargs="+", required=True, help="one per corpus (its look-ahead N scaled to it)")
     parser.add_argument("--corpus-json", nargs="*", default=[], help="accepted for symmetry with Fig. 1; unused")
     args = parser.parse_args()
     frame = pd.concat([figlib.load_traces(args.traces, name) for name in args.experiments], ignore_index=True)
     frame = frame[(frame["eval_kind"] == "lookahead") & (frame["stream"] == "time_ordered")]
     if frame.empty:
-        raise SystemExit(f"{args.traces}: experiment {args.experiment} has no time-ordered look-ahead rows")
+        raise SystemExit(f"{args.traces}: experiments {', '.join(args.experiments)} have no time-ordered look-ahead rows")
     datasets = list(dict.fromkeys(frame["dataset"]))  # in the order of the experiments
     fig, axes = figlib.plt.subplots(1, len(datasets), figsize=(4.4 * len(datasets), 3.8), squeeze=False,
                                     layout="constrained")

@@ -1,6 +1,5 @@
 """Paisley, Blei and Jordan 2014, Fig. 11.3: held-out per-word log likelihood vs documents seen, one panel per
 (K, minibatch size), for B-NMF, C-NMF and online LDA; every tenth minibatch scored by threefold completion."""
-import argparse
 
 import figlib
 
@@ -11,9 +10,7 @@ STYLE = {"bnmf": dict(color="tab:blue"), "cnmf": dict(color="tab:red"), "online_
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    for name in ("traces", "experiment", "corpus_json", "png", "pdf", "caption"):
-        parser.add_argument(f"--{name.replace('_', '-')}", required=True)
+    parser = figlib.arguments("traces", "experiment", "corpus_json", "png", "pdf", "caption")
     args = parser.parse_args()
     frame = figlib.load_traces(args.traces, args.experiment)
     frame = frame[frame["eval_kind"] == "batch"]

@@ -2,7 +2,6 @@
 
 Blocks are sized by |correlation|, green for positive and red for negative; the diagonal (correlation 1)
 is kept for calibration, as in the chapter. Topics are sorted by probability (topic_weights)."""
-import argparse
 
 import figlib
 import numpy as np
@@ -11,9 +10,7 @@ from topicbench.run import load_model
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    for name in ("model", "corpus_json", "png", "pdf", "caption"):
-        parser.add_argument(f"--{name.replace('_', '-')}", required=True)
+    parser = figlib.arguments("model", "corpus_json", "png", "pdf", "caption")
     parser.add_argument("--n-topics", type=int, default=40)
     args = parser.parse_args()
     model = load_model(args.model)

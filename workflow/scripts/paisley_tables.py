@@ -3,7 +3,6 @@ topics, and of a sample of less probable ones. Topics are ranked by probability 
 
 On a planted synthetic corpus the words are named tKKKwRRR (the RRR-th word of planted topic KKK), so a
 coherent topic is one whose words share a prefix; the tables then report that purity."""
-import argparse
 import re
 
 import figlib
@@ -38,9 +37,7 @@ def render(title, rows, caption):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    for name in ("model", "corpus_json", "vocab", "table_top", "table_rest"):
-        parser.add_argument(f"--{name.replace('_', '-')}", required=True)
+    parser = figlib.arguments("model", "corpus_json", "vocab", "table_top", "table_rest")
     parser.add_argument("--n-top", type=int, default=40)
     parser.add_argument("--n-rest", type=int, default=11)
     parser.add_argument("--n-words", type=int, default=10)
