@@ -119,6 +119,15 @@ def test_laplace_posterior_finds_alpha_of_its_own_model():
     assert np.minimum(low.grid_weights, high.grid_weights).sum() < 1e-3
 
 
+def test_grid_weights_carry_the_cell_width_in_alpha():
+    """Eq. 13's Delta_m: cells of equal width in log alpha are alpha_m-proportional in alpha. A density
+    p~(alpha) = 1/alpha is flat in log alpha, so its weights must be uniform (1e-12: rounding); p~ = 1
+    puts weights proportional to alpha_m."""
+    log_alpha = np.linspace(-3.0, 3.0, 7)
+    np.testing.assert_allclose(lg.grid_weights(log_alpha, -log_alpha, 1.0), np.full(7, 1 / 7), rtol=1e-12)
+    np.testing.assert_allclose(lg.grid_weights(log_alpha, np.zeros(7), 1.0), np.exp(log_alpha) / np.exp(log_alpha).sum(), rtol=1e-12)
+
+
 def test_planted_low_rank_recovery():
     """Batch LG-NMF recovers planted nonnegative columns: Hungarian-matched mean cosine >= 0.98 (measured 0.9999:
     unit noise on rates of 5-20 is small; a fit that misses one topic, measured with K = 4, scores about 0.88)."""
