@@ -24,6 +24,7 @@ include: "workflow/rules/aggregate.smk"
 include: "workflow/rules/figures_hoffman.smk"
 include: "workflow/rules/figures_mcinerney.smk"
 include: "workflow/rules/figures_paisley.smk"
+include: "workflow/rules/figures_hu.smk"
 include: "workflow/rules/paper.smk"
 
 

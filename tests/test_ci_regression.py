@@ -74,10 +74,13 @@ def test_ci_profile_matches_reference(ci_traces):
 def test_ci_profile_draws_every_mirror(ci_traces):
     tmp, _ = ci_traces
     figures = tmp / "results" / "figures"
-    for name in ("hoffman_fig1", "hoffman_fig2"):
+    for name in ("hoffman_fig1", "hoffman_fig2", "hu_fig1", "hu_fig4", "hu_fig5", "hu_fig6"):
         for ext in ("png", "pdf", "md"):
             assert (figures / f"{name}.{ext}").stat().st_size > 0
-    assert "| minibatch S |" in (tmp / "results" / "tables" / "hoffman_table1.md").read_text()
+    tables = tmp / "results" / "tables"
+    assert "| minibatch S |" in (tables / "hoffman_table1.md").read_text()
+    assert "| LG-NMF |" in (tables / "hu_table1.md").read_text()
+    assert "| online LG-NMF |" in (tables / "hu_table3.md").read_text()
     assert "Mirrored figures" in (tmp / "results" / "paper" / "topicbench.md").read_text()
 
 
