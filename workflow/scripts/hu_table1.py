@@ -24,7 +24,9 @@ def main():
         rows.append({"corpus": dataset, "method": "word-frequency baseline", "perplexity": frame["unigram_perplexity"].iloc[0],
                      "seeds": 0})
         notes.append(f"{dataset}: {figlib.corpus_caption(corpus)}; protocol {frame['protocol'].iloc[0]}")
-    table = pd.DataFrame(rows).pivot(index="method", columns="corpus", values="perplexity")
+    frame = pd.DataFrame(rows)
+    table = frame.pivot(index="method", columns="corpus", values="perplexity")
+    table = table.loc[list(dict.fromkeys(frame["method"])), list(dict.fromkeys(frame["corpus"]))]  # experiments' order
     lines = ["| method | " + " | ".join(table.columns) + " |", "|---|" + "---|" * len(table.columns)]
     for method, values in table.iterrows():
         lines.append(f"| {method} | " + " | ".join("" if pd.isna(v) else f"{v:.0f}" for v in values) + " |")
