@@ -189,8 +189,9 @@ def _gamma_sweep(ids, cts, exp_elog_beta_t, exp_theta, new_gamma):
 # Active topics. With a small alpha most gamma_k fall to alpha within a few iterations and their
 # exp_theta_k ~ exp(psi(alpha)) to e^-100; such a topic is skipped when the bound below says that its
 # term moves gamma_k, and every phinorm_w, by less than SKIP_EPS relative, so gamma_k = alpha_k exactly,
-# as the full update rounds it too. The set is chosen with the previous iteration's bound (times
-# SKIP_MARGIN), checked after the sweep with this one's, and the sweep redone over all topics if the check fails.
+# as the full update rounds it too. The set is chosen with the previous iteration's bound (times the
+# caller's skip_margin, default SKIP_MARGIN), checked after the sweep with this one's, and the sweep redone
+# over all topics if the check fails. The margin trades gathers against redone sweeps; it cannot change a result.
 SKIP_EPS = 2.0 ** -60
 SKIP_MARGIN = 2.0 ** -10
 SPARSE_FRACTION = 0.8  # gather the active topics' columns only when at most this fraction of K is active
@@ -227,13 +228,14 @@ def _skipped_ok(exp_theta, topic_max, position, alpha, token_sum, min_phinorm, e
 
 @njit(**_LOOP)
 def _lda_doc(ids, cts, exp_elog_beta_t, alpha, exp_psi_alpha, gamma, max_iter, tol, exp_theta, new_gamma, phinorm,
-             want_phinorm, work):
+             want_phinorm, work, skip_margin, counts):
     """Coordinate ascent on one document's (gamma, phi) with topics fixed (Hoffman et al. 2010, Alg. 2 E step).
 
     phi is never stored: phi_wk = exp_theta_k * exp_beta_kw / phinorm_w. On return ``exp_theta``
     (and, if asked, ``phinorm``) belong to the final gamma. Returns the iterations used.
     Once few topics are active (see SKIP_EPS), the sweep runs over a gathered copy of their columns;
     a skipped topic has gamma_k = alpha_k, so exp_theta_k <= exp(psi(alpha_k)) exp(-psi(sum gamma)).
+    ``counts`` receives (gathers, fall-back sweeps redone over all topics) for diagnostics.
     """
     n_topics = gamma.shape[0]
     n_ids = ids.shape[0]
@@ -251,7 +253,9 @@ def _lda_doc(ids, cts, exp_elog_beta_t, alpha, exp_psi_alpha, gamma, max_iter, t
     skipped_max = 0.0  # max over skipped k of exp(psi(alpha_k)) max_w exp_beta_kw / alpha_k
     skipped_mass = 0.0  # sum over skipped k of exp(psi(alpha_k)) max_w exp_beta_kw
     skipped_alpha = 0.0  # sum over skipped k of alpha_k
-    threshold = SKIP_EPS * SKIP_MARGIN
+    threshold = SKIP_EPS * skip_margin
+    gathers = 0
+    fallbacks = 0
     _exp_elog_theta(gamma, exp_theta)
     iterations = 0
     for it in range(max_iter):
@@ -330,6 +334,7 @@ def _lda_doc(ids, cts, exp_elog_beta_t, alpha, exp_psi_alpha, gamma, max_iter, t
                             rows[j, a] = 0.0
                     sparse = True
                     fresh = True
+                    gathers += 1
         if sparse:
             rows = sub[:n_ids * width].reshape((n_ids, width))
             token_sum, min_phinorm = _gamma_sweep(local_ids[:n_ids], cts, rows, theta_active[:width], new_gamma[:width])
@@ -366,6 +371,7 @@ def _lda_doc(ids, cts, exp_elog_beta_t, alpha, exp_psi_alpha, gamma, max_iter, t
                     if position[k] < 0:
                         exp_theta[k] = exp_psi_alpha[k] * scale
             _exp_elog_theta(gamma, exp_theta)  # the check failed: this sweep again over all topics
+            fallbacks += 1
             for k in range(n_topics):
                 position[k] = k
             sparse = False
@@ -380,11 +386,14 @@ def _lda_doc(ids, cts, exp_elog_beta_t, alpha, exp_psi_alpha, gamma, max_iter, t
     if want_phinorm:
         for j in range(n_ids):
             phinorm[j] = _dot(exp_theta, exp_elog_beta_t[ids[j]]) + 1e-100
+    counts[0] = gathers
+    counts[1] = fallbacks
     return iterations
 
 
 @njit(parallel=True, cache=True, fastmath={"contract"}, error_model="numpy")
-def _lda_e_step(indptr, indices, data, exp_elog_beta_t, alpha, gamma, max_iter, tol, want_sstats, n_chunks):
+def _lda_e_step(indptr, indices, data, exp_elog_beta_t, alpha, gamma, max_iter, tol, want_sstats, n_chunks,
+                skip_margin, doc_counts):
     """Documents in parallel; then sstats_t[w] = sum_d (n_dw / phinorm_dw) exp_theta_d by ``_sum_by_word``,
     bit-identical for 1 or N threads."""
     n_docs = indptr.shape[0] - 1
@@ -410,7 +419,7 @@ def _lda_e_step(indptr, indices, data, exp_elog_beta_t, alpha, gamma, max_iter, 
             cts = data[start:stop]
             phinorm = token_weight[start:stop]
             iterations[d] = _lda_doc(ids, cts, exp_elog_beta_t, alpha, exp_psi_alpha, gamma[d], max_iter, tol,
-                                     exp_theta[d], new_gamma, phinorm, want_sstats, work)
+                                     exp_theta[d], new_gamma, phinorm, want_sstats, work, skip_margin, doc_counts[d])
             if want_sstats:
                 for j in range(stop - start):
                     phinorm[j] = cts[j] / phinorm[j]
@@ -420,13 +429,20 @@ def _lda_e_step(indptr, indices, data, exp_elog_beta_t, alpha, gamma, max_iter, 
 
 
 def lda_e_step(counts: sp.csr_matrix, exp_elog_beta: np.ndarray, alpha, max_iter: int = 100, tol: float = 1e-3,
-               gamma: np.ndarray | None = None, want_sstats: bool = True):
+               gamma: np.ndarray | None = None, want_sstats: bool = True, skip_margin: float = SKIP_MARGIN,
+               diagnostics: dict | None = None):
     """Fit (gamma, phi) for each document of ``counts`` with the topics fixed.
 
     Returns ``gamma`` (n_docs x K) and ``sstats`` (K x V), sum_d n_dw phi_dwk, the statistic of
     Hoffman et al. 2010, eq. 5 / Alg. 2 (already multiplied by exp E[log beta]), and the
     iterations each document used. ``gamma`` starts at 1 for every topic (Alg. 1 and 2).
+
+    ``skip_margin`` scales the bound at which topics are chosen to be skipped (see SKIP_EPS); it changes
+    only the speed, never the result, which is what lets a test force the fall-back path. If given,
+    ``diagnostics`` receives the totals "gathers" and "fallback_sweeps" (sweeps redone over all topics).
     """
+    if not skip_margin > 0:
+        raise ValueError(f"skip_margin must be > 0, got {skip_margin!r}")
     counts = sp.csr_matrix(counts)
     n_docs = counts.shape[0]
     n_topics = exp_elog_beta.shape[0]
@@ -434,10 +450,16 @@ def lda_e_step(counts: sp.csr_matrix, exp_elog_beta: np.ndarray, alpha, max_iter
     gamma = np.ones((n_docs, n_topics)) if gamma is None else np.array(gamma, dtype=np.float64, copy=True)
     exp_elog_beta_t = np.ascontiguousarray(exp_elog_beta.T)
     n_chunks = max(1, min(N_CHUNKS, n_docs))
+    doc_counts = np.zeros((n_docs, 2), dtype=np.int64)
     sstats_t, iterations = _lda_e_step(
         counts.indptr.astype(np.int64), counts.indices.astype(np.int64), counts.data.astype(np.float64),
         exp_elog_beta_t, alpha, gamma, int(max_iter), float(tol), bool(want_sstats), n_chunks,
+        float(skip_margin), doc_counts,
     )
+    if diagnostics is not None:
+        gathers, fallbacks = doc_counts.sum(axis=0)
+        diagnostics["gathers"] = int(gathers)
+        diagnostics["fallback_sweeps"] = int(fallbacks)
     sstats = sstats_t.T * exp_elog_beta if want_sstats else None
     return gamma, sstats, iterations
 
