@@ -145,12 +145,13 @@ def _dot4(a, b0, b1, b2, b3):
 
 
 @njit(**_LOOP)
-def _gamma_sweep(ids, cts, exp_elog_beta_t, exp_theta, new_gamma):
+def _gamma_sweep(ids, cts, exp_elog_beta_t, exp_theta, new_gamma, topic_max, track_max):
     """new_gamma_k = sum_w n_w exp_beta_kw / phinorm_w, phinorm_w = sum_k exp_theta_k exp_beta_kw.
 
     Words go four at a time; each topic row is used for its phinorm and its gamma term while in cache.
     The topics are the first len(exp_theta) of each row. Returns sum_w n_w / phinorm_w and min_w phinorm_w,
-    which bound what a skipped topic would have added (see ``_lda_doc``).
+    which bound what a skipped topic would have added (see ``_lda_doc``). With ``track_max`` (the first
+    sweep) it also leaves topic_max_k = max_w exp_beta_kw, read from the rows while they are in cache.
     """
     n_topics = exp_theta.shape[0]
     n_ids = ids.shape[0]
@@ -158,6 +159,9 @@ def _gamma_sweep(ids, cts, exp_elog_beta_t, exp_theta, new_gamma):
     min_phinorm = np.inf
     for k in range(n_topics):
         new_gamma[k] = 0.0
+    if track_max:
+        for k in range(n_topics):
+            topic_max[k] = 0.0
     j = 0
     while j + 4 <= n_ids:
         row0 = exp_elog_beta_t[ids[j]]
@@ -171,6 +175,9 @@ def _gamma_sweep(ids, cts, exp_elog_beta_t, exp_theta, new_gamma):
         w3 = cts[j + 3] / (s3 + 1e-100)
         for k in range(n_topics):
             new_gamma[k] += (w0 * row0[k] + w1 * row1[k]) + (w2 * row2[k] + w3 * row3[k])
+        if track_max:
+            for k in range(n_topics):
+                topic_max[k] = max(topic_max[k], max(max(row0[k], row1[k]), max(row2[k], row3[k])))
         token_sum += (w0 + w1) + (w2 + w3)
         min_phinorm = min(min_phinorm, min(min(s0, s1), min(s2, s3)) + 1e-100)
         j += 4
@@ -180,6 +187,9 @@ def _gamma_sweep(ids, cts, exp_elog_beta_t, exp_theta, new_gamma):
         w = cts[j] / (s + 1e-100)
         for k in range(n_topics):
             new_gamma[k] += w * row[k]
+        if track_max:
+            for k in range(n_topics):
+                topic_max[k] = max(topic_max[k], row[k])
         token_sum += w
         min_phinorm = min(min_phinorm, s + 1e-100)
         j += 1
@@ -246,7 +256,6 @@ def _lda_doc(ids, cts, exp_elog_beta_t, alpha, exp_psi_alpha, gamma, max_iter, t
     width = n_topics
     sparse = False
     fresh = False  # first sweep after a gather: the topics just dropped may not be at alpha yet
-    have_max = False
     token_sum = 0.0
     min_phinorm = np.inf
     scale = 0.0  # exp(-psi(sum gamma)), rounded up
@@ -261,14 +270,6 @@ def _lda_doc(ids, cts, exp_elog_beta_t, alpha, exp_psi_alpha, gamma, max_iter, t
     for it in range(max_iter):
         iterations = it + 1
         if it > 0:  # which topics can be skipped, judged by the last sweep's bound with a margin
-            if not have_max:
-                for k in range(n_topics):
-                    topic_max[k] = 0.0
-                for j in range(n_ids):
-                    row = exp_elog_beta_t[ids[j]]
-                    for k in range(n_topics):
-                        topic_max[k] = max(topic_max[k], row[k])
-                have_max = True
             decide = True
             if sparse and not fresh:  # the usual case: only the active topics can newly drop out
                 if (scale * token_sum * skipped_max < threshold
@@ -337,7 +338,8 @@ def _lda_doc(ids, cts, exp_elog_beta_t, alpha, exp_psi_alpha, gamma, max_iter, t
                     gathers += 1
         if sparse:
             rows = sub[:n_ids * width].reshape((n_ids, width))
-            token_sum, min_phinorm = _gamma_sweep(local_ids[:n_ids], cts, rows, theta_active[:width], new_gamma[:width])
+            token_sum, min_phinorm = _gamma_sweep(local_ids[:n_ids], cts, rows, theta_active[:width], new_gamma[:width],
+                                                  topic_max, False)
             if fresh:
                 ok = _skipped_ok(exp_theta, topic_max, position, alpha, token_sum, min_phinorm, SKIP_EPS)
             else:
@@ -376,7 +378,7 @@ def _lda_doc(ids, cts, exp_elog_beta_t, alpha, exp_psi_alpha, gamma, max_iter, t
                 position[k] = k
             sparse = False
             fresh = False
-        token_sum, min_phinorm = _gamma_sweep(ids, cts, exp_elog_beta_t, exp_theta, new_gamma)
+        token_sum, min_phinorm = _gamma_sweep(ids, cts, exp_elog_beta_t, exp_theta, new_gamma, topic_max, it == 0)
         change = _update_gamma(alpha, gamma, exp_theta, new_gamma, position)
         _exp_elog_theta(gamma, exp_theta)
         if change / n_topics < tol:
