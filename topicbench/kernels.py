@@ -263,7 +263,8 @@ def _gamma_sweep(ids, cts, exp_elog_beta_t, exp_theta, new_gamma, topic_max, tra
 SKIP_EPS = 2.0 ** -60
 SKIP_MARGIN = 2.0 ** -10
 SPARSE_FRACTION = 0.8  # gather the active topics' columns only when at most this fraction of K is active
-PAD = 8  # the gathered width is a multiple of this (zero columns), so the dot products stay vectorised
+PAD = 4  # the gathered width is a multiple of this (zero columns), so the dot products stay vectorised
+LANES = 8  # exp(E[log theta]) of the active topics is taken over a multiple of this (``_exp_theta_block``)
 
 
 @njit(**_LOOP)
@@ -308,6 +309,7 @@ def _lda_doc(ids, cts, exp_elog_beta_t, alpha, exp_psi_alpha, gamma, max_iter, t
     n_topics = gamma.shape[0]
     n_ids = ids.shape[0]
     position, active, local_ids, topic_max, theta_active, sub, gamma_active, bits = work
+    lanes = n_topics
     for k in range(n_topics):
         position[k] = k
     n_active = n_topics  # all topics, read straight from exp_elog_beta_t ("full")
@@ -384,6 +386,8 @@ def _lda_doc(ids, cts, exp_elog_beta_t, alpha, exp_psi_alpha, gamma, max_iter, t
                     width = (n_active + PAD - 1) // PAD * PAD
                     for a in range(n_active, width):
                         theta_active[a] = 0.0
+                    lanes = (n_active + LANES - 1) // LANES * LANES
+                    for a in range(n_active, lanes):
                         gamma_active[a] = 1.0
                     rows = sub[:n_ids * width].reshape((n_ids, width))
                     for j in range(n_ids):
@@ -421,8 +425,8 @@ def _lda_doc(ids, cts, exp_elog_beta_t, alpha, exp_psi_alpha, gamma, max_iter, t
                 scale = math.exp(-psi_total) * (1.0 + 2.0 ** -40)
                 for a in range(n_active):
                     gamma_active[a] = gamma[active[a]]
-                _exp_theta_block(gamma_active[:width], psi_total, theta_active[:width], bits)  # padding: gamma 1
-                for a in range(n_active, width):
+                _exp_theta_block(gamma_active[:lanes], psi_total, theta_active[:lanes], bits)  # padding: gamma 1
+                for a in range(n_active, lanes):
                     theta_active[a] = 0.0
                 for a in range(n_active):
                     exp_theta[active[a]] = theta_active[a]
@@ -475,8 +479,8 @@ def _lda_e_step(indptr, indices, data, exp_elog_beta_t, alpha, gamma, max_iter, 
     for chunk in prange(n_chunks):  # small chunks: documents differ in cost, threads balance better
         new_gamma = np.empty(n_topics)
         work = (np.empty(n_topics, dtype=np.int64), np.empty(n_topics, dtype=np.int64),
-                np.arange(longest), np.empty(n_topics), np.empty(n_topics), np.empty(longest * n_topics),
-                np.empty(n_topics), np.empty(n_topics, dtype=np.int64))
+                np.arange(longest), np.empty(n_topics), np.empty(n_topics + LANES), np.empty(longest * n_topics),
+                np.empty(n_topics + LANES), np.empty(n_topics + LANES, dtype=np.int64))
         for d in range(bounds[chunk], bounds[chunk + 1]):
             start, stop = indptr[d], indptr[d + 1]
             ids = indices[start:stop]
