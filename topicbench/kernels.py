@@ -461,8 +461,8 @@ def _lda_doc(ids, cts, exp_elog_beta_t, alpha, exp_psi_alpha, gamma, max_iter, t
 @njit(parallel=True, cache=True, fastmath={"contract"}, error_model="numpy")
 def _lda_e_step(indptr, indices, data, exp_elog_beta_t, alpha, gamma, max_iter, tol, want_sstats, n_chunks,
                 skip_margin, doc_counts):
-    """Documents in parallel; then sstats_t[w] = sum_d (n_dw / phinorm_dw) exp_theta_d by ``_sum_by_word``,
-    bit-identical for 1 or N threads."""
+    """Documents in parallel; then sstats[:, w] = exp_beta_w sum_d (n_dw / phinorm_dw) exp_theta_d by
+    ``_lda_sstats``, bit-identical for 1 or N threads."""
     n_docs = indptr.shape[0] - 1
     n_words, n_topics = exp_elog_beta_t.shape
     iterations = np.zeros(n_docs, dtype=np.int64)
@@ -493,7 +493,7 @@ def _lda_e_step(indptr, indices, data, exp_elog_beta_t, alpha, gamma, max_iter, 
                     phinorm[j] = cts[j] / phinorm[j]
     if not want_sstats:
         return np.zeros((1, n_topics)), iterations
-    return _sum_by_word(indptr, indices, token_weight, exp_theta, n_words), iterations
+    return _lda_sstats(indptr, indices, token_weight, exp_theta, exp_elog_beta_t), iterations
 
 
 def lda_e_step(counts: sp.csr_matrix, exp_elog_beta: np.ndarray, alpha, max_iter: int = 100, tol: float = 1e-3,
@@ -516,10 +516,10 @@ def lda_e_step(counts: sp.csr_matrix, exp_elog_beta: np.ndarray, alpha, max_iter
     n_topics = exp_elog_beta.shape[0]
     alpha = np.broadcast_to(np.asarray(alpha, dtype=np.float64), (n_topics,)).copy()
     gamma = np.ones((n_docs, n_topics)) if gamma is None else np.array(gamma, dtype=np.float64, copy=True)
-    exp_elog_beta_t = np.ascontiguousarray(exp_elog_beta.T)
+    exp_elog_beta_t = _transpose(np.ascontiguousarray(exp_elog_beta, dtype=np.float64))
     n_chunks = max(1, min(N_CHUNKS, n_docs))
     doc_counts = np.zeros((n_docs, 2), dtype=np.int64)
-    sstats_t, iterations = _lda_e_step(
+    sstats, iterations = _lda_e_step(
         counts.indptr.astype(np.int64), counts.indices.astype(np.int64), counts.data.astype(np.float64),
         exp_elog_beta_t, alpha, gamma, int(max_iter), float(tol), bool(want_sstats), n_chunks,
         float(skip_margin), doc_counts,
@@ -528,8 +528,7 @@ def lda_e_step(counts: sp.csr_matrix, exp_elog_beta: np.ndarray, alpha, max_iter
         gathers, fallbacks = doc_counts.sum(axis=0)
         diagnostics["gathers"] = int(gathers)
         diagnostics["fallback_sweeps"] = int(fallbacks)
-    sstats = sstats_t.T * exp_elog_beta if want_sstats else None
-    return gamma, sstats, iterations
+    return gamma, sstats if want_sstats else None, iterations
 
 
 @njit(parallel=True, cache=True)
@@ -724,13 +723,10 @@ def _cnmf_local_step(indptr, indices, data, exp_elog_beta_t, topic_mass, locatio
     return _sum_by_word(indptr, indices, token_weight, scores, n_words), steps
 
 
-@njit(parallel=True, cache=True)
-def _sum_by_word(indptr, indices, token_weight, doc_rows, n_words):
-    """out[w] = sum_d token_weight_dw doc_rows[d], over the documents containing w in document order.
-
-    A stable counting sort groups the nonzeros by word; the words are then summed in parallel, so no
-    per-thread V x K buffers are needed and the result is bit-identical for any thread count.
-    """
+@njit(cache=True, nogil=True)
+def _group_by_word(indptr, indices, n_words):
+    """A stable counting sort of the nonzeros by word: word w's are token_of[word_start[w]:word_start[w + 1]]
+    (positions in ``indices``), of documents doc_of[...], in document order."""
     n_docs = indptr.shape[0] - 1
     word_start = np.zeros(n_words + 1, dtype=np.int64)
     for p in range(indices.shape[0]):
@@ -746,6 +742,56 @@ def _sum_by_word(indptr, indices, token_weight, doc_rows, n_words):
             token_of[fill[w]] = p
             doc_of[fill[w]] = d
             fill[w] += 1
+    return word_start, token_of, doc_of
+
+
+@njit(parallel=True, cache=True)
+def _lda_sstats(indptr, indices, token_weight, exp_theta, exp_elog_beta_t):
+    """sstats[k, w] = exp_beta_kw sum_d token_weight_dw exp_theta_dk (K x V): ``_sum_by_word`` with the product
+    by exp E[log beta] taken in the same parallel loop (the same single rounding as multiplying afterwards)."""
+    n_words, n_topics = exp_elog_beta_t.shape
+    word_start, token_of, doc_of = _group_by_word(indptr, indices, n_words)
+    out = np.empty((n_topics, n_words))
+    bounds = np.linspace(0, n_words, N_CHUNKS + 1).astype(np.int64)
+    for chunk in prange(N_CHUNKS):
+        row = np.empty(n_topics)
+        for w in range(bounds[chunk], bounds[chunk + 1]):
+            for k in range(n_topics):
+                row[k] = 0.0
+            for q in range(word_start[w], word_start[w + 1]):
+                weight = token_weight[token_of[q]]
+                source = exp_theta[doc_of[q]]
+                for k in range(n_topics):
+                    row[k] += weight * source[k]
+            beta = exp_elog_beta_t[w]
+            for k in range(n_topics):
+                out[k, w] = row[k] * beta[k]
+    return out
+
+
+@njit(parallel=True, cache=True)
+def _transpose(matrix):
+    """A C-contiguous transpose, in parallel blocks (np.ascontiguousarray(matrix.T) is one thread)."""
+    n_rows, n_cols = matrix.shape
+    out = np.empty((n_cols, n_rows))
+    block = 64
+    n_blocks = (n_cols + block - 1) // block
+    for b in prange(n_blocks):
+        for i0 in range(0, n_rows, block):
+            for j in range(b * block, min((b + 1) * block, n_cols)):
+                for i in range(i0, min(i0 + block, n_rows)):
+                    out[j, i] = matrix[i, j]
+    return out
+
+
+@njit(parallel=True, cache=True)
+def _sum_by_word(indptr, indices, token_weight, doc_rows, n_words):
+    """out[w] = sum_d token_weight_dw doc_rows[d], over the documents containing w in document order.
+
+    A stable counting sort groups the nonzeros by word; the words are then summed in parallel, so no
+    per-thread V x K buffers are needed and the result is bit-identical for any thread count.
+    """
+    word_start, token_of, doc_of = _group_by_word(indptr, indices, n_words)
     out = np.zeros((n_words, doc_rows.shape[1]))
     for w in prange(n_words):
         row = out[w]
