@@ -5,6 +5,9 @@ one-division digamma, word-parallel sufficient statistics), so these tests pin i
 algorithm: Hoffman, Blei and Bach 2010, Alg. 2 E step, gamma initialised to 1, stopped when the mean
 |change in gamma| < tol or after max_iter iterations.
 """
+import math
+
+import numba
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -120,21 +123,71 @@ def test_one_division_digamma_matches_scipy():
     np.testing.assert_allclose(ours, psi(xs), rtol=1e-11, atol=1e-11)
 
 
+@numba.njit(fastmath={"contract"}, error_model="numpy")
+def libm_exp_theta(gammas, psi_total):
+    """The scalar loop ``_exp_theta_block`` replaced, compiled with the kernel's flags (FMA contraction)."""
+    out = np.empty_like(gammas)
+    for k in range(gammas.shape[0]):
+        y, c = kernels._digamma_parts(gammas[k])
+        out[k] = y * math.exp(-c - psi_total)
+    return out
+
+
+@pytest.mark.parametrize("psi_total", [-1.0, 0.0, 4.6])
+def test_vectorised_exp_theta_matches_libm(psi_total):
+    """``_exp_theta_block`` replaces libm's exp by a polynomial so that the loop vectorises: within 2 ulp of
+    the scalar libm loop it replaces (relative 4.5e-16), and equal to it below 2^-1021 (gamma_k ~ 1e-3:
+    subnormal and underflowing results), where it falls back to libm. Lengths 3 and 13 exercise the remainders."""
+    gammas = np.concatenate([np.geomspace(1e-4, 1e6, 2000), [1e-3, 0.0014, 0.0015, 0.01, 1.0, 5.999, 6.0, 6.001]])
+    expected = libm_exp_theta(gammas, psi_total)
+    assert (expected == 0).any() and ((expected > 0) & (expected < 2.0 ** -1022)).any()  # the fall-back is used
+    for n in (len(gammas), 3, 13):
+        ours = np.empty(n)
+        kernels._exp_theta_block(gammas[:n], psi_total, ours, np.empty(n, dtype=np.int64))
+        normal = expected[:n] >= 2.0 ** -1021
+        np.testing.assert_allclose(ours[normal], expected[:n][normal], rtol=4.5e-16, atol=0)
+        np.testing.assert_array_equal(ours[~normal], expected[:n][~normal])
+
 def test_exp_dirichlet_expectation_matches_scipy():
     lam = np.random.default_rng(3).gamma(0.5, 3.0, (7, 300)) + 1e-3
     expected = np.exp(psi(lam) - psi(lam.sum(axis=1, keepdims=True)))
     np.testing.assert_allclose(kernels.exp_dirichlet_expectation(lam), expected, rtol=1e-10)
 
 
-def test_skipped_topics_stay_at_alpha_exactly():
-    """With a small alpha most topics fall to gamma_k = alpha_k exactly (their term rounds away); the kernel
-    skips those once its bound proves it, so it must agree with the full reference, bit for bit on them."""
+def adversarial_problem(seed):
+    """Peaked topics, tiny alpha, stray words of absent topics (see test_adversarial_topics_match_reference)."""
+    rng = np.random.default_rng(100 + seed)
+    n_docs, n_words, n_topics = 60, 200, 30
+    lam = rng.gamma(0.02, 1.0, (n_topics, n_words)) + 1e-3
+    exp_elog_beta = np.exp(psi(lam) - psi(lam.sum(axis=1, keepdims=True)))
+    owner = exp_elog_beta.argmax(axis=0)
+    rows, cols, vals = [], [], []
+    for d in range(n_docs):
+        main = rng.choice(n_topics, size=2, replace=False)
+        words = rng.choice(np.flatnonzero(np.isin(owner, main)), size=15)
+        stray = rng.choice(np.flatnonzero(~np.isin(owner, main)), size=2, replace=False)  # absent topics' words
+        for w in np.concatenate([words, stray]):
+            rows.append(d), cols.append(w), vals.append(int(rng.integers(1, 8)) if w in words else 1)
+    counts = sp.csr_matrix((vals, (rows, cols)), shape=(n_docs, n_words))
+    counts.sum_duplicates()
+    return counts, exp_elog_beta, 1e-3, 200, 1e-4
+
+
+def skipped_topics_problem():
+    """Peaked topics and alpha = 0.01: most gamma_k end at alpha_k (see test_skipped_topics_stay_at_alpha_exactly)."""
     rng = np.random.default_rng(7)
     n_docs, n_words, n_topics = 80, 300, 40
     counts = sp.random(n_docs, n_words, density=0.15, random_state=rng,
                        data_rvs=lambda n: rng.integers(1, 4, n)).tocsr()
     lam = rng.gamma(0.1, 1.0, (n_topics, n_words)) + 0.01  # peaked topics: documents use few of them
     exp_elog_beta = np.exp(psi(lam) - psi(lam.sum(axis=1, keepdims=True)))
+    return counts, exp_elog_beta, 0.01, 100, 1e-3
+
+
+def test_skipped_topics_stay_at_alpha_exactly():
+    """With a small alpha most topics fall to gamma_k = alpha_k exactly (their term rounds away); the kernel
+    skips those once its bound proves it, so it must agree with the full reference, bit for bit on them."""
+    counts, exp_elog_beta, _, _, _ = skipped_topics_problem()
     gamma, sstats, iterations = kernels.lda_e_step(counts, exp_elog_beta, 0.01, max_iter=100, tol=1e-3)
     ref_gamma, ref_sstats, ref_iterations = reference_e_step(counts, exp_elog_beta, 0.01, 100, 1e-3)
     at_alpha = ref_gamma == 0.01
@@ -151,22 +204,36 @@ def test_adversarial_topics_match_reference(seed):
     mix words owned by different topics plus single tokens of words owned by otherwise absent topics:
     the case where a large exp_beta_kw meets a tiny phinorm_w, which the skip bound must catch (or the
     sweep must be redone over all topics). Whatever path the kernel takes, it must agree with the reference."""
-    rng = np.random.default_rng(100 + seed)
-    n_docs, n_words, n_topics = 60, 200, 30
-    lam = rng.gamma(0.02, 1.0, (n_topics, n_words)) + 1e-3
-    exp_elog_beta = np.exp(psi(lam) - psi(lam.sum(axis=1, keepdims=True)))
-    owner = exp_elog_beta.argmax(axis=0)
-    rows, cols, vals = [], [], []
-    for d in range(n_docs):
-        main = rng.choice(n_topics, size=2, replace=False)
-        words = rng.choice(np.flatnonzero(np.isin(owner, main)), size=15)
-        stray = rng.choice(np.flatnonzero(~np.isin(owner, main)), size=2, replace=False)  # absent topics' words
-        for w in np.concatenate([words, stray]):
-            rows.append(d), cols.append(w), vals.append(int(rng.integers(1, 8)) if w in words else 1)
-    counts = sp.csr_matrix((vals, (rows, cols)), shape=(n_docs, n_words))
-    counts.sum_duplicates()
+    counts, exp_elog_beta, _, _, _ = adversarial_problem(seed)
     gamma, sstats, iterations = kernels.lda_e_step(counts, exp_elog_beta, 1e-3, max_iter=200, tol=1e-4)
     ref_gamma, ref_sstats, ref_iterations = reference_e_step(counts, exp_elog_beta, 1e-3, 200, 1e-4)
     assert np.array_equal(iterations, ref_iterations)
     np.testing.assert_allclose(gamma, ref_gamma, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(sstats, ref_sstats, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("make", [lambda: adversarial_problem(0), lambda: adversarial_problem(1), skipped_topics_problem],
+                         ids=["adversarial0", "adversarial1", "skipped_topics"])
+def test_fallback_sweeps_match_reference(make):
+    """skip_margin = 2^40 chooses topics to skip at a 2^-20 bound, so the 2^-60 check after the sweep fails
+    routinely and the sweep is redone over all topics: that path must run, and agree with the reference
+    exactly as the default margin does."""
+    counts, exp_elog_beta, alpha, max_iter, tol = make()
+    ref_gamma, ref_sstats, ref_iterations = reference_e_step(counts, exp_elog_beta, alpha, max_iter, tol)
+    for margin in (2.0 ** 40, kernels.SKIP_MARGIN):
+        diagnostics = {}
+        gamma, sstats, iterations = kernels.lda_e_step(counts, exp_elog_beta, alpha, max_iter, tol,
+                                                       skip_margin=margin, diagnostics=diagnostics)
+        assert diagnostics["gathers"] > 0
+        if margin == 2.0 ** 40:
+            assert diagnostics["fallback_sweeps"] > 0
+        assert np.array_equal(iterations, ref_iterations)
+        np.testing.assert_allclose(gamma, ref_gamma, rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(sstats, ref_sstats, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("margin", [0.0, -1.0, float("nan")])
+def test_bad_skip_margin_is_refused(problem, margin):
+    counts, exp_elog_beta = problem
+    with pytest.raises(ValueError, match="skip_margin"):
+        kernels.lda_e_step(counts, exp_elog_beta, 0.01, skip_margin=margin)

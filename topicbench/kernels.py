@@ -101,24 +101,82 @@ def exp_dirichlet_expectation(param: np.ndarray) -> np.ndarray:
     return out
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _exp_elog_theta(gamma, exp_theta):
-    """exp(E[log theta]) = exp(psi(gamma_k) - psi(sum gamma)) (Hoffman et al. 2010, eq. 6)."""
-    total = 0.0
-    for k in range(gamma.shape[0]):
-        total += gamma[k]
-    psi_total = _digamma_one_division(total)
-    for k in range(gamma.shape[0]):
-        y, c = _digamma_parts(gamma[k])
-        exp_theta[k] = y * math.exp(-c - psi_total)
-
-
 # The E step's flags. Only the K-long dot products get ``reassoc`` (LLVM needs it to vectorise a
 # sum; the sums are reordered, so results move in the last bits, never in meaning). The callers
 # must not have it: with reassoc LLVM rewrites (n / s) * row_k as n * row_k / s, a division per
 # topic. ``error_model="numpy"`` drops the zero-division checks (phinorm carries a 1e-100 guard).
 _DOT = dict(cache=True, nogil=True, fastmath={"reassoc", "contract"}, error_model="numpy")
 _LOOP = dict(cache=True, nogil=True, fastmath={"contract"}, error_model="numpy")
+
+
+# exp(x) = 2^m exp(r), m = round(x / ln 2), |r| <= ln(2) / 2, with exp(r) a degree-13 Taylor polynomial
+# (truncation < 5e-18 relative): unlike libm's exp, LLVM vectorises it. Within 2 ulp of libm (95% identical).
+_LOG2E = 1.4426950408889634
+_LN2_HI = 0.6931471803691238  # ln 2 with its last 32 bits zero: m * _LN2_HI is exact for |m| < 2^20
+_LN2_LO = 1.9082149292705877e-10  # ln 2 - _LN2_HI
+
+
+@njit(**_LOOP)
+def _exp_theta_block(gamma, psi_total, exp_theta, bits):
+    """exp_theta_k = exp(psi(gamma_k) - psi_total), as ``_digamma_parts`` and exp, for all k at once.
+
+    Written without calls or branches so that the loop is vectorised (fastest when len(gamma) is a multiple
+    of 8); ``bits`` (int64, at least as long) holds 2^m. Results below 2^-1021 (exp argument < -707, e.g.
+    gamma_k ~ alpha = 1e-3) are redone with libm, which also handles subnormals and underflow to 0.
+    """
+    n = gamma.shape[0]
+    scale = bits[:n].view(np.float64)
+    for k in range(n):
+        x = gamma[k]
+        q = 1.0
+        dq = 0.0
+        for i in range(6):
+            y = x + i
+            dq = dq * y + q
+            q = q * y
+        small = x < 6.0
+        shift = dq / q if small else 0.0
+        x = x + 6.0 if small else x
+        inv = 1.0 / x
+        inv2 = inv * inv
+        c = 0.5 * inv + inv2 * (1.0 / 12 - inv2 * (1.0 / 120 - inv2 * (1.0 / 252 - inv2 * (1.0 / 240 - inv2 * (1.0 / 132)))))
+        t = -(c + shift) - psi_total
+        m = max(math.floor(t * _LOG2E + 0.5), -1022.0)
+        r = (t - m * _LN2_HI) - m * _LN2_LO
+        p = 1.0 / 6227020800.0
+        p = p * r + 1.0 / 479001600.0
+        p = p * r + 1.0 / 39916800.0
+        p = p * r + 1.0 / 3628800.0
+        p = p * r + 1.0 / 362880.0
+        p = p * r + 1.0 / 40320.0
+        p = p * r + 1.0 / 5040.0
+        p = p * r + 1.0 / 720.0
+        p = p * r + 1.0 / 120.0
+        p = p * r + 1.0 / 24.0
+        p = p * r + 1.0 / 6.0
+        p = p * r + 0.5
+        p = p * r + 1.0
+        p = p * r + 1.0
+        bits[k] = (np.int64(m) + 1023) << 52
+        exp_theta[k] = x * p
+    low = 0
+    for k in range(n):  # a separate loop, or the libm call would keep the one above from being vectorised
+        exp_theta[k] *= scale[k]
+        low += bits[k] == 1 << 52
+    if low:
+        for k in range(n):
+            if bits[k] == 1 << 52:
+                y, c = _digamma_parts(gamma[k])
+                exp_theta[k] = y * math.exp(-c - psi_total)
+
+
+@njit(**_LOOP)
+def _exp_elog_theta(gamma, exp_theta, bits):
+    """exp(E[log theta]) = exp(psi(gamma_k) - psi(sum gamma)) (Hoffman et al. 2010, eq. 6)."""
+    total = 0.0
+    for k in range(gamma.shape[0]):
+        total += gamma[k]
+    _exp_theta_block(gamma, _digamma_one_division(total), exp_theta, bits)
 
 
 @njit(**_DOT)
@@ -145,12 +203,13 @@ def _dot4(a, b0, b1, b2, b3):
 
 
 @njit(**_LOOP)
-def _gamma_sweep(ids, cts, exp_elog_beta_t, exp_theta, new_gamma):
+def _gamma_sweep(ids, cts, exp_elog_beta_t, exp_theta, new_gamma, topic_max, track_max):
     """new_gamma_k = sum_w n_w exp_beta_kw / phinorm_w, phinorm_w = sum_k exp_theta_k exp_beta_kw.
 
     Words go four at a time; each topic row is used for its phinorm and its gamma term while in cache.
     The topics are the first len(exp_theta) of each row. Returns sum_w n_w / phinorm_w and min_w phinorm_w,
-    which bound what a skipped topic would have added (see ``_lda_doc``).
+    which bound what a skipped topic would have added (see ``_lda_doc``). With ``track_max`` (the first
+    sweep) it also leaves topic_max_k = max_w exp_beta_kw, read from the rows while they are in cache.
     """
     n_topics = exp_theta.shape[0]
     n_ids = ids.shape[0]
@@ -158,6 +217,9 @@ def _gamma_sweep(ids, cts, exp_elog_beta_t, exp_theta, new_gamma):
     min_phinorm = np.inf
     for k in range(n_topics):
         new_gamma[k] = 0.0
+    if track_max:
+        for k in range(n_topics):
+            topic_max[k] = 0.0
     j = 0
     while j + 4 <= n_ids:
         row0 = exp_elog_beta_t[ids[j]]
@@ -171,6 +233,9 @@ def _gamma_sweep(ids, cts, exp_elog_beta_t, exp_theta, new_gamma):
         w3 = cts[j + 3] / (s3 + 1e-100)
         for k in range(n_topics):
             new_gamma[k] += (w0 * row0[k] + w1 * row1[k]) + (w2 * row2[k] + w3 * row3[k])
+        if track_max:
+            for k in range(n_topics):
+                topic_max[k] = max(topic_max[k], max(max(row0[k], row1[k]), max(row2[k], row3[k])))
         token_sum += (w0 + w1) + (w2 + w3)
         min_phinorm = min(min_phinorm, min(min(s0, s1), min(s2, s3)) + 1e-100)
         j += 4
@@ -180,6 +245,9 @@ def _gamma_sweep(ids, cts, exp_elog_beta_t, exp_theta, new_gamma):
         w = cts[j] / (s + 1e-100)
         for k in range(n_topics):
             new_gamma[k] += w * row[k]
+        if track_max:
+            for k in range(n_topics):
+                topic_max[k] = max(topic_max[k], row[k])
         token_sum += w
         min_phinorm = min(min_phinorm, s + 1e-100)
         j += 1
@@ -189,12 +257,14 @@ def _gamma_sweep(ids, cts, exp_elog_beta_t, exp_theta, new_gamma):
 # Active topics. With a small alpha most gamma_k fall to alpha within a few iterations and their
 # exp_theta_k ~ exp(psi(alpha)) to e^-100; such a topic is skipped when the bound below says that its
 # term moves gamma_k, and every phinorm_w, by less than SKIP_EPS relative, so gamma_k = alpha_k exactly,
-# as the full update rounds it too. The set is chosen with the previous iteration's bound (times
-# SKIP_MARGIN), checked after the sweep with this one's, and the sweep redone over all topics if the check fails.
+# as the full update rounds it too. The set is chosen with the previous iteration's bound (times the
+# caller's skip_margin, default SKIP_MARGIN), checked after the sweep with this one's, and the sweep redone
+# over all topics if the check fails. The margin trades gathers against redone sweeps; it cannot change a result.
 SKIP_EPS = 2.0 ** -60
 SKIP_MARGIN = 2.0 ** -10
 SPARSE_FRACTION = 0.8  # gather the active topics' columns only when at most this fraction of K is active
-PAD = 8  # the gathered width is a multiple of this (zero columns), so the dot products stay vectorised
+PAD = 4  # the gathered width is a multiple of this (zero columns), so the dot products stay vectorised
+LANES = 8  # exp(E[log theta]) of the active topics is taken over a multiple of this (``_exp_theta_block``)
 
 
 @njit(**_LOOP)
@@ -227,44 +297,39 @@ def _skipped_ok(exp_theta, topic_max, position, alpha, token_sum, min_phinorm, e
 
 @njit(**_LOOP)
 def _lda_doc(ids, cts, exp_elog_beta_t, alpha, exp_psi_alpha, gamma, max_iter, tol, exp_theta, new_gamma, phinorm,
-             want_phinorm, work):
+             want_phinorm, work, skip_margin, counts):
     """Coordinate ascent on one document's (gamma, phi) with topics fixed (Hoffman et al. 2010, Alg. 2 E step).
 
     phi is never stored: phi_wk = exp_theta_k * exp_beta_kw / phinorm_w. On return ``exp_theta``
     (and, if asked, ``phinorm``) belong to the final gamma. Returns the iterations used.
     Once few topics are active (see SKIP_EPS), the sweep runs over a gathered copy of their columns;
     a skipped topic has gamma_k = alpha_k, so exp_theta_k <= exp(psi(alpha_k)) exp(-psi(sum gamma)).
+    ``counts`` receives (gathers, fall-back sweeps redone over all topics) for diagnostics.
     """
     n_topics = gamma.shape[0]
     n_ids = ids.shape[0]
-    position, active, local_ids, topic_max, theta_active, sub = work
+    position, active, local_ids, topic_max, theta_active, sub, gamma_active, bits = work
+    lanes = n_topics
     for k in range(n_topics):
         position[k] = k
     n_active = n_topics  # all topics, read straight from exp_elog_beta_t ("full")
     width = n_topics
     sparse = False
     fresh = False  # first sweep after a gather: the topics just dropped may not be at alpha yet
-    have_max = False
     token_sum = 0.0
     min_phinorm = np.inf
     scale = 0.0  # exp(-psi(sum gamma)), rounded up
     skipped_max = 0.0  # max over skipped k of exp(psi(alpha_k)) max_w exp_beta_kw / alpha_k
     skipped_mass = 0.0  # sum over skipped k of exp(psi(alpha_k)) max_w exp_beta_kw
     skipped_alpha = 0.0  # sum over skipped k of alpha_k
-    threshold = SKIP_EPS * SKIP_MARGIN
-    _exp_elog_theta(gamma, exp_theta)
+    threshold = SKIP_EPS * skip_margin
+    gathers = 0
+    fallbacks = 0
+    _exp_elog_theta(gamma, exp_theta, bits)
     iterations = 0
     for it in range(max_iter):
         iterations = it + 1
         if it > 0:  # which topics can be skipped, judged by the last sweep's bound with a margin
-            if not have_max:
-                for k in range(n_topics):
-                    topic_max[k] = 0.0
-                for j in range(n_ids):
-                    row = exp_elog_beta_t[ids[j]]
-                    for k in range(n_topics):
-                        topic_max[k] = max(topic_max[k], row[k])
-                have_max = True
             decide = True
             if sparse and not fresh:  # the usual case: only the active topics can newly drop out
                 if (scale * token_sum * skipped_max < threshold
@@ -291,7 +356,7 @@ def _lda_doc(ids, cts, exp_elog_beta_t, alpha, exp_psi_alpha, gamma, max_iter, t
                 if (keep > SPARSE_FRACTION * n_topics or (keep + PAD - 1) // PAD * PAD > n_topics
                         or not mass < threshold * min_phinorm):
                     if sparse:
-                        _exp_elog_theta(gamma, exp_theta)
+                        _exp_elog_theta(gamma, exp_theta, bits)
                         for k in range(n_topics):
                             position[k] = k
                         sparse = False
@@ -321,6 +386,9 @@ def _lda_doc(ids, cts, exp_elog_beta_t, alpha, exp_psi_alpha, gamma, max_iter, t
                     width = (n_active + PAD - 1) // PAD * PAD
                     for a in range(n_active, width):
                         theta_active[a] = 0.0
+                    lanes = (n_active + LANES - 1) // LANES * LANES
+                    for a in range(n_active, lanes):
+                        gamma_active[a] = 1.0
                     rows = sub[:n_ids * width].reshape((n_ids, width))
                     for j in range(n_ids):
                         row = exp_elog_beta_t[ids[j]]
@@ -330,9 +398,11 @@ def _lda_doc(ids, cts, exp_elog_beta_t, alpha, exp_psi_alpha, gamma, max_iter, t
                             rows[j, a] = 0.0
                     sparse = True
                     fresh = True
+                    gathers += 1
         if sparse:
             rows = sub[:n_ids * width].reshape((n_ids, width))
-            token_sum, min_phinorm = _gamma_sweep(local_ids[:n_ids], cts, rows, theta_active[:width], new_gamma[:width])
+            token_sum, min_phinorm = _gamma_sweep(local_ids[:n_ids], cts, rows, theta_active[:width], new_gamma[:width],
+                                                  topic_max, False)
             if fresh:
                 ok = _skipped_ok(exp_theta, topic_max, position, alpha, token_sum, min_phinorm, SKIP_EPS)
             else:
@@ -354,10 +424,12 @@ def _lda_doc(ids, cts, exp_elog_beta_t, alpha, exp_psi_alpha, gamma, max_iter, t
                 psi_total = _digamma_one_division(total)
                 scale = math.exp(-psi_total) * (1.0 + 2.0 ** -40)
                 for a in range(n_active):
-                    k = active[a]
-                    y, c = _digamma_parts(gamma[k])
-                    exp_theta[k] = y * math.exp(-c - psi_total)
-                    theta_active[a] = exp_theta[k]
+                    gamma_active[a] = gamma[active[a]]
+                _exp_theta_block(gamma_active[:lanes], psi_total, theta_active[:lanes], bits)  # padding: gamma 1
+                for a in range(n_active, lanes):
+                    theta_active[a] = 0.0
+                for a in range(n_active):
+                    exp_theta[active[a]] = theta_active[a]
                 if change / n_topics < tol:
                     break
                 continue
@@ -365,28 +437,32 @@ def _lda_doc(ids, cts, exp_elog_beta_t, alpha, exp_psi_alpha, gamma, max_iter, t
                 for k in range(n_topics):
                     if position[k] < 0:
                         exp_theta[k] = exp_psi_alpha[k] * scale
-            _exp_elog_theta(gamma, exp_theta)  # the check failed: this sweep again over all topics
+            _exp_elog_theta(gamma, exp_theta, bits)  # the check failed: this sweep again over all topics
+            fallbacks += 1
             for k in range(n_topics):
                 position[k] = k
             sparse = False
             fresh = False
-        token_sum, min_phinorm = _gamma_sweep(ids, cts, exp_elog_beta_t, exp_theta, new_gamma)
+        token_sum, min_phinorm = _gamma_sweep(ids, cts, exp_elog_beta_t, exp_theta, new_gamma, topic_max, it == 0)
         change = _update_gamma(alpha, gamma, exp_theta, new_gamma, position)
-        _exp_elog_theta(gamma, exp_theta)
+        _exp_elog_theta(gamma, exp_theta, bits)
         if change / n_topics < tol:
             break
     if sparse:
-        _exp_elog_theta(gamma, exp_theta)
+        _exp_elog_theta(gamma, exp_theta, bits)
     if want_phinorm:
         for j in range(n_ids):
             phinorm[j] = _dot(exp_theta, exp_elog_beta_t[ids[j]]) + 1e-100
+    counts[0] = gathers
+    counts[1] = fallbacks
     return iterations
 
 
 @njit(parallel=True, cache=True, fastmath={"contract"}, error_model="numpy")
-def _lda_e_step(indptr, indices, data, exp_elog_beta_t, alpha, gamma, max_iter, tol, want_sstats, n_chunks):
-    """Documents in parallel; then sstats_t[w] = sum_d (n_dw / phinorm_dw) exp_theta_d by ``_sum_by_word``,
-    bit-identical for 1 or N threads."""
+def _lda_e_step(indptr, indices, data, exp_elog_beta_t, alpha, gamma, max_iter, tol, want_sstats, n_chunks,
+                skip_margin, doc_counts):
+    """Documents in parallel; then sstats[:, w] = exp_beta_w sum_d (n_dw / phinorm_dw) exp_theta_d by
+    ``_lda_sstats``, bit-identical for 1 or N threads."""
     n_docs = indptr.shape[0] - 1
     n_words, n_topics = exp_elog_beta_t.shape
     iterations = np.zeros(n_docs, dtype=np.int64)
@@ -403,43 +479,56 @@ def _lda_e_step(indptr, indices, data, exp_elog_beta_t, alpha, gamma, max_iter, 
     for chunk in prange(n_chunks):  # small chunks: documents differ in cost, threads balance better
         new_gamma = np.empty(n_topics)
         work = (np.empty(n_topics, dtype=np.int64), np.empty(n_topics, dtype=np.int64),
-                np.arange(longest), np.empty(n_topics), np.empty(n_topics), np.empty(longest * n_topics))
+                np.arange(longest), np.empty(n_topics), np.empty(n_topics + LANES), np.empty(longest * n_topics),
+                np.empty(n_topics + LANES), np.empty(n_topics + LANES, dtype=np.int64))
         for d in range(bounds[chunk], bounds[chunk + 1]):
             start, stop = indptr[d], indptr[d + 1]
             ids = indices[start:stop]
             cts = data[start:stop]
             phinorm = token_weight[start:stop]
             iterations[d] = _lda_doc(ids, cts, exp_elog_beta_t, alpha, exp_psi_alpha, gamma[d], max_iter, tol,
-                                     exp_theta[d], new_gamma, phinorm, want_sstats, work)
+                                     exp_theta[d], new_gamma, phinorm, want_sstats, work, skip_margin, doc_counts[d])
             if want_sstats:
                 for j in range(stop - start):
                     phinorm[j] = cts[j] / phinorm[j]
     if not want_sstats:
         return np.zeros((1, n_topics)), iterations
-    return _sum_by_word(indptr, indices, token_weight, exp_theta, n_words), iterations
+    return _lda_sstats(indptr, indices, token_weight, exp_theta, exp_elog_beta_t), iterations
 
 
 def lda_e_step(counts: sp.csr_matrix, exp_elog_beta: np.ndarray, alpha, max_iter: int = 100, tol: float = 1e-3,
-               gamma: np.ndarray | None = None, want_sstats: bool = True):
+               gamma: np.ndarray | None = None, want_sstats: bool = True, skip_margin: float = SKIP_MARGIN,
+               diagnostics: dict | None = None):
     """Fit (gamma, phi) for each document of ``counts`` with the topics fixed.
 
     Returns ``gamma`` (n_docs x K) and ``sstats`` (K x V), sum_d n_dw phi_dwk, the statistic of
     Hoffman et al. 2010, eq. 5 / Alg. 2 (already multiplied by exp E[log beta]), and the
     iterations each document used. ``gamma`` starts at 1 for every topic (Alg. 1 and 2).
+
+    ``skip_margin`` scales the bound at which topics are chosen to be skipped (see SKIP_EPS); it changes
+    only the speed, never the result, which is what lets a test force the fall-back path. If given,
+    ``diagnostics`` receives the totals "gathers" and "fallback_sweeps" (sweeps redone over all topics).
     """
+    if not skip_margin > 0:
+        raise ValueError(f"skip_margin must be > 0, got {skip_margin!r}")
     counts = sp.csr_matrix(counts)
     n_docs = counts.shape[0]
     n_topics = exp_elog_beta.shape[0]
     alpha = np.broadcast_to(np.asarray(alpha, dtype=np.float64), (n_topics,)).copy()
     gamma = np.ones((n_docs, n_topics)) if gamma is None else np.array(gamma, dtype=np.float64, copy=True)
-    exp_elog_beta_t = np.ascontiguousarray(exp_elog_beta.T)
+    exp_elog_beta_t = _transpose(np.ascontiguousarray(exp_elog_beta, dtype=np.float64))
     n_chunks = max(1, min(N_CHUNKS, n_docs))
-    sstats_t, iterations = _lda_e_step(
+    doc_counts = np.zeros((n_docs, 2), dtype=np.int64)
+    sstats, iterations = _lda_e_step(
         counts.indptr.astype(np.int64), counts.indices.astype(np.int64), counts.data.astype(np.float64),
         exp_elog_beta_t, alpha, gamma, int(max_iter), float(tol), bool(want_sstats), n_chunks,
+        float(skip_margin), doc_counts,
     )
-    sstats = sstats_t.T * exp_elog_beta if want_sstats else None
-    return gamma, sstats, iterations
+    if diagnostics is not None:
+        gathers, fallbacks = doc_counts.sum(axis=0)
+        diagnostics["gathers"] = int(gathers)
+        diagnostics["fallback_sweeps"] = int(fallbacks)
+    return gamma, sstats if want_sstats else None, iterations
 
 
 @njit(parallel=True, cache=True)
@@ -634,13 +723,10 @@ def _cnmf_local_step(indptr, indices, data, exp_elog_beta_t, topic_mass, locatio
     return _sum_by_word(indptr, indices, token_weight, scores, n_words), steps
 
 
-@njit(parallel=True, cache=True)
-def _sum_by_word(indptr, indices, token_weight, doc_rows, n_words):
-    """out[w] = sum_d token_weight_dw doc_rows[d], over the documents containing w in document order.
-
-    A stable counting sort groups the nonzeros by word; the words are then summed in parallel, so no
-    per-thread V x K buffers are needed and the result is bit-identical for any thread count.
-    """
+@njit(cache=True, nogil=True)
+def _group_by_word(indptr, indices, n_words):
+    """A stable counting sort of the nonzeros by word: word w's are token_of[word_start[w]:word_start[w + 1]]
+    (positions in ``indices``), of documents doc_of[...], in document order."""
     n_docs = indptr.shape[0] - 1
     word_start = np.zeros(n_words + 1, dtype=np.int64)
     for p in range(indices.shape[0]):
@@ -656,6 +742,56 @@ def _sum_by_word(indptr, indices, token_weight, doc_rows, n_words):
             token_of[fill[w]] = p
             doc_of[fill[w]] = d
             fill[w] += 1
+    return word_start, token_of, doc_of
+
+
+@njit(parallel=True, cache=True)
+def _lda_sstats(indptr, indices, token_weight, exp_theta, exp_elog_beta_t):
+    """sstats[k, w] = exp_beta_kw sum_d token_weight_dw exp_theta_dk (K x V): ``_sum_by_word`` with the product
+    by exp E[log beta] taken in the same parallel loop (the same single rounding as multiplying afterwards)."""
+    n_words, n_topics = exp_elog_beta_t.shape
+    word_start, token_of, doc_of = _group_by_word(indptr, indices, n_words)
+    out = np.empty((n_topics, n_words))
+    bounds = np.linspace(0, n_words, N_CHUNKS + 1).astype(np.int64)
+    for chunk in prange(N_CHUNKS):
+        row = np.empty(n_topics)
+        for w in range(bounds[chunk], bounds[chunk + 1]):
+            for k in range(n_topics):
+                row[k] = 0.0
+            for q in range(word_start[w], word_start[w + 1]):
+                weight = token_weight[token_of[q]]
+                source = exp_theta[doc_of[q]]
+                for k in range(n_topics):
+                    row[k] += weight * source[k]
+            beta = exp_elog_beta_t[w]
+            for k in range(n_topics):
+                out[k, w] = row[k] * beta[k]
+    return out
+
+
+@njit(parallel=True, cache=True)
+def _transpose(matrix):
+    """A C-contiguous transpose, in parallel blocks (np.ascontiguousarray(matrix.T) is one thread)."""
+    n_rows, n_cols = matrix.shape
+    out = np.empty((n_cols, n_rows))
+    block = 64
+    n_blocks = (n_cols + block - 1) // block
+    for b in prange(n_blocks):
+        for i0 in range(0, n_rows, block):
+            for j in range(b * block, min((b + 1) * block, n_cols)):
+                for i in range(i0, min(i0 + block, n_rows)):
+                    out[j, i] = matrix[i, j]
+    return out
+
+
+@njit(parallel=True, cache=True)
+def _sum_by_word(indptr, indices, token_weight, doc_rows, n_words):
+    """out[w] = sum_d token_weight_dw doc_rows[d], over the documents containing w in document order.
+
+    A stable counting sort groups the nonzeros by word; the words are then summed in parallel, so no
+    per-thread V x K buffers are needed and the result is bit-identical for any thread count.
+    """
+    word_start, token_of, doc_of = _group_by_word(indptr, indices, n_words)
     out = np.zeros((n_words, doc_rows.shape[1]))
     for w in prange(n_words):
         row = out[w]
