@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from threadpoolctl import threadpool_limits
 
 from . import __version__, io, kernels
 from .corpus import Corpus, load_corpus
@@ -134,7 +135,16 @@ def _subset_rows(n_docs: int, size: int | None, seed: int) -> np.ndarray:
 
 def run(spec: RunSpec, corpus: Corpus | str | os.PathLike, out_dir: str | os.PathLike | None = None,
         progress_every_s: float = 5.0) -> tuple[pd.DataFrame, Method]:
-    """Fit one run; returns the trace and the fitted method, and writes outputs if ``out_dir`` is given."""
+    """Fit one run; returns the trace and the fitted method, and writes outputs if ``out_dir`` is given.
+
+    ``spec.threads`` bounds the BLAS/OpenMP pools too (numpy-heavy methods such as LG-NMF), as Snakemake's
+    *_NUM_THREADS variables do inside a rule, so a run called directly uses no more cores than it says.
+    """
+    with threadpool_limits(limits=spec.threads):
+        return _run(spec, corpus, out_dir, progress_every_s)
+
+
+def _run(spec, corpus, out_dir, progress_every_s):
     method_cls = spec.check()  # fails before the corpus is even read
     if not isinstance(corpus, Corpus):
         corpus = load_corpus(corpus)
