@@ -62,18 +62,18 @@ def _digamma_parts(x: float):
 
     For x < 6, psi(x) = psi(x + 6) - sum_{i<6} 1/(x + i), and that sum is Q'(x)/Q(x) with
     Q(x) = prod_{i<6} (x + i), built by the product rule: six divisions become one. Returning log's
-    argument lets exp(Psi(x) - s) be taken as y * exp(-c - s), one exp and no log.
+    argument lets exp(Psi(x) - s) be taken as y * exp(-c - s), one exp and no log. Branch-free (selects,
+    not an ``if``), so that loops calling it, such as ``_exp_theta_block``, are vectorised.
     """
-    shift = 0.0
-    if x < 6.0:
-        q = 1.0
-        dq = 0.0
-        for i in range(6):
-            y = x + i
-            dq = dq * y + q
-            q = q * y
-        shift = dq / q
-        x = x + 6.0
+    q = 1.0
+    dq = 0.0
+    for i in range(6):
+        y = x + i
+        dq = dq * y + q
+        q = q * y
+    small = x < 6.0
+    shift = dq / q if small else 0.0
+    x = x + 6.0 if small else x
     inv = 1.0 / x
     inv2 = inv * inv
     c = 0.5 * inv + inv2 * (1.0 / 12 - inv2 * (1.0 / 120 - inv2 * (1.0 / 252 - inv2 * (1.0 / 240 - inv2 * (1.0 / 132)))))
@@ -120,27 +120,15 @@ _LN2_LO = 1.9082149292705877e-10  # ln 2 - _LN2_HI
 def _exp_theta_block(gamma, psi_total, exp_theta, bits):
     """exp_theta_k = exp(psi(gamma_k) - psi_total), as ``_digamma_parts`` and exp, for all k at once.
 
-    Written without calls or branches so that the loop is vectorised (fastest when len(gamma) is a multiple
-    of 8); ``bits`` (int64, at least as long) holds 2^m. Results below 2^-1021 (exp argument < -707, e.g.
+    Written without branches (``_digamma_parts`` is inlined) so that the loop is vectorised (fastest when
+    len(gamma) is a multiple of 8); ``bits`` (int64, at least as long) holds 2^m. Results below 2^-1021 (exp argument < -707, e.g.
     gamma_k ~ alpha = 1e-3) are redone with libm, which also handles subnormals and underflow to 0.
     """
     n = gamma.shape[0]
     scale = bits[:n].view(np.float64)
     for k in range(n):
-        x = gamma[k]
-        q = 1.0
-        dq = 0.0
-        for i in range(6):
-            y = x + i
-            dq = dq * y + q
-            q = q * y
-        small = x < 6.0
-        shift = dq / q if small else 0.0
-        x = x + 6.0 if small else x
-        inv = 1.0 / x
-        inv2 = inv * inv
-        c = 0.5 * inv + inv2 * (1.0 / 12 - inv2 * (1.0 / 120 - inv2 * (1.0 / 252 - inv2 * (1.0 / 240 - inv2 * (1.0 / 132)))))
-        t = -(c + shift) - psi_total
+        x, c = _digamma_parts(gamma[k])
+        t = -c - psi_total
         m = max(math.floor(t * _LOG2E + 0.5), -1022.0)
         r = (t - m * _LN2_HI) - m * _LN2_LO
         p = 1.0 / 6227020800.0
