@@ -88,16 +88,14 @@ def _digamma_one_division(x: float) -> float:
 
 @njit(parallel=True, cache=True)
 def exp_dirichlet_expectation(param: np.ndarray) -> np.ndarray:
-    """exp(E[log x]) row-wise; the form the E-step multiplies with."""
+    """exp(E[log x]) row-wise; the form the E-step multiplies with (each row by ``_exp_theta_block``)."""
     n, k = param.shape
     out = np.empty((n, k))
     for i in prange(n):
         total = 0.0
         for j in range(k):
             total += param[i, j]
-        psi_total = _digamma_one_division(total)
-        for j in range(k):
-            out[i, j] = math.exp(_digamma_one_division(param[i, j]) - psi_total)
+        _exp_theta_block(param[i], _digamma_one_division(total), out[i], np.empty(k, dtype=np.int64))
     return out
 
 
