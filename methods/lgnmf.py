@@ -60,14 +60,16 @@ def map_objective(X, D, S, alpha, sq_norm_C=None):
     return 0.5 * squared_error(X, D, S, sq_norm_C) + 0.5 * K * float(np.sum(D * D)) + 0.5 * alpha * float(np.sum(S * S))
 
 
-def loadings_gradient(X, D, S):
-    """Eq. 15: dF/dD_wk = sum_d (d_w's_d - C_wd) S_dk + K D_wk, i.e. D (S'S) - C S + K D."""
-    return D @ (S.T @ S) - X.T @ S + D.shape[1] * D
+def loadings_gradient(X, D, S, StS=None, C=None):
+    """Eq. 15: dF/dD_wk = sum_d (d_w's_d - C_wd) S_dk + K D_wk, i.e. D (S'S) - C S + K D.
+
+    S'S and C = X' as CSR may be passed in when a loop already has them (CSR C S is faster than X' S)."""
+    return D @ (S.T @ S if StS is None else StS) - (X.T if C is None else C) @ S + D.shape[1] * D
 
 
-def scores_gradient(X, D, S, alpha):
-    """Eq. 16: dF/dS_dk = sum_w (d_w's_d - C_wd) D_wk + alpha S_dk, i.e. S (D'D) - C' D + alpha S."""
-    return S @ (D.T @ D) - X @ D + alpha * S
+def scores_gradient(X, D, S, alpha, DtD=None):
+    """Eq. 16: dF/dS_dk = sum_w (d_w's_d - C_wd) D_wk + alpha S_dk, i.e. S (D'D) - C' D + alpha S (D'D if at hand)."""
+    return S @ (D.T @ D if DtD is None else DtD) - X @ D + alpha * S
 
 
 # -- exact block solves: nonnegative least squares by HALS coordinate descent ------------------------
@@ -240,7 +242,7 @@ class LatentGaussianNMF(Method):
         """
         p = self.hyper
         K, eta = self.n_topics, float(p["eta"])
-        Xt = sp.csr_matrix(X.T)
+        C = sp.csr_matrix(X.T)
         S_all, steps = [], []
         for m, alpha in enumerate(self.alphas):
             D = self.D[m]
@@ -248,10 +250,10 @@ class LatentGaussianNMF(Method):
             for _ in range(p["sgd_iters"]):
                 StS = S.T @ S
                 step = min(eta, 1.0 / (np.linalg.eigvalsh(StS)[-1] + K))
-                D = np.maximum(0.0, D - step * (D @ StS - Xt @ S + K * D))  # eq. 15
+                D = np.maximum(0.0, D - step * loadings_gradient(X, D, S, StS, C))  # eq. 15
                 DtD = D.T @ D
                 step_s = min(eta, 1.0 / (np.linalg.eigvalsh(DtD)[-1] + alpha))
-                S = np.maximum(0.0, S - step_s * (S @ DtD - X @ D + alpha * S))  # eq. 16
+                S = np.maximum(0.0, S - step_s * scores_gradient(X, D, S, alpha, DtD))  # eq. 16
                 steps.append(min(step, step_s))
             self.D[m] = D
             S_all.append(S)
