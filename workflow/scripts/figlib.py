@@ -62,6 +62,11 @@ def plot_mean_spread(ax, frame: pd.DataFrame, x: str, y: str, label: str, **styl
     return line
 
 
+def plot_unigram(ax, frame: pd.DataFrame):
+    """The word-frequency baseline of the held-out set (every figure's floor), as a dotted line."""
+    ax.axhline(frame["unigram_perplexity"].iloc[0], color="grey", linestyle=":", linewidth=1, label="word-frequency baseline")
+
+
 def save_figure(fig, png: str, pdf: str | None = None) -> None:
     for path in [p for p in (png, pdf) if p]:
         with io.atomic_path(path) as tmp:

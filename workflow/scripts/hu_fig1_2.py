@@ -23,8 +23,7 @@ def main():
             per_point = runs.assign(fit_wall_s=runs["fit_wall_s"] / runs["p_grid_size"])
             figlib.plot_mean_spread(ax, per_point, "fit_wall_s", "perplexity", f"{name}, time / grid size",
                                     linestyle="--", **STYLE["lgnmf"])
-    unigram = frame["unigram_perplexity"].iloc[0]
-    ax.axhline(unigram, color="grey", linestyle=":", linewidth=1, label="word-frequency baseline")
+    figlib.plot_unigram(ax, frame)
     ax.set_xscale("log")
     ax.set_xlabel("fit wall time, seconds (log scale; evaluation excluded)")
     ax.set_ylabel("held-out perplexity")

@@ -11,7 +11,7 @@ def draw(frame, x, xlabel, log_x):
     fig, ax = figlib.plt.subplots(figsize=(6.5, 4.2))
     for (label, method), runs in frame.groupby(["label", "method"], sort=False):
         figlib.plot_mean_spread(ax, runs, x, "perplexity", NAMES.get(method, method), **STYLE.get(method, {}))
-    ax.axhline(frame["unigram_perplexity"].iloc[0], color="grey", linestyle=":", linewidth=1, label="word-frequency baseline")
+    figlib.plot_unigram(ax, frame)
     if log_x:
         ax.set_xscale("log")
     ax.set_xlabel(xlabel)

@@ -2,8 +2,7 @@
 import pandas as pd
 
 import figlib
-
-NAMES = {"lgnmf": "LG-NMF", "batch_lda": "batch VB LDA", "online_lda": "online VB LDA"}
+from hu_fig1_2 import NAMES
 # the paper's Table 1 (PsyRev, NIPS), for orientation only: other corpora, other inference for LDA
 PAPER = "LDA 940 / 187, AD-LDA 946 / 177, FTM 911 / 185, LG-NMF 902 / 175, LG-MCMC 919 / 183, LG-OP 915 / 185"
 
