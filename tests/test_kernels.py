@@ -225,6 +225,7 @@ def test_fallback_sweeps_match_reference(make):
         gamma, sstats, iterations = kernels.lda_e_step(counts, exp_elog_beta, alpha, max_iter, tol,
                                                        skip_margin=margin, diagnostics=diagnostics)
         assert diagnostics["gathers"] > 0
+        assert diagnostics["reused_sets"] > 0  # a shrunken set swept from the last gather's topic-major copy
         if margin == 2.0 ** 40:
             assert diagnostics["fallback_sweeps"] > 0
         assert np.array_equal(iterations, ref_iterations)

@@ -240,6 +240,88 @@ def _gamma_sweep(ids, cts, exp_elog_beta_t, exp_theta, new_gamma, topic_max, tra
     return token_sum, min_phinorm
 
 
+@njit(**_DOT)
+def _sum(x):
+    s = 0.0
+    for j in range(x.shape[0]):
+        s += x[j]
+    return s
+
+
+@njit(**_LOOP)
+def _min_positive(x, scratch):
+    """min(x) for x > 0, taken over the bit patterns (int64 order is float order for positive doubles):
+    LLVM vectorises an integer min, not a float one. ``scratch`` is one int64."""
+    if x.shape[0] == 0:
+        return np.inf
+    bits = x.view(np.int64)
+    low = bits[0]
+    for j in range(bits.shape[0]):
+        low = min(low, bits[j])
+    scratch[0] = low
+    return scratch.view(np.float64)[0]
+
+
+@njit(**_LOOP)
+def _gather_topics(ids, exp_elog_beta_t, topics, sub):
+    """sub[a, j] = exp_beta_{topics_a, ids_j}: the document's columns of some topics, topic-major (each row
+    contiguous over the words). Eight words at a time, so each store of a row is eight contiguous doubles."""
+    n_ids = ids.shape[0]
+    j = 0
+    while j + 8 <= n_ids:
+        r0, r1, r2, r3 = exp_elog_beta_t[ids[j]], exp_elog_beta_t[ids[j + 1]], exp_elog_beta_t[ids[j + 2]], exp_elog_beta_t[ids[j + 3]]
+        r4, r5, r6, r7 = exp_elog_beta_t[ids[j + 4]], exp_elog_beta_t[ids[j + 5]], exp_elog_beta_t[ids[j + 6]], exp_elog_beta_t[ids[j + 7]]
+        for a in range(topics.shape[0]):
+            k = topics[a]
+            row = sub[a]
+            row[j], row[j + 1], row[j + 2], row[j + 3] = r0[k], r1[k], r2[k], r3[k]
+            row[j + 4], row[j + 5], row[j + 6], row[j + 7] = r4[k], r5[k], r6[k], r7[k]
+        j += 8
+    while j < n_ids:
+        r0 = exp_elog_beta_t[ids[j]]
+        for a in range(topics.shape[0]):
+            sub[a, j] = r0[topics[a]]
+        j += 1
+
+
+@njit(**_LOOP)
+def _topic_sweep(cts, sub, rows, theta, new_gamma, phinorm, weight, scratch):
+    """``_gamma_sweep`` over the topics whose columns are sub[rows_a] (topic-major, ``_gather_topics``).
+
+    The words are the vector lanes: phinorm_w for all words (four topic rows per pass), then n_w / phinorm_w,
+    then one dot product per topic, so no per-word horizontal sums or scalar divisions, which dominate a
+    word-major sweep over a few topics. Returns sum_w n_w / phinorm_w and min_w phinorm_w.
+    """
+    n_words = phinorm.shape[0]
+    n = rows.shape[0]
+    for j in range(n_words):
+        phinorm[j] = 1e-100
+    a = 0
+    while a + 4 <= n:
+        t0, t1, t2, t3 = theta[a], theta[a + 1], theta[a + 2], theta[a + 3]
+        s0, s1, s2, s3 = sub[rows[a]], sub[rows[a + 1]], sub[rows[a + 2]], sub[rows[a + 3]]
+        for j in range(n_words):
+            phinorm[j] += (t0 * s0[j] + t1 * s1[j]) + (t2 * s2[j] + t3 * s3[j])
+        a += 4
+    while a < n:
+        t0 = theta[a]
+        s0 = sub[rows[a]]
+        for j in range(n_words):
+            phinorm[j] += t0 * s0[j]
+        a += 1
+    for j in range(n_words):
+        weight[j] = cts[j] / phinorm[j]
+    a = 0
+    while a + 4 <= n:
+        g0, g1, g2, g3 = _dot4(weight, sub[rows[a]], sub[rows[a + 1]], sub[rows[a + 2]], sub[rows[a + 3]])
+        new_gamma[a], new_gamma[a + 1], new_gamma[a + 2], new_gamma[a + 3] = g0, g1, g2, g3
+        a += 4
+    while a < n:
+        new_gamma[a] = _dot(weight, sub[rows[a]])
+        a += 1
+    return _sum(weight), _min_positive(phinorm, scratch)
+
+
 # Active topics. With a small alpha most gamma_k fall to alpha within a few iterations and their
 # exp_theta_k ~ exp(psi(alpha)) to e^-100; such a topic is skipped when the bound below says that its
 # term moves gamma_k, and every phinorm_w, by less than SKIP_EPS relative, so gamma_k = alpha_k exactly,
@@ -249,7 +331,6 @@ def _gamma_sweep(ids, cts, exp_elog_beta_t, exp_theta, new_gamma, topic_max, tra
 SKIP_EPS = 2.0 ** -60
 SKIP_MARGIN = 2.0 ** -10
 SPARSE_FRACTION = 0.8  # gather the active topics' columns only when at most this fraction of K is active
-PAD = 4  # the gathered width is a multiple of this (zero columns), so the dot products stay vectorised
 LANES = 8  # exp(E[log theta]) of the active topics is taken over a multiple of this (``_exp_theta_block``)
 
 
@@ -288,18 +369,23 @@ def _lda_doc(ids, cts, exp_elog_beta_t, alpha, exp_psi_alpha, gamma, max_iter, t
 
     phi is never stored: phi_wk = exp_theta_k * exp_beta_kw / phinorm_w. On return ``exp_theta``
     (and, if asked, ``phinorm``) belong to the final gamma. Returns the iterations used.
-    Once few topics are active (see SKIP_EPS), the sweep runs over a gathered copy of their columns;
-    a skipped topic has gamma_k = alpha_k, so exp_theta_k <= exp(psi(alpha_k)) exp(-psi(sum gamma)).
-    ``counts`` receives (gathers, fall-back sweeps redone over all topics) for diagnostics.
+    Once few topics are active (see SKIP_EPS), the sweep runs over a topic-major copy of their columns
+    (``_topic_sweep``); when the set shrinks, the copy is reused, re-gathered only for a topic not in it. A skipped topic has gamma_k = alpha_k, so exp_theta_k <= exp(psi(alpha_k)) exp(-psi(sum gamma)).
+    ``counts`` receives (gathers, fall-back sweeps redone over all topics, sets reusing the copy) for diagnostics.
     """
     n_topics = gamma.shape[0]
     n_ids = ids.shape[0]
-    position, active, local_ids, topic_max, theta_active, sub, gamma_active, bits = work
+    position, active, sub_row, active_row, topic_max, theta_active, sub, gamma_active, bits, doc_phinorm, weight, \
+        scratch = work
+    doc_phinorm = doc_phinorm[:n_ids]
+    weight = weight[:n_ids]
+    n_sub = 0  # topics in the gathered copy; topic k is its row sub_row[k] (-1: not in it)
+    for k in range(n_topics):
+        sub_row[k] = -1
     lanes = n_topics
     for k in range(n_topics):
         position[k] = k
     n_active = n_topics  # all topics, read straight from exp_elog_beta_t ("full")
-    width = n_topics
     sparse = False
     fresh = False  # first sweep after a gather: the topics just dropped may not be at alpha yet
     token_sum = 0.0
@@ -310,6 +396,7 @@ def _lda_doc(ids, cts, exp_elog_beta_t, alpha, exp_psi_alpha, gamma, max_iter, t
     skipped_alpha = 0.0  # sum over skipped k of alpha_k
     threshold = SKIP_EPS * skip_margin
     gathers = 0
+    reuses = 0
     fallbacks = 0
     _exp_elog_theta(gamma, exp_theta, bits)
     iterations = 0
@@ -339,8 +426,7 @@ def _lda_doc(ids, cts, exp_elog_beta_t, alpha, exp_psi_alpha, gamma, max_iter, t
                         keep += 1
                     else:
                         mass += term
-                if (keep > SPARSE_FRACTION * n_topics or (keep + PAD - 1) // PAD * PAD > n_topics
-                        or not mass < threshold * min_phinorm):
+                if keep > SPARSE_FRACTION * n_topics or not mass < threshold * min_phinorm:
                     if sparse:
                         _exp_elog_theta(gamma, exp_theta, bits)
                         for k in range(n_topics):
@@ -369,26 +455,31 @@ def _lda_doc(ids, cts, exp_elog_beta_t, alpha, exp_psi_alpha, gamma, max_iter, t
                         position[k] = -1
                     for a in range(n_active):
                         position[active[a]] = a
-                    width = (n_active + PAD - 1) // PAD * PAD
-                    for a in range(n_active, width):
-                        theta_active[a] = 0.0
                     lanes = (n_active + LANES - 1) // LANES * LANES
                     for a in range(n_active, lanes):
                         gamma_active[a] = 1.0
-                    rows = sub[:n_ids * width].reshape((n_ids, width))
-                    for j in range(n_ids):
-                        row = exp_elog_beta_t[ids[j]]
+                    reuse = True  # the copy has every kept topic: no gather
+                    for a in range(n_active):
+                        reuse = reuse and sub_row[active[a]] >= 0
+                    if not reuse:
+                        _gather_topics(ids, exp_elog_beta_t, active[:n_active],
+                                       sub[:n_active * n_ids].reshape((n_active, n_ids)))
+                        n_sub = n_active
+                        for k in range(n_topics):
+                            sub_row[k] = -1
                         for a in range(n_active):
-                            rows[j, a] = row[active[a]]
-                        for a in range(n_active, width):
-                            rows[j, a] = 0.0
+                            sub_row[active[a]] = a
+                        gathers += 1
+                    else:
+                        reuses += 1
+                    for a in range(n_active):
+                        active_row[a] = sub_row[active[a]]
                     sparse = True
                     fresh = True
-                    gathers += 1
         if sparse:
-            rows = sub[:n_ids * width].reshape((n_ids, width))
-            token_sum, min_phinorm = _gamma_sweep(local_ids[:n_ids], cts, rows, theta_active[:width], new_gamma[:width],
-                                                  topic_max, False)
+            token_sum, min_phinorm = _topic_sweep(cts, sub[:n_sub * n_ids].reshape((n_sub, n_ids)), active_row[:n_active],
+                                                  theta_active[:n_active], new_gamma[:n_active], doc_phinorm, weight,
+                                                  scratch)
             if fresh:
                 ok = _skipped_ok(exp_theta, topic_max, position, alpha, token_sum, min_phinorm, SKIP_EPS)
             else:
@@ -441,6 +532,7 @@ def _lda_doc(ids, cts, exp_elog_beta_t, alpha, exp_psi_alpha, gamma, max_iter, t
             phinorm[j] = _dot(exp_theta, exp_elog_beta_t[ids[j]]) + 1e-100
     counts[0] = gathers
     counts[1] = fallbacks
+    counts[2] = reuses
     return iterations
 
 
@@ -465,8 +557,10 @@ def _lda_e_step(indptr, indices, data, exp_elog_beta_t, alpha, gamma, max_iter, 
     for chunk in prange(n_chunks):  # small chunks: documents differ in cost, threads balance better
         new_gamma = np.empty(n_topics)
         work = (np.empty(n_topics, dtype=np.int64), np.empty(n_topics, dtype=np.int64),
-                np.arange(longest), np.empty(n_topics), np.empty(n_topics + LANES), np.empty(longest * n_topics),
-                np.empty(n_topics + LANES), np.empty(n_topics + LANES, dtype=np.int64))
+                np.empty(n_topics, dtype=np.int64), np.empty(n_topics, dtype=np.int64), np.empty(n_topics),
+                np.empty(n_topics + LANES), np.empty(longest * n_topics), np.empty(n_topics + LANES),
+                np.empty(n_topics + LANES, dtype=np.int64), np.empty(longest), np.empty(longest),
+                np.empty(1, dtype=np.int64))
         for d in range(bounds[chunk], bounds[chunk + 1]):
             start, stop = indptr[d], indptr[d + 1]
             ids = indices[start:stop]
@@ -493,7 +587,8 @@ def lda_e_step(counts: sp.csr_matrix, exp_elog_beta: np.ndarray, alpha, max_iter
 
     ``skip_margin`` scales the bound at which topics are chosen to be skipped (see SKIP_EPS); it changes
     only the speed, never the result, which is what lets a test force the fall-back path. If given,
-    ``diagnostics`` receives the totals "gathers" and "fallback_sweeps" (sweeps redone over all topics).
+    ``diagnostics`` receives the totals "gathers", "reused_sets" (active sets swept from the last gather's copy)
+    and "fallback_sweeps" (sweeps redone over all topics).
     """
     if not skip_margin > 0:
         raise ValueError(f"skip_margin must be > 0, got {skip_margin!r}")
@@ -504,16 +599,17 @@ def lda_e_step(counts: sp.csr_matrix, exp_elog_beta: np.ndarray, alpha, max_iter
     gamma = np.ones((n_docs, n_topics)) if gamma is None else np.array(gamma, dtype=np.float64, copy=True)
     exp_elog_beta_t = _transpose(np.ascontiguousarray(exp_elog_beta, dtype=np.float64))
     n_chunks = max(1, min(N_CHUNKS, n_docs))
-    doc_counts = np.zeros((n_docs, 2), dtype=np.int64)
+    doc_counts = np.zeros((n_docs, 3), dtype=np.int64)
     sstats, iterations = _lda_e_step(
         counts.indptr.astype(np.int64), counts.indices.astype(np.int64), counts.data.astype(np.float64),
         exp_elog_beta_t, alpha, gamma, int(max_iter), float(tol), bool(want_sstats), n_chunks,
         float(skip_margin), doc_counts,
     )
     if diagnostics is not None:
-        gathers, fallbacks = doc_counts.sum(axis=0)
+        gathers, fallbacks, reuses = doc_counts.sum(axis=0)
         diagnostics["gathers"] = int(gathers)
         diagnostics["fallback_sweeps"] = int(fallbacks)
+        diagnostics["reused_sets"] = int(reuses)
     return gamma, sstats if want_sstats else None, iterations
 
 
