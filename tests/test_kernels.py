@@ -238,3 +238,13 @@ def test_bad_skip_margin_is_refused(problem, margin):
     counts, exp_elog_beta = problem
     with pytest.raises(ValueError, match="skip_margin"):
         kernels.lda_e_step(counts, exp_elog_beta, 0.01, skip_margin=margin)
+
+
+def test_natural_gradient_step_matches_numpy():
+    """The fused update must be the two numpy lines of Alg. 2's M step, bit for bit (same operation order)."""
+    rng = np.random.default_rng(3)
+    lam = rng.gamma(100.0, 0.01, (7, 53))
+    sstats = rng.gamma(0.5, 2.0, (7, 53))
+    rho, eta, scale = 0.37, 0.01, 1000.0 / 64
+    expected = (1 - rho) * lam + rho * (eta + scale * sstats)
+    assert np.array_equal(kernels.natural_gradient_step(lam, rho, eta, scale, sstats), expected)

@@ -99,6 +99,18 @@ def exp_dirichlet_expectation(param: np.ndarray) -> np.ndarray:
     return out
 
 
+@njit(parallel=True, cache=True)
+def natural_gradient_step(lam, rho, eta, scale, sstats):
+    """(1 - rho) lam + rho (eta + scale sstats): the online VB update of lambda (Hoffman et al. 2010, Alg. 2),
+    in one parallel pass with numpy's operation order (so the same bits as the two-line numpy form)."""
+    n_rows, n_cols = lam.shape
+    out = np.empty((n_rows, n_cols))
+    for k in prange(n_rows):
+        for w in range(n_cols):
+            out[k, w] = (1 - rho) * lam[k, w] + rho * (eta + scale * sstats[k, w])
+    return out
+
+
 # The E step's flags. Only the K-long dot products get ``reassoc`` (LLVM needs it to vectorise a
 # sum; the sums are reordered, so results move in the last bits, never in meaning). The callers
 # must not have it: with reassoc LLVM rewrites (n / s) * row_k as n * row_k / s, a division per
