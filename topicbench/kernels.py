@@ -252,6 +252,43 @@ def _gamma_sweep(ids, cts, exp_elog_beta_t, exp_theta, new_gamma, topic_max, tra
     return token_sum, min_phinorm
 
 
+@njit(**_LOOP)
+def _uniform_sweep(ids, cts, exp_elog_beta_t, theta, word_total, new_gamma, topic_max):
+    """``_gamma_sweep`` (with ``track_max``) when every exp_theta_k is the same ``theta``, as in the first sweep
+    from gamma = 1: phinorm_w = theta sum_k exp_beta_kw = theta word_total_w, so no dot products."""
+    n_topics = new_gamma.shape[0]
+    n_ids = ids.shape[0]
+    token_sum = 0.0
+    min_phinorm = np.inf
+    for k in range(n_topics):
+        new_gamma[k] = 0.0
+        topic_max[k] = 0.0
+    j = 0
+    while j + 4 <= n_ids:
+        row0, row1 = exp_elog_beta_t[ids[j]], exp_elog_beta_t[ids[j + 1]]
+        row2, row3 = exp_elog_beta_t[ids[j + 2]], exp_elog_beta_t[ids[j + 3]]
+        s0, s1 = theta * word_total[ids[j]] + 1e-100, theta * word_total[ids[j + 1]] + 1e-100
+        s2, s3 = theta * word_total[ids[j + 2]] + 1e-100, theta * word_total[ids[j + 3]] + 1e-100
+        w0, w1, w2, w3 = cts[j] / s0, cts[j + 1] / s1, cts[j + 2] / s2, cts[j + 3] / s3
+        for k in range(n_topics):
+            new_gamma[k] += (w0 * row0[k] + w1 * row1[k]) + (w2 * row2[k] + w3 * row3[k])
+            topic_max[k] = max(topic_max[k], max(max(row0[k], row1[k]), max(row2[k], row3[k])))
+        token_sum += (w0 + w1) + (w2 + w3)
+        min_phinorm = min(min_phinorm, min(min(s0, s1), min(s2, s3)))
+        j += 4
+    while j < n_ids:
+        row = exp_elog_beta_t[ids[j]]
+        s = theta * word_total[ids[j]] + 1e-100
+        w = cts[j] / s
+        for k in range(n_topics):
+            new_gamma[k] += w * row[k]
+            topic_max[k] = max(topic_max[k], row[k])
+        token_sum += w
+        min_phinorm = min(min_phinorm, s)
+        j += 1
+    return token_sum, min_phinorm
+
+
 @njit(**_DOT)
 def _sum(x):
     s = 0.0
@@ -375,7 +412,7 @@ def _skipped_ok(exp_theta, topic_max, position, alpha, token_sum, min_phinorm, e
 
 
 @njit(**_LOOP)
-def _lda_doc(ids, cts, exp_elog_beta_t, alpha, exp_psi_alpha, gamma, max_iter, tol, exp_theta, new_gamma, phinorm,
+def _lda_doc(ids, cts, exp_elog_beta_t, word_total, alpha, exp_psi_alpha, gamma, max_iter, tol, exp_theta, new_gamma, phinorm,
              want_phinorm, work, skip_margin, counts):
     """Coordinate ascent on one document's (gamma, phi) with topics fixed (Hoffman et al. 2010, Alg. 2 E step).
 
@@ -532,7 +569,15 @@ def _lda_doc(ids, cts, exp_elog_beta_t, alpha, exp_psi_alpha, gamma, max_iter, t
                 position[k] = k
             sparse = False
             fresh = False
-        token_sum, min_phinorm = _gamma_sweep(ids, cts, exp_elog_beta_t, exp_theta, new_gamma, topic_max, it == 0)
+        uniform = it == 0
+        if uniform:
+            for k in range(n_topics):
+                uniform = uniform and exp_theta[k] == exp_theta[0]
+        if uniform:  # the first sweep from gamma = 1
+            token_sum, min_phinorm = _uniform_sweep(ids, cts, exp_elog_beta_t, exp_theta[0], word_total, new_gamma,
+                                                    topic_max)
+        else:
+            token_sum, min_phinorm = _gamma_sweep(ids, cts, exp_elog_beta_t, exp_theta, new_gamma, topic_max, it == 0)
         change = _update_gamma(alpha, gamma, exp_theta, new_gamma, position)
         _exp_elog_theta(gamma, exp_theta, bits)
         if change / n_topics < tol:
@@ -565,6 +610,9 @@ def _lda_e_step(indptr, indices, data, exp_elog_beta_t, alpha, gamma, max_iter, 
     longest = 0
     for d in range(n_docs):
         longest = max(longest, indptr[d + 1] - indptr[d])
+    word_total = np.empty(n_words)  # sum_k exp_beta_kw, for the first sweep (``_uniform_sweep``)
+    for w in prange(n_words):
+        word_total[w] = _sum(exp_elog_beta_t[w])
     bounds = np.linspace(0, n_docs, n_chunks + 1).astype(np.int64)
     for chunk in prange(n_chunks):  # small chunks: documents differ in cost, threads balance better
         new_gamma = np.empty(n_topics)
@@ -578,7 +626,7 @@ def _lda_e_step(indptr, indices, data, exp_elog_beta_t, alpha, gamma, max_iter, 
             ids = indices[start:stop]
             cts = data[start:stop]
             phinorm = token_weight[start:stop]
-            iterations[d] = _lda_doc(ids, cts, exp_elog_beta_t, alpha, exp_psi_alpha, gamma[d], max_iter, tol,
+            iterations[d] = _lda_doc(ids, cts, exp_elog_beta_t, word_total, alpha, exp_psi_alpha, gamma[d], max_iter, tol,
                                      exp_theta[d], new_gamma, phinorm, want_sstats, work, skip_margin, doc_counts[d])
             if want_sstats:
                 for j in range(stop - start):
