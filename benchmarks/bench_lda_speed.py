@@ -152,7 +152,7 @@ def main():
         f"interleaved; median rate, mean log predictive. Machine: {os.cpu_count()} cores ({platform.processor() or platform.machine()}), "
         f"shared with other jobs: load average {load_before[0]:.1f} before and {load_after[0]:.1f} after "
         f"({(time.time() - started) / 60:.0f} min), so wall rates are noisy.", "",
-        "    topicbench prepare nyt_like --out /tmp/tb/nyt_like",
+        f"    topicbench prepare nyt_like --out {shlex.quote(args.corpus)}",
         f"    {command}", "",
         table(results, configs), "",
         verdict(results), "",
