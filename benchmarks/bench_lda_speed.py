@@ -78,8 +78,10 @@ def verdict(results) -> str:
         if peer not in results or ours not in results:
             continue
         speedup = rate(ours) / rate(peer)
+        per_seed = [o["docs"] / o["wall"] / (p["docs"] / p["wall"]) for o, p in zip(results[ours], results[peer])]
         no_worse = bool(np.all(loglik(ours) >= loglik(peer)))  # per seed: the runs are paired
-        out.append(f"- {ours} vs {peer}: {speedup:.1f}x (target >= {target:g}x: {'met' if speedup >= target else 'NOT met'}); "
+        out.append(f"- {ours} vs {peer}: {speedup:.1f}x (target >= {target:g}x: {'met' if speedup >= target else 'NOT met'}; "
+                   f"paired per seed: {', '.join(f'{x:.1f}' for x in per_seed)}); "
                    f"held-out loglik/word no worse on every seed: {'yes' if no_worse else 'NO'} "
                    f"(mean difference {np.mean(loglik(ours) - loglik(peer)):+.4f} nats)")
     return "\n".join(out)

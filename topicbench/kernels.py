@@ -201,13 +201,15 @@ def _dot4(a, b0, b1, b2, b3):
 
 
 @njit(**_LOOP)
-def _gamma_sweep(ids, cts, exp_elog_beta_t, exp_theta, new_gamma, topic_max, track_max):
+def _gamma_sweep(ids, cts, exp_elog_beta_t, exp_theta, new_gamma, topic_max, track_max, word_total, uniform):
     """new_gamma_k = sum_w n_w exp_beta_kw / phinorm_w, phinorm_w = sum_k exp_theta_k exp_beta_kw.
 
     Words go four at a time; each topic row is used for its phinorm and its gamma term while in cache.
     The topics are the first len(exp_theta) of each row. Returns sum_w n_w / phinorm_w and min_w phinorm_w,
     which bound what a skipped topic would have added (see ``_lda_doc``). With ``track_max`` (the first
     sweep) it also leaves topic_max_k = max_w exp_beta_kw, read from the rows while they are in cache.
+    With ``uniform`` (every exp_theta_k equal, as in the first sweep from gamma = 1), phinorm_w is
+    exp_theta_0 word_total_w, word_total_w = sum_k exp_beta_kw: no dot products.
     """
     n_topics = exp_theta.shape[0]
     n_ids = ids.shape[0]
@@ -224,7 +226,12 @@ def _gamma_sweep(ids, cts, exp_elog_beta_t, exp_theta, new_gamma, topic_max, tra
         row1 = exp_elog_beta_t[ids[j + 1]]
         row2 = exp_elog_beta_t[ids[j + 2]]
         row3 = exp_elog_beta_t[ids[j + 3]]
-        s0, s1, s2, s3 = _dot4(exp_theta, row0, row1, row2, row3)
+        if uniform:
+            c = exp_theta[0]
+            s0, s1 = c * word_total[ids[j]], c * word_total[ids[j + 1]]
+            s2, s3 = c * word_total[ids[j + 2]], c * word_total[ids[j + 3]]
+        else:
+            s0, s1, s2, s3 = _dot4(exp_theta, row0, row1, row2, row3)
         w0 = cts[j] / (s0 + 1e-100)
         w1 = cts[j + 1] / (s1 + 1e-100)
         w2 = cts[j + 2] / (s2 + 1e-100)
@@ -239,7 +246,7 @@ def _gamma_sweep(ids, cts, exp_elog_beta_t, exp_theta, new_gamma, topic_max, tra
         j += 4
     while j < n_ids:
         row = exp_elog_beta_t[ids[j]]
-        s = _dot(exp_theta, row)
+        s = exp_theta[0] * word_total[ids[j]] if uniform else _dot(exp_theta, row)
         w = cts[j] / (s + 1e-100)
         for k in range(n_topics):
             new_gamma[k] += w * row[k]
@@ -248,43 +255,6 @@ def _gamma_sweep(ids, cts, exp_elog_beta_t, exp_theta, new_gamma, topic_max, tra
                 topic_max[k] = max(topic_max[k], row[k])
         token_sum += w
         min_phinorm = min(min_phinorm, s + 1e-100)
-        j += 1
-    return token_sum, min_phinorm
-
-
-@njit(**_LOOP)
-def _uniform_sweep(ids, cts, exp_elog_beta_t, theta, word_total, new_gamma, topic_max):
-    """``_gamma_sweep`` (with ``track_max``) when every exp_theta_k is the same ``theta``, as in the first sweep
-    from gamma = 1: phinorm_w = theta sum_k exp_beta_kw = theta word_total_w, so no dot products."""
-    n_topics = new_gamma.shape[0]
-    n_ids = ids.shape[0]
-    token_sum = 0.0
-    min_phinorm = np.inf
-    for k in range(n_topics):
-        new_gamma[k] = 0.0
-        topic_max[k] = 0.0
-    j = 0
-    while j + 4 <= n_ids:
-        row0, row1 = exp_elog_beta_t[ids[j]], exp_elog_beta_t[ids[j + 1]]
-        row2, row3 = exp_elog_beta_t[ids[j + 2]], exp_elog_beta_t[ids[j + 3]]
-        s0, s1 = theta * word_total[ids[j]] + 1e-100, theta * word_total[ids[j + 1]] + 1e-100
-        s2, s3 = theta * word_total[ids[j + 2]] + 1e-100, theta * word_total[ids[j + 3]] + 1e-100
-        w0, w1, w2, w3 = cts[j] / s0, cts[j + 1] / s1, cts[j + 2] / s2, cts[j + 3] / s3
-        for k in range(n_topics):
-            new_gamma[k] += (w0 * row0[k] + w1 * row1[k]) + (w2 * row2[k] + w3 * row3[k])
-            topic_max[k] = max(topic_max[k], max(max(row0[k], row1[k]), max(row2[k], row3[k])))
-        token_sum += (w0 + w1) + (w2 + w3)
-        min_phinorm = min(min_phinorm, min(min(s0, s1), min(s2, s3)))
-        j += 4
-    while j < n_ids:
-        row = exp_elog_beta_t[ids[j]]
-        s = theta * word_total[ids[j]] + 1e-100
-        w = cts[j] / s
-        for k in range(n_topics):
-            new_gamma[k] += w * row[k]
-            topic_max[k] = max(topic_max[k], row[k])
-        token_sum += w
-        min_phinorm = min(min_phinorm, s)
         j += 1
     return token_sum, min_phinorm
 
@@ -573,11 +543,8 @@ def _lda_doc(ids, cts, exp_elog_beta_t, word_total, alpha, exp_psi_alpha, gamma,
         if uniform:
             for k in range(n_topics):
                 uniform = uniform and exp_theta[k] == exp_theta[0]
-        if uniform:  # the first sweep from gamma = 1
-            token_sum, min_phinorm = _uniform_sweep(ids, cts, exp_elog_beta_t, exp_theta[0], word_total, new_gamma,
-                                                    topic_max)
-        else:
-            token_sum, min_phinorm = _gamma_sweep(ids, cts, exp_elog_beta_t, exp_theta, new_gamma, topic_max, it == 0)
+        token_sum, min_phinorm = _gamma_sweep(ids, cts, exp_elog_beta_t, exp_theta, new_gamma, topic_max, it == 0,
+                                              word_total, uniform)  # uniform: the first sweep from gamma = 1
         change = _update_gamma(alpha, gamma, exp_theta, new_gamma, position)
         _exp_elog_theta(gamma, exp_theta, bits)
         if change / n_topics < tol:
@@ -610,7 +577,7 @@ def _lda_e_step(indptr, indices, data, exp_elog_beta_t, alpha, gamma, max_iter, 
     longest = 0
     for d in range(n_docs):
         longest = max(longest, indptr[d + 1] - indptr[d])
-    word_total = np.empty(n_words)  # sum_k exp_beta_kw, for the first sweep (``_uniform_sweep``)
+    word_total = np.empty(n_words)  # sum_k exp_beta_kw, for the first sweep (``_gamma_sweep`` with ``uniform``)
     for w in prange(n_words):
         word_total[w] = _sum(exp_elog_beta_t[w])
     bounds = np.linspace(0, n_docs, n_chunks + 1).astype(np.int64)
