@@ -288,8 +288,10 @@ def _gather_topics(ids, exp_elog_beta_t, topics, sub):
     n_ids = ids.shape[0]
     j = 0
     while j + 8 <= n_ids:
-        r0, r1, r2, r3 = exp_elog_beta_t[ids[j]], exp_elog_beta_t[ids[j + 1]], exp_elog_beta_t[ids[j + 2]], exp_elog_beta_t[ids[j + 3]]
-        r4, r5, r6, r7 = exp_elog_beta_t[ids[j + 4]], exp_elog_beta_t[ids[j + 5]], exp_elog_beta_t[ids[j + 6]], exp_elog_beta_t[ids[j + 7]]
+        r0, r1, r2, r3 = (exp_elog_beta_t[ids[j]], exp_elog_beta_t[ids[j + 1]], exp_elog_beta_t[ids[j + 2]],
+                          exp_elog_beta_t[ids[j + 3]])
+        r4, r5, r6, r7 = (exp_elog_beta_t[ids[j + 4]], exp_elog_beta_t[ids[j + 5]], exp_elog_beta_t[ids[j + 6]],
+                          exp_elog_beta_t[ids[j + 7]])
         for a in range(topics.shape[0]):
             k = topics[a]
             row = sub[a]
@@ -382,14 +384,15 @@ def _skipped_ok(exp_theta, topic_max, position, alpha, token_sum, min_phinorm, e
 
 
 @njit(**_LOOP)
-def _lda_doc(ids, cts, exp_elog_beta_t, word_total, alpha, exp_psi_alpha, gamma, max_iter, tol, exp_theta, new_gamma, phinorm,
-             want_phinorm, work, skip_margin, counts):
+def _lda_doc(ids, cts, exp_elog_beta_t, word_total, alpha, exp_psi_alpha, gamma, max_iter, tol, exp_theta, new_gamma,
+             phinorm, want_phinorm, work, skip_margin, counts):
     """Coordinate ascent on one document's (gamma, phi) with topics fixed (Hoffman et al. 2010, Alg. 2 E step).
 
     phi is never stored: phi_wk = exp_theta_k * exp_beta_kw / phinorm_w. On return ``exp_theta``
     (and, if asked, ``phinorm``) belong to the final gamma. Returns the iterations used.
     Once few topics are active (see SKIP_EPS), the sweep runs over a topic-major copy of their columns
-    (``_topic_sweep``); when the set shrinks, the copy is reused, re-gathered only for a topic not in it. A skipped topic has gamma_k = alpha_k, so exp_theta_k <= exp(psi(alpha_k)) exp(-psi(sum gamma)).
+    (``_topic_sweep``); when the set shrinks, the copy is reused, re-gathered only for a topic not in it.
+    A skipped topic has gamma_k = alpha_k, so exp_theta_k <= exp(psi(alpha_k)) exp(-psi(sum gamma)).
     ``counts`` receives (gathers, fall-back sweeps redone over all topics, sets reusing the copy) for diagnostics.
     """
     n_topics = gamma.shape[0]
@@ -496,9 +499,9 @@ def _lda_doc(ids, cts, exp_elog_beta_t, word_total, alpha, exp_psi_alpha, gamma,
                     sparse = True
                     fresh = True
         if sparse:
-            token_sum, min_phinorm = _topic_sweep(cts, sub[:n_sub * n_ids].reshape((n_sub, n_ids)), active_row[:n_active],
-                                                  theta_active[:n_active], new_gamma[:n_active], doc_phinorm, weight,
-                                                  scratch)
+            copy = sub[:n_sub * n_ids].reshape((n_sub, n_ids))
+            token_sum, min_phinorm = _topic_sweep(cts, copy, active_row[:n_active], theta_active[:n_active],
+                                                  new_gamma[:n_active], doc_phinorm, weight, scratch)
             if fresh:
                 ok = _skipped_ok(exp_theta, topic_max, position, alpha, token_sum, min_phinorm, SKIP_EPS)
             else:
@@ -593,8 +596,8 @@ def _lda_e_step(indptr, indices, data, exp_elog_beta_t, alpha, gamma, max_iter, 
             ids = indices[start:stop]
             cts = data[start:stop]
             phinorm = token_weight[start:stop]
-            iterations[d] = _lda_doc(ids, cts, exp_elog_beta_t, word_total, alpha, exp_psi_alpha, gamma[d], max_iter, tol,
-                                     exp_theta[d], new_gamma, phinorm, want_sstats, work, skip_margin, doc_counts[d])
+            iterations[d] = _lda_doc(ids, cts, exp_elog_beta_t, word_total, alpha, exp_psi_alpha, gamma[d], max_iter,
+                                     tol, exp_theta[d], new_gamma, phinorm, want_sstats, work, skip_margin, doc_counts[d])
             if want_sstats:
                 for j in range(stop - start):
                     phinorm[j] = cts[j] / phinorm[j]

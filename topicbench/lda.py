@@ -48,7 +48,7 @@ class VariationalLDA(Method):
         """
         rho = self.step_size()
         _, sstats, _ = self.e_step(batch.counts)
-        # lam_tilde = eta + data_size / |batch| * sstats; lambda = (1 - rho) lambda + rho lam_tilde, in one parallel pass
+        # lam_tilde = eta + data_size / |batch| sstats; lambda = (1 - rho) lambda + rho lam_tilde, in one pass
         self.lam = kernels.natural_gradient_step(self.lam, rho, self.eta, data_size / len(batch), sstats)
         self._refresh()
         self.updates += 1
