@@ -2,10 +2,34 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import shutil
+import signal
 import tempfile
 from pathlib import Path
+
+FAULT_ENV = "TOPICBENCH_FAULT_AT"
+
+
+def fault_point(step: str) -> None:
+    """A named write step where the fault catalogue can strike (tests only; a no-op unless the variable is set).
+
+    ``TOPICBENCH_FAULT_AT=kill:<step>`` SIGKILLs the process at ``step``; ``enospc:<step>`` raises the OSError a
+    full disk raises there. Kills are how tests prove that every write step leaves the old result or the new one.
+    """
+    wanted = os.environ.get(FAULT_ENV)
+    if not wanted:
+        return
+    kind, _, at = wanted.partition(":")
+    if at != step:
+        return
+    if kind == "kill":
+        os.kill(os.getpid(), signal.SIGKILL)
+    elif kind == "enospc":
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC) + f" (injected at {step})")
+    else:
+        raise ValueError(f"{FAULT_ENV}={wanted!r}: expected kill:<step> or enospc:<step>")
 
 
 @contextlib.contextmanager
