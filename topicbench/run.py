@@ -213,6 +213,7 @@ def _run(spec, corpus, out_dir, progress_every_s):
                "unigram_loglik_per_word": base_loglik, "unigram_perplexity": perplexity(base_loglik),
                "elbo_per_word": np.nan if elbo is None else elbo, "eval_wall_s": time.perf_counter() - start}
         row.update({f"x_{k}": v for k, v in method.progress().items()})
+        row.update({f"x_{k}": v for k, v in getattr(method, "heldout_extras", lambda _: {})(splits).items()})
         rows.append(row)
         if kind == "test" and spec.topic_history_words > 0:
             topics = method.topics()

@@ -58,6 +58,7 @@ if HU_SMALL_EXPERIMENTS:
     rule hu_fig4:
         input:
             models=[f"{RESULTS}/runs/{first_run(name, 'lgnmf')}/model.npz" for name in HU_SMALL_EXPERIMENTS],
+            traces=f"{RESULTS}/all_traces.parquet",
             corpora=[corpus_json(experiment_dataset(name)) for name in HU_SMALL_EXPERIMENTS],
             script="workflow/scripts/hu_fig4.py",
             figlib="workflow/scripts/figlib.py",
@@ -65,14 +66,16 @@ if HU_SMALL_EXPERIMENTS:
             png=f"{RESULTS}/figures/hu_fig4.png",
             pdf=f"{RESULTS}/figures/hu_fig4.pdf",
             caption=f"{RESULTS}/figures/hu_fig4.md",
+        params:
+            experiments=" ".join(HU_SMALL_EXPERIMENTS),
         log:
             f"{RESULTS}/logs/figures/hu_fig4.log",
         threads: 1
         conda:
             "../envs/topicbench.yaml"
         shell:
-            "python {input.script} --models {input.models} --corpus-json {input.corpora} "
-            "--png {output.png} --pdf {output.pdf} --caption {output.caption} > {log} 2>&1"
+            "python {input.script} --models {input.models} --corpus-json {input.corpora} --traces {input.traces} "
+            "--experiments {params.experiments} --png {output.png} --pdf {output.pdf} --caption {output.caption} > {log} 2>&1"
 
 
 if has_experiment("hu_fig5"):

@@ -29,11 +29,18 @@ def main():
     for method, runs in frame.groupby("method", sort=False):
         row = runs.iloc[0]
         extra = (f"kappa = {row['p_kappa']:g}, tau0 = {row['p_tau0']:g}" if method == "online_lda" else
-                 f"{int(row['p_grid_size'])} grid points, eta = {row['p_eta']:g}, {int(row['p_sgd_iters'])} SGD steps per minibatch")
+                 f"{int(row['p_grid_size'])} grid points (grid = {row['p_grid']}, criterion = {row['p_criterion']}; the "
+                 f"sec. 3.4 search runs once, on the first minibatch), eta = {row['p_eta']:g}, "
+                 f"{int(row['p_sgd_iters'])} SGD steps per minibatch")
         settings.append(f"{NAMES.get(method, method)}: K = {int(row['p_K'])}, minibatch {int(row['p_batch_size'])}, {extra}")
     common = (f"{figlib.corpus_caption(args.corpus_json)} (the paper: 1M Wikipedia articles, K = 200, minibatch 64). "
               f"{'; '.join(settings)}. Adapt-SVI is not in the harness. Protocol: {frame['protocol'].iloc[0]}. "
-              f"{figlib.seeds_caption(frame)}.")
+              f"{figlib.seeds_caption(frame)}. The paper's claim (sec. 5.3, Table 3): online LG-NMF reaches Adapt-SVI's "
+              f"perplexity (1683 vs 1666; online LDA-VB 1761) in about 8 of LDA-VB's 90 hours with its 8 grid points in "
+              f"parallel (64 hours serially). The online grid is placed on the first minibatch alone and the validation "
+              f"documents are carved from it; the online objective is the paper's, the minibatch taken as the corpus "
+              f"(its D prior N / N_b times too strong; tests/test_lgnmf.py measures the fixed point 1.8% above the "
+              f"batch MAP on a small problem).")
     fig = draw(frame, "docs_seen", "documents seen (log scale)", log_x=True)
     fig.suptitle("Hu et al. 2014, Fig. 5 (mirror)", fontsize=10)
     figlib.save_figure(fig, args.png5, args.pdf5)
