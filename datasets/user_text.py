@@ -12,6 +12,7 @@ class UserText(TextDataset):
     source = "user-supplied text"
     params = {**TEXT_PARAMS, "format": "jsonl", "path": None, "text_column": "text", "time_column": None,
               "time_format": None, "id_column": None, "sep": ",", "encoding": "utf-8", "pattern": "*", "dedupe": False}
+    param_types = {**TextDataset.param_types, "text_column": (str, list)}
 
     def read(self, corpora_dir, **p):
         if not p["path"]:
