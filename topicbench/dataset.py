@@ -128,10 +128,10 @@ def check_out_dir(out_dir: str | os.PathLike, inputs: list[Path] = (), corpora_d
     out = given.resolve()
     refuse = lambda why: CorpusError(f"{given}: refusing to write the corpus here: {why}")  # noqa: E731
     cwd, home = Path.cwd().resolve(), Path.home().resolve()
-    if out == cwd or out in cwd.parents:
-        raise refuse("it is the current folder or one above it, which prepare would replace")
     if out == home or out == Path(out.anchor):
         raise refuse("it is the home folder or the file-system root")
+    if out == cwd or out in cwd.parents:
+        raise refuse("it is the current folder or one above it, which prepare would replace")
     for inp in [*inputs, *([Path(corpora_dir)] if corpora_dir else [])]:
         real = inp.resolve()
         if real == out or out in real.parents:
