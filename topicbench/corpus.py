@@ -96,8 +96,8 @@ def read_json(path, shape: type = dict):
     except ValueError as err:
         raise CorpusError(f"{path}: not valid JSON ({err})") from err
     if not isinstance(value, shape):
-        want = {dict: "an object", list: "a list"}.get(shape, shape.__name__)
-        raise CorpusError(f"{path}: expected a JSON {want} at the top level, got {type(value).__name__}")
+        want = {dict: "a JSON object", list: "a JSON list"}.get(shape, shape.__name__)
+        raise CorpusError(f"{path}: expected {want} at the top level, got {type(value).__name__}")
     return value
 
 
