@@ -18,6 +18,7 @@ class UserText(TextDataset):
         if not p["path"]:
             raise CorpusError("user_text: needs --param path=<folder or file>")
         path = Path(p["path"]) if Path(p["path"]).is_absolute() or not corpora_dir else Path(corpora_dir) / p["path"]
+        self.culprit = f"user_text ({path})"
         if p["format"] == "files":
             frame = read_text_files(path, p["pattern"], p["encoding"])
         elif p["format"] == "jsonl":

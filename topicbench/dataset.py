@@ -8,6 +8,7 @@ the config value ``corpora_dir`` and raise :class:`DatasetUnavailable` when it i
 from __future__ import annotations
 
 import math
+import numbers
 import os
 from pathlib import Path
 from typing import Any, ClassVar
@@ -58,11 +59,11 @@ class Dataset:
             if kind is bool and isinstance(value, bool):
                 return value
             if kind is int and not isinstance(value, bool):
-                if isinstance(value, int):
-                    return value
-                if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+                if isinstance(value, numbers.Integral):
                     return int(value)
-            if kind is float and isinstance(value, (int, float)) and not isinstance(value, bool):
+                if isinstance(value, numbers.Real) and math.isfinite(value) and float(value).is_integer():
+                    return int(value)
+            if kind is float and isinstance(value, numbers.Real) and not isinstance(value, bool):
                 if not math.isfinite(value):
                     raise CorpusError(f"dataset {cls.name}: parameter {key} must be finite, got {value!r}")
                 return float(value)

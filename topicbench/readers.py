@@ -42,6 +42,15 @@ def where(path, line: int | None = None) -> str:
 # files
 
 
+def check_encoding(encoding: str, path) -> None:
+    import codecs
+
+    try:
+        codecs.lookup(encoding)
+    except (LookupError, TypeError):
+        raise ReaderError(f"{path}: unknown text encoding {encoding!r}") from None
+
+
 def open_binary(path) -> io.BufferedIOBase:
     """Open a file, transparently decompressing .gz / .bz2 / .xz."""
     path = Path(path)
@@ -60,6 +69,7 @@ def open_binary(path) -> io.BufferedIOBase:
 def read_lines(path, encoding: str = "utf-8") -> Iterable[tuple[int, str]]:
     """Yield (1-based line number, line without newline); corrupt archives and bad encodings name the file and line."""
     line_no = 0
+    check_encoding(encoding, path)
     try:
         with open_binary(path) as handle:
             for line_no, raw in enumerate(handle, start=1):
@@ -89,6 +99,7 @@ def zlib_error():
 
 
 def read_text(path, encoding: str = "utf-8") -> str:
+    check_encoding(encoding, path)
     try:
         with open_binary(path) as handle:
             raw = handle.read()
@@ -359,11 +370,16 @@ def read_csv_text(path, text_column: str | Sequence[str] = "text", time_column: 
                   extra_columns: Sequence[str] = ()) -> pd.DataFrame:
     """A CSV/TSV with a text column (or several, joined by newlines) and optional time and id columns."""
     text = re.sub(r"\r(?!\n)", " ", read_text(path, encoding))  # a bare CR inside an unquoted field is not a line end
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep)
+    try:
+        reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep)
+    except (TypeError, csv.Error) as err:
+        raise ReaderError(f"{path}: bad separator sep={sep!r} ({err})") from None
     try:
         header = next(reader)
     except StopIteration:
         raise ReaderError(f"{where(path, 1)}: empty file (expected a header row)") from None
+    except csv.Error as err:
+        raise ReaderError(f"{where(path, 1)}: not readable as CSV ({err})") from None
     text_columns = [text_column] if isinstance(text_column, str) else list(text_column)
     wanted = text_columns + [c for c in (time_column, id_column) if c] + list(extra_columns)
     missing = [c for c in wanted if c not in header]
@@ -371,7 +387,14 @@ def read_csv_text(path, text_column: str | Sequence[str] = "text", time_column: 
         raise ReaderError(f"{where(path, 1)}: missing column(s) {missing}; header has {header}")
     position = {name: header.index(name) for name in wanted}
     rows = []
-    for record in reader:
+    records = iter(reader)
+    while True:
+        try:
+            record = next(records)
+        except StopIteration:
+            break
+        except csv.Error as err:
+            raise ReaderError(f"{where(path, reader.line_num)}: not readable as CSV ({err})") from None
         line_no = reader.line_num
         if not record:
             continue
@@ -618,12 +641,13 @@ class TextDataset(Dataset):
 
     def build(self, corpora_dir=None, **p):
         self.notes: dict[str, Any] = {}  # what read() wants recorded in corpus.json (e.g. repaired values)
+        self.culprit = self.name  # what errors name; read() may narrow it to the file it read
         frame = self.read(corpora_dir, **p).reset_index(drop=True)
         prep = Preprocess(vocab_size=p["vocab_size"], min_df=p["min_df"], max_df=p["max_df"], vocab_file=p["vocab_file"],
                           min_doc_length=p["min_doc_length"], dedupe=p.get("dedupe", self.dedupe))
         if "time" in frame.columns and prep.dedupe:  # keep the earliest copy of a duplicate
             frame = frame.iloc[np.lexsort((np.arange(len(frame)), frame["time"].to_numpy()))].reset_index(drop=True)
-        counts, vocab, rows, report = bag_of_words(frame["text"].tolist(), prep, source=self.name)
+        counts, vocab, rows, report = bag_of_words(frame["text"].tolist(), prep, source=self.culprit)
         frame = frame.iloc[rows].reset_index(drop=True)
         if "split" not in frame.columns:
             frame["split"] = seeded_split(len(frame), p["test_fraction"], p["split_seed"])

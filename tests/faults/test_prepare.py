@@ -237,6 +237,15 @@ def test_kill_of_a_first_prepare_leaves_nothing_half_made(tmp_path, src):
     assert_no_leftovers(out)
 
 
+def test_kill_before_the_swap_of_a_first_prepare_is_finished_by_the_next_load(tmp_path, src):
+    """SIGKILL after a first corpus is fully staged but before its rename -> the next load finishes the swap, no leftovers."""
+    out = tmp_path / "corpus"
+    assert killed_at("prepare.swap", user_bow, *src, out)
+    assert not out.exists()
+    assert load_corpus(out).n_docs == 10
+    assert_no_leftovers(out)
+
+
 def test_only_our_own_leftover_patterns_are_removed(tmp_path, src):
     """Leftovers of a killed prepare are removed by the next one; look-alike folders of the user are never touched."""
     out = user_bow(*src, tmp_path / "corpus")

@@ -127,7 +127,32 @@ def test_all_documents_empty_after_pruning(tmp_path, capsys):
     args = ["prepare", "user_text", "--out", tmp_path / "out", "--param", "format=csv",
             "--param", f"path={tmp_path / 'src/t.csv'}"]
     code, err = prepare_fails(capsys, args, tmp_path / "out", tmp_path / "src")
-    assert code == 2 and "user_text" in err and "min_df" in err
+    assert code == 2 and "t.csv" in err and "min_df" in err
+
+
+@pytest.mark.parametrize("param, named", [
+    pytest.param("encoding=klingon", "unknown text encoding 'klingon'", id="user-text-unknown-encoding"),
+    pytest.param("sep=;;", "bad separator", id="user-text-two-char-separator"),
+    pytest.param("text_column=body", "missing column(s) ['body']", id="user-text-missing-text-column"),
+])
+def test_user_text_bad_reader_setting(tmp_path, capsys, param, named):
+    """A reader setting the CSV cannot be read with (encoding, separator, column) -> exit 2 naming the file."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "t.csv").write_text("text\n" + "apple bread\n" * 4)
+    args = ["prepare", "user_text", "--out", tmp_path / "out", "--param", "format=csv",
+            "--param", f"path={tmp_path / 'src/t.csv'}", "--param", param]
+    code, err = prepare_fails(capsys, args, tmp_path / "out", tmp_path / "src")
+    assert code == 2 and "t.csv" in err and named in err
+
+
+def test_download_manifest_of_the_wrong_shape(tmp_path):
+    """The download cache's manifest.json holding a JSON list -> DownloadError naming manifest.json (no AttributeError)."""
+    from topicbench.download import DownloadError, fetch_uci_bow
+
+    (tmp_path / "manifest.json").write_text("[]")
+    with pytest.raises(DownloadError, match="manifest.json: expected a JSON object"):
+        fetch_uci_bow("kos", cache=tmp_path, base_url="http://127.0.0.1:9/")
+    assert (tmp_path / "manifest.json").read_text() == "[]"
 
 
 def test_ldac_only_empty_documents(tmp_path, capsys):
