@@ -14,7 +14,8 @@ class CoraRlda(Dataset):
         counts, vocab, lines, n_read = read_ldac(src / "cora.ldac.gz", src / "vocab.txt")
         titles = [t for _, t in read_lines(src / "titles.txt", encoding="latin-1")]
         if len(titles) != n_read:
-            raise ReaderError(f"{src / 'titles.txt'}: {len(titles)} titles but {src / 'cora.ldac.gz'} has {n_read} documents")
+            raise ReaderError(f"{src / 'titles.txt'}: {len(titles)} titles but {src / 'cora.ldac.gz'} "
+                              f"has {n_read} documents")
         docs = make_docs_frame(counts.shape[0], split=seeded_split(counts.shape[0], p["test_fraction"], p["split_seed"]),
                                doc_id=[f"cora{i}" for i in lines], title=[titles[i] for i in lines])
         meta = bow_meta(self.name, self.description, "CRAN lda 1.5.2 cora.* (see PROVENANCE.md)", 0,

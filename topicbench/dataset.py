@@ -120,8 +120,8 @@ def check_out_dir(out_dir: str | os.PathLike, inputs: list[Path] = (), corpora_d
     Refused: the current folder, any folder above it, the home folder, ``/``; a folder that is or holds an
     input of this prepare (a file or folder named in the parameters, or ``corpora_dir``), or lies inside an
     input folder named in the parameters; an existing file; and a non-empty folder that is not a topicbench
-    corpus (its corpus.json) or the remains of one (only corpus file names: what Snakemake leaves after
-    deleting corpus.json, the rule's output, before re-running the rule).
+    corpus (its corpus.json) or the remains of one (its data files and nothing else: what Snakemake leaves
+    after deleting corpus.json, the rule's output, before re-running the rule).
     """
     from .corpus import COUNTS_FILE, DOCS_FILE, META_FILE, TRUTH_FILE, VOCAB_FILE
 
@@ -148,7 +148,10 @@ def check_out_dir(out_dir: str | os.PathLike, inputs: list[Path] = (), corpora_d
         except OSError as err:
             raise refuse(f"cannot list it ({err})") from err
         ours = {COUNTS_FILE, VOCAB_FILE, DOCS_FILE, META_FILE, TRUTH_FILE}
-        remains = all(e in ours and (out / e).is_file() for e in entries)
+        # Snakemake deletes a rule's output (corpus.json) before re-running it: the three data files and
+        # nothing foreign beside them are what a corpus leaves then
+        remains = (all(e in ours and (out / e).is_file() for e in entries)
+                   and {COUNTS_FILE, VOCAB_FILE, DOCS_FILE} <= set(entries))
         if entries and not is_corpus_dir(out) and not remains:
             raise refuse(f"it is a non-empty folder that is not a topicbench corpus ({len(entries)} entries, e.g. "
                          f"{entries[0]!r}); choose a new or empty folder")

@@ -6,8 +6,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
-
 from topicbench import cli
 FAULT_ENV = "TOPICBENCH_FAULT_AT"
 
@@ -80,8 +78,3 @@ def killed_at(step, func, *args, env=None, **kwargs) -> bool:
 def assert_no_leftovers(out):
     hidden = [p.name for p in Path(out).parent.iterdir() if p.name.startswith(f".{Path(out).name}.")]
     assert hidden == [], f"hidden leftovers beside {out}: {hidden}"
-
-
-def counts_npz(path, **arrays):
-    """Write an .npz whose members are given explicitly (a valid zip with wrong contents)."""
-    np.savez(path, **arrays)

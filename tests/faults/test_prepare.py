@@ -99,6 +99,16 @@ def test_out_with_a_corpus_json_of_the_wrong_shape(tmp_path, capsys, src):
     assert digest(out) == before
 
 
+def test_out_holding_only_a_vocabulary_file(tmp_path, capsys, src):
+    """--out a folder with just a vocab.txt of the user's (a corpus file name, not a corpus) -> refused, kept."""
+    out = tmp_path / "words"
+    out.mkdir()
+    (out / "vocab.txt").write_text("my\nown\nwords\n")
+    code, err = run_cli(uci_args(*src, out), capsys)
+    assert code == 2 and "not a topicbench corpus" in err
+    assert (out / "vocab.txt").read_text() == "my\nown\nwords\n"
+
+
 def test_out_is_an_existing_file(tmp_path, capsys, src):
     """--out names an existing file -> refused naming it, the file kept."""
     out = tmp_path / "results.csv"
