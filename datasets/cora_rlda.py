@@ -1,7 +1,7 @@
 """Cora computer-science abstracts (R package lda), LDA-C with titles."""
 from topicbench.corpus import make_docs_frame
 from topicbench.dataset import Dataset
-from topicbench.readers import bow_meta, corpus_from_bow, read_ldac, read_lines, seeded_split
+from topicbench.readers import ReaderError, bow_meta, corpus_from_bow, read_ldac, read_lines, seeded_split
 
 
 class CoraRlda(Dataset):
@@ -11,8 +11,11 @@ class CoraRlda(Dataset):
 
     def build(self, corpora_dir=None, **p):
         src = self.source_dir(corpora_dir, "cora_rlda")
-        counts, vocab, lines, _ = read_ldac(src / "cora.ldac.gz", src / "vocab.txt")
+        counts, vocab, lines, n_read = read_ldac(src / "cora.ldac.gz", src / "vocab.txt")
         titles = [t for _, t in read_lines(src / "titles.txt", encoding="latin-1")]
+        if len(titles) != n_read:
+            raise ReaderError(f"{src / 'titles.txt'}: {len(titles)} titles but {src / 'cora.ldac.gz'} "
+                              f"has {n_read} documents")
         docs = make_docs_frame(counts.shape[0], split=seeded_split(counts.shape[0], p["test_fraction"], p["split_seed"]),
                                doc_id=[f"cora{i}" for i in lines], title=[titles[i] for i in lines])
         meta = bow_meta(self.name, self.description, "CRAN lda 1.5.2 cora.* (see PROVENANCE.md)", 0,

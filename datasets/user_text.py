@@ -12,11 +12,13 @@ class UserText(TextDataset):
     source = "user-supplied text"
     params = {**TEXT_PARAMS, "format": "jsonl", "path": None, "text_column": "text", "time_column": None,
               "time_format": None, "id_column": None, "sep": ",", "encoding": "utf-8", "pattern": "*", "dedupe": False}
+    param_types = {**TextDataset.param_types, "text_column": (str, list)}
 
     def read(self, corpora_dir, **p):
         if not p["path"]:
             raise CorpusError("user_text: needs --param path=<folder or file>")
         path = Path(p["path"]) if Path(p["path"]).is_absolute() or not corpora_dir else Path(corpora_dir) / p["path"]
+        self.culprit = f"user_text ({path})"
         if p["format"] == "files":
             frame = read_text_files(path, p["pattern"], p["encoding"])
         elif p["format"] == "jsonl":

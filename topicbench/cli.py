@@ -41,17 +41,44 @@ def cmd_datasets(args) -> int:
     return 0
 
 
+def _corpus_command(func):
+    """Corpus commands report every failure as one ``topicbench: error: <file>: <problem>`` line, exit 2.
+
+    The library raises CorpusError naming the file; an OSError that escaped it (a full disk, a read-only
+    or vanished folder) names its file through ``filename``; anything else is a bug and keeps its traceback.
+    """
+    import functools
+
+    @functools.wraps(func)
+    def wrapper(args) -> int:
+        from .corpus import CorpusError
+
+        try:
+            return func(args)
+        except CorpusError as err:
+            print(f"topicbench: error: {err}", file=sys.stderr)
+        except OSError as err:
+            culprit = err.filename or getattr(args, "out", None) or getattr(args, "path", None)
+            print(f"topicbench: error: {culprit}: {err.strerror or err}", file=sys.stderr)
+        return 2
+
+    return wrapper
+
+
+@_corpus_command
 def cmd_prepare(args) -> int:
+    from .corpus import read_json
     from .dataset import prepare
 
     params = _parse_assignments(args.param, "--param")
     path = prepare(args.dataset, args.out, corpora_dir=args.corpora_dir, corpus_name=args.name, **params)
     # from corpus.json, not by loading the counts: a paper-scale corpus would not fit the memory bound
-    meta = json.loads((Path(path) / "corpus.json").read_text())
+    meta = read_json(Path(path) / "corpus.json", dict)
     print(json.dumps({k: meta.get(k) for k in ("name", "n_docs", "n_train", "n_test", "n_words", "n_tokens")}, indent=2))
     return 0
 
 
+@_corpus_command
 def cmd_corpus_info(args) -> int:
     from .corpus import load_corpus
 

@@ -7,11 +7,13 @@ the config value ``corpora_dir`` and raise :class:`DatasetUnavailable` when it i
 """
 from __future__ import annotations
 
+import math
+import numbers
 import os
 from pathlib import Path
 from typing import Any, ClassVar
 
-from .corpus import Corpus, CorpusError, save_corpus
+from .corpus import Corpus, CorpusError, is_corpus_dir, save_corpus
 from .method import REPO_ROOT, load_plugins
 
 DATASETS_DIR = REPO_ROOT / "datasets"
@@ -25,14 +27,51 @@ class Dataset:
     name: ClassVar[str] = ""
     description: ClassVar[str] = ""
     params: ClassVar[dict[str, Any]] = {}
+    # the types a parameter accepts when its default does not say (a None default), or when None is allowed too
+    param_types: ClassVar[dict[str, tuple]] = {}
     synthetic: ClassVar[bool] = False
 
     @classmethod
     def resolve_params(cls, given: dict[str, Any]) -> dict[str, Any]:
+        """Defaults overridden by ``given``; an unknown name or a value of the wrong type is an error naming it."""
         unknown = sorted(set(given) - set(cls.params))
         if unknown:
             raise CorpusError(f"dataset {cls.name}: unknown parameter(s) {unknown}; known: {sorted(cls.params)}")
-        return {**cls.params, **given}
+        return {**cls.params, **{key: cls._typed(key, value) for key, value in given.items()}}
+
+    @classmethod
+    def _typed(cls, key: str, value: Any) -> Any:
+        """``value`` checked against the type of the default (bool, int, float, str) or ``param_types``.
+
+        A number written as text ("1e3") is a number; a whole float (1000.0) is accepted for an int; nothing
+        else is converted, so a value is never silently changed (2.5 for an int is an error, not 2).
+        """
+        default = cls.params[key]
+        allowed = cls.param_types.get(key) or ((type(default),) if default is not None else (str, type(None)))
+        if value is None and type(None) in allowed:
+            return None
+        if isinstance(value, str) and (int in allowed or float in allowed) and str not in allowed:
+            try:
+                value = float(value) if not value.strip().lstrip("+-").isdigit() else int(value)
+            except ValueError:
+                pass
+        for kind in allowed:
+            if kind is bool and isinstance(value, bool):
+                return value
+            if kind is int and not isinstance(value, bool):
+                if isinstance(value, numbers.Integral):
+                    return int(value)
+                if isinstance(value, numbers.Real) and math.isfinite(value) and float(value).is_integer():
+                    return int(value)
+            if kind is float and isinstance(value, numbers.Real) and not isinstance(value, bool):
+                if not math.isfinite(value):
+                    raise CorpusError(f"dataset {cls.name}: parameter {key} must be finite, got {value!r}")
+                return float(value)
+            if kind not in (bool, int, float, type(None)) and isinstance(value, kind):
+                return value
+        names = " or ".join("null" if k is type(None) else {bool: "true/false", int: "an integer", float: "a number",
+                                                             str: "a string"}.get(k, k.__name__) for k in allowed)
+        raise CorpusError(f"dataset {cls.name}: parameter {key} must be {names}, got {value!r} ({type(value).__name__})")
 
     @classmethod
     def source_dir(cls, corpora_dir: str | os.PathLike | None, sub: str) -> Path:
@@ -64,13 +103,80 @@ def get_dataset(name: str) -> type[Dataset]:
     return datasets[name]
 
 
+def input_paths(params: dict[str, Any], corpora_dir=None) -> list[Path]:
+    """The existing files and folders named by string parameters (as given, or under ``corpora_dir``)."""
+    found = []
+    for value in params.values():
+        if isinstance(value, str) and value:
+            for candidate in (Path(value), Path(corpora_dir) / value if corpora_dir else None):
+                if candidate is not None and os.path.lexists(candidate):
+                    found.append(candidate)
+    return found
+
+
+def check_out_dir(out_dir: str | os.PathLike, inputs: list[Path] = (), corpora_dir=None) -> Path:
+    """Refuse an ``--out`` whose replacement could lose or mix data; returns it resolved (symlinks followed).
+
+    Refused: the current folder, any folder above it, the home folder, ``/``; a folder that is or holds an
+    input of this prepare (a file or folder named in the parameters, or ``corpora_dir``), or lies inside an
+    input folder named in the parameters; an existing file; and a non-empty folder that is not a topicbench
+    corpus (its corpus.json) or the remains of one (its data files and nothing else: what Snakemake leaves
+    after deleting corpus.json, the rule's output, before re-running the rule).
+    """
+    from .corpus import COUNTS_FILE, DOCS_FILE, META_FILE, TRUTH_FILE, VOCAB_FILE
+
+    given = Path(out_dir)
+    out = given.resolve()
+    refuse = lambda why: CorpusError(f"{given}: refusing to write the corpus here: {why}")  # noqa: E731
+    cwd, home = Path.cwd().resolve(), Path.home().resolve()
+    if out == home or out == Path(out.anchor):
+        raise refuse("it is the home folder or the file-system root")
+    if out == cwd or out in cwd.parents:
+        raise refuse("it is the current folder or one above it, which prepare would replace")
+    for inp in [*inputs, *([Path(corpora_dir)] if corpora_dir else [])]:
+        real = inp.resolve()
+        if real == out or out in real.parents:
+            raise refuse(f"it is or holds an input of this prepare ({inp}), which replacing it would delete")
+    for inp in inputs:
+        if inp.resolve().is_dir() and inp.resolve() in out.parents:
+            raise refuse(f"it lies inside the input folder {inp}: the corpus would mix with its input")
+    if out.exists() and not out.is_dir():
+        raise refuse("it exists and is not a folder")
+    if out.is_dir():
+        try:
+            entries = sorted(os.listdir(out))
+        except OSError as err:
+            raise refuse(f"cannot list it ({err})") from err
+        ours = {COUNTS_FILE, VOCAB_FILE, DOCS_FILE, META_FILE, TRUTH_FILE}
+        # Snakemake deletes a rule's output (corpus.json) before re-running it: the three data files and
+        # nothing foreign beside them are what a corpus leaves then
+        remains = (all(e in ours and (out / e).is_file() for e in entries)
+                   and {COUNTS_FILE, VOCAB_FILE, DOCS_FILE} <= set(entries))
+        if entries and not is_corpus_dir(out) and not remains:
+            raise refuse(f"it is a non-empty folder that is not a topicbench corpus ({len(entries)} entries, e.g. "
+                         f"{entries[0]!r}); choose a new or empty folder")
+    return out
+
+
 def prepare(name: str, out_dir: str | os.PathLike, corpora_dir=None, corpus_name: str | None = None, **params) -> Path:
-    """Build a dataset and save it as a corpus directory (atomically); ``corpus_name`` overrides the recorded name."""
+    """Build a dataset and save it as a corpus directory (atomically); ``corpus_name`` overrides the recorded name.
+
+    Parameters are checked (names, types) and ``out_dir`` is checked (:func:`check_out_dir`) before any work;
+    a corpus with no documents, or none in the train split, is an error naming the source.
+    """
     dataset_cls = get_dataset(name)
     resolved = dataset_cls.resolve_params(params)
+    out_dir = check_out_dir(out_dir, input_paths(resolved, corpora_dir), corpora_dir)
     if hasattr(dataset_cls, "write"):  # streams to disk (paper-scale synthetic corpora) with the same bytes
         return Path(dataset_cls().write(out_dir, corpora_dir=corpora_dir, corpus_name=corpus_name, **resolved))
     corpus = dataset_cls().build(corpora_dir=corpora_dir, **resolved)
+    source = corpus.meta.get("source") or name
+    inputs = [str(p) for p in input_paths(resolved, None)]
+    named = f"dataset {name} ({', '.join(inputs) or source})"
+    if corpus.n_docs == 0:
+        raise CorpusError(f"{named}: no documents to prepare (empty source, or every document dropped)")
+    if "split" in corpus.docs.columns and not (corpus.docs["split"] == "train").any():
+        raise CorpusError(f"{named}: no document in the train split ({corpus.n_docs} documents, all test)")
     if corpus_name:
         corpus.meta["name"] = corpus_name
     corpus.meta.setdefault("name", name)

@@ -74,9 +74,12 @@ def _manifest(cache: Path) -> dict:
     if not path.is_file():
         return {}
     try:
-        return json.loads(path.read_text())
-    except json.JSONDecodeError as err:
-        raise DownloadError(f"{path}: not valid JSON ({err}); delete it to re-verify the cache") from err
+        manifest = json.loads(path.read_text())
+    except (OSError, ValueError) as err:
+        raise DownloadError(f"{path}: cannot be read as JSON ({err}); delete it to re-verify the cache") from err
+    if not isinstance(manifest, dict) or not all(isinstance(v, dict) for v in manifest.values()):
+        raise DownloadError(f"{path}: expected a JSON object of {{file: {{url, sha256}}}}; delete it to re-verify the cache")
+    return manifest
 
 
 def _record(cache: Path, name: str, url: str, digest: str) -> None:

@@ -3,11 +3,14 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import os
+import re
 import shutil
 import signal
 import tempfile
 from pathlib import Path
+from typing import Callable
 
 FAULT_ENV = "TOPICBENCH_FAULT_AT"
 
@@ -49,19 +52,174 @@ def atomic_path(path: str | os.PathLike):
 
 
 @contextlib.contextmanager
-def atomic_directory(path: str | os.PathLike):
-    """Yield a staging directory beside ``path``; it replaces ``path`` only if the block succeeds."""
+def atomic_directory(path: str | os.PathLike, complete: Callable[[Path], bool] | None = None, faults: str = "prepare"):
+    """Yield a staging directory beside ``path``; it replaces ``path`` only if the block succeeds.
+
+    Replacing is a rename swap, so after a kill at ANY point ``path`` holds the old directory or the
+    new one, whole. The states, with N = ``path.name`` and P = this process's id:
+
+    1. stage: build into ``.N.staging-P`` (flock-ed while we live, so no one else touches it);
+       fault points ``<faults>.stage`` and the caller's own write steps.
+    2. swap (under an flock of the parent folder): with renameat2(RENAME_EXCHANGE) the staged copy and
+       ``path`` trade places in one step (``<faults>.swap``); where the file system cannot exchange,
+       ``path`` is renamed to ``.N.old-P`` (``<faults>.swap``), then the staged copy to ``path``
+       (``<faults>.swap_new``): the one window where ``path`` is missing.
+    3. clean: the old copy is deleted (``<faults>.remove_old``), then ``<faults>.done``.
+
+    A kill leaves ``.N.staging-P`` / ``.N.old-P`` behind; :func:`recover_directory` (run before the
+    next swap of ``path`` and by loaders) finishes or undoes the swap: if ``path`` is missing it
+    renames the complete staged copy (else the complete old one) back to ``path``, then deletes every
+    leftover of a dead process matching exactly those two patterns, nothing else. ``complete(dir)``
+    says whether a leftover is whole (for a corpus: its corpus.json, written last, is there).
+    """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=path.parent))
+    parent, name = path.parent, path.name
+    parent.mkdir(parents=True, exist_ok=True)
+    complete = complete or (lambda _: False)
+    if path.exists() and not path.is_dir():
+        raise FileExistsError(errno.EEXIST, "exists and is not a directory", str(path))
+    staging = parent / f".{name}.staging-{os.getpid()}"
+    with _locked(parent):
+        _recover_locked(path, complete)
+        if staging.exists():  # our own pid on a leftover (pid reuse): it is stale
+            shutil.rmtree(staging)
+        staging.mkdir()
+    owner = os.open(staging, os.O_RDONLY)
+    fcntl.flock(owner, fcntl.LOCK_EX)  # "a live process owns this staging folder"
+    old = None
+    swapped = False
     try:
+        fault_point(f"{faults}.stage")
         yield staging
-        if path.exists():
-            shutil.rmtree(path)
-        os.replace(staging, path)
+        _fsync_tree(staging)
+        with _locked(parent):
+            fault_point(f"{faults}.swap")
+            if not path.exists() and not path.is_symlink():
+                os.rename(staging, path)
+            elif _exchange(staging, path):
+                old = staging
+            else:
+                old = parent / f".{name}.old-{os.getpid()}"
+                os.rename(path, old)
+                fault_point(f"{faults}.swap_new")
+                os.rename(staging, path)
+            swapped = True
+            _fsync_dir(parent)
+            fault_point(f"{faults}.remove_old")
+            if old is not None:
+                shutil.rmtree(old)
+        fault_point(f"{faults}.done")
     except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
+        with _locked(parent):
+            if old is not None and not swapped and old.exists() and not path.exists():
+                os.rename(old, path)  # undo half a swap: the old directory goes back
+            for leftover in (staging, old):
+                if leftover is not None and leftover != path and leftover.exists():
+                    shutil.rmtree(leftover, ignore_errors=True)
         raise
+    finally:
+        os.close(owner)
+
+
+_LEFTOVER = r"^\.{name}\.(staging|old)-\d+$"
+
+
+def leftovers(path: str | os.PathLike) -> list[Path]:
+    """The staging / old folders a (killed) :func:`atomic_directory` of ``path`` may have left beside it."""
+    path = Path(path)
+    pattern = re.compile(_LEFTOVER.format(name=re.escape(path.name)))
+    try:
+        names = os.listdir(path.parent)
+    except OSError:
+        return []
+    return sorted(path.parent / n for n in names if pattern.match(n) and (path.parent / n).is_dir()
+                  and not (path.parent / n).is_symlink())
+
+
+def recover_directory(path: str | os.PathLike, complete: Callable[[Path], bool]) -> list[str]:
+    """Finish or undo the swap of a killed :func:`atomic_directory` and delete its leftovers; returns what it did."""
+    path = Path(path)
+    if not leftovers(path):
+        return []  # the common case: no lock, works on read-only folders
+    with _locked(path.parent):
+        return _recover_locked(path, complete)
+
+
+def _recover_locked(path: Path, complete) -> list[str]:
+    done, dead = [], []
+    for folder in leftovers(path):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            continue  # a live prepare is staging here
+        finally:
+            os.close(fd)
+        dead.append(folder)
+    if not path.exists() and not path.is_symlink():
+        # a staged copy is newer than an old one: finish the swap the dead process began, else undo it
+        for folder in sorted(dead, key=lambda f: ".old-" in f.name):
+            if complete(folder):
+                os.rename(folder, path)
+                dead.remove(folder)
+                done.append(f"{folder.name} -> {path.name}")
+                break
+    for folder in dead:
+        shutil.rmtree(folder)
+        done.append(f"removed {folder.name}")
+    if done:
+        _fsync_dir(path.parent)
+    return done
+
+
+@contextlib.contextmanager
+def _locked(folder: Path):
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Atomically swap two directories (Linux renameat2 RENAME_EXCHANGE); False where unsupported."""
+    if os.environ.get("TOPICBENCH_RENAME_EXCHANGE") == "0":  # tests: exercise the two-rename fallback
+        return False
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    if renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP):
+        return False
+    raise OSError(err, os.strerror(err), str(b))
+
+
+def _fsync_tree(folder: Path) -> None:
+    """Flush a staged folder's files and entries so a power cut cannot leave a renamed-in corpus empty."""
+    for entry in folder.iterdir():
+        if entry.is_file():
+            fd = os.open(entry, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+    _fsync_dir(folder)
+
+
+def _fsync_dir(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def write_text(path, text: str) -> None:

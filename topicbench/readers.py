@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from .corpus import Corpus, CorpusError, make_docs_frame
+from .corpus import INT32_MAX, Corpus, CorpusError, make_docs_frame
 from .dataset import Dataset
 
 
@@ -42,11 +42,20 @@ def where(path, line: int | None = None) -> str:
 # files
 
 
+def check_encoding(encoding: str, path) -> None:
+    import codecs
+
+    try:
+        codecs.lookup(encoding)
+    except (LookupError, TypeError):
+        raise ReaderError(f"{path}: unknown text encoding {encoding!r}") from None
+
+
 def open_binary(path) -> io.BufferedIOBase:
     """Open a file, transparently decompressing .gz / .bz2 / .xz."""
     path = Path(path)
     if not path.is_file():
-        raise ReaderError(f"{path}: file does not exist")
+        raise ReaderError(f"{path}: file does not exist" if not path.exists() else f"{path}: not a file")
     suffix = path.suffix.lower()
     if suffix == ".gz":
         return gzip.open(path, "rb")
@@ -60,6 +69,7 @@ def open_binary(path) -> io.BufferedIOBase:
 def read_lines(path, encoding: str = "utf-8") -> Iterable[tuple[int, str]]:
     """Yield (1-based line number, line without newline); corrupt archives and bad encodings name the file and line."""
     line_no = 0
+    check_encoding(encoding, path)
     try:
         with open_binary(path) as handle:
             for line_no, raw in enumerate(handle, start=1):
@@ -70,9 +80,16 @@ def read_lines(path, encoding: str = "utf-8") -> Iterable[tuple[int, str]]:
                                       f"pass the file's encoding if it is not {encoding}") from err
                 yield line_no, text.rstrip("\r\n")
     except (EOFError, OSError, lzma.LZMAError, zlib_error()) as err:
-        if isinstance(err, FileNotFoundError):
-            raise ReaderError(f"{path}: file does not exist") from err
-        raise ReaderError(f"{where(path, line_no + 1)}: truncated or corrupt file ({err})") from err
+        raise _read_failure(path, err, line_no + 1) from err
+
+
+def _read_failure(path, err: BaseException, line: int | None = None) -> ReaderError:
+    """A failed read as an error naming the file: a missing or unreadable file, or a truncated / corrupt one."""
+    if isinstance(err, FileNotFoundError):
+        return ReaderError(f"{path}: file does not exist")
+    if isinstance(err, (PermissionError, IsADirectoryError, NotADirectoryError)):
+        return ReaderError(f"{path}: cannot be read ({type(err).__name__}: {err.strerror})")
+    return ReaderError(f"{where(path, line)}: truncated or corrupt file ({type(err).__name__}: {err})")
 
 
 def zlib_error():
@@ -82,11 +99,12 @@ def zlib_error():
 
 
 def read_text(path, encoding: str = "utf-8") -> str:
+    check_encoding(encoding, path)
     try:
         with open_binary(path) as handle:
             raw = handle.read()
     except (EOFError, OSError, lzma.LZMAError, zlib_error()) as err:
-        raise ReaderError(f"{path}: truncated or corrupt file ({err})") from err
+        raise _read_failure(path, err) from err
     try:
         return raw.decode(encoding)
     except UnicodeDecodeError as err:
@@ -153,11 +171,15 @@ def read_uci_bow(docword, vocab_path, encoding: str = "utf-8") -> tuple[sp.csr_m
             arr = np.array(" ".join(block).split(), dtype=np.int64)
             if arr.size != 3 * len(block):
                 raise ValueError
-        except ValueError:
+        except (ValueError, OverflowError):
             for offset, text in enumerate(block):
                 parts = text.split()
                 if len(parts) != 3 or not all(p.isdigit() for p in parts):
-                    raise ReaderError(f"{where(docword, first_line + offset)}: expected 'docID wordID count', got {text[:60]!r}") from None
+                    raise ReaderError(f"{where(docword, first_line + offset)}: expected 'docID wordID count' "
+                                      f"(non-negative integers), got {text[:60]!r}") from None
+                if any(int(p) > INT32_MAX for p in parts):
+                    raise ReaderError(f"{where(docword, first_line + offset)}: number {max(map(int, parts))} "
+                                      f"exceeds {INT32_MAX} (counts are stored as int32)") from None
             raise
         arr = arr.reshape(-1, 3)
         for column, upper, what in ((0, n_docs, "docID"), (1, n_words, "wordID")):
@@ -168,6 +190,10 @@ def read_uci_bow(docword, vocab_path, encoding: str = "utf-8") -> tuple[sp.csr_m
         bad = np.flatnonzero(arr[:, 2] < 1)
         if bad.size:
             raise ReaderError(f"{where(docword, first_line + int(bad[0]))}: count must be positive, got {arr[bad[0], 2]}")
+        bad = np.flatnonzero(arr[:, 2] > INT32_MAX)
+        if bad.size:
+            raise ReaderError(f"{where(docword, first_line + int(bad[0]))}: count {arr[bad[0], 2]} exceeds {INT32_MAX} "
+                              f"(counts are stored as int32)")
         doc_ids.append(arr[:, 0] - 1)
         word_ids.append(arr[:, 1] - 1)
         values.append(arr[:, 2])
@@ -193,8 +219,20 @@ def read_uci_bow(docword, vocab_path, encoding: str = "utf-8") -> tuple[sp.csr_m
     data = np.concatenate(values) if values else np.zeros(0, np.int64)
     counts = sp.csr_matrix((data, (rows, cols)), shape=(n_docs, n_words), dtype=np.int64)
     counts.sum_duplicates()
+    _check_summed(counts, docword, "a docID, wordID pair repeated")
     counts, kept = _drop_empty(counts)
+    if not len(kept):
+        raise ReaderError(f"{docword}: no documents (header D={n_docs}, NNZ={nnz}): nothing to prepare")
     return counts, vocab, kept, n_docs
+
+
+def _check_summed(counts: sp.csr_matrix, path, how: str) -> None:
+    """Counts that only overflow once duplicate entries are added up are an error too, never a wrap."""
+    if counts.nnz and counts.data.max() > INT32_MAX:
+        k = int(np.argmax(counts.data))
+        row = int(np.searchsorted(counts.indptr, k, side="right") - 1)
+        raise ReaderError(f"{path}: document {row + 1}, word {int(counts.indices[k])}: count {int(counts.data[k])} "
+                          f"({how}) exceeds {INT32_MAX} (counts are stored as int32)")
 
 
 def read_ldac(path, vocab_path, encoding: str = "utf-8", max_docs: int | None = None) -> tuple[sp.csr_matrix, list[str], np.ndarray, int]:
@@ -218,7 +256,10 @@ def read_ldac(path, vocab_path, encoding: str = "utf-8", max_docs: int | None = 
         n_read += 1
         if not pair.match(text):
             raise ReaderError(f"{where(path, line_no)}: expected 'N id:count ...', got {line[:60]!r}")
-        numbers = np.array(text.replace(":", " ").split(), dtype=np.int64)
+        try:
+            numbers = np.array(text.replace(":", " ").split(), dtype=np.int64)
+        except OverflowError:
+            numbers = np.array([min(int(t), INT32_MAX + 1) for t in text.replace(":", " ").split()], dtype=np.int64)
         n_terms, ids, cnts = int(numbers[0]), numbers[1::2], numbers[2::2]
         if n_terms != len(ids):
             raise ReaderError(f"{where(path, line_no)}: N={n_terms} but the line has {len(ids)} id:count pairs (truncated line?)")
@@ -226,6 +267,9 @@ def read_ldac(path, vocab_path, encoding: str = "utf-8", max_docs: int | None = 
             raise ReaderError(f"{where(path, line_no)}: word id {int(ids.max())} out of range [0, {n_words}) of {vocab_path}")
         if len(cnts) and cnts.min() < 1:
             raise ReaderError(f"{where(path, line_no)}: counts must be positive")
+        if len(cnts) and cnts.max() > INT32_MAX:
+            raise ReaderError(f"{where(path, line_no)}: count {int(cnts.max())}{'+' if cnts.max() == INT32_MAX + 1 else ''} "
+                              f"exceeds {INT32_MAX} (counts are stored as int32)")
         if len(ids) == 0:
             continue
         kept.append(line_no - 1)
@@ -237,6 +281,7 @@ def read_ldac(path, vocab_path, encoding: str = "utf-8", max_docs: int | None = 
     counts = sp.csr_matrix((np.concatenate(data), np.concatenate(indices), np.array(indptr, dtype=np.int64)),
                            shape=(len(kept), n_words))
     counts.sum_duplicates()
+    _check_summed(counts, path, "an id repeated on its line")
     return counts, vocab, np.array(kept), n_read
 
 
@@ -254,16 +299,25 @@ def read_matrix_market(path, vocab_path, docs_in_rows: bool = True, encoding: st
             matrix = scipy.io.mmread(handle)
     except ReaderError:
         raise
-    except (ValueError, OSError, EOFError, IndexError, zlib_error()) as err:
+    except (ValueError, OSError, EOFError, IndexError, TypeError, OverflowError, lzma.LZMAError, zlib_error()) as err:
         raise ReaderError(f"{path}: cannot be read as Matrix Market ({err})") from err
     matrix = sp.csr_matrix(matrix if docs_in_rows else matrix.T)
     if matrix.shape[1] != len(vocab):
         raise ReaderError(f"{path}: matrix has {matrix.shape[1]} word columns but {vocab_path} has {len(vocab)} words")
-    if matrix.nnz and (np.any(matrix.data < 0) or np.any(matrix.data != np.round(matrix.data))):
-        raise ReaderError(f"{path}: counts must be non-negative integers")
+    if matrix.data.dtype.kind not in "iuf":
+        raise ReaderError(f"{path}: counts must be integers, got Matrix Market field of dtype {matrix.data.dtype}")
+    bad = ~np.isfinite(matrix.data) | (matrix.data < 0) | (matrix.data != np.round(matrix.data))
+    if bad.any():
+        raise ReaderError(f"{path}: counts must be non-negative integers, got {matrix.data[bad][0]!r}")
+    if matrix.nnz and matrix.data.max() > INT32_MAX:
+        raise ReaderError(f"{path}: count {matrix.data.max():.0f} exceeds {INT32_MAX} (counts are stored as int32)")
     matrix = sp.csr_matrix(matrix, dtype=np.int64)
+    matrix.sum_duplicates()
+    _check_summed(matrix, path, "a coordinate repeated")
     matrix.eliminate_zeros()
     counts, kept = _drop_empty(matrix)
+    if not len(kept):
+        raise ReaderError(f"{path}: no documents (every row of the {matrix.shape[0]} x {matrix.shape[1]} matrix is empty)")
     return counts, vocab, kept, matrix.shape[0]
 
 
@@ -316,11 +370,16 @@ def read_csv_text(path, text_column: str | Sequence[str] = "text", time_column: 
                   extra_columns: Sequence[str] = ()) -> pd.DataFrame:
     """A CSV/TSV with a text column (or several, joined by newlines) and optional time and id columns."""
     text = re.sub(r"\r(?!\n)", " ", read_text(path, encoding))  # a bare CR inside an unquoted field is not a line end
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep)
+    try:
+        reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep)
+    except (TypeError, csv.Error) as err:
+        raise ReaderError(f"{path}: bad separator sep={sep!r} ({err})") from None
     try:
         header = next(reader)
     except StopIteration:
         raise ReaderError(f"{where(path, 1)}: empty file (expected a header row)") from None
+    except csv.Error as err:
+        raise ReaderError(f"{where(path, 1)}: not readable as CSV ({err})") from None
     text_columns = [text_column] if isinstance(text_column, str) else list(text_column)
     wanted = text_columns + [c for c in (time_column, id_column) if c] + list(extra_columns)
     missing = [c for c in wanted if c not in header]
@@ -328,7 +387,14 @@ def read_csv_text(path, text_column: str | Sequence[str] = "text", time_column: 
         raise ReaderError(f"{where(path, 1)}: missing column(s) {missing}; header has {header}")
     position = {name: header.index(name) for name in wanted}
     rows = []
-    for record in reader:
+    records = iter(reader)
+    while True:
+        try:
+            record = next(records)
+        except StopIteration:
+            break
+        except csv.Error as err:
+            raise ReaderError(f"{where(path, reader.line_num)}: not readable as CSV ({err})") from None
         line_no = reader.line_num
         if not record:
             continue
@@ -564,6 +630,8 @@ class TextDataset(Dataset):
     """A real corpus built from raw text: subclasses return a frame with ``doc_id``, ``text`` and optional
     ``time`` (decimal year), ``label``, ``title``, ``split`` from :meth:`read`; this class preprocesses."""
 
+    param_types: ClassVar[dict[str, tuple]] = {"vocab_size": (int, type(None)), "dedupe": (bool, type(None))}
+
     source: ClassVar[str] = ""
     time_unit: ClassVar[str] = "decimal year"
     dedupe: ClassVar[bool] = False
@@ -573,12 +641,13 @@ class TextDataset(Dataset):
 
     def build(self, corpora_dir=None, **p):
         self.notes: dict[str, Any] = {}  # what read() wants recorded in corpus.json (e.g. repaired values)
+        self.culprit = self.name  # what errors name; read() may narrow it to the file it read
         frame = self.read(corpora_dir, **p).reset_index(drop=True)
         prep = Preprocess(vocab_size=p["vocab_size"], min_df=p["min_df"], max_df=p["max_df"], vocab_file=p["vocab_file"],
                           min_doc_length=p["min_doc_length"], dedupe=p.get("dedupe", self.dedupe))
         if "time" in frame.columns and prep.dedupe:  # keep the earliest copy of a duplicate
             frame = frame.iloc[np.lexsort((np.arange(len(frame)), frame["time"].to_numpy()))].reset_index(drop=True)
-        counts, vocab, rows, report = bag_of_words(frame["text"].tolist(), prep, source=self.name)
+        counts, vocab, rows, report = bag_of_words(frame["text"].tolist(), prep, source=self.culprit)
         frame = frame.iloc[rows].reset_index(drop=True)
         if "split" not in frame.columns:
             frame["split"] = seeded_split(len(frame), p["test_fraction"], p["split_seed"])

@@ -290,17 +290,16 @@ def write_recipe(recipe: PlantedRecipe, out_dir, extra_meta: dict | None = None)
     streamed from them, so peak memory is a few chunks plus O(D) for row pointers and the docs table.
     The files are byte-identical to the in-memory path (tested), so either may be used.
     """
-    import json
     import os
     import zipfile
     from pathlib import Path
 
-    from .corpus import COUNTS_FILE, DOCS_FILE, META_FILE, TRUTH_FILE, VOCAB_FILE, _sha256, make_docs_frame
-    from .io import atomic_directory
+    from .corpus import COUNTS_FILE, DOCS_FILE, TRUTH_FILE, VOCAB_FILE, _sha256, is_corpus_dir, make_docs_frame, write_meta
+    from .io import atomic_directory, fault_point
 
     recipe.check()
     out_dir = Path(out_dir)
-    with atomic_directory(out_dir) as staging:
+    with atomic_directory(out_dir, complete=is_corpus_dir) as staging:
         model = recipe.model()
         index_dtype = np.uint16 if recipe.n_words <= np.iinfo(np.uint16).max + 1 else np.int32
         raw = {key: staging / f".{key}.raw" for key in ("indices", "data", "theta")}
@@ -327,6 +326,7 @@ def write_recipe(recipe: PlantedRecipe, out_dir, extra_meta: dict | None = None)
         np.cumsum(row_nnz, out=indptr[1:])
         del row_nnz
         # counts.npz with the members, order and dtypes of scipy.sparse.save_npz after corpus.validate
+        fault_point("prepare.write_counts")
         with zipfile.ZipFile(staging / COUNTS_FILE, "w", compression=zipfile.ZIP_DEFLATED, allowZip64=True) as zipf:
             _write_npy_from_file(zipf, "indices", raw["indices"], index_dtype, sparse_index, nnz)
             _write_npy(zipf, "indptr", indptr)
@@ -342,14 +342,17 @@ def write_recipe(recipe: PlantedRecipe, out_dir, extra_meta: dict | None = None)
                     break
                 n_tokens += int(block.sum(dtype=np.int64))
         os.remove(raw["data"])
+        fault_point("prepare.write_vocab")
         (staging / VOCAB_FILE).write_text("".join(f"{w}\n" for w in word_names(model.topics)), encoding="utf-8")
         doc_rows = np.arange(recipe.n_docs)
         test_mask = recipe.is_test(doc_rows)
         docs = make_docs_frame(recipe.n_docs, split=np.where(test_mask, "test", "train"),
                                time=None if recipe.time_of is None else recipe.time_of(doc_rows))
         docs["doc_id"] = docs["doc_id"].astype(str)
+        fault_point("prepare.write_docs")
         docs.to_parquet(staging / DOCS_FILE, index=False)
         del docs
+        fault_point("prepare.write_truth")
         with zipfile.ZipFile(staging / TRUTH_FILE, "w", compression=zipfile.ZIP_DEFLATED, allowZip64=True) as zipf:
             _write_npy(zipf, "topics", model.topics)
             with _zip_entry(zipf, "theta.npy") as fid, open(raw["theta"], "rb") as src:
@@ -366,7 +369,7 @@ def write_recipe(recipe: PlantedRecipe, out_dir, extra_meta: dict | None = None)
         meta.update(n_docs=recipe.n_docs, n_words=recipe.n_words, n_tokens=n_tokens,
                     n_train=int((~test_mask).sum()), n_test=int(test_mask.sum()),
                     checksums={name: _sha256(staging / name) for name in (COUNTS_FILE, VOCAB_FILE, DOCS_FILE)})
-        (staging / META_FILE).write_text(json.dumps(meta, indent=2, sort_keys=True, default=str) + "\n")
+        write_meta(staging, meta)
     return out_dir
 
 

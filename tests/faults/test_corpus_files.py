@@ -1,0 +1,226 @@
+"""Fault catalogue, corpus files: every damaged file of a prepared corpus is named by ``corpus info`` (exit 2, no traceback).
+
+Each case damages one file of a tiny corpus, then asserts exit code 2, a message naming that file, and that
+the damaged corpus was left as it was (a reader never repairs or deletes).
+"""
+import hashlib
+import json
+import zipfile
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+
+from topicbench.corpus import Corpus, make_docs_frame, save_corpus
+
+try:
+    from ._prepare_util import digest, run_cli
+except ImportError:
+    from _prepare_util import digest, run_cli
+
+
+def tiny(tmp_path, truth=False):
+    counts = sp.csr_matrix(np.array([[1, 0, 2], [0, 3, 1], [4, 0, 0], [1, 1, 1]]))
+    extra = {"topics": np.full((2, 3), 1 / 3), "theta": np.full((4, 2), 0.5)} if truth else None
+    corpus = Corpus(counts, ["apple", "bread", "cheese"], make_docs_frame(4, split=["train", "train", "test", "train"]),
+                    {"name": "tiny"}, extra)
+    return save_corpus(corpus, tmp_path / "tiny")
+
+
+def rechecksum(path):
+    """Make corpus.json's checksums match the (damaged) files, so the damage itself must be caught."""
+    meta = json.loads((path / "corpus.json").read_text())
+    meta["checksums"] = {n: hashlib.sha256((path / n).read_bytes()).hexdigest() for n in meta["checksums"]}
+    (path / "corpus.json").write_text(json.dumps(meta))
+
+
+def csr_arrays(path):
+    with np.load(path / "counts.npz") as archive:
+        return {k: archive[k] for k in archive.files}
+
+
+def info(path, capsys):
+    before = digest(path)
+    code, err = run_cli(["corpus", "info", path], capsys)
+    assert digest(path) == before, "corpus info changed the corpus it read"
+    return code, err
+
+
+def _npz(**arrays):
+    def damage(path):
+        base = csr_arrays(path)
+        base.update(arrays)
+        np.savez(path / "counts.npz", **{k: v for k, v in base.items() if v is not None})
+    return damage
+
+
+COUNTS_DAMAGE = [
+    pytest.param(_npz(indptr=None), "indptr", id="counts-npz-missing-array"),
+    pytest.param(_npz(indptr=np.array([0, 2, 1, 6, 8])), "counts.npz", id="counts-npz-indptr-decreasing"),
+    pytest.param(_npz(indices=np.array([0, 2, 1, 2, 0, 0, 1, 7])), "counts.npz", id="counts-npz-word-id-out-of-range"),
+    pytest.param(_npz(shape=np.array([4])), "counts.npz", id="counts-npz-shape-not-2d"),
+    pytest.param(_npz(format=np.array(b"bsr")), "counts.npz", id="counts-npz-unknown-format"),
+    pytest.param(_npz(data=np.array([1, 2, 3, 1, 4, 1, 1, 10**10])), "int32", id="counts-npz-count-over-int32"),
+    pytest.param(_npz(data=np.array([1, 2, 3, 1, 4, 1, 1, -1])), "non-negative integers", id="counts-npz-negative-count"),
+    pytest.param(_npz(data=np.array([1, 2, 3, 1, 4, 1, 1, 0.5])), "non-negative integers", id="counts-npz-fractional-count"),
+    pytest.param(_npz(data=np.array(["a"] * 8)), "counts.npz", id="counts-npz-text-counts"),
+    pytest.param(lambda p: (p / "counts.npz").write_bytes((p / "counts.npz").read_bytes()[:60]), "counts.npz",
+                 id="counts-npz-truncated-zip"),
+    pytest.param(lambda p: np.save(open(p / "counts.npz", "wb"), np.arange(3)), "counts.npz", id="counts-npz-is-a-plain-npy"),
+]
+
+
+@pytest.mark.parametrize("damage, named", COUNTS_DAMAGE)
+def test_damaged_counts_named(tmp_path, capsys, damage, named):
+    """counts.npz a valid zip with wrong contents, or truncated -> exit 2 naming counts.npz and the problem."""
+    path = tiny(tmp_path)
+    damage(path)
+    rechecksum(path)
+    code, err = info(path, capsys)
+    assert code == 2 and "counts.npz" in err and named in err
+
+
+def test_pickled_counts_refused(tmp_path, capsys):
+    """counts.npz holding a pickled object array -> refused (never unpickled), exit 2 naming counts.npz."""
+    path = tiny(tmp_path)
+    base = csr_arrays(path)
+    base["data"] = np.array([object()] * 8, dtype=object)
+    np.savez(path / "counts.npz", **base)
+    rechecksum(path)
+    code, err = info(path, capsys)
+    assert code == 2 and "counts.npz" in err and "pickle" in err
+
+
+def _truth(path, **arrays):
+    np.savez(path / "truth.npz", **arrays)
+
+
+@pytest.mark.parametrize("damage, named", [
+    pytest.param(lambda p: (p / "truth.npz").write_bytes((p / "truth.npz").read_bytes()[:100]), "truth.npz",
+                 id="truth-npz-truncated"),
+    pytest.param(lambda p: (p / "truth.npz").write_bytes(b"not a zip at all"), "truth.npz", id="truth-npz-garbage"),
+    pytest.param(lambda p: _truth(p, topics=np.ones((2, 3)), theta=np.ones((9, 2))), "theta", id="truth-npz-theta-wrong-rows"),
+    pytest.param(lambda p: _truth(p, topics=np.ones((2, 5)), theta=np.ones((4, 2))), "topics", id="truth-npz-topics-wrong-width"),
+])
+def test_damaged_truth_named(tmp_path, capsys, damage, named):
+    """truth.npz truncated, garbage or of the wrong shape -> exit 2 naming truth.npz."""
+    path = tiny(tmp_path, truth=True)
+    damage(path)
+    code, err = info(path, capsys)
+    assert code == 2 and "truth.npz" in err and named in err
+
+
+@pytest.mark.parametrize("text, named", [
+    pytest.param("[1, 2, 3]", "JSON object", id="corpus-json-is-a-list"),
+    pytest.param('{"name": "x", "checksums": [1, 2]', "not valid JSON", id="corpus-json-truncated"),
+    pytest.param('{"name": "x", "checksums": ["counts.npz"]}', "checksums", id="corpus-json-checksums-not-a-map"),
+    pytest.param(b'{"name": "\xff"}', "corpus.json", id="corpus-json-not-utf8"),
+])
+def test_damaged_corpus_json_named(tmp_path, capsys, text, named):
+    """corpus.json of the wrong shape, truncated or not UTF-8 -> exit 2 naming corpus.json."""
+    path = tiny(tmp_path)
+    (path / "corpus.json").write_bytes(text if isinstance(text, bytes) else text.encode())
+    code, err = info(path, capsys)
+    assert code == 2 and "corpus.json" in err and named in err
+
+
+def test_corpus_json_counts_disagree_with_files(tmp_path, capsys):
+    """corpus.json n_docs not the number of rows in counts.npz -> exit 2 naming corpus.json and n_docs."""
+    path = tiny(tmp_path)
+    meta = json.loads((path / "corpus.json").read_text())
+    meta["n_docs"] = 99
+    (path / "corpus.json").write_text(json.dumps(meta))
+    code, err = info(path, capsys)
+    assert code == 2 and "corpus.json: n_docs=99" in err
+
+
+def test_checksum_mismatch_named(tmp_path, capsys):
+    """A file changed after prepare (checksum mismatch) -> exit 2 naming the file."""
+    path = tiny(tmp_path)
+    (path / "vocab.txt").write_text("apple\nbread\ncheddar\n")
+    code, err = info(path, capsys)
+    assert code == 2 and "vocab.txt: checksum mismatch" in err
+
+
+def test_checksummed_file_missing_named(tmp_path, capsys):
+    """A file listed in corpus.json's checksums is gone (truth.npz) -> exit 2 naming it."""
+    path = tiny(tmp_path)
+    meta = json.loads((path / "corpus.json").read_text())
+    meta["checksums"]["truth.npz"] = "0" * 64
+    (path / "corpus.json").write_text(json.dumps(meta))
+    code, err = info(path, capsys)
+    assert code == 2 and "truth.npz: missing" in err
+
+
+@pytest.mark.parametrize("vocab, named", [
+    pytest.param("apple\nbread\napple\n", "duplicate word 'apple'", id="vocab-duplicate-word"),
+    pytest.param("apple\nbread\n", "vocabulary has 2 words", id="vocab-too-few-lines"),
+    pytest.param("apple\nbread\ncheese\ndates\n", "vocabulary has 4 words", id="vocab-too-many-lines"),
+    pytest.param(b"apple\nbr\xe9ad\ncheese\n", "vocab.txt:2", id="vocab-not-utf8"),
+])
+def test_bad_vocabulary_named(tmp_path, capsys, vocab, named):
+    """vocab.txt with a duplicate, the wrong number of lines, or bad bytes -> exit 2 naming vocab.txt."""
+    path = tiny(tmp_path)
+    (path / "vocab.txt").write_bytes(vocab if isinstance(vocab, bytes) else vocab.encode())
+    rechecksum(path)
+    code, err = info(path, capsys)
+    assert code == 2 and "vocab.txt" in err and named in err
+
+
+def _docs(mutate):
+    def damage(path):
+        frame = pd.read_parquet(path / "docs.parquet")
+        mutate(frame).to_parquet(path / "docs.parquet", index=False)
+    return damage
+
+
+@pytest.mark.parametrize("damage, named", [
+    pytest.param(_docs(lambda f: f.assign(doc_id=["a", "b", "a", "c"])), "duplicate doc_id 'a'", id="docs-duplicate-doc-id"),
+    pytest.param(_docs(lambda f: f.drop(columns=["split"])), "missing column 'split'", id="docs-missing-split-column"),
+    pytest.param(_docs(lambda f: f.assign(split=["train", "dev", "test", "train"])), "'dev'", id="docs-split-not-train-test"),
+    pytest.param(_docs(lambda f: f.assign(split=["test"] * 4)), "no document in the train split", id="docs-no-train"),
+    pytest.param(_docs(lambda f: f.iloc[:3]), "3 rows but counts.npz has 4", id="docs-too-few-rows"),
+    pytest.param(_docs(lambda f: f.assign(doc_id=["a", None, "c", "d"])), "doc_id missing at row 1", id="docs-null-doc-id"),
+    pytest.param(lambda p: (p / "docs.parquet").write_bytes(b"PAR1 nothing"), "cannot be read as parquet", id="docs-garbage"),
+])
+def test_bad_docs_named(tmp_path, capsys, damage, named):
+    """docs.parquet with duplicate ids, a missing column, a bad split, no train docs or bad bytes -> exit 2 naming it."""
+    path = tiny(tmp_path)
+    damage(path)
+    rechecksum(path)
+    code, err = info(path, capsys)
+    assert code == 2 and "docs.parquet" in err and named in err
+
+
+@pytest.mark.parametrize("name", ["vocab.txt", "counts.npz", "corpus.json"])
+def test_unreadable_file_named(tmp_path, capsys, name):
+    """A corpus file that cannot be read (a folder where the file should be; root ignores chmod) -> exit 2 naming it."""
+    path = tiny(tmp_path)
+    (path / name).unlink()
+    (path / name).mkdir()
+    code, err = run_cli(["corpus", "info", path], capsys)
+    assert code == 2 and name in err
+
+
+def test_corpus_path_is_a_file(tmp_path, capsys):
+    """corpus info on a file instead of a corpus folder -> exit 2 naming it."""
+    (tmp_path / "c").write_text("x")
+    code, err = run_cli(["corpus", "info", tmp_path / "c"], capsys)
+    assert code == 2 and f"{tmp_path / 'c'}: not a directory" in err
+
+
+def test_counts_zip_member_corrupt(tmp_path, capsys):
+    """counts.npz whose zip directory is intact but one member's bytes are flipped -> exit 2 naming counts.npz."""
+    path = tiny(tmp_path)
+    raw = bytearray((path / "counts.npz").read_bytes())
+    with zipfile.ZipFile(path / "counts.npz") as z:
+        info_ = z.getinfo("data.npy")
+    name_len, extra_len = int.from_bytes(raw[info_.header_offset + 26:][:2], "little"), \
+        int.from_bytes(raw[info_.header_offset + 28:][:2], "little")
+    start = info_.header_offset + 30 + name_len + extra_len + info_.compress_size // 2
+    raw[start] ^= 0xFF  # one byte of the member's data: the zip directory still lists it
+    (path / "counts.npz").write_bytes(bytes(raw))
+    rechecksum(path)
+    code, err = info(path, capsys)
+    assert code == 2 and "counts.npz" in err

@@ -1,0 +1,241 @@
+"""Fault catalogue, source readers: counts that do not fit, empty corpora, damaged sources, recipe files.
+
+Each case prepares from a damaged source and asserts exit 2, a message naming the source file (and line
+where there is one), that no corpus appeared at --out, and that the source was left as it was.
+"""
+import ast
+import gzip
+import json
+import lzma
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+try:
+    from ._prepare_util import digest, run_cli, uci, uci_args
+except ImportError:
+    from _prepare_util import digest, run_cli, uci, uci_args
+
+BIG = 10**10  # wraps to 1,410,065,408 in int32
+
+
+def prepare_fails(capsys, args, out, source):
+    before = digest(source)
+    code, err = run_cli(args, capsys)
+    assert digest(source) == before, "prepare changed its own input"
+    assert not out.exists() or not any(out.iterdir()), "a failed prepare left a corpus behind"
+    return code, err
+
+
+def bow_args(fmt, path, vocab, out):
+    return ["prepare", "user_bow", "--out", out, "--param", f"format={fmt}", "--param", f"path={path}",
+            "--param", f"vocab={vocab}"]
+
+
+@pytest.mark.parametrize("rows, named", [
+    pytest.param([(1, 1, 2), (1, 2, BIG), (2, 3, 1)], "docword.txt:5: count 10000000000 exceeds", id="uci-count-10e10"),
+    pytest.param([(1, 1, 2), (1, 2, 10**20), (2, 3, 1)], "docword.txt:5", id="uci-count-beyond-int64"),
+    pytest.param([(1, 1, 2**31 - 1), (1, 1, 2**31 - 1), (2, 3, 1)], "repeated", id="uci-repeated-pair-sums-over-int32"),
+    pytest.param([(1, 1, 2), (1, 2, -3), (2, 3, 1)], "docword.txt:5", id="uci-negative-count"),
+    pytest.param([(1, 1, 2), (1, 2, 2.5), (2, 3, 1)], "docword.txt:5", id="uci-fractional-count"),
+    pytest.param([(1, 1, 2), (1, 4, 1), (2, 3, 1)], "docword.txt:5: wordID 4 out of range", id="uci-word-id-out-of-range"),
+])
+def test_uci_bad_counts_named(tmp_path, capsys, rows, named):
+    """UCI counts over int32, beyond int64, negative, fractional or out of range -> exit 2 naming file:line, never a wrap."""
+    docword, vocab = uci(tmp_path / "src", rows)
+    code, err = prepare_fails(capsys, uci_args(docword, vocab, tmp_path / "out"), tmp_path / "out", tmp_path / "src")
+    assert code == 2 and named in err
+
+
+def test_uci_nnz_zero_is_an_empty_corpus(tmp_path, capsys):
+    """A UCI file with NNZ = 0 -> exit 2 naming the docword file (not a zero-document corpus)."""
+    docword, vocab = uci(tmp_path / "src", [], n_docs=5)
+    code, err = prepare_fails(capsys, uci_args(docword, vocab, tmp_path / "out"), tmp_path / "out", tmp_path / "src")
+    assert code == 2 and "docword.txt: no documents" in err
+
+
+def test_empty_train_split(tmp_path, capsys):
+    """A split that leaves no training document (test_fraction=0.9 of one document) -> exit 2 naming the source."""
+    docword, vocab = uci(tmp_path / "src", [(1, 1, 2)])
+    args = uci_args(docword, vocab, tmp_path / "out")
+    args[args.index("test_fraction=0.2")] = "test_fraction=0.9"
+    code, err = prepare_fails(capsys, args, tmp_path / "out", tmp_path / "src")
+    assert code == 2 and "train split" in err and "docword.txt" in err
+
+
+def test_ldac_count_over_int32(tmp_path, capsys):
+    """An LDA-C count of 10^10 -> exit 2 naming file:line (no silent int32 wrap)."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "c.ldac").write_text(f"2 0:1 1:2\n1 2:{BIG}\n")
+    (tmp_path / "src" / "v.txt").write_text("a\nb\nc\n")
+    code, err = prepare_fails(capsys, bow_args("ldac", tmp_path / "src/c.ldac", tmp_path / "src/v.txt", tmp_path / "out"),
+                              tmp_path / "out", tmp_path / "src")
+    assert code == 2 and "c.ldac:2: count 10000000000 exceeds" in err
+
+
+def _mm(tmp_path, entries, field="integer", shape=(2, 3)):
+    (tmp_path / "src").mkdir()
+    lines = [f"%%MatrixMarket matrix coordinate {field} general", f"{shape[0]} {shape[1]} {len(entries)}"]
+    (tmp_path / "src" / "c.mtx").write_text("\n".join(lines + [f"{r} {c} {v}" for r, c, v in entries]) + "\n")
+    (tmp_path / "src" / "v.txt").write_text("a\nb\nc\n")
+    return bow_args("mm", tmp_path / "src/c.mtx", tmp_path / "src/v.txt", tmp_path / "out")
+
+
+@pytest.mark.parametrize("entries, field, named", [
+    pytest.param([(1, 1, 1), (2, 2, BIG)], "integer", "exceeds 2147483647", id="mm-count-10e10"),
+    pytest.param([(1, 1, 1), (2, 2, 2.5)], "real", "non-negative integers", id="mm-fractional-count"),
+    pytest.param([(1, 1, 1), (2, 2, -1)], "integer", "non-negative integers", id="mm-negative-count"),
+    pytest.param([(1, 1, 0), (2, 2, 0)], "integer", "no documents", id="mm-all-rows-empty"),
+])
+def test_matrix_market_bad_counts(tmp_path, capsys, entries, field, named):
+    """Matrix Market counts over int32, fractional, negative, or all zero -> exit 2 naming the .mtx file."""
+    args = _mm(tmp_path, entries, field)
+    code, err = prepare_fails(capsys, args, tmp_path / "out", tmp_path / "src")
+    assert code == 2 and "c.mtx" in err and named in err
+
+
+@pytest.mark.parametrize("compress, suffix", [
+    pytest.param(gzip.compress, ".gz", id="gzip-truncated-source"),
+    pytest.param(lzma.compress, ".xz", id="xz-truncated-source"),
+])
+def test_truncated_compressed_source(tmp_path, capsys, compress, suffix):
+    """A truncated .gz / .xz JSONL source -> exit 2 naming the file (no EOFError traceback)."""
+    (tmp_path / "src").mkdir()
+    body = "".join(json.dumps({"text": f"apple bread cheese doc{i % 4}"}) + "\n" for i in range(400)).encode()
+    path = tmp_path / "src" / f"docs.jsonl{suffix}"
+    path.write_bytes(compress(body)[:-40])
+    args = ["prepare", "user_text", "--out", tmp_path / "out", "--param", "format=jsonl", "--param", f"path={path}",
+            "--param", "min_df=1"]
+    code, err = prepare_fails(capsys, args, tmp_path / "out", tmp_path / "src")
+    assert code == 2 and f"docs.jsonl{suffix}" in err and "truncated or corrupt" in err
+
+
+def test_source_is_a_folder(tmp_path, capsys):
+    """path= names a folder where a counts file is expected (an unreadable source) -> exit 2 naming it."""
+    docword, vocab = uci(tmp_path / "src", [(1, 1, 1)])
+    (tmp_path / "src" / "dir.txt").mkdir()
+    code, err = prepare_fails(capsys, uci_args(tmp_path / "src" / "dir.txt", vocab, tmp_path / "out"), tmp_path / "out",
+                              tmp_path / "src")
+    assert code == 2 and "dir.txt: not a file" in err
+
+
+def test_all_documents_empty_after_pruning(tmp_path, capsys):
+    """Raw text where no word survives the vocabulary pruning -> exit 2 naming the source (no empty corpus)."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "t.csv").write_text("text\n" + "".join(f"unique{chr(97 + i)}\n" for i in range(5)))
+    args = ["prepare", "user_text", "--out", tmp_path / "out", "--param", "format=csv",
+            "--param", f"path={tmp_path / 'src/t.csv'}"]
+    code, err = prepare_fails(capsys, args, tmp_path / "out", tmp_path / "src")
+    assert code == 2 and "t.csv" in err and "min_df" in err
+
+
+@pytest.mark.parametrize("param, named", [
+    pytest.param("encoding=klingon", "unknown text encoding 'klingon'", id="user-text-unknown-encoding"),
+    pytest.param("sep=;;", "bad separator", id="user-text-two-char-separator"),
+    pytest.param("text_column=body", "missing column(s) ['body']", id="user-text-missing-text-column"),
+])
+def test_user_text_bad_reader_setting(tmp_path, capsys, param, named):
+    """A reader setting the CSV cannot be read with (encoding, separator, column) -> exit 2 naming the file."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "t.csv").write_text("text\n" + "apple bread\n" * 4)
+    args = ["prepare", "user_text", "--out", tmp_path / "out", "--param", "format=csv",
+            "--param", f"path={tmp_path / 'src/t.csv'}", "--param", param]
+    code, err = prepare_fails(capsys, args, tmp_path / "out", tmp_path / "src")
+    assert code == 2 and "t.csv" in err and named in err
+
+
+def test_download_manifest_of_the_wrong_shape(tmp_path):
+    """The download cache's manifest.json holding a JSON list -> DownloadError naming manifest.json (no AttributeError)."""
+    from topicbench.download import DownloadError, fetch_uci_bow
+
+    (tmp_path / "manifest.json").write_text("[]")
+    with pytest.raises(DownloadError, match="manifest.json: expected a JSON object"):
+        fetch_uci_bow("kos", cache=tmp_path, base_url="http://127.0.0.1:9/")
+    assert (tmp_path / "manifest.json").read_text() == "[]"
+
+
+def test_ldac_only_empty_documents(tmp_path, capsys):
+    """An LDA-C file whose every document is empty ('0') -> exit 2 naming the file."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "c.ldac").write_text("0\n0\n")
+    (tmp_path / "src" / "v.txt").write_text("a\n")
+    code, err = prepare_fails(capsys, bow_args("ldac", tmp_path / "src/c.ldac", tmp_path / "src/v.txt", tmp_path / "out"),
+                              tmp_path / "out", tmp_path / "src")
+    assert code == 2 and "c.ldac: no documents" in err
+
+
+def test_source_vocabulary_with_duplicates(tmp_path, capsys):
+    """A source vocabulary with a word twice -> exit 2 naming vocab file:line and the first occurrence."""
+    docword, vocab = uci(tmp_path / "src", [(1, 1, 1)], vocab=("apple", "bread", "apple"))
+    code, err = prepare_fails(capsys, uci_args(docword, vocab, tmp_path / "out"), tmp_path / "out", tmp_path / "src")
+    assert code == 2 and "vocab.txt:3: duplicate word 'apple'" in err
+
+
+# --- recipe readers of the shared corpora, on tiny stand-ins in a fake corpora_dir --------------
+
+
+def cora(root, n_titles=3):
+    src = root / "cora_rlda"
+    src.mkdir(parents=True)
+    with gzip.open(src / "cora.ldac.gz", "wt") as handle:
+        handle.write("2 0:1 1:1\n1 2:3\n2 0:2 2:1\n")
+    (src / "vocab.txt").write_text("a\nb\nc\n")
+    (src / "titles.txt").write_text("".join(f"title {i}\n" for i in range(n_titles)))
+    return src
+
+
+def test_cora_short_titles(tmp_path, capsys):
+    """cora_rlda with a titles.txt shorter than the documents -> exit 2 naming titles.txt (not an IndexError)."""
+    src = cora(tmp_path / "corpora", n_titles=2)
+    code, err = prepare_fails(capsys, ["prepare", "cora_rlda", "--out", tmp_path / "out", "--corpora-dir",
+                                       tmp_path / "corpora"], tmp_path / "out", src)
+    assert code == 2 and "titles.txt: 2 titles but" in err
+
+
+def nyt(root):
+    src = root / "nyt_topmost"
+    src.mkdir(parents=True)
+    (src / "vocab.txt").write_text("a\nb\nc\n")
+    (src / "time2id.txt").write_text(json.dumps({"2012": 0, "2013": 1}))
+    (src / "label2id.txt").write_text(repr({"arts": 0, "sports": 1}))
+    for split, n in (("train", 3), ("test", 1)):
+        sp.save_npz(src / f"{split}_bow.npz", sp.csr_matrix(np.ones((n, 3), dtype=np.int64)))
+        (src / f"{split}_idx.txt").write_text("".join(f"{i}\n" for i in range(n)))
+        (src / f"{split}_times.txt").write_text("".join(f"{i % 2}\n" for i in range(n)))
+        (src / f"{split}_labels.txt").write_text("".join(f"{i % 2}\n" for i in range(n)))
+    return src
+
+
+def _truncate(path, keep=80):
+    path.write_bytes(path.read_bytes()[:keep])
+
+
+@pytest.mark.parametrize("damage, named", [
+    pytest.param(lambda s: _truncate(s / "train_bow.npz"), "train_bow.npz", id="nyt-topmost-truncated-train-bow"),
+    pytest.param(lambda s: (s / "test_times.txt").write_text("7\n"), "test_times.txt:1", id="nyt-topmost-unknown-time-id"),
+    pytest.param(lambda s: (s / "train_labels.txt").write_text("0\nx\n1\n"), "train_labels.txt:2",
+                 id="nyt-topmost-label-not-integer"),
+    pytest.param(lambda s: (s / "time2id.txt").write_text("[2012, 2013]"), "time2id.txt", id="nyt-topmost-time2id-a-list"),
+    pytest.param(lambda s: (s / "label2id.txt").write_text("{'arts': 0,"), "label2id.txt", id="nyt-topmost-label2id-truncated"),
+    pytest.param(lambda s: (s / "test_idx.txt").write_text("0\n1\n"), "test_idx.txt", id="nyt-topmost-files-disagree"),
+    pytest.param(lambda s: sp.save_npz(s / "test_bow.npz", sp.csr_matrix(np.ones((1, 5)))), "test_bow.npz",
+                 id="nyt-topmost-bow-wrong-width"),
+])
+def test_nyt_topmost_damaged_file_named(tmp_path, capsys, damage, named):
+    """A damaged file of the shared nyt_topmost corpus -> exit 2 naming that file (no traceback), nothing written."""
+    src = nyt(tmp_path / "corpora")
+    damage(src)
+    code, err = prepare_fails(capsys, ["prepare", "nyt_topmost", "--out", tmp_path / "out", "--corpora-dir",
+                                       tmp_path / "corpora"], tmp_path / "out", src)
+    assert code == 2 and named in err
+
+
+def test_nyt_topmost_stand_in_prepares(tmp_path, capsys):
+    """The undamaged stand-in prepares (so the cases above fail for their damage, not for the stand-in)."""
+    nyt(tmp_path / "corpora")
+    code, _ = run_cli(["prepare", "nyt_topmost", "--out", tmp_path / "out", "--corpora-dir", tmp_path / "corpora"], capsys)
+    assert code == 0
+    meta = json.loads((tmp_path / "out" / "corpus.json").read_text())
+    assert (meta["n_docs"], meta["n_train"]) == (4, 3)
+    assert ast.literal_eval((tmp_path / "corpora/nyt_topmost/label2id.txt").read_text()) == {"arts": 0, "sports": 1}
