@@ -286,7 +286,7 @@ def test_seeded_split_is_deterministic_and_exact():
 
 
 def test_corpus_info_prints_the_statistics(tmp_path, capsys):
-    out = prepare("nyt_like", tmp_path / "c", n_train=200, n_test=20, n_words=300, n_topics=5)
+    out = prepare("planted_lda", tmp_path / "c", like="nyt", n_train=200, n_test=20, n_words=300, n_topics=5)
     capsys.readouterr()
     assert cli_main(["corpus", "info", str(out)]) == 0
     text = capsys.readouterr().out

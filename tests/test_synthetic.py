@@ -1,6 +1,8 @@
-"""The synthetic family: exact shapes, learnable truth, drift and bursts, byte-identical files, recovery.
+"""The fake-word planted family (``planted_lda``, ``like=`` the former ``*_like`` recipes): exact shapes,
+learnable truth, drift and bursts, byte-identical files, recovery.
 
-Corpora are small versions of each recipe (D is a parameter; the shapes do not depend on it).
+Corpora are small versions of each shape (D is a parameter; the shapes do not depend on it). The
+semi-synthetic ``*_like`` recipes are tested in test_semisynthetic.py.
 """
 import filecmp
 import json
@@ -16,7 +18,7 @@ from topicbench.dataset import get_dataset, prepare
 from topicbench.run import RunSpec, run
 from topicbench.synthetic import build_planted_corpus
 
-# recipe -> (small size, target vocabulary, target mean length)
+# planted_lda shape (like=) -> (small size, target vocabulary, target mean length)
 FAMILY = {
     "nyt_like": ({"n_train": 1500, "n_test": 150}, 8000, (175 + 300) / 2),
     "science_like": ({"n_train": 1000, "n_test": 100}, 5855, (500 + 1500) / 2),
@@ -26,10 +28,15 @@ FAMILY = {
 _CACHE = {}
 
 
+def planted(name, **params):
+    """The planted_lda dataset in the shape of the former recipe ``name`` (e.g. nyt_like -> like=nyt)."""
+    return {"like": name.removesuffix("_like"), **params}
+
+
 def small(name):
     if name not in _CACHE:
-        cls = get_dataset(name)
-        _CACHE[name] = cls().build(**cls.resolve_params(FAMILY[name][0]))
+        cls = get_dataset("planted_lda")
+        _CACHE[name] = cls().build(**cls.resolve_params(planted(name, **FAMILY[name][0])))
     return _CACHE[name]
 
 
@@ -102,26 +109,26 @@ def test_twitter_topics_burst():
 
 def test_same_seed_same_bytes_and_nothing_time_dependent(tmp_path):
     params = {"n_train": 300, "n_test": 40, "n_words": 900}
-    first = prepare("science_like", tmp_path / "a", **params)
+    first = prepare("planted_lda", tmp_path / "a", **planted("science_like", **params))
     time.sleep(2.1)  # zip members carry 2-second time stamps: cross at least one boundary
-    second = prepare("science_like", tmp_path / "b", **params)
+    second = prepare("planted_lda", tmp_path / "b", **planted("science_like", **params))
     names = sorted(os.listdir(first))
     assert names == ["corpus.json", "counts.npz", "docs.parquet", "truth.npz", "vocab.txt"] == sorted(os.listdir(second))
     for name in names:
         assert filecmp.cmp(first / name, second / name, shallow=False), name
-    other = prepare("science_like", tmp_path / "c", **params, seed=2)
+    other = prepare("planted_lda", tmp_path / "c", **planted("science_like", **params), seed=2)
     assert not filecmp.cmp(first / "counts.npz", other / "counts.npz", shallow=False)
 
 
 @pytest.mark.parametrize("name", sorted(FAMILY))
 def test_streaming_writer_equals_in_memory_path(tmp_path, name):
-    params = {**FAMILY[name][0], "n_train": 400, "n_test": 40, "chunk_size": 150}
-    cls = get_dataset(name)
+    params = planted(name, **{**FAMILY[name][0], "n_train": 400, "n_test": 40, "chunk_size": 150})
+    cls = get_dataset("planted_lda")
     resolved = cls.resolve_params(params)
     corpus = cls().build(**resolved)
     corpus.meta["dataset_params"] = resolved
     save_corpus(corpus, tmp_path / "memory")
-    prepare(name, tmp_path / "stream", **params)  # several chunks, written by synthetic.write_recipe
+    prepare("planted_lda", tmp_path / "stream", **params)  # several chunks, written by synthetic.write_recipe
     for file in sorted(os.listdir(tmp_path / "memory")):
         assert filecmp.cmp(tmp_path / "memory" / file, tmp_path / "stream" / file, shallow=False), file
     loaded = load_corpus(tmp_path / "stream")
@@ -129,18 +136,18 @@ def test_streaming_writer_equals_in_memory_path(tmp_path, name):
 
 
 def test_chunk_size_only_changes_the_draws_not_the_shape():
-    a = get_dataset("nyt_like")().build(**get_dataset("nyt_like").resolve_params({"n_train": 300, "n_test": 30}))
-    b = get_dataset("nyt_like")().build(**get_dataset("nyt_like").resolve_params({"n_train": 300, "n_test": 30,
-                                                                                    "chunk_size": 100}))
+    cls = get_dataset("planted_lda")
+    a = cls().build(**cls.resolve_params(planted("nyt_like", n_train=300, n_test=30)))
+    b = cls().build(**cls.resolve_params(planted("nyt_like", n_train=300, n_test=30, chunk_size=100)))
     assert a.counts.shape == b.counts.shape and (a.counts != b.counts).nnz > 0
     assert json.dumps(a.meta["generator"]["chunk_size"]) == "5000" and b.meta["generator"]["chunk_size"] == 100
 
 
 def test_bad_recipe_parameters():
     with pytest.raises(CorpusError, match="n_train must be >= 1"):
-        get_dataset("wiki_like")().build(**get_dataset("wiki_like").resolve_params({"n_train": 0}))
+        get_dataset("planted_lda")().build(**get_dataset("planted_lda").resolve_params(planted("wiki_like", n_train=0)))
     with pytest.raises(CorpusError, match=r"unknown parameter\(s\) \['D'\]"):
-        prepare("twitter_like", "/tmp/never", D=10)
+        prepare("planted_lda", "/tmp/never", **planted("twitter_like", D=10))
 
 
 def test_planted_topics_recovered_by_online_lda():

@@ -40,20 +40,23 @@ def sample_documents(
     lengths: np.ndarray,
     rng: np.random.Generator,
     doc_alpha: np.ndarray | None = None,
+    theta: np.ndarray | None = None,
 ) -> tuple[sp.csr_matrix, np.ndarray]:
     """Draw documents of the given lengths; returns counts (CSR) and the true theta.
 
-    ``doc_alpha`` may be a (n_docs x K) array to let topic prevalence drift over time.
+    ``doc_alpha`` may be a (n_docs x K) array to let topic prevalence drift over time; a given
+    ``theta`` (n_docs x K, rows summing to one) replaces the Dirichlet draw (semi-synthetic corpora).
     """
     n_docs = len(lengths)
-    alpha = model.doc_alpha if doc_alpha is None else doc_alpha
-    alpha = np.broadcast_to(alpha, (n_docs, model.n_topics))
-    theta = rng.gamma(alpha)
-    theta /= np.maximum(theta.sum(axis=1, keepdims=True), 1e-300)
-    # rows whose gamma draws all underflowed get one topic at random
-    dead = ~np.isfinite(theta).all(axis=1) | (theta.sum(axis=1) == 0)
-    if dead.any():
-        theta[dead] = np.eye(model.n_topics)[rng.integers(model.n_topics, size=int(dead.sum()))]
+    if theta is None:
+        alpha = model.doc_alpha if doc_alpha is None else doc_alpha
+        alpha = np.broadcast_to(alpha, (n_docs, model.n_topics))
+        theta = rng.gamma(alpha)
+        theta /= np.maximum(theta.sum(axis=1, keepdims=True), 1e-300)
+        # rows whose gamma draws all underflowed get one topic at random
+        dead = ~np.isfinite(theta).all(axis=1) | (theta.sum(axis=1) == 0)
+        if dead.any():
+            theta[dead] = np.eye(model.n_topics)[rng.integers(model.n_topics, size=int(dead.sum()))]
     topic_counts = rng.multinomial(lengths, theta)  # n_docs x K
     cdf = np.cumsum(model.topics, axis=1)
     cdf[:, -1] = 1.0
@@ -82,14 +85,17 @@ def generate_chunks(
     seed: int,
     chunk_size: int = 5000,
     alpha_at: Callable[[np.ndarray], np.ndarray] | None = None,
+    theta_sampler: Callable[[np.random.Generator, np.ndarray], np.ndarray] | None = None,
 ) -> Iterator[tuple[int, sp.csr_matrix, np.ndarray]]:
-    """Yield (first_doc, counts, theta) chunks; ``alpha_at(doc_indices)`` lets prevalence drift."""
+    """Yield (first_doc, counts, theta) chunks; ``alpha_at(doc_indices)`` lets prevalence drift;
+    ``theta_sampler(rng, doc_indices)`` replaces the Dirichlet proportions (semi-synthetic corpora)."""
     for chunk, start in enumerate(range(0, n_docs, chunk_size)):
         stop = min(start + chunk_size, n_docs)
         rng = np.random.default_rng([seed, 1, chunk])
         lengths = np.maximum(length_sampler(rng, stop - start).astype(np.int64), 1)
         doc_alpha = None if alpha_at is None else alpha_at(np.arange(start, stop))
-        counts, theta = sample_documents(model, lengths, rng, doc_alpha)
+        theta = None if theta_sampler is None else theta_sampler(rng, np.arange(start, stop))
+        counts, theta = sample_documents(model, lengths, rng, doc_alpha, theta)
         yield start, counts, theta
 
 
@@ -178,6 +184,14 @@ class PlantedRecipe:
     def chunks(self, model: PlantedModel):
         return generate_chunks(model, self.n_docs, self.length_sampler, self.seed, self.chunk_size, self.alpha_at)
 
+    def vocabulary(self, topics: np.ndarray) -> list[str]:
+        """The words of the corpus (subclasses with real words override this)."""
+        return word_names(topics)
+
+    def truth_extra(self) -> dict:
+        """Planted parameters stored in truth.npz beside topics and theta (e.g. a correlation matrix)."""
+        return {}
+
     def base_meta(self) -> dict:
         generator = {"n_topics": self.n_topics, "topic_concentration": self.topic_concentration,
                      "doc_alpha": self.doc_alpha, "seed": self.seed, "chunk_size": self.chunk_size}
@@ -224,7 +238,8 @@ def build_recipe(recipe: PlantedRecipe):
     if test.any():
         train_sums = sp.csr_matrix(counts[~test].sum(axis=0))
         meta["reference_perplexity"] = recipe.reference_perplexity(model.topics, counts[test], theta[test], train_sums)
-    return Corpus(counts, word_names(model.topics), docs, meta, {"topics": model.topics, "theta": theta})
+    return Corpus(counts, recipe.vocabulary(model.topics), docs, meta,
+                  {"topics": model.topics, "theta": theta, **recipe.truth_extra()})
 
 
 def build_planted_corpus(name: str, n_train: int, n_test: int, n_words: int, n_topics: int,
@@ -343,7 +358,7 @@ def write_recipe(recipe: PlantedRecipe, out_dir, extra_meta: dict | None = None)
                 n_tokens += int(block.sum(dtype=np.int64))
         os.remove(raw["data"])
         fault_point("prepare.write_vocab")
-        (staging / VOCAB_FILE).write_text("".join(f"{w}\n" for w in word_names(model.topics)), encoding="utf-8")
+        (staging / VOCAB_FILE).write_text("".join(f"{w}\n" for w in recipe.vocabulary(model.topics)), encoding="utf-8")
         doc_rows = np.arange(recipe.n_docs)
         test_mask = recipe.is_test(doc_rows)
         docs = make_docs_frame(recipe.n_docs, split=np.where(test_mask, "test", "train"),
@@ -359,6 +374,8 @@ def write_recipe(recipe: PlantedRecipe, out_dir, extra_meta: dict | None = None)
                 _npy_header(fid, np.float64, (recipe.n_docs, recipe.n_topics))
                 for block in iter(lambda: src.read(1 << 24), b""):
                     fid.write(block)
+            for key, value in recipe.truth_extra().items():  # after theta, as the in-memory path's dict order
+                _write_npy(zipf, key, value)
         os.remove(raw["theta"])
         meta = recipe.base_meta()
         if test_parts:
