@@ -187,6 +187,7 @@ class SemiSyntheticDataset(PlantedDataset):
     clock: tuple[float, float] | None = None  # (start, span) in decimal years; None: the source's slices
     base_params = {"n_train": 20000, "n_test": 1000, "min_length": None, "max_length": None, "seed": 1,
                    "chunk_size": 5000}
+    param_types = {"min_length": (int, type(None)), "max_length": (int, type(None))}
 
     def recipe(self, **p) -> SemiSyntheticRecipe:
         src = load_source(self.source)
