@@ -40,6 +40,7 @@ def random_corpus(seed, n_docs=400, n_words=300, n_topics=8):
     topics = rng.dirichlet(np.full(n_words, 0.05), size=n_topics)
     theta = rng.dirichlet(np.full(n_topics, 0.2), size=n_docs)
     counts = np.vstack([rng.multinomial(rng.integers(20, 80), t @ topics) for t in theta])
+    counts[[5, 200]] = 0  # empty documents still count in D, as gensim counts every window
     return sp.csr_matrix(counts), topics
 
 

@@ -20,7 +20,7 @@ and gensim's estimator is document co-occurrence (``tests/test_quality.py`` chec
 
 Conventions that differ from gensim, where gensim returns a non-finite number:
 - a pair with a word absent from the reference (D_i = 0) scores -1, NPMI's value for words that never co-occur
-  (Bouma 2009; Dieng et al. 2020's code does the same); gensim divides by p_i p_j = 0 and returns inf;
+  (Bouma 2009; the ETM code of Dieng, Ruiz & Blei 2020 does the same); gensim divides by p_i p_j = 0 and returns inf;
 - a topic with fewer than 2 top words (see :func:`top_words`: only words of positive weight are listed) has no pair
   and scores NaN; the mean is over the topics that have a score.
 Note the eps convention's known quirk, kept for agreement: two present words that never co-occur score
@@ -39,9 +39,9 @@ from scipy.optimize import linear_sum_assignment
 
 GENSIM_EPSILON = 1e-12  # gensim.topic_coherence.direct_confirmation_measure.EPSILON
 NPMI_TOP_WORDS = 10  # top words per topic for NPMI (gensim's CoherenceModel uses topn=20; 10 is the common choice)
-DIVERSITY_TOP_WORDS = 25  # Dieng et al. 2020, sec. 5: "the top 25 words of all topics"
+DIVERSITY_TOP_WORDS = 25  # Dieng, Ruiz & Blei 2020: "the top 25 words of all topics"
 RECOVERY_THRESHOLD = 0.9
-CHUNK_ENTRIES = 1 << 22  # dense chunk-of-documents x top-word cells per step (~32 MB in float64)
+CHUNK_ENTRIES = 1 << 22  # dense chunk-of-documents x top-word cells per step (16 MiB in float32)
 
 
 class Coherence(NamedTuple):
@@ -93,7 +93,8 @@ def _check_top_words(top: Sequence[Sequence[int]], n_words: int | None, what: st
 
 def _check_reference(reference) -> sp.csr_matrix:
     if not sp.issparse(reference):
-        raise TypeError(f"NPMI reference must be a scipy sparse documents x vocabulary matrix, got {type(reference).__name__}")
+        raise TypeError("NPMI reference must be a scipy sparse documents x vocabulary matrix, "
+                        f"got {type(reference).__name__}")
     reference = sp.csr_matrix(reference)
     if reference.shape[0] == 0:
         raise ValueError("NPMI reference has no documents")
@@ -102,24 +103,28 @@ def _check_reference(reference) -> sp.csr_matrix:
     return reference
 
 
-def co_document_counts(top: list[np.ndarray], reference: sp.csr_matrix, chunk_entries: int = CHUNK_ENTRIES) -> list[np.ndarray]:
+def co_document_counts(top: list[np.ndarray], reference: sp.csr_matrix,
+                       chunk_entries: int = CHUNK_ENTRIES) -> list[np.ndarray]:
     """For each topic, the n x n matrix of documents holding both words (diagonal: documents holding the word)."""
     union, inverse = np.unique(np.concatenate(top), return_inverse=True)
     n = max(len(w) for w in top)
-    # position of each topic's words among the union's columns, padded with a column that is always zero
+    # position of each topic's words among the union's columns; shorter topics are padded with an extra column
+    # whose counts are sliced off at the end
     index = np.full((len(top), n), len(union), dtype=np.int64)
     start = 0
     for k, words in enumerate(top):
         index[k, : len(words)] = inverse[start : start + len(words)]
         start += len(words)
     counts = np.zeros((len(top), n, n))
-    step = max(1, chunk_entries // (len(top) * n))  # K n >= len(union): a chunk holds <= chunk_entries cells
+    # K n >= len(union): a chunk holds <= chunk_entries cells; float32 sums of 0/1 are exact below 2^24 documents
+    step = min(max(1, chunk_entries // (len(top) * n)), 1 << 24)
     for lo in range(0, reference.shape[0], step):
-        columns = reference[lo : lo + step][:, union]  # this chunk of documents, the union's columns only
-        block = np.zeros((columns.shape[0], len(union) + 1))
-        block[:, : len(union)] = columns.toarray() > 0  # boolean per document
-        gathered = block[:, index].transpose(1, 0, 2)  # K x docs x n
-        counts += gathered.transpose(0, 2, 1) @ gathered  # K x n x n: D_ij accumulated over this chunk
+        columns = reference[lo : lo + step][:, union]  # this chunk of documents, the union's columns only (a copy)
+        columns.data = (columns.data > 0).astype(np.float32)  # boolean per document
+        block = np.zeros((len(union) + 1, columns.shape[0]), dtype=np.float32)  # words x documents
+        columns.T.toarray(out=block[: len(union)])
+        gathered = block[index]  # K x n x docs
+        counts += gathered @ gathered.transpose(0, 2, 1)  # K x n x n: D_ij accumulated over this chunk
     return [counts[k, : len(w), : len(w)] for k, w in enumerate(top)]
 
 
@@ -155,7 +160,8 @@ def npmi_coherence(top: Sequence[Sequence[int]], reference, n: int = NPMI_TOP_WO
 
 
 def topic_diversity(top: Sequence[Sequence[int]], n: int = DIVERSITY_TOP_WORDS) -> float:
-    """Fraction of unique words among the first ``n`` top words of every topic (Dieng et al. 2020, sec. 5).
+    """Fraction of unique words among the first ``n`` top words of every topic (Dieng, Ruiz & Blei 2020,
+    "Topic modeling in embedding spaces", TACL).
 
     1 means no two topics share a top word; 1/K means all topics list the same words. A topic listing fewer than
     n words (see :func:`top_words`) contributes the words it has: the denominator is the number of words listed.
@@ -192,7 +198,8 @@ def planted_recovery(fitted_topics, true_topics, threshold: float = RECOVERY_THR
         raise ValueError(f"recovery threshold must lie in (0, 1], got {threshold}")
     fitted, truth = _unit_rows(fitted_topics, "fitted topics"), _unit_rows(true_topics, "true topics")
     if fitted.shape[1] != truth.shape[1]:
-        raise ValueError(f"fitted topics have {fitted.shape[1]} words, true topics {truth.shape[1]}: vocabularies differ")
+        raise ValueError(f"fitted topics have {fitted.shape[1]} words, true topics {truth.shape[1]}: "
+                         "vocabularies differ")
     cosine = fitted @ truth.T
     rows, cols = linear_sum_assignment(cosine, maximize=True)
     matched = np.full(truth.shape[0], np.nan)
