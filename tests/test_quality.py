@@ -191,8 +191,21 @@ def test_recovery_rejects_bad_input():
         planted_recovery(truth[:, :-1], truth)
     zero = truth.copy()
     zero[1] = 0
-    with pytest.raises(ValueError, match="fitted topics: topic 1 is all zero"):
-        planted_recovery(zero, truth)
+    with pytest.raises(ValueError, match="true topics: topic 1 is all zero"):
+        planted_recovery(truth, zero)
+    nan = truth.copy()
+    nan[2, 0] = np.nan
+    with pytest.raises(ValueError, match="fitted topics: topic 2 is all zero or non-finite"):
+        planted_recovery(nan, truth)
+
+
+def test_an_all_zero_fitted_topic_recovers_nothing():
+    truth = planted(k=3)
+    fitted = truth.copy()
+    fitted[1] = 0  # e.g. an unused LG-NMF column
+    got = planted_recovery(fitted, truth)
+    assert got.matched_cosine[[0, 2]] == pytest.approx([1, 1], abs=1e-12) and got.matched_cosine[1] == 0
+    assert got.cosine == pytest.approx(2 / 3, abs=1e-12) and got.fraction == 2 / 3
 
 
 # -- the runner's columns -------------------------------------------------------------------------------------------
@@ -215,5 +228,11 @@ def test_final_checkpoint_quality_columns():
     assert row["recovery_cosine"] == pytest.approx(1.0, abs=1e-12) and row["recovery_frac_090"] == 1.0
     no_truth = final_checkpoint_quality(Fixed(truth), counts)
     assert np.isnan(no_truth["recovery_cosine"]) and np.isnan(no_truth["recovery_frac_090"])
+    unused = truth.copy()
+    unused[0] = 0  # an all-zero topic lists no word: no NPMI, no diversity words, cosine 0
+    row = final_checkpoint_quality(Fixed(unused), counts, truth_topics=truth)
+    assert row["npmi"] == pytest.approx(npmi_coherence(top_words(truth[1:], 10), counts).mean, abs=1e-15)
+    assert row["topic_diversity"] == topic_diversity(top_words(truth[1:], 25))
+    assert row["recovery_frac_090"] == 7 / 8
     with pytest.raises(ValueError, match="do not match the reference vocabulary"):
         final_checkpoint_quality(Fixed(truth[:, :-1]), counts)

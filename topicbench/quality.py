@@ -175,15 +175,15 @@ def topic_diversity(top: Sequence[Sequence[int]], n: int = DIVERSITY_TOP_WORDS) 
     return len(np.unique(listed)) / listed.size
 
 
-def _unit_rows(topics, what: str) -> np.ndarray:
+def _unit_rows(topics, what: str, zero_ok: bool) -> np.ndarray:
     topics = np.asarray(topics, dtype=np.float64)
     if topics.ndim != 2 or topics.shape[0] == 0:
         raise ValueError(f"{what} must be a K x V matrix with K >= 1, got shape {topics.shape}")
     norms = np.linalg.norm(topics, axis=1)
-    bad = np.flatnonzero(~np.isfinite(norms) | (norms == 0))
+    bad = np.flatnonzero(~np.isfinite(norms) | ((norms == 0) & (not zero_ok)))
     if len(bad):
         raise ValueError(f"{what}: topic {bad[0]} is all zero or non-finite; its cosine is undefined")
-    return topics / norms[:, None]
+    return topics / np.where(norms > 0, norms, 1.0)[:, None]  # an all-zero row stays zero: cosine 0 with anything
 
 
 def planted_recovery(fitted_topics, true_topics, threshold: float = RECOVERY_THRESHOLD) -> Recovery:
@@ -192,11 +192,14 @@ def planted_recovery(fitted_topics, true_topics, threshold: float = RECOVERY_THR
     The cosine matrix between fitted and true topic-word rows (any scale: rows are normalised) is matched
     one-to-one to maximise the total cosine (scipy's ``linear_sum_assignment``). With K_fitted != K_true,
     min(K_fitted, K_true) pairs are matched; ``cosine`` is their mean, ``fraction`` counts true topics whose
-    match reaches ``threshold``, over all K_true (an unmatched true topic is not recovered).
+    match reaches ``threshold``, over all K_true (an unmatched true topic is not recovered). An all-zero fitted
+    topic (LG-NMF keeps unused columns at zero) has cosine 0 with every true topic: it recovers nothing. An
+    all-zero true topic is an error.
     """
     if not 0 < threshold <= 1:
         raise ValueError(f"recovery threshold must lie in (0, 1], got {threshold}")
-    fitted, truth = _unit_rows(fitted_topics, "fitted topics"), _unit_rows(true_topics, "true topics")
+    fitted = _unit_rows(fitted_topics, "fitted topics", zero_ok=True)
+    truth = _unit_rows(true_topics, "true topics", zero_ok=False)
     if fitted.shape[1] != truth.shape[1]:
         raise ValueError(f"fitted topics have {fitted.shape[1]} words, true topics {truth.shape[1]}: "
                          "vocabularies differ")
