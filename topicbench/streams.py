@@ -239,7 +239,7 @@ class EveryNthBatch(HeldoutPolicy):
 class Lookahead(HeldoutPolicy):
     """``lookahead``: at each checkpoint the next ``n`` documents are scored before they are trained on.
 
-    McInerney et al. 2015, sec. 5: "we test on the next 10K documents ... a valid held-out set because the data
+    McInerney et al. 2015, sec. 3: "we test on the next 10K documents ... a valid held-out set because the data
     ahead of the current position in the stream have not yet been seen". The stream's last ``n`` documents are
     only scored, never trained on, so every run ends on a full window whatever its minibatch size. Per stream:
     ``time_ordered`` and a one-pass ``shuffled`` stream never revisit a document, so the next ``n`` are unseen;
