@@ -36,8 +36,8 @@ def test_cold_cache_compilation_is_not_fit_time(tmp_path):
     """With an empty numba cache, the kernels compile in the warm-up: the first checkpoint's fit time stays small.
 
     Warm, one 100-document minibatch of these fits takes about 0.01-0.05 s; compiling the LDA or C-NMF kernels
-    takes several seconds (17.6 s measured for LDA on this machine). The bound, 1 s, leaves 20x headroom for a
-    machine shared with other jobs and still fails by far when compilation is on the clock.
+    takes seconds to minutes (17.6 s for LDA on an idle machine, 149 s on a loaded one). The bound, 1 s, leaves
+    20x headroom for a machine shared with other jobs and still fails by far when compilation is on the clock.
     """
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba_cache"), "PYTHONPATH": str(REPO)}
     result = subprocess.run([sys.executable, "-c", SCRIPT.format(tests=str(REPO / "tests"))], cwd=tmp_path, env=env,
@@ -46,8 +46,9 @@ def test_cold_cache_compilation_is_not_fit_time(tmp_path):
     times = json.loads(result.stdout.strip().splitlines()[-1])
     assert any((tmp_path / "numba_cache").rglob("*.nbi"))  # the cache was cold and got filled: kernels compiled
     for method, t in times.items():
-        assert t["compile_wall_s"] > 1.0, (method, t)  # compilation really happened (else the test proves nothing)
-        assert t["first_fit_wall_s"] < 1.0 and t["first_fit_wall_s"] < t["compile_wall_s"] / 5, (method, t)
+        assert t["first_fit_wall_s"] < 1.0, (method, t)
+        # the warm-up is where the compilation went (seconds), well above the first fit
+        assert t["compile_wall_s"] > 1.0 and t["first_fit_wall_s"] < t["compile_wall_s"] / 5, (method, t)
 
 
 def _small_params(cls):

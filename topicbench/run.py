@@ -59,8 +59,8 @@ class RunSpec:
     def check(self) -> type[Method]:
         """Validate everything that can be validated without data; returns the method class."""
         method_cls = get_method(self.method)
-        method_cls.resolve_params(self.params)
-        make_holdout(self.holdout, self.holdout_n, self.n_checkpoints)
+        params = method_cls.resolve_params(self.params)
+        make_holdout(self.holdout, self.holdout_n, self.n_checkpoints).check(batch_method=params.get("batch_size") is None)
         Protocol(self.observed_fraction, self.folds, self.eval_seed)
         if self.stream not in STREAMS:
             raise StreamError(f"unknown stream {self.stream!r}; expected one of {STREAMS}")

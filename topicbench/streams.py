@@ -153,8 +153,9 @@ class HeldoutPolicy:
         self.checkpoints = np.zeros(0, dtype=np.int64)
         self._next = 0
 
-    def check(self, batch_method: bool, test_docs: int, corpus: str = "") -> None:
-        """Raise before any compute if this policy could not score anything on this run."""
+    def check(self, batch_method: bool, test_docs: int | None = None, corpus: str = "") -> None:
+        """Raise before any compute if this policy could not score anything on this run (``test_docs`` None: no
+        data yet, check the method only)."""
 
     def training_order(self, order: np.ndarray, stream: str, seed: int, batch_size: int, n_docs: int,
                        batch_method: bool) -> np.ndarray:
@@ -194,7 +195,7 @@ class FixedTestSet(HeldoutPolicy):
 
     name = "fixed"
 
-    def check(self, batch_method, test_docs, corpus=""):
+    def check(self, batch_method, test_docs=None, corpus=""):
         if test_docs == 0:
             raise StreamError(f"held-out policy 'fixed' needs a test split; corpus {corpus} has none")
 
@@ -225,7 +226,7 @@ class EveryNthBatch(HeldoutPolicy):
 
     name = "every_nth_batch"
 
-    def check(self, batch_method, test_docs, corpus=""):
+    def check(self, batch_method, test_docs=None, corpus=""):
         if batch_method and self.n > 1:
             raise StreamError(f"held-out policy every_nth_batch with n = {self.n} on a batch method: its minibatch "
                               f"{self.n} is pass {self.n}, every document of which it has already trained on")
@@ -251,7 +252,7 @@ class Lookahead(HeldoutPolicy):
 
     name = "lookahead"
 
-    def check(self, batch_method, test_docs, corpus=""):
+    def check(self, batch_method, test_docs=None, corpus=""):
         if batch_method:
             raise StreamError("held-out policy lookahead on a batch method: its first update trains on every "
                               "document, so no document is ever ahead of it; use holdout: fixed")
