@@ -50,7 +50,7 @@ def main():
     ax_text.set_title(f"Topic {topic} (most prevalent) top words after n documents", fontsize=9)
 
     caption = (f"Mirror of Hoffman et al. 2010, Fig. 1. {figlib.corpus_caption(args.corpus_json)}. "
-               f"Left, the paper's metric (sec. 3, eq. 16): the perplexity bound exp(-sum_i ELBO_i / sum_i N_i) on the "
+               f"Left, the paper's metric (sec. 4, eq. 16): the perplexity bound exp(-sum_i ELBO_i / sum_i N_i) on the "
                f"whole test documents, theta_i fitted to each whole document with lambda fixed; the bound is above the "
                f"true perplexity. Middle, the harness's common metric: {frame['protocol'].iloc[0]} on the same test "
                f"documents, perplexity = exp(-per-word log predictive of the unobserved half). "

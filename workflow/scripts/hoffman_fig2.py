@@ -45,7 +45,7 @@ def main():
     caption = (f"Mirror of Hoffman et al. 2010, Fig. 2. {figlib.corpus_caption(args.corpus_json)}. "
                f"Minibatch sizes shown: {', '.join(str(int(s)) for s in sizes)} (the paper's grid is 1, 4, ..., 16384; "
                f"the profile states its subset). Learning parameters per size: {kappas}. "
-               f"Left, the paper's metric (sec. 3, eq. 16): the perplexity bound exp(-sum_i ELBO_i / sum_i N_i) on the "
+               f"Left, the paper's metric (sec. 4, eq. 16): the perplexity bound exp(-sum_i ELBO_i / sum_i N_i) on the "
                f"whole held-out documents, theta_i fitted to each whole document with lambda fixed (an upper bound on "
                f"perplexity). Right, the harness's common metric on the same documents: {frame['protocol'].iloc[0]}. "
                f"{figlib.seeds_caption(frame)}. "

@@ -36,7 +36,7 @@ def main():
     caption = (f"Mirror of Hoffman et al. 2010, Table 1. {figlib.corpus_caption(args.corpus_json)}. "
                f"Grid: kappa in {{{', '.join(f'{k:g}' for k in kappas)}}} x tau0 in {{{', '.join(f'{t:g}' for t in taus)}}}; "
                f"final perplexity after {int(grid['docs_seen'].max()):,} documents, mean over "
-               f"{int(grid['seeds'].max())} seed(s). The best setting per S is chosen, as in the paper (sec. 3), by "
+               f"{int(grid['seeds'].max())} seed(s). The best setting per S is chosen, as in the paper (sec. 4), by "
                f"the perplexity bound of eq. 16 on the whole test documents, exp(-sum_i ELBO_i / sum_i N_i); the last "
                f"column is the same fit's {frame['protocol'].iloc[0]} perplexity"
                + (f" (choosing by it would pick another setting for S = {', '.join(map(str, differ))})" if differ
