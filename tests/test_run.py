@@ -96,3 +96,19 @@ def test_killed_run_leaves_no_trace(tmp_path):
     assert not (out / "trace.parquet").exists()
     leftovers = [p.name for p in out.iterdir()] if out.exists() else []
     assert all(name.startswith(".") for name in leftovers), leftovers
+
+
+def test_heldout_elbo_bounds_whole_test_documents(monkeypatch, small_corpus):
+    """Hoffman et al. 2010 eq. 16 sums the bound over whole held-out documents, not the completion halves."""
+    from topicbench.lda import VariationalLDA
+
+    seen = []
+    real = VariationalLDA.heldout_elbo
+    monkeypatch.setattr(VariationalLDA, "heldout_elbo", lambda self, counts: seen.append(counts) or real(self, counts))
+    spec = RunSpec(method="online_lda", params={"K": 5, "batch_size": 500}, n_checkpoints=2, topic_history_words=0)
+    trace, _ = run(spec, small_corpus)
+    test = small_corpus.split("test").counts
+    scored = seen[-len(trace):]  # the warm-up's call comes first
+    assert len(scored) == len(trace) and trace["elbo_per_word"].notna().all()
+    for counts in scored:
+        assert (counts != test).nnz == 0

@@ -3,7 +3,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from topicbench.streams import Holdout, Stream, StreamError, log_checkpoints, stream_order
+from topicbench.streams import (EveryNthBatch, FixedTestSet, Lookahead, Stream, StreamError, log_checkpoints,
+                                make_holdout, reserved_draws, scoring_positions, stream_order)
 
 
 def test_shuffled_is_a_fresh_permutation_each_pass():
@@ -38,19 +39,20 @@ def test_unknown_stream_and_bad_holdout():
     with pytest.raises(StreamError, match="unknown stream 'sorted'"):
         stream_order("sorted", 5, seed=0)
     with pytest.raises(StreamError, match="unknown held-out policy 'random'"):
-        Holdout("random")
+        make_holdout("random")
     with pytest.raises(StreamError, match="n must be >= 1"):
-        Holdout("lookahead", n=0)
+        make_holdout("lookahead", n=0)
+    assert [type(make_holdout(p)) for p in ("fixed", "every_nth_batch", "lookahead")] == [FixedTestSet, EveryNthBatch,
+                                                                                         Lookahead]
 
 
-def test_minibatches_cover_the_order_and_lookahead_peeks():
+def test_minibatches_cover_the_order():
     counts = sp.csr_matrix(np.eye(10, dtype=np.int32) + 1)
     order = stream_order("shuffled", 10, seed=1)
     stream = Stream(counts, order, batch_size=4)
     batches = list(stream)
     assert [len(b) for b in batches] == [4, 4, 2]
     assert np.array_equal(np.concatenate([b.rows for b in batches]), order)
-    assert np.array_equal(stream.upcoming(4, 3), order[4:7])
     assert (batches[1].counts != counts[order[4:8]]).nnz == 0
 
 
@@ -59,3 +61,29 @@ def test_log_checkpoints_end_at_total():
     assert points[0] == 256 and points[-1] == 20000 and np.all(np.diff(points) > 0)
     ratios = points[1:] / points[:-1]
     assert np.allclose(ratios, ratios[0], rtol=0.01)
+
+
+def test_reserved_draws_never_draw_a_window_before_scoring_it():
+    """SVI's with-replacement stream under lookahead: each window is fresh and kept out of the draws until scored."""
+    positions = scoring_positions(log_checkpoints(900, 8, first=30), 900, 30)
+    order, windows = reserved_draws(200, positions, 25, seed=4)
+    assert len(order) == 900 and sorted(windows) == list(positions)
+    for stop, window in windows.items():
+        assert len(window) == 25 and len(np.unique(window)) == 25
+        assert not np.isin(window, order[:stop]).any(), stop  # never drawn before it is scored
+    # between its reservation and its scoring no window is drawn; after scoring it may be
+    assert np.isin(windows[positions[0]], order[positions[0]:]).any()
+    assert len(np.unique(order)) < len(order)  # still sampling with replacement
+    again, _ = reserved_draws(200, positions, 25, seed=4)
+    assert np.array_equal(order, again)
+
+
+def test_lookahead_rejects_what_it_cannot_score():
+    with pytest.raises(StreamError, match="batch method"):
+        make_holdout("lookahead", 5).check(batch_method=True, test_docs=10)
+    with pytest.raises(StreamError, match="leaves nothing to train on"):
+        make_holdout("lookahead", 10).training_order(np.arange(10), "shuffled", 0, 2, 10, False)
+    with pytest.raises(StreamError, match="every document of which"):
+        make_holdout("every_nth_batch", 3).check(batch_method=True, test_docs=10)
+    with pytest.raises(StreamError, match="needs a test split"):
+        make_holdout("fixed").check(batch_method=False, test_docs=0, corpus="c")

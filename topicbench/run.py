@@ -2,10 +2,12 @@
 
 Writes ``model.npz``, ``topics.tsv`` and, last, ``trace.parquet`` (DESIGN.md, "Runner outputs"),
 each atomically, so a run killed mid-fit leaves no trace that looks complete. Fit time excludes
-evaluation time: the clocks run only around ``partial_fit``.
+evaluation time and JIT compilation: the clocks run only around ``partial_fit``, after an untimed
+warm-up (``compile_wall_s``) has compiled the method's kernels.
 """
 from __future__ import annotations
 
+import copy
 import json
 import os
 import platform
@@ -23,9 +25,9 @@ from threadpoolctl import threadpool_limits
 
 from . import __version__, io, kernels
 from .corpus import Corpus, load_corpus
-from .evaluate import Protocol, Unigram, loglik_per_word, perplexity, protocol_splits
+from .evaluate import Protocol, Unigram, loglik_per_word, perplexity, protocol_splits, split_documents
 from .method import REPO_ROOT, Method, ParamError, get_method
-from .streams import STREAMS, Holdout, Stream, StreamError, log_checkpoints, stream_order
+from .streams import STREAMS, Evaluation, Minibatch, Stream, StreamError, make_holdout, stream_order
 
 
 @dataclass
@@ -57,8 +59,8 @@ class RunSpec:
     def check(self) -> type[Method]:
         """Validate everything that can be validated without data; returns the method class."""
         method_cls = get_method(self.method)
-        method_cls.resolve_params(self.params)
-        Holdout(self.holdout, self.holdout_n, self.n_checkpoints)
+        params = method_cls.resolve_params(self.params)
+        make_holdout(self.holdout, self.holdout_n, self.n_checkpoints).check(batch_method=params.get("batch_size") is None)
         Protocol(self.observed_fraction, self.folds, self.eval_seed)
         if self.stream not in STREAMS:
             raise StreamError(f"unknown stream {self.stream!r}; expected one of {STREAMS}")
@@ -133,6 +135,29 @@ def _subset_rows(n_docs: int, size: int | None, seed: int) -> np.ndarray:
     return np.sort(np.random.default_rng([seed, 0x5B5E7]).permutation(n_docs)[:size])
 
 
+def _warm_up(method: Method, stream: Stream) -> float:
+    """Compile (or load from numba's cache) the kernels the fit will call, off the fit clock; returns the wall time.
+
+    Generic over methods: a deep copy takes two updates on a two-document minibatch of the stream (the
+    second reaches warm-started paths, e.g. a batch method revisiting its batch), predicts words and bounds,
+    and is discarded. numba specialises on types and layouts, not sizes, so the copy compiles what the
+    full-size fit calls; the real method's state and random generator are untouched, so its numbers do not move.
+    """
+    start = time.perf_counter()
+    first = stream.batch(0)
+    rows = first.rows[:2]
+    counts = stream.counts[rows]
+    tiny = Minibatch(counts, rows, first.doc_ids[:2], None if first.times is None else first.times[:2], 0)
+    twin = copy.deepcopy(method)
+    for _ in range(2):
+        twin.partial_fit(tiny)
+    observed, heldout = split_documents(counts, 0.5, 0)
+    if heldout.nnz:
+        twin.predict_words(observed, heldout)
+    twin.heldout_elbo(counts)
+    return time.perf_counter() - start
+
+
 def run(spec: RunSpec, corpus: Corpus | str | os.PathLike, out_dir: str | os.PathLike | None = None,
         progress_every_s: float = 5.0) -> tuple[pd.DataFrame, Method]:
     """Fit one run; returns the trace and the fitted method, and writes outputs if ``out_dir`` is given.
@@ -154,100 +179,89 @@ def _run(spec, corpus, out_dir, progress_every_s):
     test = corpus.split("test")
     if spec.max_test_docs is not None and test.n_docs > spec.max_test_docs:
         test = test.select(_subset_rows(test.n_docs, spec.max_test_docs, spec.eval_seed))
-    if spec.holdout == "fixed" and test.n_docs == 0:
-        raise StreamError(f"held-out policy 'fixed' needs a test split; corpus {corpus.meta.get('name')} has none")
-
     kwargs = {"corpus_size": train.n_docs} if method_cls.uses_corpus_size else {}
     method = method_cls(corpus.n_words, seed=spec.seed, threads=threads, **kwargs, **spec.params)
     protocol = Protocol(spec.observed_fraction, spec.folds, spec.eval_seed)
-    holdout = Holdout(spec.holdout, spec.holdout_n, spec.n_checkpoints)
+    holdout = make_holdout(spec.holdout, spec.holdout_n, spec.n_checkpoints)
+    batch_method = method.batch_size is None
+    holdout.check(batch_method, test.n_docs, corpus.meta.get("name"))
     unigram = Unigram(train.counts)
 
     times = train.docs["time"].to_numpy() if "time" in train.docs.columns else None
-    batch_method = method.batch_size is None
     if batch_method:
         # one update per full pass over the training set in corpus order
-        n_updates = max(1, int(np.ceil(spec.passes)))
-        order = np.tile(np.arange(train.n_docs), n_updates)
-        stream = Stream(train.counts, order, train.n_docs, train.docs["doc_id"].to_numpy(), times)
+        batch_size = train.n_docs
+        order = np.tile(np.arange(train.n_docs), max(1, int(np.ceil(spec.passes))))
     else:
+        batch_size = int(method.batch_size)
         order = stream_order(spec.stream, train.n_docs, spec.seed, spec.passes, times, train.docs["doc_id"].to_numpy())
         if spec.max_docs is not None:
             order = order[: spec.max_docs]
-        if holdout.policy == "lookahead" and len(order) > holdout.n:
-            # the stream's last n documents are only scored, never trained on: every run then ends on the same
-            # full look-ahead window, whatever its minibatch size
-            stream = Stream(train.counts, order[: len(order) - holdout.n], int(method.batch_size),
-                            train.docs["doc_id"].to_numpy(), times)
-        else:
-            stream = Stream(train.counts, order, int(method.batch_size), train.docs["doc_id"].to_numpy(), times)
-    ahead_order = order  # what the lookahead policy peeks into (the untruncated stream)
+    # the policy says which rows the stream trains on (lookahead keeps its windows out) and when it scores
+    order = holdout.training_order(order, spec.stream, spec.seed, batch_size, train.n_docs, batch_method)
+    stream = Stream(train.counts, order, batch_size, train.docs["doc_id"].to_numpy(), times)
     total_docs = len(stream.order)
 
-    if batch_method:
-        checkpoints = np.cumsum(np.full(stream.n_batches, train.n_docs))
-    else:
-        checkpoints = log_checkpoints(total_docs, holdout.n_checkpoints, first=stream.batch_size)
-    fixed_splits = protocol_splits(test.counts, protocol) if holdout.policy == "fixed" else None
+    fixed_splits = protocol_splits(test.counts, protocol) if holdout.name == "fixed" else None
+    compile_wall = _warm_up(method, stream)  # numba compiles (or loads) the method's kernels off the fit clock
     # constant per-run columns
     base = {"experiment": spec.experiment, "dataset": spec.dataset or corpus.meta.get("name", ""),
             "label": spec.label or method.name, "method": method.name,
-            "seed": spec.seed, "stream": "batch" if batch_method else spec.stream, "holdout": holdout.policy,
+            "seed": spec.seed, "stream": "batch" if batch_method else spec.stream, "holdout": holdout.name,
             "protocol": protocol.describe(), "threads": threads, "corpus_size": train.n_docs,
-            "test_docs": test.n_docs, **{f"p_{k}": v for k, v in method.hyper.items()}, **provenance()}
+            "test_docs": test.n_docs, "compile_wall_s": compile_wall,
+            **{f"p_{k}": v for k, v in method.hyper.items()}, **provenance()}
     rows: list[dict] = []
     topic_history: list[np.ndarray] = []  # top word ids of each topic at each test checkpoint
     fit_wall = fit_cpu = 0.0
     report = _Progress(f"{spec.dataset}/{method.name}/seed{spec.seed}", total_docs, progress_every_s)
 
     processed = n_updates = 0
+    trained = np.zeros(train.n_docs, dtype=bool)  # training rows some partial_fit has seen
 
-    def score(splits, counts_for_elbo, docs: int, kind: str):
+    def score(event: Evaluation | None):
+        if event is None:
+            return
         start = time.perf_counter()
+        if event.rows is None:  # the test split
+            splits, counts, docs = fixed_splits, test.counts, test.n_docs
+        else:
+            counts, docs = train.counts[event.rows], len(event.rows)
+            seed = spec.eval_seed if event.salt is None else spec.eval_seed * 100003 + event.salt
+            splits = protocol_splits(counts, Protocol(protocol.observed_fraction, protocol.folds, seed))
         loglik, tokens = loglik_per_word(method, splits)
         base_loglik, _ = loglik_per_word(unigram, splits)
-        elbo = method.heldout_elbo(counts_for_elbo) if (spec.report_elbo and counts_for_elbo is not None) else None
+        # Hoffman et al. 2010 eq. 16 bounds whole held-out documents: counts, not the completion halves
+        elbo = method.heldout_elbo(counts) if spec.report_elbo else None
         row = {**base, "docs_seen": processed, "updates": n_updates, "fit_wall_s": fit_wall,
-               "fit_cpu_s": fit_cpu, "eval_kind": kind, "heldout_docs": docs, "heldout_tokens": tokens,
-               "loglik_per_word": loglik, "perplexity": perplexity(loglik),
+               "fit_cpu_s": fit_cpu, "eval_kind": event.kind, "heldout_docs": docs, "heldout_excluded": event.excluded,
+               "heldout_tokens": tokens, "loglik_per_word": loglik, "perplexity": perplexity(loglik),
                "unigram_loglik_per_word": base_loglik, "unigram_perplexity": perplexity(base_loglik),
                "elbo_per_word": np.nan if elbo is None else elbo, "eval_wall_s": time.perf_counter() - start}
         row.update({f"x_{k}": v for k, v in method.progress().items()})
         row.update({f"x_{k}": v for k, v in getattr(method, "heldout_extras", lambda _: {})(splits).items()})
         rows.append(row)
-        if kind == "test" and spec.topic_history_words > 0:
+        if event.kind == "test" and spec.topic_history_words > 0:
             topics = method.topics()
             top = np.argpartition(-topics, spec.topic_history_words - 1, axis=1)[:, : spec.topic_history_words]
             order = np.take_along_axis(topics, top, axis=1).argsort(axis=1)[:, ::-1]
             topic_history.append(np.take_along_axis(top, order, axis=1))
         report(processed, fit_wall, loglik, force=True)
 
-    next_checkpoint = 0
     for batch in stream:
-        if holdout.policy == "every_nth_batch" and (batch.index + 1) % holdout.n == 0:
-            batch_protocol = Protocol(protocol.observed_fraction, protocol.folds, spec.eval_seed * 100003 + batch.index)
-            score(protocol_splits(batch.counts, batch_protocol), batch.counts, len(batch), "batch")
+        score(holdout.before_batch(batch, trained))
         wall0, cpu0 = time.perf_counter(), time.process_time()
         method.partial_fit(batch)
         fit_wall += time.perf_counter() - wall0
         fit_cpu += time.process_time() - cpu0
+        trained[batch.rows] = True
         processed += len(batch)
         n_updates += 1
         report(processed, fit_wall)
-        if next_checkpoint < len(checkpoints) and processed >= checkpoints[next_checkpoint]:
-            while next_checkpoint < len(checkpoints) and processed >= checkpoints[next_checkpoint]:
-                next_checkpoint += 1
-            if holdout.policy == "fixed":
-                score(fixed_splits, test.counts, test.n_docs, "test")
-            elif holdout.policy == "lookahead":
-                rows_ahead = ahead_order[processed : processed + holdout.n]
-                if len(rows_ahead):
-                    ahead = train.counts[rows_ahead]
-                    score(protocol_splits(ahead, protocol), ahead, len(rows_ahead), "lookahead")
+        score(holdout.after_batch(processed, trained))
         if getattr(method, "converged", False):
             break
-    if holdout.policy == "fixed" and (not rows or rows[-1]["docs_seen"] != processed):
-        score(fixed_splits, test.counts, test.n_docs, "test")
+    score(holdout.at_end(processed, trained))
 
     trace = pd.DataFrame(rows)
     if out_dir is not None:

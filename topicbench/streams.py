@@ -2,18 +2,20 @@
 
 A stream is an order of training-document rows, fixed up front from its seed, cut into
 minibatches. Fixing the order up front makes every stream deterministic and lets the
-``lookahead`` policy peek at the documents that come next.
+``lookahead`` policy peek at the documents that come next. A held-out policy is a small object
+(:class:`FixedTestSet`, :class:`EveryNthBatch`, :class:`Lookahead`) that says which rows the stream
+may train on and when and what the runner scores; no policy ever scores a document the run has
+already trained on.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator
+from typing import ClassVar, Iterator
 
 import numpy as np
 import scipy.sparse as sp
 
 STREAMS = ("shuffled", "with_replacement", "time_ordered")
-HOLDOUTS = ("fixed", "every_nth_batch", "lookahead")
 
 
 class StreamError(ValueError):
@@ -82,10 +84,6 @@ class Stream:
         for index in range(self.n_batches):
             yield self.batch(index)
 
-    def upcoming(self, docs_seen: int, n: int) -> np.ndarray:
-        """Rows of the next ``n`` documents after ``docs_seen`` (the lookahead policy)."""
-        return self.order[docs_seen : docs_seen + n]
-
 
 def log_checkpoints(total_docs: int, n_checkpoints: int, first: int = 1) -> np.ndarray:
     """Log-spaced document counts at which the fixed policy evaluates; always includes the end."""
@@ -95,25 +93,194 @@ def log_checkpoints(total_docs: int, n_checkpoints: int, first: int = 1) -> np.n
     return points
 
 
-@dataclass
-class Holdout:
-    """When and on what a run is scored.
 
-    fixed:            the test split, scored when docs_seen first reaches each checkpoint;
-    every_nth_batch:  minibatch i with (i + 1) % n == 0 is scored before it is trained on
-                      (Paisley et al. 2014, sec. 11.6: every tenth batch);
-    lookahead:        at each checkpoint the next ``n`` stream documents are scored before
-                      they are trained on (McInerney et al. 2015, sec. 5: the next 10K documents).
+def scoring_positions(checkpoints: np.ndarray, total_docs: int, batch_size: int) -> np.ndarray:
+    """Documents processed when each checkpoint is scored: the end of the first minibatch that reaches it."""
+    return np.unique(np.minimum(-(-np.asarray(checkpoints) // batch_size) * batch_size, total_docs))
+
+
+def reserved_draws(n_docs: int, positions: np.ndarray, n: int, seed: int) -> tuple[np.ndarray, dict[int, np.ndarray]]:
+    """A with-replacement stream whose look-ahead windows it has never drawn before scoring them.
+
+    The window scored at ``positions[j]`` is ``n`` documents drawn without replacement from those the
+    stream has not drawn before ``positions[j - 1]``; from then until it is scored, the stream draws
+    uniformly (with replacement, Hoffman et al. 2013's SVI sampling) from every other document. Once
+    scored, a window returns to the pool. So at most ``n`` documents are out of the pool at a time, and
+    a window never holds a document drawn earlier. Returns the order (``positions[-1]`` draws) and the
+    window of each position.
+    """
+    rng = np.random.default_rng([seed, 0x57, 0x1A])
+    drawn = np.zeros(n_docs, dtype=bool)
+    order = np.empty(int(positions[-1]), dtype=np.int64)
+    windows, start = {}, 0
+    for stop in (int(p) for p in positions):
+        fresh = np.flatnonzero(~drawn)
+        window = rng.choice(fresh, size=min(n, len(fresh)), replace=False)
+        pool = np.flatnonzero(~np.isin(np.arange(n_docs), window))
+        order[start:stop] = pool[rng.integers(len(pool), size=stop - start)]
+        drawn[order[start:stop]] = True
+        windows[stop], start = window, stop
+    return order, windows
+
+
+@dataclass
+class Evaluation:
+    """What the runner scores now: training rows never trained on, or (``rows`` None) the test split."""
+
+    kind: str  # the trace's eval_kind: test, batch or lookahead
+    rows: np.ndarray | None = None
+    excluded: int = 0  # rows the protocol named that the run had already trained on, dropped from the scored set
+    salt: int | None = None  # every_nth_batch: the batch index, so each batch gets its own token split
+
+
+class HeldoutPolicy:
+    """When and on what a run is scored, as hooks the runner calls (DESIGN.md, "Streams and held-out policies").
+
+    ``training_order``: which rows the stream may train on, in order; ``before_batch`` / ``after_batch`` /
+    ``at_end``: what to score at those moments (an :class:`Evaluation` or None). The runner passes the mask
+    of training rows trained on so far, and a policy scores only rows outside it (:meth:`unseen`): a scored
+    document has never been trained on before it is scored, whatever the stream.
     """
 
-    policy: str = "fixed"
-    n: int = 10
-    n_checkpoints: int = 12
+    name: ClassVar[str] = ""
 
-    def __post_init__(self):
-        if self.policy not in HOLDOUTS:
-            raise StreamError(f"unknown held-out policy {self.policy!r}; expected one of {HOLDOUTS}")
-        if self.n < 1:
-            raise StreamError(f"held-out policy {self.policy}: n must be >= 1, got {self.n}")
-        if self.n_checkpoints < 1:
-            raise StreamError(f"n_checkpoints must be >= 1, got {self.n_checkpoints}")
+    def __init__(self, n: int = 10, n_checkpoints: int = 12):
+        if n < 1:
+            raise StreamError(f"held-out policy {self.name}: n must be >= 1, got {n}")
+        if n_checkpoints < 1:
+            raise StreamError(f"n_checkpoints must be >= 1, got {n_checkpoints}")
+        self.n, self.n_checkpoints = int(n), int(n_checkpoints)
+        self.checkpoints = np.zeros(0, dtype=np.int64)
+        self._next = 0
+
+    def check(self, batch_method: bool, test_docs: int | None = None, corpus: str = "") -> None:
+        """Raise before any compute if this policy could not score anything on this run (``test_docs`` None: no
+        data yet, check the method only)."""
+
+    def training_order(self, order: np.ndarray, stream: str, seed: int, batch_size: int, n_docs: int,
+                       batch_method: bool) -> np.ndarray:
+        """The rows trained on, in order; sets the checkpoints (log-spaced; one per pass for batch methods)."""
+        self.checkpoints = (batch_size * np.arange(1, -(-len(order) // batch_size) + 1) if batch_method
+                            else log_checkpoints(len(order), self.n_checkpoints, first=batch_size))
+        self._next = 0
+        return order
+
+    def due(self, processed: int) -> bool:
+        """True once per minibatch that reaches one or more new checkpoints."""
+        reached = self._next < len(self.checkpoints) and processed >= self.checkpoints[self._next]
+        while self._next < len(self.checkpoints) and processed >= self.checkpoints[self._next]:
+            self._next += 1
+        return bool(reached)
+
+    def unseen(self, kind: str, rows: np.ndarray, trained: np.ndarray, salt: int | None = None) -> Evaluation | None:
+        """The rows never trained on (None if there are none), counting those dropped."""
+        keep = ~trained[rows]
+        return Evaluation(kind, rows[keep], int(np.count_nonzero(~keep)), salt) if keep.any() else None
+
+    def before_batch(self, batch: Minibatch, trained: np.ndarray) -> Evaluation | None:
+        return None
+
+    def after_batch(self, processed: int, trained: np.ndarray) -> Evaluation | None:
+        return None
+
+    def at_end(self, processed: int, trained: np.ndarray) -> Evaluation | None:
+        return None
+
+
+class FixedTestSet(HeldoutPolicy):
+    """``fixed``: the test split, scored when documents seen first reach each checkpoint and at the end.
+
+    Test documents are never in the training split, so nothing is ever excluded (Hoffman et al. 2010, sec. 3).
+    """
+
+    name = "fixed"
+
+    def check(self, batch_method, test_docs=None, corpus=""):
+        if test_docs == 0:
+            raise StreamError(f"held-out policy 'fixed' needs a test split; corpus {corpus} has none")
+
+    def training_order(self, order, stream, seed, batch_size, n_docs, batch_method):
+        self._last = -1
+        return super().training_order(order, stream, seed, batch_size, n_docs, batch_method)
+
+    def after_batch(self, processed, trained):
+        if self.due(processed):
+            self._last = processed
+            return Evaluation("test")
+        return None
+
+    def at_end(self, processed, trained):
+        return Evaluation("test") if self._last != processed else None
+
+
+class EveryNthBatch(HeldoutPolicy):
+    """``every_nth_batch``: minibatch i with (i + 1) % n == 0 is scored, then trained on.
+
+    Paisley et al. 2014, sec. 11.6: "hold out every tenth batch for testing ... After testing the batch,
+    stochastic inference proceeds as before, with the testing batch processed first ... every testing batch
+    represents a new sample from the corpus". A stream can break that last premise (a second pass, or a
+    with-replacement draw, revisits documents), so the documents of a testing batch already trained on are
+    dropped from its scored set (``heldout_docs`` counts the rest, ``heldout_excluded`` the dropped); a
+    batch with none left is not scored. On a shuffled stream that means scoring stops after the first pass.
+    """
+
+    name = "every_nth_batch"
+
+    def check(self, batch_method, test_docs=None, corpus=""):
+        if batch_method and self.n > 1:
+            raise StreamError(f"held-out policy every_nth_batch with n = {self.n} on a batch method: its minibatch "
+                              f"{self.n} is pass {self.n}, every document of which it has already trained on")
+
+    def before_batch(self, batch, trained):
+        if (batch.index + 1) % self.n == 0:
+            return self.unseen("batch", batch.rows, trained, salt=batch.index)
+        return None
+
+
+class Lookahead(HeldoutPolicy):
+    """``lookahead``: at each checkpoint the next ``n`` documents are scored before they are trained on.
+
+    McInerney et al. 2015, sec. 3: "we test on the next 10K documents ... a valid held-out set because the data
+    ahead of the current position in the stream have not yet been seen". The stream's last ``n`` documents are
+    only scored, never trained on, so every run ends on a full window whatever its minibatch size. Per stream:
+    ``time_ordered`` and a one-pass ``shuffled`` stream never revisit a document, so the next ``n`` are unseen;
+    ``with_replacement`` (SVI) is built so that it cannot revisit one (:func:`reserved_draws`: each window is
+    drawn from documents the stream has not drawn and kept out of its draws until scored); a multi-pass
+    ``shuffled`` stream has no unseen documents after its first pass, so, as for every policy, documents
+    already trained on are dropped from a window (``heldout_excluded``) and an empty window is not scored.
+    """
+
+    name = "lookahead"
+
+    def check(self, batch_method, test_docs=None, corpus=""):
+        if batch_method:
+            raise StreamError("held-out policy lookahead on a batch method: its first update trains on every "
+                              "document, so no document is ever ahead of it; use holdout: fixed")
+
+    def training_order(self, order, stream, seed, batch_size, n_docs, batch_method):
+        if self.n >= min(len(order), n_docs):
+            raise StreamError(f"held-out policy lookahead: n = {self.n} leaves nothing to train on (the stream has "
+                              f"{len(order)} documents, the corpus {n_docs})")
+        self.ahead, self.windows = order, None  # the untrimmed stream, whose next n documents are scored
+        train = super().training_order(order[: len(order) - self.n], stream, seed, batch_size, n_docs, batch_method)
+        if stream == "with_replacement":
+            train, self.windows = reserved_draws(n_docs, scoring_positions(self.checkpoints, len(train), batch_size),
+                                                 self.n, seed)
+        return train
+
+    def after_batch(self, processed, trained):
+        if not self.due(processed):
+            return None
+        rows = self.ahead[processed : processed + self.n] if self.windows is None else self.windows[processed]
+        return self.unseen("lookahead", rows, trained)
+
+
+POLICIES: dict[str, type[HeldoutPolicy]] = {p.name: p for p in (FixedTestSet, EveryNthBatch, Lookahead)}
+HOLDOUTS = tuple(POLICIES)
+
+
+def make_holdout(policy: str = "fixed", n: int = 10, n_checkpoints: int = 12) -> HeldoutPolicy:
+    """The policy object of a config's ``holdout`` string (fixed, every_nth_batch, lookahead)."""
+    if policy not in POLICIES:
+        raise StreamError(f"unknown held-out policy {policy!r}; expected one of {HOLDOUTS}")
+    return POLICIES[policy](n, n_checkpoints)

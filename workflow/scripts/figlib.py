@@ -9,6 +9,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from topicbench import io  # noqa: E402
@@ -76,3 +77,13 @@ def save_figure(fig, png: str, pdf: str | None = None) -> None:
 
 def write_caption(path: str, title: str, caption: str, body: str = "") -> None:
     io.write_text(path, f"### {title}\n\n{caption}\n\n{body}".rstrip() + "\n")
+
+
+def bound_perplexity(frame: pd.DataFrame, experiment: str) -> pd.DataFrame:
+    """Hoffman et al. 2010 eq. 16's perplexity bound, exp(-elbo_per_word) on whole held-out documents, as a column.
+
+    Fails if the runs did not record the bound (``report_elbo: false``) rather than plotting nothing.
+    """
+    if "elbo_per_word" not in frame or frame["elbo_per_word"].isna().all():
+        raise SystemExit(f"experiment {experiment}: no elbo_per_word in the traces; set report_elbo: true for it")
+    return frame.assign(bound_perplexity=np.exp(-frame["elbo_per_word"]))

@@ -55,8 +55,8 @@ def main():
     n_ahead = frame.groupby("dataset")["heldout_docs"].max().loc[datasets]
     caption = ("Mirror of McInerney, Ranganath and Blei 2015, Fig. 3 (LDA panels): population VB's final score on the "
                "time-ordered stream for each alpha = 10^x (the hyperparameter log10_population), against the true N and "
-               "streaming VB's final score at its best setting. Protocol: the look-ahead "
-               "policy, the next n stream documents scored before training ("
+               "streaming VB's final score at its best setting. Protocol (the paper's): the look-ahead "
+               "policy, the next n stream documents scored before they are trained on, by random halves ("
                + ", ".join(f"{d}: n = {int(n):,}" for d, n in n_ahead.items()) + "), "
                f"{frame['protocol'].iloc[0]}; 'final' is the last checkpoint. K = {int(frame['p_K'].iloc[0])}. "
                f"{figlib.seeds_caption(frame)}. Dashed: the true number of training documents N; dotted: streaming VB.")

@@ -53,9 +53,18 @@ def main():
     corpus_sizes = ", ".join(f"{v:,}" for v in sorted(frame["corpus_size"].unique()))
     first = frame.sort_values("docs_seen").iloc[0]  # the first held-out batch is batch n - 1 (0-based)
     every_n = int(round(first["docs_seen"] / first["p_batch_size"])) + 1
+    excluded = int(frame["heldout_excluded"].sum()) if "heldout_excluded" in frame else 0
+    passes = (frame["docs_seen"] / frame["corpus_size"]).max()
     caption = (f"Mirror of Paisley et al. 2014, Fig. 11.3. {figlib.corpus_caption(args.corpus_json)}. {grid}. "
-               f"Every {every_n}th minibatch is held out, scored "
-               f"by {frame['protocol'].iloc[0]}, then trained on. Step size rho_t = (tau0 + t)^-kappa with "
+               f"Protocol (sec. 11.6): every {every_n}th minibatch is held out for testing, scored before it is trained "
+               f"on, then processed as usual; each of its documents is partitioned into thirds, the local variables are "
+               f"fitted to two thirds with the globals fixed and the remaining third is predicted, in turn for each third "
+               f"({frame['protocol'].iloc[0]}), and the per-word log likelihoods of all tested words are averaged. "
+               f"The paper relies on 'every testing batch represents a new sample from the corpus'; here only documents "
+               f"never trained on are scored"
+               + (f" ({excluded:,} already-trained documents were dropped from testing batches; scored batches end at "
+                  f"{passes:.2f} passes)" if excluded else " (none had to be dropped)")
+               + f". Step size rho_t = (tau0 + t)^-kappa with "
                f"tau0 = {frame['p_tau0'].iloc[0]:g}, kappa = {frame['p_kappa'].iloc[0]:g}; c0 = 0.05 V, a0 = b0 = 1/K; "
                f"online LDA with alpha = 1/K and eta = c0/V. {m_note}Training corpus size D = {corpus_sizes}. "
                f"{figlib.seeds_caption(frame)}. Table: the last held-out batch's per-word log likelihood, mean over seeds.")
