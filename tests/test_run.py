@@ -112,3 +112,24 @@ def test_heldout_elbo_bounds_whole_test_documents(monkeypatch, small_corpus):
     assert len(scored) == len(trace) and trace["elbo_per_word"].notna().all()
     for counts in scored:
         assert (counts != test).nnz == 0
+
+
+def test_trace_carries_topic_quality_and_recovery(small_corpus):
+    """Recovery of the planted topics at every checkpoint, NPMI and diversity on the final row (issues 12, 13).
+
+    The columns must come from the fitted model: recovery rises as online LDA learns the planted topics, and the
+    final row's NPMI equals quality.npmi_coherence recomputed on the test split from the returned model.
+    """
+    from topicbench.quality import npmi_coherence, top_words
+
+    spec = RunSpec(method="online_lda", params={"K": 10, "batch_size": 100, "tau0": 1.0}, n_checkpoints=5)
+    trace, method = run(spec, small_corpus)
+    assert trace["recovery_cosine"].notna().all()
+    assert trace["recovery_cosine"].iloc[-1] > trace["recovery_cosine"].iloc[0] + 0.1
+    assert trace["recovery_cosine"].iloc[-1] > 0.8
+    final = trace.iloc[-1]
+    assert final["npmi_reference"] == "test"
+    expected = npmi_coherence(top_words(method.topics(), 25), small_corpus.split("test").counts).mean
+    assert final["npmi"] == pytest.approx(expected, rel=1e-12)
+    assert 0 < final["topic_diversity"] <= 1
+    assert trace["npmi"].iloc[:-1].isna().all()  # only the final model is scored for coherence

@@ -164,6 +164,11 @@ class Method:
         """Extra numbers for the trace (e.g. step size); optional."""
         return {}
 
+    def heldout_extras(self, splits) -> dict[str, float]:
+        """Extra held-out numbers for the trace, from the same document-completion splits the runner scores
+        (e.g. LG-NMF's score of each grid point); optional. Columns ``x_<name>``."""
+        return {}
+
 
 # -- the registry -------------------------------------------------------------------------------
 def load_plugins(folder: Path, base: type, prefix: str) -> dict[str, type]:

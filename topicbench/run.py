@@ -27,6 +27,7 @@ from . import __version__, io, kernels
 from .corpus import Corpus, load_corpus
 from .evaluate import Protocol, Unigram, loglik_per_word, perplexity, protocol_splits, split_documents
 from .method import REPO_ROOT, Method, ParamError, get_method
+from .quality import final_checkpoint_quality, planted_recovery
 from .streams import STREAMS, Evaluation, Minibatch, Stream, StreamError, make_holdout, stream_order
 
 
@@ -217,6 +218,7 @@ def _run(spec, corpus, out_dir, progress_every_s):
     report = _Progress(f"{spec.dataset}/{method.name}/seed{spec.seed}", total_docs, progress_every_s)
 
     processed = n_updates = 0
+    truth_topics = (corpus.truth or {}).get("topics")
     trained = np.zeros(train.n_docs, dtype=bool)  # training rows some partial_fit has seen
 
     def score(event: Evaluation | None):
@@ -239,7 +241,10 @@ def _run(spec, corpus, out_dir, progress_every_s):
                "unigram_loglik_per_word": base_loglik, "unigram_perplexity": perplexity(base_loglik),
                "elbo_per_word": np.nan if elbo is None else elbo, "eval_wall_s": time.perf_counter() - start}
         row.update({f"x_{k}": v for k, v in method.progress().items()})
-        row.update({f"x_{k}": v for k, v in getattr(method, "heldout_extras", lambda _: {})(splits).items()})
+        row.update({f"x_{k}": v for k, v in method.heldout_extras(splits).items()})
+        if truth_topics is not None:  # planted-topic recovery at every checkpoint (cheap: K x K cosines)
+            recovery = planted_recovery(method.topics(), truth_topics)
+            row.update(recovery_cosine=recovery.cosine, recovery_frac_090=recovery.fraction)
         rows.append(row)
         if event.kind == "test" and spec.topic_history_words > 0:
             topics = method.topics()
@@ -262,6 +267,10 @@ def _run(spec, corpus, out_dir, progress_every_s):
         if getattr(method, "converged", False):
             break
     score(holdout.at_end(processed, trained))
+    if rows:  # topic quality of the final model, against documents it never trained on where there are any
+        reference, which = (test.counts, "test") if test.n_docs else (train.counts, "train")
+        quality = final_checkpoint_quality(method, reference, truth_topics)
+        rows[-1].update(npmi=quality["npmi"], topic_diversity=quality["topic_diversity"], npmi_reference=which)
 
     trace = pd.DataFrame(rows)
     if out_dir is not None:
