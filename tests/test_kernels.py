@@ -13,34 +13,8 @@ import pytest
 import scipy.sparse as sp
 from scipy.special import psi
 
+from lda_reference import reference_e_step
 from topicbench import kernels
-
-
-def reference_e_step(counts, exp_elog_beta, alpha, max_iter, tol, gamma0=None):
-    """Hoffman's onlineldavb.py do_e_step, line for line (gamma starts at 1 unless given)."""
-    counts = sp.csr_matrix(counts)
-    n_docs, n_topics = counts.shape[0], exp_elog_beta.shape[0]
-    gamma = np.ones((n_docs, n_topics)) if gamma0 is None else np.array(gamma0, dtype=float)
-    sstats = np.zeros_like(exp_elog_beta)
-    iterations = np.zeros(n_docs, dtype=int)
-    for d in range(n_docs):
-        ids = counts.indices[counts.indptr[d]:counts.indptr[d + 1]]
-        cts = counts.data[counts.indptr[d]:counts.indptr[d + 1]].astype(float)
-        gammad = gamma[d].copy()
-        exp_theta = np.exp(psi(gammad) - psi(gammad.sum()))
-        exp_beta = exp_elog_beta[:, ids]
-        phinorm = exp_theta @ exp_beta + 1e-100
-        for it in range(max_iter):
-            last = gammad
-            gammad = alpha + exp_theta * ((cts / phinorm) @ exp_beta.T)
-            exp_theta = np.exp(psi(gammad) - psi(gammad.sum()))
-            phinorm = exp_theta @ exp_beta + 1e-100
-            iterations[d] = it + 1
-            if np.mean(np.abs(gammad - last)) < tol:
-                break
-        gamma[d] = gammad
-        sstats[:, ids] += np.outer(exp_theta, cts / phinorm)
-    return gamma, sstats * exp_elog_beta, iterations
 
 
 @pytest.fixture(scope="module")
