@@ -20,7 +20,9 @@ same size written within one second would otherwise share a stale .pyc. The subp
 cores / WORKERS numba threads each.
 
 Environment: TOPICBENCH_MUTANT_WORKERS (default min(2, cores)), TOPICBENCH_MUTANT_TIMEOUT (seconds per
-mutant, default 240).
+mutant, default 240), TOPICBENCH_MUTANT_REPORT (a file for the summary), TOPICBENCH_MUTANT_EXHAUSTIVE=1 (run all of a mutant's tests instead of stopping at the
+first failure, to see every test that kills it; slower). The summary printed at the end lists each mutant,
+killed or not, the test(s) that killed it, and its wall and CPU time.
 """
 from __future__ import annotations
 
@@ -48,6 +50,7 @@ from tests.mutants import Mutant  # noqa: E402
 COPIED = ("topicbench", "methods", "datasets", "tests", "workflow", "pyproject.toml")  # what the tests read
 WORKERS = max(1, int(os.environ.get("TOPICBENCH_MUTANT_WORKERS", min(2, os.cpu_count() or 1))))
 TIMEOUT = float(os.environ.get("TOPICBENCH_MUTANT_TIMEOUT", 240))
+EXHAUSTIVE = os.environ.get("TOPICBENCH_MUTANT_EXHAUSTIVE", "") == "1"  # run every listed test, not stop at the first failure
 CRASHES = ("ImportError", "ModuleNotFoundError", "SyntaxError", "IndentationError", "NameError")
 SUMMARY = re.compile(r"^(FAILED|ERROR) (\S+)(?: - (.*))?$")
 
@@ -81,7 +84,8 @@ class Outcome:
     reason: str
     returncode: int | None = None
     failed: list[str] = field(default_factory=list)  # "node - error" of each failed test
-    seconds: float = 0.0
+    seconds: float = 0.0  # wall time
+    cpu: float = 0.0  # CPU time of the pytest subprocess
     output: str = ""
 
     def describe(self) -> str:
@@ -111,7 +115,7 @@ def classify(returncode: int, output: str) -> tuple[bool, str, list[str]]:
     real = [f for f in failed if not f.split(" - ", 1)[1].startswith(CRASHES)]
     if not real:
         return False, "exit code 1, but only import/name/syntax errors (a crash, not a kill)", failed
-    return True, f"killed by {real[0]}", failed
+    return True, "killed by " + "; ".join(real), failed
 
 
 class Runner:
@@ -150,28 +154,48 @@ class Runner:
         stat = target.stat()
         env = {**os.environ, "PYTHONPATH": str(copy), "PYTHONDONTWRITEBYTECODE": "1",
                "NUMBA_NUM_THREADS": str(self.threads), "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
-               "MKL_NUM_THREADS": "1"}
-        command = [sys.executable, "-m", "pytest", "-q", "-x", "-rfE", "-p", "no:cacheprovider", *mutant.tests]
+               "MKL_NUM_THREADS": "1", "COLUMNS": "10000"}  # wide: pytest cuts the error off FAILED lines to fit
+        stop = [] if EXHAUSTIVE else ["-x"]
+        command = [sys.executable, "-m", "pytest", "-q", *stop, "-rfE", "-p", "no:cacheprovider", *mutant.tests]
         start = time.perf_counter()
         with tempfile.TemporaryDirectory(prefix="numba-mutant-") as numba_cache:
             if b"cache=True" in original:  # its kernels recompile: keep them out of the warm cache
                 env["NUMBA_CACHE_DIR"] = numba_cache
             try:
                 target.write_text(text)
-                proc = subprocess.Popen(command, cwd=copy, env=env, stdout=subprocess.PIPE,
-                                        stderr=subprocess.STDOUT, text=True, start_new_session=True)
-                try:
-                    output, _ = proc.communicate(timeout=self.timeout)
-                except subprocess.TimeoutExpired:
-                    os.killpg(proc.pid, 9)  # our own subprocess's group only
-                    output, _ = proc.communicate()
-                    return Outcome(mutant, False, f"timed out after {self.timeout:.0f} s (not a kill)",
-                                   None, [], time.perf_counter() - start, output)
+                returncode, cpu, output = run_pytest(command, copy, env, self.timeout)
             finally:
                 target.write_bytes(original)
                 os.utime(target, ns=(stat.st_atime_ns, stat.st_mtime_ns))
-        killed, reason, failed = classify(proc.returncode, output)
-        return Outcome(mutant, killed, reason, proc.returncode, failed, time.perf_counter() - start, output)
+        seconds = time.perf_counter() - start
+        if returncode is None:
+            return Outcome(mutant, False, f"timed out after {self.timeout:.0f} s (not a kill)", None, [], seconds, cpu,
+                           output)
+        killed, reason, failed = classify(returncode, output)
+        return Outcome(mutant, killed, reason, returncode, failed, seconds, cpu, output)
+
+
+def run_pytest(command, cwd, env, timeout):
+    """(exit code or None on timeout, CPU seconds, output): the CPU time (from wait4) is what the check costs
+    on an otherwise idle machine, whatever else shares the cores."""
+    with tempfile.TemporaryFile("w+") as log:
+        proc = subprocess.Popen(command, cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT, text=True,
+                                start_new_session=True)
+        deadline = time.monotonic() + timeout
+        while True:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.monotonic() > deadline:
+                os.killpg(proc.pid, 9)  # our own subprocess's group only
+                pid, status, usage = os.wait4(proc.pid, 0)
+                status = None
+                break
+            time.sleep(0.05)
+        proc.returncode = 0  # reaped above; keeps Popen from waiting again
+        log.seek(0)
+        returncode = None if status is None else os.waitstatus_to_exitcode(status)
+        return returncode, usage.ru_utime + usage.ru_stime, log.read()
 
 
 def make_copy(repo: Path, dest: Path) -> None:
@@ -220,15 +244,20 @@ def outcomes(request, tmp_path_factory):
     futures = {i: runner.submit(BY_ID[i]) for i in slow_first}
     yield futures
     runner.close()
+    done = {i: f.result() for i, f in futures.items() if f.done() and not f.cancelled() and f.exception() is None}
+    lines = [f"equation mutants: {len(futures)} run on {WORKERS} workers in {time.perf_counter() - start:.0f} s wall, "
+             f"{sum(o.cpu for o in done.values()):.0f} s CPU"]
+    lines += [f"  {'KILLED  ' if o.killed else 'SURVIVED'} {o.seconds:5.1f} s wall {o.cpu:5.1f} s CPU  {i}: {o.reason[:300]}"
+              for i, o in done.items()]
+    if os.environ.get("TOPICBENCH_MUTANT_REPORT"):
+        Path(os.environ["TOPICBENCH_MUTANT_REPORT"]).write_text("\n".join(lines) + "\n")
     reporter = request.config.pluginmanager.get_plugin("terminalreporter")
-    if reporter is not None and futures:
-        reporter.write_line("")
-        reporter.write_line(f"equation mutants: {len(futures)} run on {WORKERS} workers in "
-                            f"{time.perf_counter() - start:.0f} s")
-        for i, future in futures.items():
-            if future.done() and not future.cancelled() and future.exception() is None:
-                o = future.result()
-                reporter.write_line(f"  {'KILLED  ' if o.killed else 'SURVIVED'} {o.seconds:5.1f} s  {i}: {o.reason}")
+    capture = request.config.pluginmanager.get_plugin("capturemanager")
+    if reporter is not None and capture is not None and futures:
+        with capture.global_and_fixture_disabled():  # fixture teardown output is captured otherwise
+            reporter.write_line("")
+            for line in lines:
+                reporter.write_line(line)
 
 
 @pytest.mark.parametrize("mutant_id", [m.id for m in MUTANTS])
@@ -268,4 +297,5 @@ def test_classify_counts_only_test_failures():
     assert classify(1, "FAILED tests/a.py::t - AssertionError: x\n")[0]
     assert not classify(2, "ERROR tests/a.py - ImportError: y\n")[0]
     assert not classify(1, "FAILED tests/a.py::t - ModuleNotFoundError: z\n")[0]
+    assert not classify(1, "FAILED tests/a.py::t - ImportError: cannot import name 'x'\n")[0]
     assert not classify(0, "")[0] and not classify(5, "")[0]

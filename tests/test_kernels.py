@@ -122,6 +122,14 @@ def test_vectorised_exp_theta_matches_libm(psi_total):
         np.testing.assert_allclose(ours[normal], expected[:n][normal], rtol=4.5e-16, atol=0)
         np.testing.assert_array_equal(ours[~normal], expected[:n][~normal])
 
+def test_dirichlet_expectation_matches_scipy():
+    """E[log theta] = psi(gamma_k) - psi(sum_k gamma_k) (Hoffman et al. 2010, eq. 6), as the bounds use it."""
+    gamma = np.random.default_rng(4).gamma(0.5, 3.0, (9, 40)) + 1e-3
+    expected = psi(gamma) - psi(gamma.sum(axis=1, keepdims=True))
+    # the series digamma is within 1e-11 of scipy's (test_lda.py::test_digamma_matches_scipy)
+    np.testing.assert_allclose(kernels.dirichlet_expectation(gamma), expected, rtol=1e-10, atol=1e-10)
+
+
 def test_exp_dirichlet_expectation_matches_scipy():
     lam = np.random.default_rng(3).gamma(0.5, 3.0, (7, 300)) + 1e-3
     expected = np.exp(psi(lam) - psi(lam.sum(axis=1, keepdims=True)))

@@ -17,6 +17,7 @@ SVB_BOUND = EQ + "test_streaming_vb_bound_is_eq4_under_the_previous_posterior"
 M_STEP_KERNEL = "tests/test_kernels.py::test_natural_gradient_step_matches_numpy"
 E_STEP_KERNEL = "tests/test_kernels.py::test_converged_e_step_matches_reference[0.1-0.001]"
 ELOG_KERNEL = "tests/test_kernels.py::test_exp_dirichlet_expectation_matches_scipy"
+ELOG_THETA_KERNEL = "tests/test_kernels.py::test_dirichlet_expectation_matches_scipy"
 
 LDA = "topicbench/lda.py"
 KERNELS = "topicbench/kernels.py"
@@ -76,7 +77,7 @@ MUTANTS = [
            replace="_exp_theta_block(param[i], math.log(total), out[i]", tests=[ELOG_KERNEL, BOUNDS]),
     Mutant(id="hoffman_eq6_elog_theta_without_total", cites="Hoffman et al. 2010, eq. 6 (E[log theta] in the bound)",
            path=KERNELS, find="out[i, j] = digamma(param[i, j]) - psi_total", replace="out[i, j] = digamma(param[i, j])",
-           tests=[BOUNDS]),
+           tests=[ELOG_THETA_KERNEL, BOUNDS]),
     # -- the bounds: eq. 4 (batch ELBO, streaming VB's stopping rule) and eq. 16 (the held-out score) --------------
     Mutant(id="hoffman_eq4_theta_prior_sign", cites="Hoffman et al. 2010, eq. 4 ((alpha - gamma) E[log theta])",
            path=LDA, find="np.sum((self.alpha - gamma) * elog_theta)", replace="np.sum((gamma - self.alpha) * elog_theta)",
