@@ -154,7 +154,8 @@ class Runner:
         stat = target.stat()
         env = {**os.environ, "PYTHONPATH": str(copy), "PYTHONDONTWRITEBYTECODE": "1",
                "NUMBA_NUM_THREADS": str(self.threads), "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
-               "MKL_NUM_THREADS": "1", "COLUMNS": "10000"}  # wide: pytest cuts the error off FAILED lines to fit
+               "MKL_NUM_THREADS": "1", "COLUMNS": "10000",  # wide: pytest cuts the error off FAILED lines to fit
+               "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}  # the suite needs no plugin; hypothesis's alone costs ~1.5 s CPU
         stop = [] if EXHAUSTIVE else ["-x"]
         command = [sys.executable, "-m", "pytest", "-q", *stop, "-rfE", "-p", "no:cacheprovider", *mutant.tests]
         start = time.perf_counter()

@@ -63,7 +63,8 @@ def test_batch_lda_recovers_planted_topics(small_corpus, seed):
                    report_elbo=False, seed=seed)
     _, method = run(spec, small_corpus)
     assert method.converged
-    assert matched_cosine(method.topics(), small_corpus.truth["topics"]) >= 0.9
+    # measured 0.9998 (seeds 0, 1); 0.98 fails if any one of the 10 topics is matched at cosine < 0.8
+    assert matched_cosine(method.topics(), small_corpus.truth["topics"]) >= 0.98
 
 
 def test_e_step_is_thread_invariant(small_corpus):

@@ -198,7 +198,8 @@ def test_svb_recovers_planted_topics(small_corpus):
                    stream="shuffled", n_checkpoints=2, report_elbo=False, seed=0)
     _, method = run(spec, small_corpus)
     assert method.docs_seen == small_corpus.split("train").n_docs
-    assert matched_cosine(method.topics(), small_corpus.truth["topics"]) >= 0.9
+    # measured 0.9998; 0.98 fails if any one of the 10 topics is matched at cosine < 0.8
+    assert matched_cosine(method.topics(), small_corpus.truth["topics"]) >= 0.98
 
 
 def test_svb_learns_planted_topics_on_a_time_ordered_stream(corpus):
