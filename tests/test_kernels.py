@@ -13,34 +13,8 @@ import pytest
 import scipy.sparse as sp
 from scipy.special import psi
 
+from lda_reference import reference_e_step
 from topicbench import kernels
-
-
-def reference_e_step(counts, exp_elog_beta, alpha, max_iter, tol, gamma0=None):
-    """Hoffman's onlineldavb.py do_e_step, line for line (gamma starts at 1 unless given)."""
-    counts = sp.csr_matrix(counts)
-    n_docs, n_topics = counts.shape[0], exp_elog_beta.shape[0]
-    gamma = np.ones((n_docs, n_topics)) if gamma0 is None else np.array(gamma0, dtype=float)
-    sstats = np.zeros_like(exp_elog_beta)
-    iterations = np.zeros(n_docs, dtype=int)
-    for d in range(n_docs):
-        ids = counts.indices[counts.indptr[d]:counts.indptr[d + 1]]
-        cts = counts.data[counts.indptr[d]:counts.indptr[d + 1]].astype(float)
-        gammad = gamma[d].copy()
-        exp_theta = np.exp(psi(gammad) - psi(gammad.sum()))
-        exp_beta = exp_elog_beta[:, ids]
-        phinorm = exp_theta @ exp_beta + 1e-100
-        for it in range(max_iter):
-            last = gammad
-            gammad = alpha + exp_theta * ((cts / phinorm) @ exp_beta.T)
-            exp_theta = np.exp(psi(gammad) - psi(gammad.sum()))
-            phinorm = exp_theta @ exp_beta + 1e-100
-            iterations[d] = it + 1
-            if np.mean(np.abs(gammad - last)) < tol:
-                break
-        gamma[d] = gammad
-        sstats[:, ids] += np.outer(exp_theta, cts / phinorm)
-    return gamma, sstats * exp_elog_beta, iterations
 
 
 @pytest.fixture(scope="module")
@@ -147,6 +121,14 @@ def test_vectorised_exp_theta_matches_libm(psi_total):
         normal = expected[:n] >= 2.0 ** -1021
         np.testing.assert_allclose(ours[normal], expected[:n][normal], rtol=4.5e-16, atol=0)
         np.testing.assert_array_equal(ours[~normal], expected[:n][~normal])
+
+def test_dirichlet_expectation_matches_scipy():
+    """E[log theta] = psi(gamma_k) - psi(sum_k gamma_k) (Hoffman et al. 2010, eq. 6), as the bounds use it."""
+    gamma = np.random.default_rng(4).gamma(0.5, 3.0, (9, 40)) + 1e-3
+    expected = psi(gamma) - psi(gamma.sum(axis=1, keepdims=True))
+    # the series digamma is within 1e-11 of scipy's (test_lda.py::test_digamma_matches_scipy)
+    np.testing.assert_allclose(kernels.dirichlet_expectation(gamma), expected, rtol=1e-10, atol=1e-10)
+
 
 def test_exp_dirichlet_expectation_matches_scipy():
     lam = np.random.default_rng(3).gamma(0.5, 3.0, (7, 300)) + 1e-3

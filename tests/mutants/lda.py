@@ -1,0 +1,126 @@
+"""Equation mutants of the LDA family: online and batch LDA (Hoffman, Blei and Bach 2010, Algs. 1-2, eqs. 4-6, 16),
+population VB (McInerney, Ranganath and Blei 2015, Alg. 1, eqs. 2 and 8), streaming VB (Broderick et al. 2013,
+sec. 2.1) and the shared E step and M step kernels. Each is a plausible slip in one equation; the listed tests
+(the fastest that catch it, run in order with -x) must fail. Run by tests/test_equation_mutants.py.
+"""
+from tests.mutants import Mutant
+
+EQ = "tests/test_equations_lda.py::"
+ONLINE = EQ + "test_online_lda_step_matches_alg2_by_hand"
+RHO = EQ + "test_online_lda_step_size_is_tau0_plus_t_to_the_minus_kappa"
+BATCH = EQ + "test_batch_lda_m_step_is_eta_plus_reference_sstats"
+BOUNDS = EQ + "test_bounds_match_eq4_term_by_term"
+PVB = EQ + "test_population_vb_step_matches_alg1_by_hand"
+PVB_MASS = EQ + "test_population_size_sets_the_posterior_mass"
+SVB_MASS = EQ + "test_streaming_vb_mass_counts_every_token_seen"
+SVB_BOUND = EQ + "test_streaming_vb_bound_is_eq4_under_the_previous_posterior"
+M_STEP_KERNEL = "tests/test_kernels.py::test_natural_gradient_step_matches_numpy"
+E_STEP_KERNEL = "tests/test_kernels.py::test_converged_e_step_matches_reference[0.1-0.001]"
+ELOG_KERNEL = "tests/test_kernels.py::test_exp_dirichlet_expectation_matches_scipy"
+ELOG_THETA_KERNEL = "tests/test_kernels.py::test_dirichlet_expectation_matches_scipy"
+
+LDA = "topicbench/lda.py"
+KERNELS = "topicbench/kernels.py"
+STEP = "self.lam = kernels.natural_gradient_step(self.lam, rho, self.eta, data_size / len(batch), sstats)"
+M_STEP = "out[k, w] = (1 - rho) * lam[k, w] + rho * (eta + scale * sstats[k, w])"
+BATCH_M = "self.lam = self.eta + sstats  # Alg. 1, M step"
+RHO_LINE = 'return (self.hyper["tau0"] + self.updates) ** -self.hyper["kappa"]'
+POP = "self.stochastic_step(batch, self.population_size)"
+SVB_M = "self.lam = prior + sstats"
+
+MUTANTS = [
+    # -- batch LDA, Alg. 1 M step: lambda = eta + sum_d n_dw phi_dwk (the reported survivors) -------------------
+    Mutant(id="hoffman_alg1_m_step_two_eta", cites="Hoffman et al. 2010, Alg. 1 M step (eq. 5)",
+           path="methods/batch_lda.py", find=BATCH_M, replace="self.lam = 2 * self.eta + sstats  # Alg. 1, M step",
+           tests=[BATCH]),
+    Mutant(id="hoffman_alg1_m_step_sstats_times_0_9", cites="Hoffman et al. 2010, Alg. 1 M step (eq. 5)",
+           path="methods/batch_lda.py", find=BATCH_M, replace="self.lam = self.eta + 0.9 * sstats  # Alg. 1, M step",
+           tests=[BATCH]),
+    Mutant(id="hoffman_alg1_m_step_sstats_times_1_1", cites="Hoffman et al. 2010, Alg. 1 M step (eq. 5)",
+           path="methods/batch_lda.py", find=BATCH_M, replace="self.lam = self.eta + 1.1 * sstats  # Alg. 1, M step",
+           tests=[BATCH]),
+    # -- online LDA, Alg. 2: rho_t, D/|S|, the blend (the reported survivors first) --------------------------------
+    Mutant(id="hoffman_alg2_no_d_over_s", cites="Hoffman et al. 2010, Alg. 2 with sec. 2.2 minibatch scaling D/|S|",
+           path="methods/online_lda.py", find="self.stochastic_step(batch, self.corpus_size)",
+           replace="self.stochastic_step(batch, len(batch))", tests=[ONLINE]),
+    Mutant(id="hoffman_alg2_d_not_divided_by_s", cites="Hoffman et al. 2010, sec. 2.2 (D/|S|, not D)",
+           path=LDA, find=STEP, replace=STEP.replace("data_size / len(batch)", "data_size"), tests=[ONLINE]),
+    Mutant(id="hoffman_alg2_rho_always_one", cites="Hoffman et al. 2010, Alg. 2 (rho_t = (tau0 + t)^-kappa)",
+           path=LDA, find=RHO_LINE, replace="return 1.0", tests=[RHO, ONLINE]),
+    Mutant(id="hoffman_alg2_rho_t_shifted_by_10", cites="Hoffman et al. 2010, Alg. 2 (t counts from 0)",
+           path=LDA, find=RHO_LINE, replace=RHO_LINE.replace("self.updates", "self.updates + 10"), tests=[RHO, ONLINE]),
+    Mutant(id="hoffman_alg2_rho_exponent_sign", cites="Hoffman et al. 2010, Alg. 2 (exponent -kappa)",
+           path=LDA, find=RHO_LINE, replace=RHO_LINE.replace("** -self", "** self"), tests=[RHO, ONLINE]),
+    Mutant(id="hoffman_alg2_blend_swapped", cites="Hoffman et al. 2010, Alg. 2 ((1 - rho) lambda + rho lambda-tilde)",
+           path=KERNELS, find=M_STEP,
+           replace="out[k, w] = rho * lam[k, w] + (1 - rho) * (eta + scale * sstats[k, w])",
+           tests=[M_STEP_KERNEL, ONLINE]),
+    Mutant(id="hoffman_alg2_kernel_drops_scale", cites="Hoffman et al. 2010, Alg. 2 (lambda-tilde = eta + D sstats / |S|)",
+           path=KERNELS, find=M_STEP, replace=M_STEP.replace("scale * sstats", "sstats"), tests=[M_STEP_KERNEL, ONLINE]),
+    Mutant(id="hoffman_alg2_lambda_tilde_without_eta", cites="Hoffman et al. 2010, Alg. 2 (lambda-tilde = eta + ...)",
+           path=KERNELS, find=M_STEP, replace=M_STEP.replace("(eta + scale", "(scale"), tests=[M_STEP_KERNEL, ONLINE]),
+    # -- the E step (Alg. 1-2, eqs. 5-6), in the numba kernels the methods call ------------------------------------
+    Mutant(id="hoffman_alg2_gamma_update_without_alpha", cites="Hoffman et al. 2010, Alg. 2 E step (gamma = alpha + ...)",
+           path=KERNELS, find="value = alpha[k] + exp_theta[a] * new_gamma[a] if a >= 0 else alpha[k]",
+           replace="value = exp_theta[a] * new_gamma[a] if a >= 0 else alpha[k]", tests=[E_STEP_KERNEL, ONLINE]),
+    Mutant(id="hoffman_alg2_phi_normaliser_of_the_wrong_word", cites="Hoffman et al. 2010, Alg. 2 E step (phi_dwk normaliser)",
+           path=KERNELS, find="w1 = cts[j + 1] / (s1 + 1e-100)", replace="w1 = cts[j + 1] / (s0 + 1e-100)",
+           tests=[E_STEP_KERNEL, BATCH]),
+    Mutant(id="hoffman_eq5_sstats_normaliser_without_theta", cites="Hoffman et al. 2010, eq. 5 (phi in the sstats)",
+           path=KERNELS, find="phinorm[j] = _dot(exp_theta, exp_elog_beta_t[ids[j]]) + 1e-100",
+           replace="phinorm[j] = _sum(exp_elog_beta_t[ids[j]]) + 1e-100", tests=[E_STEP_KERNEL, BATCH]),
+    Mutant(id="hoffman_eq6_exp_elog_theta_is_the_mean", cites="Hoffman et al. 2010, eq. 6 (exp E[log theta], not E[theta])",
+           path=KERNELS, find="x, c = _digamma_parts(gamma[k])", replace="x, c = gamma[k], 0.0",
+           tests=[E_STEP_KERNEL, ONLINE]),
+    Mutant(id="hoffman_eq6_elog_beta_log_for_digamma", cites="Hoffman et al. 2010, eq. 6 (psi(sum_w lambda_kw))",
+           path=KERNELS, find="_exp_theta_block(param[i], _digamma_one_division(total), out[i]",
+           replace="_exp_theta_block(param[i], math.log(total), out[i]", tests=[ELOG_KERNEL, BOUNDS]),
+    Mutant(id="hoffman_eq6_elog_theta_without_total", cites="Hoffman et al. 2010, eq. 6 (E[log theta] in the bound)",
+           path=KERNELS, find="out[i, j] = digamma(param[i, j]) - psi_total", replace="out[i, j] = digamma(param[i, j])",
+           tests=[ELOG_THETA_KERNEL, BOUNDS]),
+    # -- the bounds: eq. 4 (batch ELBO, streaming VB's stopping rule) and eq. 16 (the held-out score) --------------
+    Mutant(id="hoffman_eq4_theta_prior_sign", cites="Hoffman et al. 2010, eq. 4 ((alpha - gamma) E[log theta])",
+           path=LDA, find="np.sum((self.alpha - gamma) * elog_theta)", replace="np.sum((gamma - self.alpha) * elog_theta)",
+           tests=[BOUNDS]),
+    Mutant(id="hoffman_eq4_theta_entropy_term_dropped", cites="Hoffman et al. 2010, eq. 4 (log Gamma(gamma_dk) of -E[log q])",
+           path=LDA, find="* elog_theta) + np.sum(gammaln(gamma)) - ", replace="* elog_theta) - ", tests=[BOUNDS]),
+    Mutant(id="hoffman_eq4_theta_normaliser_once", cites="Hoffman et al. 2010, eq. 4 (D Dirichlet normalisers)",
+           path=LDA, find="score += gamma.shape[0] * (gammaln(", replace="score += (gammaln(", tests=[BOUNDS]),
+    Mutant(id="hoffman_eq4_topic_prior_sign", cites="Hoffman et al. 2010, eq. 4 ((eta - lambda) E[log beta])",
+           path=LDA, find="np.sum((self.eta - self.lam) * elog_beta)", replace="np.sum((self.lam - self.eta) * elog_beta)",
+           tests=[BOUNDS]),
+    Mutant(id="hoffman_eq4_topic_normaliser_once", cites="Hoffman et al. 2010, eq. 4 (K Dirichlet(eta) normalisers)",
+           path=LDA, find="return score + self.n_topics * (gammaln(", replace="return score + (gammaln(", tests=[BOUNDS]),
+    Mutant(id="hoffman_eq16_per_document_not_per_word", cites="Hoffman et al. 2010, eq. 16 (bound per word)",
+           path=LDA, find="return self.doc_bound(counts, gamma) / float(sp.csr_matrix(counts).sum())",
+           replace="return self.doc_bound(counts, gamma) / float(counts.shape[0])", tests=[BOUNDS]),
+    # -- population VB, McInerney et al. 2015 Alg. 1: SVI with the population size alpha in place of D ------------
+    Mutant(id="mcinerney_alg1_population_is_the_minibatch", cites="McInerney et al. 2015, Alg. 1 / eq. 8 (alpha/B)",
+           path="methods/population_vb.py", find=POP, replace="self.stochastic_step(batch, len(batch))",
+           tests=[PVB, PVB_MASS]),
+    Mutant(id="mcinerney_alg1_alpha_over_b_twice", cites="McInerney et al. 2015, text after eq. 8 (alpha/B, once)",
+           path="methods/population_vb.py", find=POP, replace="self.stochastic_step(batch, self.population_size / len(batch))",
+           tests=[PVB, PVB_MASS]),
+    Mutant(id="mcinerney_alg1_data_seen_for_alpha", cites="McInerney et al. 2015, eq. 2 (alpha fixed, not the data seen)",
+           path="methods/population_vb.py", find=POP, replace="self.stochastic_step(batch, self.docs_seen + len(batch))",
+           tests=[PVB, PVB_MASS]),
+    Mutant(id="mcinerney_eq2_alpha_not_exponentiated", cites="McInerney et al. 2015, eq. 2 / Fig. 3 (alpha = 10^log10)",
+           path="methods/population_vb.py", find='int(round(10.0 ** float(self.hyper["log10_population"])))',
+           replace='int(round(10.0 * float(self.hyper["log10_population"])))', tests=[PVB, PVB_MASS]),
+    # -- streaming VB, Broderick et al. 2013 sec. 2.1: lambda_b = lambda_{b-1} + sstats_b, lambda_0 = eta --------
+    Mutant(id="broderick_prior_is_eta_every_batch", cites="Broderick et al. 2013, sec. 2.1 (prior = previous posterior)",
+           path="methods/streaming_vb.py", find=SVB_M, replace="self.lam = self.eta + sstats", tests=[SVB_MASS]),
+    Mutant(id="broderick_half_sstats", cites="Broderick et al. 2013, sec. 2.1 (lambda_b = lambda_{b-1} + sstats_b)",
+           path="methods/streaming_vb.py", find=SVB_M, replace="self.lam = prior + 0.5 * sstats", tests=[SVB_MASS]),
+    Mutant(id="broderick_prior_lambda_always_eta", cites="Broderick et al. 2013, sec. 2.1 (q_{b-1} is the prior)",
+           path="methods/streaming_vb.py",
+           find="return np.full_like(self.lam, self.eta) if self.updates == 0 else self.lam.copy()",
+           replace="return np.full_like(self.lam, self.eta)", tests=[SVB_MASS]),
+    Mutant(id="broderick_first_prior_is_the_random_start", cites="Broderick et al. 2013, sec. 2.1 (lambda_0 = eta)",
+           path="methods/streaming_vb.py",
+           find="return np.full_like(self.lam, self.eta) if self.updates == 0 else self.lam.copy()",
+           replace="return self.lam.copy()", tests=[SVB_MASS]),
+    Mutant(id="broderick_bound_uses_eta_not_the_prior", cites="Broderick et al. 2013, sec. 2.1 with Hoffman et al. eq. 4",
+           path="methods/streaming_vb.py", find="np.sum((prior - self.lam) * elog_beta)",
+           replace="np.sum((self.eta - self.lam) * elog_beta)", tests=[SVB_BOUND]),
+]
