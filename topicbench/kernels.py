@@ -837,17 +837,23 @@ def _cholesky_solve(a, shift, b, chol, x):
 @njit(cache=True, nogil=True)
 def _cnmf_doc(ids, cts, exp_elog_beta_t, topic_mass, locations, locations_t, u, max_iter, tol,
               scores, omega, phinorm, expected, grad, trial, direction, neg_hessian, chol, lbar, weight, scratch, spread):
-    """Maximise the C-NMF objective in u_d with alpha_d profiled out by eq. 11.32: damped Newton.
+    """Maximise the C-NMF objective in u_d, alpha_d by eq. 11.32 after every step: the chapter's steepest
+    ascent, then Newton steps from where it stops. Returns (alpha_d, steepest-ascent steps, Newton steps).
 
-    The chapter (sec. 11.5.1) takes steepest-ascent steps along eq. 11.31 and sets alpha_d by eq. 11.32
-    after each. This is a better optimiser of the same objective with the same fixed point (eq. 11.31 = 0
-    at eq. 11.32's alpha_d; by the envelope theorem eq. 11.31 is also the gradient of the profiled
-    objective): u_d has only m dimensions, so each step solves with -H (``_cnmf_doc_curvature``), shifted
-    by tau I where it is not positive definite (Nocedal and Wright 2006, Alg. 3.3: tau doubles from
-    1e-3 max_i |(-H)_ii| until the Cholesky factorisation succeeds), and the step is halved until the
-    Armijo condition holds. Stops after a step whose Newton decrement grad'(-H)^-1 grad / 2 (the gain
-    the quadratic model predicts) was at most ``tol`` relative to |objective|: near the optimum Newton
-    converges quadratically, so that last full step leaves the gradient ~0. Returns (alpha_d, steps).
+    Phase 1 is sec. 11.5.1's steepest ascent along eq. 11.31: the step length grows x1.5 after a step
+    that raises the objective and halves (the step retried) after one that does not; it stops when an
+    accepted step gains less than ``tol`` relative, typically with the gradient still far from 0.
+    Phase 2 is a better optimiser of the same objective from that point, to the same fixed point (eq.
+    11.31 = 0 at eq. 11.32's alpha_d; by the envelope theorem eq. 11.31 is the gradient of the objective
+    with alpha_d profiled out): u_d has only m dimensions, so each step solves with -H
+    (``_cnmf_doc_curvature``), shifted by tau I where it is not positive definite (Nocedal and Wright
+    2006, Alg. 3.3: tau doubles from 1e-3 max_i |(-H)_ii| until the Cholesky factorisation succeeds),
+    halved until the Armijo condition holds. It stops after a step whose Newton decrement
+    grad'(-H)^-1 grad / 2 (the gain its quadratic model predicts) was at most ``tol`` relative to
+    |objective|; near the optimum Newton converges quadratically, so that last step leaves grad ~0.
+    Newton alone from u_d = 0 is not used: the objective is not concave in u_d (-H has a term
+    - sum_v X_vd Cov_p(vd)(l)), and its long first steps reach a lower local maximum than the chapter's
+    ascent for ~1% of documents; starting from the ascent's end point, every step only climbs.
     """
     m = u.shape[0]
     n_tokens = 0.0
@@ -855,8 +861,33 @@ def _cnmf_doc(ids, cts, exp_elog_beta_t, topic_mass, locations, locations_t, u, 
         n_tokens += cts[j]
     alpha = _cnmf_best_alpha(topic_mass, locations, u, n_tokens)
     value = _cnmf_doc_terms(ids, cts, exp_elog_beta_t, topic_mass, locations, u, alpha, scores, omega, phinorm, expected)
-    steps = 0
-    for it in range(max_iter):
+    _cnmf_grad_u(locations, u, topic_mass, omega, expected, grad)
+    step = 1.0 / (1.0 + n_tokens)
+    ascent_steps = 0
+    for it in range(max_iter):  # phase 1: steepest ascent (eq. 11.31)
+        ascent_steps = it + 1
+        for i in range(m):
+            trial[i] = u[i] + step * grad[i]
+        trial_alpha = _cnmf_best_alpha(topic_mass, locations, trial, n_tokens)
+        trial_value = _cnmf_doc_terms(ids, cts, exp_elog_beta_t, topic_mass, locations, trial, trial_alpha,
+                                      scores, omega, phinorm, expected)
+        if trial_value >= value:
+            for i in range(m):
+                u[i] = trial[i]
+            alpha = trial_alpha
+            gain = trial_value - value
+            value = trial_value
+            _cnmf_grad_u(locations, u, topic_mass, omega, expected, grad)
+            step *= 1.5
+            if gain <= tol * abs(value):
+                break
+        else:
+            step *= 0.5
+            if step < 1e-14:
+                break
+    newton_steps = 0
+    for it in range(max_iter):  # phase 2: damped Newton
+        _cnmf_doc_terms(ids, cts, exp_elog_beta_t, topic_mass, locations, u, alpha, scores, omega, phinorm, expected)
         _cnmf_grad_u(locations, u, topic_mass, omega, expected, grad)
         _cnmf_doc_curvature(ids, cts, exp_elog_beta_t, topic_mass, locations_t, scores, omega, phinorm, expected,
                             neg_hessian, lbar, weight, scratch, spread)
@@ -871,7 +902,7 @@ def _cnmf_doc(ids, cts, exp_elog_beta_t, topic_mass, locations, locations_t, u, 
         decrement = 0.0
         for i in range(m):
             decrement += grad[i] * direction[i]
-        steps = it + 1
+        newton_steps = it + 1
         t = 1.0
         accepted = False
         for _ in range(50):
@@ -894,7 +925,7 @@ def _cnmf_doc(ids, cts, exp_elog_beta_t, topic_mass, locations, locations_t, u, 
             break
     # omega and expected consistent with the final (u_d, alpha_d), for the global statistics
     _cnmf_doc_terms(ids, cts, exp_elog_beta_t, topic_mass, locations, u, alpha, scores, omega, phinorm, expected)
-    return alpha, steps
+    return alpha, ascent_steps, newton_steps
 
 
 @njit(parallel=True, cache=True)
@@ -905,7 +936,7 @@ def _cnmf_local_step(indptr, indices, data, exp_elog_beta_t, topic_mass, locatio
     n_docs = indptr.shape[0] - 1
     n_words, n_topics = exp_elog_beta_t.shape
     m = locations.shape[1]
-    steps = np.zeros(n_docs, dtype=np.int64)
+    steps = np.zeros((n_docs, 2), dtype=np.int64)  # steepest-ascent, Newton
     scores = np.zeros((n_docs, n_topics))
     token_weight = np.empty(indices.shape[0])  # X_dw / phinorm_dw
     bounds = np.linspace(0, n_docs, n_chunks + 1).astype(np.int64)
@@ -928,7 +959,7 @@ def _cnmf_local_step(indptr, indices, data, exp_elog_beta_t, topic_mass, locatio
             ids = indices[start:stop]
             cts = data[start:stop]
             phinorm = token_weight[start:stop]
-            alpha[d], steps[d] = _cnmf_doc(ids, cts, exp_elog_beta_t, topic_mass, locations, locations_t, u[d],
+            alpha[d], steps[d, 0], steps[d, 1] = _cnmf_doc(ids, cts, exp_elog_beta_t, topic_mass, locations, locations_t, u[d],
                                            max_iter, tol,
                                            scores[d], omega[d], phinorm, expected[d], grad, trial, direction,
                                            neg_hessian, chol, lbar, weight, scratch, spread)
@@ -1026,7 +1057,8 @@ def cnmf_local_step(counts: sp.csr_matrix, exp_elog_beta: np.ndarray, topic_mass
     ``exp_elog_beta`` is K x V, exp(E ln beta); ``topic_mass`` S_k = sum_v E[beta_vk]; ``locations``
     the K x m topic locations l_k. u_d starts at its prior mean 0 unless given. Returns a dict with
     u (n_docs x m), alpha, omega = exp(alpha_d + l_k'u_d), expected = sum_v X_vd p_k^(vd) (n_docs x K),
-    sstats = sum_d X_vd p_k^(vd) as K x V (eqs. 11.25, 11.33) and the steps each document took.
+    sstats = sum_d X_vd p_k^(vd) as K x V (eqs. 11.25, 11.33) and the steps each document took (``steps``, the
+    sum of ``ascent_steps``, eq. 11.31's steepest ascent, and ``newton_steps``, see ``_cnmf_doc``).
     """
     counts = sp.csr_matrix(counts)
     n_docs = counts.shape[0]
@@ -1043,7 +1075,8 @@ def cnmf_local_step(counts: sp.csr_matrix, exp_elog_beta: np.ndarray, topic_mass
         np.ascontiguousarray(locations.T, dtype=np.float64), u, alpha, omega, expected, int(max_iter), float(tol),
         bool(want_sstats), n_chunks)
     return {"u": u, "alpha": alpha, "omega": omega, "expected": expected,
-            "sstats": sstats_t.T * exp_elog_beta if want_sstats else None, "steps": steps}
+            "sstats": sstats_t.T * exp_elog_beta if want_sstats else None, "steps": steps.sum(axis=1),
+            "ascent_steps": steps[:, 0], "newton_steps": steps[:, 1]}
 
 
 @njit(parallel=True, cache=True)
