@@ -96,9 +96,19 @@ class CorrelatedNMF(GammaPoissonTopics):
         local = self.local_step(observed, want_sstats=False)
         return kernels.mixture_probs(word_ids, self.topic_proportions(local["u"]), self.topics())
 
-    def topic_correlations(self):
-        """Corr(topic_i, topic_j) = l_i'l_j / (|l_i| |l_j|) (eq. 11.36), K x K."""
-        unit = self.locations / np.linalg.norm(self.locations, axis=1, keepdims=True)
+    def topic_correlations(self, u=None):
+        """Corr(topic_i, topic_j) = l_i'l_j / (|l_i| |l_j|) (eq. 11.36), K x K.
+
+        Eq. 11.36 is the correlation of y_dk = l_k'u_d under u_d ~ N(0, I_m) (eqs. 11.11-11.12). The fitted
+        point estimates u_d need not be isotropic (the MAP fit trades scale between L and U direction by
+        direction), so given fitted ``u`` (n_docs x m) the locations are first put in coordinates where those
+        u_d have identity covariance, l_k -> Cov(u)^1/2 l_k: then eq. 11.36 is the correlation of the fitted
+        y_dk. Without ``u``, the chapter's read-out of the locations alone."""
+        locations = self.locations
+        if u is not None:
+            values, vectors = np.linalg.eigh(np.cov(np.asarray(u, dtype=np.float64), rowvar=False))
+            locations = locations @ (vectors * np.sqrt(np.maximum(values, 0.0))) @ vectors.T
+        unit = locations / np.linalg.norm(locations, axis=1, keepdims=True)
         return unit @ unit.T
 
     def progress(self):
