@@ -257,6 +257,10 @@ def test_stochastic_step_is_unbiased_and_interpolates(small_corpus):
 
     halves = [stepped(100, np.arange(0, 100), 1.0), stepped(100, np.arange(100, 200), 1.0)]
     full = stepped(None, np.arange(200))
+    # rho = 1 forgets the old state entirely (eq. 11.22): the step lands on the target built from this minibatch
+    shape, sstats, _ = start.local_step(counts[:100])
+    np.testing.assert_allclose(halves[0].g, start.c0 / V + D / 100 * sstats.T, rtol=1e-12)
+    np.testing.assert_allclose(halves[0].h, start.c0 + D / 100 * (shape / start.weight_rate()).sum(axis=0), rtol=1e-12)
     np.testing.assert_allclose((halves[0].g + halves[1].g) / 2, full.g, rtol=1e-9)  # summation order only
     np.testing.assert_allclose((halves[0].h + halves[1].h) / 2, full.h, rtol=1e-9)
     damped = stepped(100, np.arange(0, 100))  # rho_1 = 2^-0.5 (defaults tau0 = 1, kappa = 0.5)
