@@ -959,10 +959,9 @@ def _cnmf_local_step(indptr, indices, data, exp_elog_beta_t, topic_mass, locatio
             ids = indices[start:stop]
             cts = data[start:stop]
             phinorm = token_weight[start:stop]
-            alpha[d], steps[d, 0], steps[d, 1] = _cnmf_doc(ids, cts, exp_elog_beta_t, topic_mass, locations, locations_t, u[d],
-                                           max_iter, tol,
-                                           scores[d], omega[d], phinorm, expected[d], grad, trial, direction,
-                                           neg_hessian, chol, lbar, weight, scratch, spread)
+            alpha[d], steps[d, 0], steps[d, 1] = _cnmf_doc(
+                ids, cts, exp_elog_beta_t, topic_mass, locations, locations_t, u[d], max_iter, tol, scores[d], omega[d],
+                phinorm, expected[d], grad, trial, direction, neg_hessian, chol, lbar, weight, scratch, spread)
             for j in range(stop - start):
                 phinorm[j] = cts[j] / phinorm[j]
     if not want_sstats:
