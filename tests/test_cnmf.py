@@ -399,3 +399,16 @@ def test_recovers_planted_topics_and_correlations():
     strong = np.abs(truth[pairs]) > 0.5
     assert strong.sum() >= 4 and np.all(np.sign(corr[pairs][strong]) == np.sign(truth[pairs][strong])), corr[pairs]
     assert spearmanr(corr[pairs], truth[pairs]).correlation >= 0.7, (corr[pairs], truth[pairs])
+
+
+def test_logistic_normal_generator_names_bad_input():
+    from topicbench.synthetic import logistic_normal_corpus
+
+    with pytest.raises(ValueError, match="symmetric"):
+        logistic_normal_corpus(10, 20, np.array([[1.0, 0.5], [0.0, 1.0]]), 0.1, 20, seed=0)
+    with pytest.raises(ValueError, match="positive semi-definite"):
+        logistic_normal_corpus(10, 20, np.array([[1.0, 2.0], [2.0, 1.0]]), 0.1, 20, seed=0)
+    with pytest.raises(ValueError, match="mean_length"):
+        logistic_normal_corpus(10, 20, np.eye(2), 0.1, 0, seed=0)
+    counts, topics, theta = logistic_normal_corpus(10, 20, np.eye(2), 0.1, 20, seed=0)
+    assert counts.shape == (10, 20) and topics.shape == (2, 20) and np.allclose(theta.sum(axis=1), 1.0)
