@@ -63,17 +63,26 @@ class BayesianNMF(GammaPoissonTopics):
                                        self.hyper["local_tol"], shape=shape, want_sstats=want_sstats)
 
     # -- the bound -------------------------------------------------------------------------------
-    def elbo(self, counts, shape):
-        """The full bound (eq. 11.14 with 11.23, p^(vd) optimal by 11.24) for ``counts`` as the whole corpus.
+    def elbo(self, counts, shape, rate=None, p=None):
+        """The full bound (eq. 11.14 with 11.23) for ``counts`` as the whole corpus, q(theta_kd) = Gamma(a_kd, b_k).
 
-        sum_vd X_vd ln sum_k exp(E ln beta_vk + E ln theta_kd) - sum_vdk E[beta_vk] E[theta_kd] - ln X_vd!
-        + E ln p(B) + E ln p(Theta) + H[q(B)] + H[q(Theta)].
+        sum_vd X_vd sum_k p_k^(vd) (E ln beta_vk + E ln theta_kd - ln p_k^(vd)) - sum_vdk E[beta_vk] E[theta_kd]
+        - ln X_vd! + E ln p(B) + E ln p(Theta) + H[q(B)] + H[q(Theta)], for a = ``shape``, b = ``rate``
+        (default eq. 11.29's) and p given per nonzero of ``counts`` (CSR order, nnz x K) or, by default,
+        optimal (eq. 11.24), which turns the first term into sum_vd X_vd ln sum_k exp(E ln beta_vk + E ln theta_kd).
+        Written from the bound's terms, not from the updates, so that tests can check the updates against it.
         """
-        rate = self.weight_rate()
+        rate = self.weight_rate() if rate is None else np.asarray(rate, dtype=np.float64)
         elog_beta, e_beta = self.expected_log_beta(), self.expected_beta()
         elog_theta, e_theta = digamma(shape) - np.log(rate), shape / rate
-        probs = kernels.mixture_probs(counts, np.exp(elog_theta), np.exp(elog_beta).T)
-        value = float(np.dot(counts.data, np.log(probs + 1e-300)) - gammaln(counts.data + 1.0).sum())
+        if p is None:
+            probs = kernels.mixture_probs(counts, np.exp(elog_theta), np.exp(elog_beta).T)
+            value = float(np.dot(counts.data, np.log(probs + 1e-300)))
+        else:
+            rows = np.repeat(np.arange(counts.shape[0]), np.diff(counts.indptr))
+            terms = p * (elog_beta[counts.indices] + elog_theta[rows] - np.log(np.maximum(p, 1e-300)))
+            value = float(counts.data @ terms.sum(axis=1))
+        value -= float(gammaln(counts.data + 1.0).sum())
         value -= float(e_beta.sum(axis=0) @ e_theta.sum(axis=0))
         value += gamma_prior_term(self.c0 / self.n_words, self.c0, elog_beta, e_beta)
         value += gamma_prior_term(self.a0, self.b0, elog_theta, e_theta)

@@ -5,8 +5,11 @@ l_k ~ N(0, sigma^2 I_m), u_d ~ N(0, I_m). q(beta_vk) = Gamma(g_vk, h_vk); l_k, u
 are point estimates (Table 11.2). Topic k's location l_k unpacks the CTM's covariance
 C = L'L (eqs. 11.10-11.12); eq. 11.36 reads topic correlations off the locations.
 
-Per minibatch (sec. 11.5.2): the local step fits u_d by steepest ascent (eq. 11.31) with alpha_d in
-closed form (eq. 11.32) after each step and p^(vd) by eq. 11.24; then q(beta) takes the natural
+Per minibatch (sec. 11.5.2): the local step maximises the objective in u_d (gradient eq. 11.31) with
+alpha_d in closed form (eq. 11.32) and p^(vd) by eq. 11.24: the chapter's steepest ascent, then damped
+Newton steps in the m-dimensional u_d from where it stops (topicbench.kernels._cnmf_doc), a better
+optimiser of the same objective to the same fixed point: the ascent alone stops at its relative-gain
+tolerance with the gradient still far from 0. Then q(beta) takes the natural
 gradient step of eqs. 11.33-11.34 and each l_k one Newton step (eq. 11.35), both from the same
 point (the E[beta] the local step used). h_vk does not depend on v (eqs. 11.27, 11.34) and is
 stored per topic (topicbench/nmf.py).
@@ -51,7 +54,8 @@ class CorrelatedNMF(GammaPoissonTopics):
         self.last_rho = self.last_local_steps = np.nan
 
     def local_step(self, counts, want_sstats=True):
-        """u_d by steepest ascent (eq. 11.31), alpha_d by eq. 11.32 after each step, p^(vd) by eq. 11.24."""
+        """u_d at a maximum of the objective (eq. 11.31's steepest ascent, then Newton to convergence),
+        alpha_d by eq. 11.32, p^(vd) by eq. 11.24."""
         return kernels.cnmf_local_step(counts, np.exp(self.expected_log_beta()).T, self.expected_beta().sum(axis=0),
                                        self.locations, self.hyper["local_max_iter"], self.hyper["local_tol"],
                                        want_sstats=want_sstats)
@@ -92,9 +96,19 @@ class CorrelatedNMF(GammaPoissonTopics):
         local = self.local_step(observed, want_sstats=False)
         return kernels.mixture_probs(word_ids, self.topic_proportions(local["u"]), self.topics())
 
-    def topic_correlations(self):
-        """Corr(topic_i, topic_j) = l_i'l_j / (|l_i| |l_j|) (eq. 11.36), K x K."""
-        unit = self.locations / np.linalg.norm(self.locations, axis=1, keepdims=True)
+    def topic_correlations(self, u=None):
+        """Corr(topic_i, topic_j) = l_i'l_j / (|l_i| |l_j|) (eq. 11.36), K x K.
+
+        Eq. 11.36 is the correlation of y_dk = l_k'u_d under u_d ~ N(0, I_m) (eqs. 11.11-11.12). The fitted
+        point estimates u_d need not be isotropic (the MAP fit trades scale between L and U direction by
+        direction), so given fitted ``u`` (n_docs x m) the locations are first put in coordinates where those
+        u_d have identity covariance, l_k -> Cov(u)^1/2 l_k: then eq. 11.36 is the correlation of the fitted
+        y_dk. Without ``u``, the chapter's read-out of the locations alone."""
+        locations = self.locations
+        if u is not None:
+            values, vectors = np.linalg.eigh(np.cov(np.asarray(u, dtype=np.float64), rowvar=False))
+            locations = locations @ (vectors * np.sqrt(np.maximum(values, 0.0))) @ vectors.T
+        unit = locations / np.linalg.norm(locations, axis=1, keepdims=True)
         return unit @ unit.T
 
     def progress(self):

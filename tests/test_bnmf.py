@@ -149,3 +149,121 @@ def test_bad_hyperparameters(bad, culprit):
 def test_unknown_hyperparameter():
     with pytest.raises(ParamError, match="unknown"):
         BNMF(50, corpus_size=10, m=5)
+
+
+# -- fidelity and theory checks (Paisley et al. 2014, sec. 11.5) ------------------------------------
+def test_step_size_starts_at_t_equals_one(small_corpus):
+    """Sec. 11.5.2: rho_t = (tau0 + t)^-kappa with the first minibatch at t = 1, so rho_1 = (tau0 + 1)^-kappa
+    (online LDA's Hoffman et al. 2010 start at t = 0 is not the chapter's); batch mode has rho = 1."""
+    counts = small_corpus.split("train").counts
+    method = BNMF(counts.shape[1], seed=0, corpus_size=counts.shape[0], K=8, batch_size=100, tau0=2.0, kappa=0.7)
+    rhos = []
+    for t in range(3):
+        rows = np.arange(100 * t, 100 * (t + 1))
+        method.partial_fit(Minibatch(counts[rows], rows, rows, None, t))
+        rhos.append(method.last_rho)
+    np.testing.assert_allclose(rhos, [(2.0 + t) ** -0.7 for t in (1, 2, 3)], rtol=1e-15)
+    batch = BNMF(counts.shape[1], seed=0, corpus_size=100, K=8, batch_size=None)
+    batch.partial_fit(whole(counts[:100]))
+    assert batch.last_rho == 1.0
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    """A problem small enough to differentiate the bound numerically in every coordinate."""
+    rng = np.random.default_rng(4)
+    topics = rng.dirichlet(np.full(30, 0.2), size=3)
+    weights = rng.gamma(0.5, 40.0, size=(25, 3))
+    counts = sp.csr_matrix(rng.poisson(weights @ topics).astype(np.float64))
+    return counts[np.asarray(counts.sum(axis=1)).ravel() > 0]
+
+
+# a0 != b0 so that swapping them is an error the checks see; tight local convergence so that the local step's
+# p^(vd) is the p of eq. 11.24 at its returned a_kd to ~1e-10 (the default 1e-3 would leave derivatives ~1e-3)
+TIGHT = dict(K=3, a0=0.3, b0=2.0, local_tol=1e-12, local_max_iter=20000)
+
+
+def central_difference(f, x, index, eps):
+    old = x[index]
+    x[index] = old + eps
+    up = f()
+    x[index] = old - eps
+    down = f()
+    x[index] = old
+    return (up - down) / (2 * eps)
+
+
+def test_local_step_is_stationary_in_q_theta(tiny):
+    """Eqs. 11.24, 11.28-11.29 at convergence zero the bound's derivatives in every a_kd and in b_k; checked by
+    central differences on ``elbo()`` (the bound's terms, p^(vd) optimal), not on the update code."""
+    counts = tiny
+    method = BNMF(counts.shape[1], seed=2, corpus_size=counts.shape[0], batch_size=None, **TIGHT)
+    shape, _, _ = method.local_step(counts)
+    rate = method.weight_rate()
+    scale = abs(method.elbo(counts, shape, rate)) / counts.shape[0]  # the bound per document, ~ the size of one term
+    d_shape = np.array([central_difference(lambda: method.elbo(counts, shape, rate), shape, i, 1e-5 * shape[i])
+                        for i in np.ndindex(shape.shape)])
+    d_rate = np.array([central_difference(lambda: method.elbo(counts, shape, rate), rate, (k,), 1e-5 * rate[k])
+                       for k in range(3)])
+    # FD rounding: |elbo| 1e-16 / (1e-5 * a) ~ 1e-9 of a term; 1e-6 of the per-document bound leaves a margin of 1000
+    assert np.abs(d_shape).max() < 1e-6 * scale, np.abs(d_shape).max()
+    assert np.abs(d_rate * rate).max() < 1e-6 * scale, d_rate * rate
+
+
+def test_global_step_is_stationary_in_q_beta(tiny):
+    """Batch mode (rho = 1, D/|C_t| = 1): g and h after eqs. 11.25-11.26 zero the bound's derivatives in every
+    g_vk and h_k with q(theta) and p^(vd) held where the update found them (coordinate ascent); central
+    differences on ``elbo()`` with that (a, b, p), computed from the bound's terms, not from the update code."""
+    counts = tiny
+    method = BNMF(counts.shape[1], seed=2, corpus_size=counts.shape[0], batch_size=None, **TIGHT)
+    shape, _, _ = method.local_step(counts)  # what partial_fit's first (cold) local step returns
+    rate = method.weight_rate()
+    rows = np.repeat(np.arange(counts.shape[0]), np.diff(counts.indptr))
+    from scipy.special import digamma
+    logits = method.expected_log_beta()[counts.indices] + digamma(shape[rows]) - np.log(rate)  # eq. 11.24
+    p = np.exp(logits - logits.max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)
+    before = method.elbo(counts, shape, rate, p)
+    method.partial_fit(whole(counts))
+    assert method.elbo(counts, shape, rate, p) > before  # the update moved, and uphill
+
+    def bound():
+        return method.elbo(counts, shape, rate, p)
+
+    scale = abs(bound()) / counts.shape[1]  # the bound per word
+    d_g = np.array([central_difference(bound, method.g, i, 1e-5 * method.g[i]) * method.g[i]
+                    for i in np.ndindex(method.g.shape)])
+    d_h = np.array([central_difference(bound, method.h, (k,), 1e-5 * method.h[k]) * method.h[k] for k in range(3)])
+    # derivatives in log g, log h (relative perturbations); FD rounding ~1e-16 |elbo| / 1e-5 ~ 1e-9 of a per-word term
+    assert np.abs(d_g).max() < 1e-6 * scale, np.abs(d_g).max() / scale
+    assert np.abs(d_h).max() < 1e-6 * scale, np.abs(d_h).max() / scale
+
+
+def test_stochastic_step_is_unbiased_and_interpolates(small_corpus):
+    """Eq. 11.19: a minibatch's statistics scaled by D/|C_t| estimate the corpus's without bias, so with rho = 1
+    the targets of eqs. 11.33-11.34 from the two halves of a corpus average to the batch update (eqs. 11.25-11.26)
+    from the same state; and with rho_t < 1 the step lands at (1 - rho_t) old + rho_t target."""
+    counts = small_corpus.split("train").counts[:200]
+    V, D = counts.shape[1], counts.shape[0]
+    start = BNMF(V, seed=3, corpus_size=D, K=8, batch_size=100, a0=0.3, b0=2.0)
+    state = {key: np.array(value, copy=True) for key, value in start.state().items()}
+
+    def stepped(batch_size, rows, rho=None):
+        method = BNMF.from_state(state, V, corpus_size=D, K=8, batch_size=batch_size, a0=0.3, b0=2.0)
+        if rho is not None:
+            method.step_size = lambda: rho
+        method.partial_fit(Minibatch(counts[rows], rows, rows, None, 0))
+        return method
+
+    halves = [stepped(100, np.arange(0, 100), 1.0), stepped(100, np.arange(100, 200), 1.0)]
+    full = stepped(None, np.arange(200))
+    # rho = 1 forgets the old state entirely (eq. 11.22): the step lands on the target built from this minibatch
+    shape, sstats, _ = start.local_step(counts[:100])
+    np.testing.assert_allclose(halves[0].g, start.c0 / V + D / 100 * sstats.T, rtol=1e-12)
+    np.testing.assert_allclose(halves[0].h, start.c0 + D / 100 * (shape / start.weight_rate()).sum(axis=0), rtol=1e-12)
+    np.testing.assert_allclose((halves[0].g + halves[1].g) / 2, full.g, rtol=1e-9)  # summation order only
+    np.testing.assert_allclose((halves[0].h + halves[1].h) / 2, full.h, rtol=1e-9)
+    damped = stepped(100, np.arange(0, 100))  # rho_1 = 2^-0.5 (defaults tau0 = 1, kappa = 0.5)
+    rho = damped.last_rho
+    np.testing.assert_allclose(damped.g, (1 - rho) * state["g"] + rho * halves[0].g, rtol=1e-12)
+    np.testing.assert_allclose(damped.h, (1 - rho) * state["h"] + rho * halves[0].h, rtol=1e-12)

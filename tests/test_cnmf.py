@@ -50,9 +50,10 @@ def test_gradient_u_matches_finite_differences(point):
     np.testing.assert_allclose(grad, numeric, rtol=1e-5, atol=1e-6)
 
 
-def test_gradient_locations_matches_finite_differences(point):
-    """Eq. 11.30 (the method's ``location_gradient`` with D/|C_t| = 1) is the gradient in l_k of
-    sum_d objective_d - |L|^2 / (2 sigma^2)."""
+@pytest.mark.parametrize("scale", [1.0, 3.0])
+def test_gradient_locations_matches_finite_differences(point, scale):
+    """Eq. 11.30 (the method's ``location_gradient``; stochastic, eq. 11.18, with D/|C_t| = ``scale``) is the
+    gradient in l_k of scale * sum_d objective_d - |L|^2 / (2 sigma^2)."""
     counts, eb, mass, L, u, alpha = point
     K, m = L.shape
     method = CNMF(counts.shape[1], corpus_size=counts.shape[0], K=K, m=m, batch_size=counts.shape[0], sigma2=0.7)
@@ -60,10 +61,10 @@ def test_gradient_locations_matches_finite_differences(point):
     method.g = mass[None, :] * np.full((counts.shape[1], K), 1.0 / counts.shape[1])  # sum_v E[beta_vk] = mass_k
     method.h = np.ones(K)
     _, _, expected, omega = kernels.cnmf_objective(counts, eb, mass, L, u, alpha)
-    analytic = method.location_gradient({"expected": expected, "omega": omega, "u": u}, 1.0)
+    analytic = method.location_gradient({"expected": expected, "omega": omega, "u": u}, scale)
 
     def total(locations):
-        return kernels.cnmf_objective(counts, eb, mass, locations, u, alpha)[0].sum() - (locations ** 2).sum() / (2 * 0.7)
+        return scale * kernels.cnmf_objective(counts, eb, mass, locations, u, alpha)[0].sum() - (locations ** 2).sum() / (2 * 0.7)
 
     eps = 1e-6
     numeric = np.zeros_like(L)
@@ -76,9 +77,11 @@ def test_gradient_locations_matches_finite_differences(point):
     np.testing.assert_allclose(analytic, numeric, rtol=1e-5, atol=1e-6)
 
 
-def test_newton_precision_is_negative_hessian_with_p_fixed(point):
-    """G^-1 of eq. 11.35 is minus the Hessian in l_k of the bound with p^(vd) held fixed (the bound is
-    then linear in l_k through X p, so only -sum S_k omega_kd u_d u_d' - I/sigma^2 remains)."""
+@pytest.mark.parametrize("scale", [1.0, 3.0])
+def test_newton_precision_is_negative_hessian_with_p_fixed(point, scale):
+    """G^-1 of eq. 11.35 is minus the Hessian in l_k of the stochastic bound (eq. 11.18, D/|C_t| = ``scale``)
+    with p^(vd) held fixed (the bound is then linear in l_k through X p, so only
+    -scale sum_d S_k omega_kd u_d u_d' - I/sigma^2 remains)."""
     counts, eb, mass, L, u, alpha = point
     K, m = L.shape
     method = CNMF(counts.shape[1], corpus_size=counts.shape[0], K=K, m=m, batch_size=counts.shape[0], sigma2=0.7)
@@ -86,11 +89,11 @@ def test_newton_precision_is_negative_hessian_with_p_fixed(point):
     method.g = mass[None, :] * np.full((counts.shape[1], K), 1.0 / counts.shape[1])
     method.h = np.ones(K)
     _, _, expected, omega = kernels.cnmf_objective(counts, eb, mass, L, u, alpha)
-    precision = method.location_precision({"omega": omega, "u": u}, 1.0)
+    precision = method.location_precision({"omega": omega, "u": u}, scale)
 
-    def grad_fixed_p(locations, k):  # d/dl_k of sum_d [n_dk l_k'u_d - S_k exp(alpha_d + l_k'u_d)] - |l_k|^2/(2 sigma^2)
+    def grad_fixed_p(locations, k):  # d/dl_k of scale sum_d [n_dk l_k'u_d - S_k exp(alpha_d + l_k'u_d)] - |l_k|^2/(2 sigma^2)
         omega_k = np.exp(alpha + u @ locations[k])
-        return (expected[:, k] - mass[k] * omega_k) @ u - locations[k] / 0.7
+        return scale * (expected[:, k] - mass[k] * omega_k) @ u - locations[k] / 0.7
 
     eps = 1e-6
     for k in range(K):
@@ -115,7 +118,8 @@ def test_alpha_closed_form_is_stationary(point):
 
 
 def test_local_step_ascends_to_a_stationary_point(point):
-    """Steepest ascent (eq. 11.31) with alpha by eq. 11.32 raises the objective and ends near zero gradient."""
+    """The local step (Newton on u_d, eq. 11.31 its gradient) with alpha by eq. 11.32 raises the objective and
+    ends near zero gradient."""
     counts, eb, mass, L, _, _ = point
     local = kernels.cnmf_local_step(counts, eb, mass, L, max_iter=5000, tol=1e-13)
     start = kernels.cnmf_objective(counts, eb, mass, L, np.zeros_like(local["u"]),
@@ -179,3 +183,232 @@ def test_bad_hyperparameters(bad, culprit):
         CNMF(50, corpus_size=10, **bad)
     with pytest.raises(ParamError, match=culprit):
         RunSpec(method="cnmf", params=bad).check()
+
+
+# -- fidelity and theory checks (Paisley et al. 2014, secs. 11.5-11.6) ------------------------------
+from scipy.special import digamma, gammaln  # noqa: E402
+
+from topicbench.streams import Minibatch  # noqa: E402
+
+
+def whole(counts):
+    return Minibatch(sp.csr_matrix(counts), np.arange(counts.shape[0]), np.arange(counts.shape[0]), None, 0)
+
+
+def test_step_size_starts_at_t_equals_one(fitted):
+    """Sec. 11.5.2: rho_t = (tau0 + t)^-kappa with the first minibatch at t = 1: rho_1 = (tau0 + 1)^-kappa,
+    for the Newton step of eq. 11.35 as for eqs. 11.33-11.34."""
+    corpus, _, _ = fitted
+    counts = corpus.counts[:60]
+    method = CNMF(corpus.n_words, seed=0, corpus_size=600, K=10, m=5, batch_size=20, tau0=3.0, kappa=0.6)
+    rhos = []
+    for t in range(3):
+        method.partial_fit(whole(counts[20 * t:20 * (t + 1)]))
+        rhos.append(method.last_rho)
+    np.testing.assert_allclose(rhos, [(3.0 + t) ** -0.6 for t in (1, 2, 3)], rtol=1e-15)
+
+
+def steepest_ascent(counts, eb, mass, L, max_iter=200, tol=1e-6):
+    """The chapter's local step as this package ran it before (eq. 11.31 steepest ascent, alpha_d by eq. 11.32
+    after each step, step length x1.5 after an ascent and /2 after a failure, stop at a relative gain <= tol):
+    the reference the Newton local step must match or beat."""
+    n_tokens = np.asarray(counts.sum(axis=1)).ravel()
+
+    def best_alpha(u):
+        scores = u @ L.T
+        top = scores.max(axis=1)
+        return np.log(n_tokens) - np.log((mass * np.exp(scores - top[:, None])).sum(axis=1)) - top
+
+    u = np.zeros((counts.shape[0], L.shape[1]))
+    alpha = best_alpha(u)
+    value, grad, _, _ = kernels.cnmf_objective(counts, eb, mass, L, u, alpha)
+    step = 1.0 / (1.0 + n_tokens)
+    active = np.ones(len(u), dtype=bool)
+    for _ in range(max_iter):
+        trial = u + step[:, None] * grad
+        trial_alpha = best_alpha(trial)
+        trial_value, trial_grad, _, _ = kernels.cnmf_objective(counts, eb, mass, L, trial, trial_alpha)
+        up = active & (trial_value >= value)
+        gain = trial_value - value
+        u[up], alpha[up], value[up], grad[up] = trial[up], trial_alpha[up], trial_value[up], trial_grad[up]
+        step = np.where(up, 1.5 * step, np.where(active, 0.5 * step, step))
+        active &= ~((up & (gain <= tol * np.abs(value))) | (~up & (step < 1e-14)))
+        if not active.any():
+            break
+    return value
+
+
+def test_local_step_converges_at_defaults(fitted):
+    """At its defaults the local step returns, for every document, a stationary point of the objective:
+    eq. 11.31's gradient ~0 in u_d and eq. 11.32's derivative ~0 in alpha_d, in few steps; and its objective is
+    at least the chapter's steepest ascent's (the same fixed point, reached)."""
+    corpus, _, method = fitted
+    counts = corpus.counts[:150]
+    eb, mass, L = np.exp(method.expected_log_beta()).T, method.expected_beta().sum(axis=0), method.locations
+    local = method.local_step(counts, want_sstats=False)
+    values, grad, _, _ = kernels.cnmf_objective(counts, eb, mass, L, local["u"], local["alpha"])
+    n_tokens = np.asarray(counts.sum(axis=1)).ravel()
+    assert local["newton_steps"].max() < method.hyper["local_max_iter"] and np.median(local["newton_steps"]) <= 5
+    # |grad| is a sum of ~N_d terms of size |l_k|; 1e-6 N_d is far below the steepest ascent's ~1e-1 N_d
+    assert np.all(np.abs(grad).max(axis=1) < 1e-6 * n_tokens), np.abs(grad).max(axis=1) / n_tokens
+    eps = 1e-6
+    slope = (kernels.cnmf_objective(counts, eb, mass, L, local["u"], local["alpha"] + eps)[0]
+             - kernels.cnmf_objective(counts, eb, mass, L, local["u"], local["alpha"] - eps)[0]) / (2 * eps)
+    np.testing.assert_allclose(slope, 0.0, atol=1e-5 * n_tokens.max())  # FD rounding ~1e-16 |f| / eps
+    reference = steepest_ascent(counts, eb, mass, L)
+    assert np.all(values >= reference - 1e-9 * np.abs(reference)), (values - reference).min()  # rounding of f only
+    assert values.sum() > reference.sum()
+
+
+def beta_bound(method, counts, p, omega):
+    """The bound's terms in q(beta) (eqs. 11.13-11.14 with 11.23) at given p^(vd) (nnz x K, CSR order) and
+    document weights omega_kd = exp(alpha_d + l_k'u_d) (n_docs x K), written from the model, not the updates."""
+    V = counts.shape[1]
+    c0 = method.c0
+    g, h = method.g, np.broadcast_to(method.h, method.g.shape)
+    elog, e = digamma(g) - np.log(h), g / h
+    rows = np.repeat(np.arange(counts.shape[0]), np.diff(counts.indptr))
+    like = counts.data @ (p * (elog[counts.indices] + np.log(omega[rows]) - np.log(p))).sum(axis=1)
+    like -= e.sum(axis=0) @ omega.sum(axis=0)
+    prior = np.sum(c0 / V * np.log(c0) - gammaln(c0 / V) + (c0 / V - 1) * elog - c0 * e)
+    entropy = np.sum(g - np.log(h) + gammaln(g) + (1 - g) * digamma(g))
+    return like + prior + entropy
+
+
+def test_global_beta_step_is_stationary(fitted):
+    """With rho = 1 and the minibatch the whole corpus (D/|C_t| = 1), g and h after eqs. 11.33-11.34 (= 11.25,
+    11.27) zero the bound's derivatives in every g_vk and h_k, with the local (u_d, alpha_d, p^(vd)) held where
+    the local step left them; central differences on ``beta_bound``."""
+    corpus, _, fitted_method = fitted
+    counts = corpus.counts[:40]
+    method = CNMF.from_state(fitted_method.state(), corpus.n_words, corpus_size=40, K=10, m=5, batch_size=40)
+    method.step_size = lambda: 1.0
+    local = method.local_step(counts)  # what partial_fit's local step returns
+    rows = np.repeat(np.arange(counts.shape[0]), np.diff(counts.indptr))
+    p = np.exp(method.expected_log_beta()[counts.indices]) * local["omega"][rows]  # eq. 11.24
+    p /= p.sum(axis=1, keepdims=True)
+    method.partial_fit(whole(counts))
+
+    def bound():
+        return beta_bound(method, counts, p, local["omega"])
+
+    scale = abs(bound()) / counts.shape[1]  # per word
+    words = np.unique(counts.indices)[:20]  # observed words and a few never observed: both have their own terms
+    cells = [(v, k) for v in np.concatenate([words, [corpus.n_words - 1]]) for k in range(10)]
+    d_g = np.array([central_difference(bound, method.g, cell, 1e-5 * method.g[cell]) * method.g[cell] for cell in cells])
+    d_h = np.array([central_difference(bound, method.h, (k,), 1e-5 * method.h[k]) * method.h[k] for k in range(10)])
+    # derivatives in log g, log h; FD rounding ~1e-16 |bound| / 1e-5 ~ 1e-8 of a per-word term
+    assert np.abs(d_g).max() < 1e-5 * scale, np.abs(d_g).max() / scale
+    assert np.abs(d_h).max() < 1e-5 * scale, np.abs(d_h).max() / scale
+
+
+def central_difference(f, x, index, eps):
+    old = x[index]
+    x[index] = old + eps
+    up = f()
+    x[index] = old - eps
+    down = f()
+    x[index] = old
+    return (up - down) / (2 * eps)
+
+
+def test_stochastic_beta_step_is_unbiased(fitted):
+    """Eq. 11.19: with rho = 1 the targets of eqs. 11.33-11.34 from two halves of a corpus, each scaled by
+    D/|C_t| = 2, average to the update from the whole corpus (same state, documents' local steps independent)."""
+    corpus, _, fitted_method = fitted
+    counts = corpus.counts[:80]
+    state = fitted_method.state()
+
+    def stepped(rows, batch_size):
+        method = CNMF.from_state(state, corpus.n_words, corpus_size=80, K=10, m=5, batch_size=batch_size)
+        method.step_size = lambda: 1.0
+        method.partial_fit(Minibatch(counts[rows], rows, rows, None, 0))
+        return method
+
+    halves = [stepped(np.arange(40), 40), stepped(np.arange(40, 80), 40)]
+    full = stepped(np.arange(80), 80)
+    np.testing.assert_allclose((halves[0].g + halves[1].g) / 2, full.g, rtol=1e-9)  # summation order only
+    np.testing.assert_allclose((halves[0].h + halves[1].h) / 2, full.h, rtol=1e-9)
+
+
+def test_location_newton_step(fitted):
+    """Eq. 11.35 with rho = 1 is a Newton step on the stochastic bound in each l_k (eq. 11.18; u_d, alpha_d,
+    p^(vd) and E[beta] fixed; concave in l_k): it climbs, and leaves a gradient far smaller than it found."""
+    corpus, _, fitted_method = fitted
+    counts = corpus.counts[:100]
+    method = CNMF.from_state(fitted_method.state(), corpus.n_words, corpus_size=300, K=10, m=5, batch_size=100)
+    method.step_size = lambda: 1.0
+    method.locations = method.locations + 0.1 * np.random.default_rng(0).normal(size=method.locations.shape)  # off the optimum
+    local = method.local_step(counts)
+    mass, u, alpha, n = method.expected_beta().sum(axis=0), local["u"], local["alpha"], local["expected"]
+    scale = 3.0  # D / |C_t|
+
+    def bound(L):  # scale sum_d sum_k [n_dk l_k'u_d - S_k exp(alpha_d + l_k'u_d)] - |L|^2 / (2 sigma^2)
+        scores = u @ L.T
+        return scale * np.sum(n * scores - mass * np.exp(alpha[:, None] + scores)) - (L ** 2).sum() / (2 * method.sigma2)
+
+    def gradient(L):
+        return scale * (n - mass * np.exp(alpha[:, None] + u @ L.T)).T @ u - L / method.sigma2
+
+    before = method.locations.copy()
+    method.partial_fit(whole(counts))
+    assert bound(method.locations) > bound(before)
+    # One exact Newton step on this concave bound removes most of each topic's gradient (measured 0.03-0.23 of it
+    # here, the start being off this minibatch's optimum); no step leaves it at 1, a sign error makes it grow,
+    # a mis-scaled step removes far less
+    ratio = np.linalg.norm(gradient(method.locations), axis=1) / np.linalg.norm(gradient(before), axis=1)
+    assert ratio.max() < 0.5 and np.median(ratio) < 0.1, ratio
+
+
+def test_correlation_readout_is_the_ctm_correlation():
+    """Eq. 11.36 is the correlation matrix of y_d = (l_k'u_d)_k, u_d ~ N(0, I_m) (eqs. 11.11-11.12): checked
+    against the sample correlation of 200,000 draws."""
+    method = CNMF(30, seed=0, corpus_size=10, K=5, m=3, batch_size=10)
+    method.locations = np.random.default_rng(1).normal(size=(5, 3))
+    draws = np.random.default_rng(2).normal(size=(200_000, 3)) @ method.locations.T
+    # sampling error of a correlation ~ (1 - r^2) / sqrt(n) <= 0.0023; 0.01 is > 4 standard errors
+    np.testing.assert_allclose(method.topic_correlations(), np.corrcoef(draws.T), atol=0.01)
+
+
+def test_recovers_planted_topics_and_correlations():
+    """On documents with logistic-normal topic proportions (the CTM's, eqs. 11.10-11.12) with a planted covariance
+    of clear positive and negative correlations, C-NMF recovers the topics (Hungarian-matched cosine >= 0.95 each)
+    and the correlations read out by eq. 11.36 from the locations in the coordinates of the fitted u_d: every pair
+    with |planted correlation| > 0.5 has the right sign and the rank correlation over all pairs is >= 0.7
+    (measured: signs 6/6, Spearman 0.81; the read-out from the locations alone, which assumes isotropic u_d,
+    gets Spearman 0.47 here, see ``topic_correlations``)."""
+    from scipy.optimize import linear_sum_assignment
+    from scipy.stats import spearmanr
+
+    from topicbench.streams import Stream, stream_order
+    from topicbench.synthetic import logistic_normal_corpus
+
+    loadings = np.array([[1.2, 0.0], [1.0, 0.4], [-1.0, 0.5], [0.0, 1.2], [-0.6, -1.0]])
+    covariance = loadings @ loadings.T + 0.3 * np.eye(5)
+    truth = covariance / np.sqrt(np.outer(np.diag(covariance), np.diag(covariance)))
+    counts, topics, _ = logistic_normal_corpus(1500, 300, covariance, 0.05, 100, seed=3)
+    method = CNMF(300, seed=0, corpus_size=counts.shape[0], K=5, m=5, batch_size=100)
+    for batch in Stream(counts, stream_order("shuffled", counts.shape[0], 0, passes=3), 100):
+        method.partial_fit(batch)
+    fitted = method.topics()
+    cos = (topics / np.linalg.norm(topics, axis=1, keepdims=True)) @ (fitted / np.linalg.norm(fitted, axis=1, keepdims=True)).T
+    rows, match = linear_sum_assignment(-cos)
+    assert cos[rows, match].min() >= 0.95, cos[rows, match]
+    corr = method.topic_correlations(method.local_step(counts, want_sstats=False)["u"])[np.ix_(match, match)]
+    pairs = np.triu_indices(5, 1)
+    strong = np.abs(truth[pairs]) > 0.5
+    assert strong.sum() >= 4 and np.all(np.sign(corr[pairs][strong]) == np.sign(truth[pairs][strong])), corr[pairs]
+    assert spearmanr(corr[pairs], truth[pairs]).correlation >= 0.7, (corr[pairs], truth[pairs])
+
+
+def test_logistic_normal_generator_names_bad_input():
+    from topicbench.synthetic import logistic_normal_corpus
+
+    with pytest.raises(ValueError, match="symmetric"):
+        logistic_normal_corpus(10, 20, np.array([[1.0, 0.5], [0.0, 1.0]]), 0.1, 20, seed=0)
+    with pytest.raises(ValueError, match="positive semi-definite"):
+        logistic_normal_corpus(10, 20, np.array([[1.0, 2.0], [2.0, 1.0]]), 0.1, 20, seed=0)
+    with pytest.raises(ValueError, match="mean_length"):
+        logistic_normal_corpus(10, 20, np.eye(2), 0.1, 0, seed=0)
+    counts, topics, theta = logistic_normal_corpus(10, 20, np.eye(2), 0.1, 20, seed=0)
+    assert counts.shape == (10, 20) and topics.shape == (2, 20) and np.allclose(theta.sum(axis=1), 1.0)

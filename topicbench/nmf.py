@@ -45,10 +45,12 @@ class GammaPoissonTopics(Method):
 
     # -- the global step -------------------------------------------------------------------------
     def step_size(self):
-        """rho_t = (tau0 + t)^-kappa (sec. 11.5.2); 1 in batch mode."""
+        """rho_t = (tau0 + t)^-kappa (sec. 11.5.2) at iteration t = 1, 2, ...: the chapter indexes the first
+        minibatch C_1 and its step rho_1 = (tau0 + 1)^-kappa (eqs. 11.33-11.35 update from t - 1 to t), unlike
+        online LDA's Hoffman et al. 2010 Alg. 2, which starts at t = 0. 1 in batch mode."""
         if self.batch_size is None:
             return 1.0
-        return (self.hyper["tau0"] + self.updates) ** -self.hyper["kappa"]
+        return (self.hyper["tau0"] + self.updates + 1) ** -self.hyper["kappa"]
 
     def topic_step(self, rho, scale, sstats, weight_mass):
         """Eqs. 11.33-11.34 (11.25-11.26 when rho = 1 and scale = 1): sstats_kv = sum_d X_vd p_k^(vd),

@@ -456,3 +456,35 @@ class PlantedDataset(_dataset_base()):
     def write(self, out_dir, corpora_dir=None, corpus_name=None, **params):
         extra = {"dataset_params": params, **({"name": corpus_name} if corpus_name else {})}
         return write_recipe(self.recipe(**params), out_dir, extra_meta=extra)
+
+
+# ---------------------------------------------------------------------------------------------
+# correlated topic proportions (the logistic normal of the CTM, Paisley et al. 2014, eqs. 11.10-11.12)
+
+
+def logistic_normal_corpus(n_docs: int, n_words: int, covariance: np.ndarray, topic_concentration: float,
+                           mean_length: float, seed: int, mean: np.ndarray | None = None):
+    """Documents with correlated topics: theta_d = softmax(y_d), y_d ~ N(mean, covariance) (logistic normal),
+    topics ~ Dirichlet(topic_concentration), Poisson(mean_length) tokens (at least one) drawn from theta_d' B.
+
+    The model C-NMF approximates (eqs. 11.10-11.13, with L'L = covariance): a planted covariance with
+    clear positive and negative correlations is what eq. 11.36's read-out should recover. Returns
+    (counts CSR, topics K x V, theta n_docs x K).
+    """
+    covariance = np.asarray(covariance, dtype=np.float64)
+    n_topics = covariance.shape[0]
+    if covariance.shape != (n_topics, n_topics) or not np.allclose(covariance, covariance.T):
+        raise ValueError(f"covariance must be a symmetric K x K matrix, got shape {covariance.shape}")
+    if np.linalg.eigvalsh(covariance).min() < -1e-10 * np.abs(covariance).max():
+        raise ValueError("covariance must be positive semi-definite")
+    if not (topic_concentration > 0 and mean_length > 0):
+        raise ValueError(f"topic_concentration and mean_length must be > 0, got {topic_concentration}, {mean_length}")
+    rng = np.random.default_rng([seed, 0x10C])
+    topics = planted_topics(n_topics, n_words, topic_concentration, seed)
+    y = rng.multivariate_normal(np.zeros(n_topics) if mean is None else mean, covariance, size=n_docs)
+    theta = np.exp(y - y.max(axis=1, keepdims=True))
+    theta /= theta.sum(axis=1, keepdims=True)
+    lengths = np.maximum(rng.poisson(mean_length, size=n_docs), 1)
+    probs = theta @ topics  # p(w | d), z marginalised
+    rows = [sp.csr_matrix(rng.multinomial(n, p / p.sum())) for n, p in zip(lengths, probs)]
+    return sp.vstack(rows, format="csr"), topics, theta
