@@ -15,5 +15,5 @@ rule prepare_corpus:
     conda:
         "../envs/topicbench.yaml"
     shell:
-        "topicbench prepare {params.recipe} --out {params.corpus_dir} "
-        "--name {wildcards.dataset} --corpora-dir {params.corpora_dir:q} {params.recipe_params} > {log} 2>&1"
+        "topicbench prepare {params.recipe:q} --out {params.corpus_dir:q} "
+        "--name {wildcards.dataset:q} --corpora-dir {params.corpora_dir:q} {params.recipe_params} > {log:q} 2>&1"
