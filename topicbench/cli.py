@@ -10,20 +10,24 @@ from pathlib import Path
 import yaml
 
 
+class UsageError(ValueError):
+    """A malformed command line or spec: reported as ``topicbench: error: ...`` with exit code 2."""
+
+
 def _parse_assignments(pairs: list[str] | None, what: str) -> dict:
     """``NAME=VALUE`` pairs; VALUE is read as YAML (``1e-4`` stays a string here: the declared type converts it)."""
     out = {}
     for pair in pairs or []:
         key, eq, value = pair.partition("=")
         if not eq or not key.strip():
-            raise SystemExit(f"error: {what} {pair!r} is not NAME=VALUE")
+            raise UsageError(f"{what} {pair!r} is not NAME=VALUE")
         key = key.strip()
         if key in out:
-            raise SystemExit(f"error: {what} {key} is given twice ({out[key]!r} and {value!r})")
+            raise UsageError(f"{what} {key} is given twice ({out[key]!r} and {value!r})")
         try:
             out[key] = yaml.safe_load(value)
         except yaml.YAMLError as err:
-            raise SystemExit(f"error: {what} {key}: cannot read the value {value!r} ({err.problem or err})") from None
+            raise UsageError(f"{what} {key}: cannot read the value {value!r} ({err.problem or err})") from None
     return out
 
 
@@ -110,9 +114,9 @@ def _json_object(text: str, what: str) -> dict:
     try:
         value = json.loads(text)
     except ValueError as err:
-        raise SystemExit(f"error: {what} is not JSON: {err}") from None
+        raise UsageError(f"{what} is not JSON: {err}") from None
     if not isinstance(value, dict):
-        raise SystemExit(f"error: {what} must be a JSON object of RunSpec fields, got {type(value).__name__}")
+        raise UsageError(f"{what} must be a JSON object of RunSpec fields, got {type(value).__name__}")
     return value
 
 
@@ -128,7 +132,7 @@ def cmd_run(args) -> int:
         try:
             text = Path(args.spec).read_text()
         except OSError as err:
-            raise SystemExit(f"error: --spec {args.spec}: {err.strerror or err}") from None
+            raise UsageError(f"--spec {args.spec}: {err.strerror or err}") from None
         spec_dict = _json_object(text, f"--spec {args.spec}")
     if args.spec_json:
         spec_dict.update(_json_object(args.spec_json, "--spec-json"))
@@ -137,7 +141,7 @@ def cmd_run(args) -> int:
         "dataset": args.dataset}.items() if v is not None})
     params = spec_dict.get("params", {})
     if not isinstance(params, dict):
-        raise SystemExit(f"error: the spec's params must be an object of hyperparameters, got {params!r}")
+        raise UsageError(f"the spec's params must be an object of hyperparameters, got {params!r}")
     params = dict(params)
     params.update(_parse_assignments(args.param, "--param"))
     spec_dict["params"] = params
@@ -145,9 +149,9 @@ def cmd_run(args) -> int:
     known = {f.name for f in fields(RunSpec)}
     unknown = sorted(set(spec_dict) - known)
     if unknown:
-        raise SystemExit(f"error: unknown run setting(s) {unknown}; known: {sorted(known)}")
+        raise UsageError(f"unknown run setting(s) {unknown}; known: {sorted(known)}")
     if "method" not in spec_dict:
-        raise SystemExit("error: --method is required")
+        raise UsageError("--method is required")
     spec = RunSpec(**spec_dict)
     spec.check()
     trace, _ = run(spec, args.corpus, args.out)
@@ -168,7 +172,7 @@ def cmd_aggregate(args) -> int:
         try:
             frames.append(pd.read_parquet(path))
         except Exception as err:  # pyarrow raises several types for a truncated or foreign file; name it
-            raise SystemExit(f"error: trace {path} is unreadable ({type(err).__name__}: {err})") from None
+            raise UsageError(f"trace {path} is unreadable ({type(err).__name__}: {err})") from None
     kinds: dict[str, dict[str, str]] = {}
     for path, frame in zip(args.traces, frames):
         for column in frame.columns:
@@ -180,7 +184,7 @@ def cmd_aggregate(args) -> int:
     mixed = {column: seen for column, seen in kinds.items() if len(seen) > 1}
     if mixed:
         column, seen = next(iter(mixed.items()))
-        raise SystemExit(f"error: column {column!r} holds different types across traces: "
+        raise UsageError(f"column {column!r} holds different types across traces: "
                          + "; ".join(f"{kind} in {path}" for kind, path in seen.items()))
     frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
     io.write_parquet(args.out, frame)

@@ -133,7 +133,7 @@ def expand_experiment(name: str, experiment: dict, datasets: dict) -> dict[str, 
     return runs
 
 
-def check_datasets(datasets: dict, used: set[str]) -> None:
+def check_datasets(datasets: dict) -> None:
     """Every dataset entry names a known recipe with known parameters, before any job (DAG build)."""
     from .dataset import get_dataset
 
@@ -190,8 +190,8 @@ def expand_all(config: dict) -> dict[str, dict]:
     if not experiments:
         raise GridError("the config defines no experiments: nothing to run")
     datasets = config.get("datasets") or {}
+    check_datasets(datasets)
     runs: dict[str, dict] = {}
     for name, experiment in experiments.items():
         runs.update(expand_experiment(name, experiment, datasets))
-    check_datasets(datasets, {run["dataset"] for run in runs.values()})
     return runs

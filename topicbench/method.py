@@ -65,9 +65,11 @@ def coerce(value: Any, kind: type, what: str, optional: bool = False) -> Any:
     if isinstance(value, (bool, np.bool_)):
         raise ValueError(f"{what} must be a number ({kind.__name__}), got the boolean {value!r}")
     if isinstance(value, str):
-        if not NUMBER.fullmatch(value.strip()):
+        text = value.strip()
+        if not NUMBER.fullmatch(text):
             raise ValueError(f"{what} must be a number ({kind.__name__}), got {value!r}")
-        value = float(value) if kind is float or not re.fullmatch(r"[+-]?\d+", value.strip()) else int(value)
+        text = text.replace(".", "") if text.lstrip("+-").startswith(".") and text[-1].isalpha() else text  # .inf
+        value = int(text) if kind is int and re.fullmatch(r"[+-]?\d+", text) else float(text)
     if not isinstance(value, (int, float, np.integer, np.floating)):
         raise ValueError(f"{what} must be a number ({kind.__name__}), got {value!r}")
     if not np.isfinite(value):
