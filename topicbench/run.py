@@ -321,18 +321,28 @@ def _pid_alive(pid: int) -> bool:
 
 
 def clean_stale_staging(out_dir: Path) -> None:
-    """Remove staging folders beside ``out_dir`` left by runs that were killed (their process is gone)."""
-    for stale in _staging_dirs(out_dir):
-        pid = stale.name.rsplit(".staging-", 1)[1].split("-", 1)[0]
-        if not pid.isdigit() or not _pid_alive(int(pid)):
-            shutil.rmtree(stale, ignore_errors=True)
+    """Remove staging folders beside ``out_dir`` left by runs that were killed (their process is gone), and
+    put back an old run that a kill left renamed aside mid-swap (file systems without RENAME_EXCHANGE)."""
+    for kind in ("old", "staging"):
+        for stale in _staging_dirs(out_dir, kind):
+            pid = stale.name.rsplit(f".{kind}-", 1)[1].split("-", 1)[0]
+            if pid.isdigit() and _pid_alive(int(pid)):
+                continue
+            if kind == "old" and not out_dir.exists():
+                os.rename(stale, out_dir)  # killed between the two renames of a swap: the old run comes back
+            else:
+                shutil.rmtree(stale, ignore_errors=True)
 
 
 def check_output_location(out_dir: str | os.PathLike, spec: RunSpec, corpus=None) -> None:
     """Before compute: ``out_dir`` is a directory we may replace (absent, or holding only a run's files), its
     nearest existing ancestor takes a file, and the disk has room for the model (two copies while staging)."""
     out_dir = Path(out_dir)
-    if out_dir.exists() or out_dir.is_symlink():
+    clean_stale_staging(out_dir)
+    if out_dir.is_symlink():
+        raise OutputError(f"--out {out_dir} is a symbolic link; give the folder it points to (a run replaces "
+                          f"its folder, which would replace the link)")
+    if out_dir.exists():
         if not out_dir.is_dir():
             raise OutputError(f"--out {out_dir} is an existing file, not a run folder")
         other = sorted(p.name for p in out_dir.iterdir() if p.name not in RUN_FILES)
@@ -361,7 +371,6 @@ def check_output_location(out_dir: str | os.PathLike, spec: RunSpec, corpus=None
     if free < need:
         raise OutputError(f"--out {out_dir}: {free / 2**20:.1f} MiB free on {ancestor}, a run of K={K} over "
                           f"{n_words} words needs about {need / 2**20:.1f} MiB")
-    clean_stale_staging(out_dir)
 
 
 def _exchange(a: Path, b: Path) -> bool:
@@ -406,14 +415,14 @@ def write_outputs(out_dir: Path, trace: pd.DataFrame, method: Method, vocab: lis
         io.fault_point("run.swap")
         if out_dir.is_dir() and _exchange(stage, out_dir):
             pass  # stage now holds the old run
-        elif out_dir.is_dir():  # no atomic exchange here: an empty folder (as Snakemake leaves it) can go first
-            if any(out_dir.iterdir()):
-                raise OutputError(f"{out_dir}: this filesystem cannot swap folders atomically; remove the old "
-                                  f"run first")
-            out_dir.rmdir()
-            os.replace(stage, out_dir)
+        elif out_dir.is_dir():  # no atomic exchange on this file system: two renames, undone by the next run
+            old = out_dir.parent / f".{out_dir.name}.old-{os.getpid()}"
+            os.rename(out_dir, old)
+            io.fault_point("run.swap_new")  # the one window without out_dir; clean_stale_staging restores it
+            os.rename(stage, out_dir)
+            shutil.rmtree(old, ignore_errors=True)
         else:
-            os.replace(stage, out_dir)
+            os.rename(stage, out_dir)
         io.fault_point("run.discard_old")
     except OSError as err:
         if isinstance(err, OutputError):
