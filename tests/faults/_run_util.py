@@ -32,8 +32,11 @@ def hidden_leftovers(folder: Path) -> list[str]:
 
 
 def env(**extra) -> dict:
-    out = {**os.environ, "PYTHONPATH": str(REPO), **extra}
+    out = {**os.environ, "PYTHONPATH": str(REPO)}
     out.pop("TOPICBENCH_FAULT_AT", None)
+    # Snakemake's run header calls getpass.getuser(), which fails where the uid has no passwd entry (containers)
+    if not any(out.get(name) for name in ("LOGNAME", "USER", "LNAME", "USERNAME")):
+        out["USER"] = "topicbench"
     out.update(extra)
     return out
 

@@ -58,6 +58,11 @@ def dataset_params(wildcards):
     )
 
 
+def corpora_dir_arg():
+    """``--corpora-dir <dir>`` shell-quoted, or nothing when the config has no corpora_dir (synthetic data only)."""
+    return f"--corpora-dir {shlex.quote(config['corpora_dir'])}" if config.get("corpora_dir") else ""
+
+
 def experiment_dataset(name):
     experiment = config["experiments"][name]
     return experiment.get("dataset") or experiment["datasets"][0]

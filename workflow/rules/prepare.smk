@@ -7,7 +7,7 @@ rule prepare_corpus:
     params:
         recipe=lambda wildcards: config["datasets"][wildcards.dataset]["recipe"],
         recipe_params=dataset_params,
-        corpora_dir=config.get("corpora_dir", ""),
+        corpora_dir=corpora_dir_arg(),
         corpus_dir=lambda wildcards: f"{DATA}/corpora/{wildcards.dataset}",
     log:
         f"{RESULTS}/logs/prepare/{{dataset}}.log",
@@ -16,4 +16,4 @@ rule prepare_corpus:
         "../envs/topicbench.yaml"
     shell:
         "topicbench prepare {params.recipe:q} --out {params.corpus_dir:q} "
-        "--name {wildcards.dataset:q} --corpora-dir {params.corpora_dir:q} {params.recipe_params} > {log:q} 2>&1"
+        "--name {wildcards.dataset:q} {params.corpora_dir} {params.recipe_params} > {log:q} 2>&1"
