@@ -337,7 +337,7 @@ def clean_stale_staging(out_dir: Path) -> None:
 def check_output_location(out_dir: str | os.PathLike, spec: RunSpec, corpus=None) -> None:
     """Before compute: ``out_dir`` is a directory we may replace (absent, or holding only a run's files), its
     nearest existing ancestor takes a file, and the disk has room for the model (two copies while staging)."""
-    out_dir = Path(out_dir)
+    out_dir = Path(out_dir).absolute()  # "." has no name to stage beside
     clean_stale_staging(out_dir)
     if out_dir.is_symlink():
         raise OutputError(f"--out {out_dir} is a symbolic link; give the folder it points to (a run replaces "
@@ -395,7 +395,7 @@ def write_outputs(out_dir: Path, trace: pd.DataFrame, method: Method, vocab: lis
     ``out_dir``, which then replaces ``out_dir`` in one atomic rename. A kill or a full disk at any step leaves
     the complete old run or the complete new one, never a mix; a killed run's staging folder is removed by
     the next run of that folder (``clean_stale_staging``)."""
-    out_dir = Path(out_dir)
+    out_dir = Path(out_dir).absolute()
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     stage = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.staging-{os.getpid()}-", dir=out_dir.parent))
     try:
