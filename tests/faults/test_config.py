@@ -128,6 +128,22 @@ def test_results_dir_that_is_a_file(tmp_path):
     assert target.read_text() == "keep me"
 
 
+@pytest.mark.parametrize("corpora_dir", [
+    pytest.param(None, id="corpora_dir-not-set"),
+    pytest.param("/nonexistent/corpora", id="corpora_dir-missing"),
+])
+def test_real_dataset_without_corpora_dir(corpora_dir):
+    """An experiment on a real corpus with corpora_dir unset or missing -> GridError at DAG build naming the
+    dataset and corpora_dir, not a failed prepare job."""
+    cfg = config(datasets={**BASE["datasets"], "news": {"recipe": "20news_bydate"}}, **{"experiments.e.dataset": "news"})
+    if corpora_dir:
+        cfg["corpora_dir"] = corpora_dir
+    with pytest.raises(GridError, match="dataset news .*corpora_dir"):
+        expand_all(cfg)
+    cfg["experiments"]["e"]["dataset"] = "d"  # declared but unused: never prepared, so no error
+    expand_all(cfg)
+
+
 def test_duplicate_experiment_in_yaml(tmp_path):
     """The same experiment name twice in a config file -> GridError naming the key and both lines."""
     path = tmp_path / "c.yaml"
