@@ -187,7 +187,11 @@ def cmd_aggregate(args) -> int:
         raise UsageError(f"column {column!r} holds different types across traces: "
                          + "; ".join(f"{kind} in {path}" for kind, path in seen.items()))
     frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-    io.write_parquet(args.out, frame)
+    try:
+        io.fault_point("aggregate.write")
+        io.write_parquet(args.out, frame)  # atomic: the old table or the new one
+    except OSError as err:  # name the table (an ENOSPC from the writer may not)
+        raise OSError(err.errno, err.strerror or str(err), str(args.out)) from err
     print(f"{len(frames)} traces, {len(frame)} rows -> {args.out}")
     return 0
 

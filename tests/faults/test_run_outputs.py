@@ -260,3 +260,23 @@ def test_aggregate_names_a_column_of_mixed_types(tmp_path, capsys):
     err = capsys.readouterr().err
     assert code == 2 and "column 'p_alpha'" in err and str(a) in err and str(b) in err, err
     assert not (tmp_path / "all.parquet").exists()
+
+
+@pytest.mark.parametrize("fault", ["enospc:aggregate.write", "enospc:atomic.replace"])
+def test_aggregate_full_disk_keeps_the_old_table(tmp_path, tiny_corpus, capsys, monkeypatch, fault):
+    """ENOSPC while aggregate writes all_traces.parquet -> exit 2 naming the file; the old table intact, no
+    temporary file left."""
+    old = make_old_run(tmp_path, tiny_corpus)
+    table = tmp_path / "all.parquet"
+    assert cli(["aggregate", "--out", str(table), str(old.dir / "trace.parquet")]) == 0
+    before = checksums(tmp_path)
+    if fault == "enospc:atomic.replace":  # the disk fills inside the parquet writer itself
+        def full(*args, **kwargs):
+            raise OSError(28, "No space left on device", str(table))
+        monkeypatch.setattr(pd.DataFrame, "to_parquet", full)
+    else:
+        monkeypatch.setenv("TOPICBENCH_FAULT_AT", fault)
+    code = cli(["aggregate", "--out", str(table), str(old.dir / "trace.parquet")])
+    err = capsys.readouterr().err
+    assert code == 2 and "No space left" in err and str(table) in err, err
+    assert checksums(tmp_path) == before and hidden_leftovers(tmp_path) == []
