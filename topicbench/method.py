@@ -29,6 +29,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
+import yaml
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 METHODS_DIR = REPO_ROOT / "methods"
@@ -40,15 +41,18 @@ class ParamError(ValueError):
 
 # experiment, dataset, run-label and method names become path components and job names
 SAFE_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]*")
-NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|[+-]?\.?(inf|nan)", re.IGNORECASE)
+# YAML 1.2 core-schema numbers (https://yaml.org/spec/1.2.2/#1032-tag-resolution)
+YAML12_NUMBER = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")
 
 
 def coerce(value: Any, kind: type, what: str, optional: bool = False) -> Any:
     """``value`` as ``kind`` (bool, int, float or str), or ValueError naming ``what``; never a silent change.
 
-    YAML 1.1 reads ``1e-4`` as a string and the CLI hands strings over, so a numeric-looking string becomes
-    a number where a number is declared (a string stays a string where a string is declared). Booleans are
-    never numbers, integers must be whole (2.0 -> 2, 2.5 is an error), and infinities and NaN are refused.
+    YAML 1.1 (PyYAML, Snakemake's config loader, the CLI's ``--param``) reads ``1e-4`` and ``1e3`` as text;
+    where a number is declared, such text (a YAML 1.2 number that YAML 1.1 left a string) becomes that
+    number. Text YAML 1.1 would not have left as text (``"6"``, quoted on purpose) stays an error, and a
+    string param stays a string. Booleans are never numbers, integers must be whole (2.0 -> 2, 2.5 is an
+    error), and infinities and NaN are refused.
     """
     if value is None:
         if optional:
@@ -66,10 +70,9 @@ def coerce(value: Any, kind: type, what: str, optional: bool = False) -> Any:
         raise ValueError(f"{what} must be a number ({kind.__name__}), got the boolean {value!r}")
     if isinstance(value, str):
         text = value.strip()
-        if not NUMBER.fullmatch(text):
-            raise ValueError(f"{what} must be a number ({kind.__name__}), got {value!r}")
-        text = text.replace(".", "") if text.lstrip("+-").startswith(".") and text[-1].isalpha() else text  # .inf
-        value = int(text) if kind is int and re.fullmatch(r"[+-]?\d+", text) else float(text)
+        if not (YAML12_NUMBER.fullmatch(text) and isinstance(yaml.safe_load(text), str)):
+            raise ValueError(f"{what} must be a number ({kind.__name__}), got the text {value!r}")
+        value = int(text) if kind is int and re.fullmatch(r"[-+]?[0-9]+", text) else float(text)
     if not isinstance(value, (int, float, np.integer, np.floating)):
         raise ValueError(f"{what} must be a number ({kind.__name__}), got {value!r}")
     if not np.isfinite(value):

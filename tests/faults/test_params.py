@@ -31,6 +31,7 @@ def run_cli(tmp_path, capsys, *args):
     pytest.param(["--method", "online_lda", "--param", "tau0=0", "--param", "kappa=0.7"], "'tau0'", "must be > 0 when kappa > 0",
                  id="tau0-zero-with-kappa"),
     pytest.param(["--method", "online_lda", "--param", "K=[3]"], "'K'", "must be a number", id="K-a-list"),
+    pytest.param(["--method", "online_lda", "--param", 'K="6"'], "'K'", "got the text '6'", id="K-quoted-text"),
     pytest.param(["--method", "bnmf", "--param", "a0=abc"], "'a0'", "must be a number", id="optional-float-given-text"),
 ])
 def test_cli_hyperparameter_of_wrong_type(tmp_path, capsys, args, culprit, message):
