@@ -75,7 +75,9 @@ def coerce(value: Any, kind: type, what: str, optional: bool = False) -> Any:
         value = int(text) if kind is int and re.fullmatch(r"[-+]?[0-9]+", text) else float(text)
     if not isinstance(value, (int, float, np.integer, np.floating)):
         raise ValueError(f"{what} must be a number ({kind.__name__}), got {value!r}")
-    if not np.isfinite(value):
+    if isinstance(value, (float, np.floating)) and not np.isfinite(value):
+        raise ValueError(f"{what} must be finite, got {value!r}")
+    if kind is float and abs(value) > sys.float_info.max:  # an int beyond float range
         raise ValueError(f"{what} must be finite, got {value!r}")
     if kind is int:
         if isinstance(value, (float, np.floating)) and not float(value).is_integer():
