@@ -76,6 +76,7 @@ def main(argv=None) -> int:
     rows = collect()
     text = render(rows)
     if args.check:
+        print(f"{len(rows)} cases collected")
         current = TABLE.read_text() if TABLE.exists() else ""
         if current != text:
             print(f"{TABLE.relative_to(REPO)} is stale: run python tools/faults_table.py", file=sys.stderr)
