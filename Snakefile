@@ -1,7 +1,8 @@
 # topicbench: prepare corpora, fit every method over its grid, score, aggregate, draw the papers' figures.
 # Run `snakemake --cores 2` (default profile, embedded synthetic corpora) or pick a profile:
 #   snakemake --cores 2 --configfile workflow/config/ci.yaml
-#   snakemake --profile workflow/profiles/slurm --configfile workflow/config/paper.yaml
+#   snakemake --workflow-profile profiles/slurm --configfile workflow/config/paper.yaml
+# profiles/default (2 cores, rerun-incomplete) applies unless --workflow-profile names another.
 from snakemake.utils import min_version, validate
 
 min_version("8.10")

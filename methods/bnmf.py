@@ -33,6 +33,7 @@ class BayesianNMF(GammaPoissonTopics):
     name = "bnmf"
     description = "SVI for Bayesian NMF (Paisley, Blei and Jordan 2014, sec. 11.5)"
     params = {**GammaPoissonTopics.params, "a0": None, "b0": None, "local_tol": 1e-3, "local_max_iter": 100}
+    param_types = {"a0": (float, None), "b0": (float, None)}
 
     @classmethod
     def check_params(cls, p):

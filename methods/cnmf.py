@@ -33,6 +33,7 @@ class CorrelatedNMF(GammaPoissonTopics):
     name = "cnmf"
     description = "SVI for correlated NMF (Paisley, Blei and Jordan 2014, sec. 11.5)"
     params = {**GammaPoissonTopics.params, "m": 50, "sigma2": None, "local_tol": 1e-6, "local_max_iter": 200}
+    param_types = {"sigma2": (float, None)}
 
     @classmethod
     def check_params(cls, p):

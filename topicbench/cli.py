@@ -3,20 +3,61 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
 import yaml
 
 
+class UsageError(ValueError):
+    """A malformed command line or spec: reported as ``topicbench: error: ...`` with exit code 2."""
+
+
 def _parse_assignments(pairs: list[str] | None, what: str) -> dict:
+    """``NAME=VALUE`` pairs; VALUE is read as YAML (``1e-4`` stays a string here: the declared type converts it)."""
     out = {}
     for pair in pairs or []:
-        if "=" not in pair:
-            raise SystemExit(f"error: {what} {pair!r} is not NAME=VALUE")
-        key, value = pair.split("=", 1)
-        out[key] = yaml.safe_load(value)
+        key, eq, value = pair.partition("=")
+        if not eq or not key.strip():
+            raise UsageError(f"{what} {pair!r} is not NAME=VALUE")
+        key = key.strip()
+        if key in out:
+            raise UsageError(f"{what} {key} is given twice ({out[key]!r} and {value!r})")
+        try:
+            out[key] = yaml.safe_load(value)
+        except yaml.YAMLError as err:
+            raise UsageError(f"{what} {key}: cannot read the value {value!r} ({err.problem or err})") from None
     return out
+
+
+def _exit_with_parent() -> None:
+    """Stop this process as soon as its parent exits (the workflow ``exec``s the fit under Snakemake), so a killed
+    Snakemake leaves no orphaned fit that later writes into a run folder; the run's staging folder is removed
+    by the next run of that folder. Linux: PR_SET_PDEATHSIG; everywhere: a parent-pid watchdog."""
+    import signal
+    import threading
+    import time
+
+    parent = os.getppid()
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+
+    def watch():
+        while True:
+            if os.getppid() != parent:
+                print(f"topicbench: parent process {parent} exited; stopping this run", file=sys.stderr, flush=True)
+                os.kill(os.getpid(), signal.SIGKILL)
+            time.sleep(0.2)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
+    if os.getppid() != parent:  # died before the watch began
+        os.kill(os.getpid(), signal.SIGKILL)
 
 
 def cmd_methods(args) -> int:
@@ -96,21 +137,48 @@ def cmd_corpus_info(args) -> int:
     return 0
 
 
+def _json_object(text: str, what: str) -> dict:
+    try:
+        value = json.loads(text)
+    except ValueError as err:
+        raise UsageError(f"{what} is not JSON: {err}") from None
+    if not isinstance(value, dict):
+        raise UsageError(f"{what} must be a JSON object of RunSpec fields, got {type(value).__name__}")
+    return value
+
+
 def cmd_run(args) -> int:
+    from dataclasses import fields
+
     from .run import RunSpec, run
 
-    spec_dict = json.loads(Path(args.spec).read_text()) if args.spec else {}
+    if args.exit_with_parent:
+        _exit_with_parent()
+    spec_dict = {}
+    if args.spec:
+        try:
+            text = Path(args.spec).read_text()
+        except OSError as err:
+            raise UsageError(f"--spec {args.spec}: {err.strerror or err}") from None
+        spec_dict = _json_object(text, f"--spec {args.spec}")
     if args.spec_json:
-        spec_dict.update(json.loads(args.spec_json))
+        spec_dict.update(_json_object(args.spec_json, "--spec-json"))
     spec_dict.update({k: v for k, v in {
         "method": args.method, "seed": args.seed, "threads": args.threads, "experiment": args.experiment,
         "dataset": args.dataset}.items() if v is not None})
-    params = dict(spec_dict.get("params", {}))
+    params = spec_dict.get("params", {})
+    if not isinstance(params, dict):
+        raise UsageError(f"the spec's params must be an object of hyperparameters, got {params!r}")
+    params = dict(params)
     params.update(_parse_assignments(args.param, "--param"))
     spec_dict["params"] = params
     spec_dict.update(_parse_assignments(args.set, "--set"))
+    known = {f.name for f in fields(RunSpec)}
+    unknown = sorted(set(spec_dict) - known)
+    if unknown:
+        raise UsageError(f"unknown run setting(s) {unknown}; known: {sorted(known)}")
     if "method" not in spec_dict:
-        raise SystemExit("error: --method is required")
+        raise UsageError("--method is required")
     spec = RunSpec(**spec_dict)
     spec.check()
     trace, _ = run(spec, args.corpus, args.out)
@@ -122,12 +190,35 @@ def cmd_run(args) -> int:
 
 def cmd_aggregate(args) -> int:
     import pandas as pd
+    from pandas.api.types import is_bool_dtype, is_numeric_dtype
 
     from . import io
 
-    frames = [pd.read_parquet(path) for path in args.traces]
+    frames = []
+    for path in args.traces:
+        try:
+            frames.append(pd.read_parquet(path))
+        except Exception as err:  # pyarrow raises several types for a truncated or foreign file; name it
+            raise UsageError(f"trace {path} is unreadable ({type(err).__name__}: {err})") from None
+    kinds: dict[str, dict[str, str]] = {}
+    for path, frame in zip(args.traces, frames):
+        for column in frame.columns:
+            if frame[column].isna().all():
+                continue  # an all-null column (e.g. NaN ELBOs) takes any type without a clash
+            kind = ("bool" if is_bool_dtype(frame[column]) else "number" if is_numeric_dtype(frame[column])
+                    else "text")
+            kinds.setdefault(column, {}).setdefault(kind, path)
+    mixed = {column: seen for column, seen in kinds.items() if len(seen) > 1}
+    if mixed:
+        column, seen = next(iter(mixed.items()))
+        raise UsageError(f"column {column!r} holds different types across traces: "
+                         + "; ".join(f"{kind} in {path}" for kind, path in seen.items()))
     frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-    io.write_parquet(args.out, frame)
+    try:
+        io.fault_point("aggregate.write")
+        io.write_parquet(args.out, frame)  # atomic: the old table or the new one
+    except OSError as err:  # name the table (an ENOSPC from the writer may not)
+        raise OSError(err.errno, err.strerror or str(err), str(args.out)) from err
     print(f"{len(frames)} traces, {len(frame)} rows -> {args.out}")
     return 0
 
@@ -166,6 +257,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--dataset")
     p.add_argument("--param", action="append", help="NAME=VALUE hyperparameter")
     p.add_argument("--set", action="append", help="NAME=VALUE run setting (stream, passes, holdout, ...)")
+    p.add_argument("--exit-with-parent", action="store_true",
+                   help="stop when the parent process exits (the workflow's fit rule: no orphaned fits)")
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("aggregate", help="concatenate trace.parquet files")
@@ -180,7 +273,7 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         return args.func(args)
-    except (CorpusError, ParamError, UnknownMethodError, StreamError, ValueError) as err:
+    except (CorpusError, ParamError, UnknownMethodError, StreamError, ValueError, OSError) as err:
         print(f"topicbench: error: {err}", file=sys.stderr)
         return 2
 

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import itertools
 import math
+import os
+from pathlib import Path
 from dataclasses import fields
 from typing import Any
 
-from .method import get_method
+from .method import SAFE_NAME, coerce, get_method
 from .run import RunSpec
 
 SETTING_NAMES = {f.name for f in fields(RunSpec)} - {"method", "params", "seed", "experiment", "dataset", "threads", "label"}
@@ -33,63 +35,172 @@ def format_value(value: Any) -> str:
     return str(value)
 
 
+def _safe_component(what: str, text: str) -> str:
+    """A name or formatted value that becomes one path component under results_dir (never '/', '..' or '.x')."""
+    if not isinstance(text, str) or not SAFE_NAME.fullmatch(text):
+        raise GridError(f"{what} {text!r} is not a safe name: use letters, digits, '_', '.', '-' "
+                        f"and no leading dot (it becomes a folder under results_dir)")
+    return text
+
+
 def run_id(experiment: str, dataset: str, method: str, label: str, params: dict, seed: int) -> str:
     """``<experiment>/<dataset>/<method>/label~<l>/<param~value/...>/seed~<s>`` (DESIGN.md, "Runner outputs")."""
     parts = [experiment, dataset, method, f"label~{label}"]
-    parts += [f"{key}~{format_value(params[key])}" for key in sorted(params)]
+    parts += [f"{key}~{_safe_component(f'value of {key!r}', format_value(params[key]))}" for key in sorted(params)]
     parts.append(f"seed~{seed}")
     return "/".join(parts)
 
 
+def _distinct(what: str, values: list) -> None:
+    seen = []
+    for value in values:
+        if any(value == old and type(value) is type(old) for old in seen):
+            raise GridError(f"{what} lists {value!r} twice")
+        seen.append(value)
+
+
 def expand_experiment(name: str, experiment: dict, datasets: dict) -> dict[str, dict]:
     """{run_id: {"dataset", "spec": RunSpec fields}} for one experiment."""
+    _safe_component("experiment name", name)
+    if not isinstance(experiment, dict):
+        raise GridError(f"experiment {name}: must be a mapping, got {experiment!r}")
     runs: dict[str, dict] = {}
+    if "dataset" in experiment and "datasets" in experiment:
+        raise GridError(f"experiment {name}: give either dataset or datasets, not both")
     exp_datasets = experiment.get("datasets") or ([experiment["dataset"]] if "dataset" in experiment else [])
     if not exp_datasets:
         raise GridError(f"experiment {name}: names no dataset")
+    _distinct(f"experiment {name}: datasets", exp_datasets)
     for dataset in exp_datasets:
         if dataset not in datasets:
             raise GridError(f"experiment {name}: dataset {dataset!r} is not defined under datasets: (known: {sorted(datasets)})")
     seeds = experiment.get("seeds", [0])
-    shared = dict(experiment.get("settings", {}))
+    if not isinstance(seeds, list) or not seeds:
+        raise GridError(f"experiment {name}: seeds must be a non-empty list, got {seeds!r}")
+    try:
+        seeds = [coerce(seed, int, f"experiment {name}: seed") for seed in seeds]
+    except ValueError as err:
+        raise GridError(str(err)) from None
+    if any(seed < 0 for seed in seeds):
+        raise GridError(f"experiment {name}: seeds must be >= 0, got {seeds}")
+    _distinct(f"experiment {name}: seeds", seeds)
+    shared = dict(experiment.get("settings") or {})
     labels = set()
-    for group in experiment.get("runs", []):
-        label = group.get("label", group["method"])
+    groups = experiment.get("runs")
+    if not isinstance(groups, list) or not groups:
+        raise GridError(f"experiment {name}: runs must be a non-empty list of run groups, got {groups!r}")
+    for group in groups:
+        label = group.get("label", group.get("method"))
+        _safe_component(f"experiment {name}: run label", label)
         if label in labels:
             raise GridError(f"experiment {name}: run label {label!r} appears twice")
         labels.add(label)
         try:
-            method_cls = get_method(group["method"])
+            method_cls = get_method(group.get("method"))
         except KeyError as err:
             raise GridError(f"experiment {name}, run {label}: {err}") from None
-        settings = {**shared, **group.get("settings", {})}
+        settings = {**shared, **(group.get("settings") or {})}
         unknown = sorted(set(settings) - SETTING_NAMES)
         if unknown:
             raise GridError(f"experiment {name}, run {label}: unknown run setting(s) {unknown}; known: {sorted(SETTING_NAMES)}")
-        grid = group.get("grid", {})
+        grid = group.get("grid") or {}
+        unknown = sorted(set(grid) - set(method_cls.params))
+        if unknown:
+            raise GridError(f"experiment {name}, run {label}: unknown hyperparameter(s) {unknown} for method "
+                            f"{method_cls.name}; known: {sorted(method_cls.params)}")
         for key, values in grid.items():
             if not isinstance(values, list) or not values:
                 raise GridError(f"experiment {name}, run {label}: grid axis {key!r} must be a non-empty list, got {values!r}")
+            _distinct(f"experiment {name}, run {label}: grid axis {key!r}", values)
         keys = sorted(grid)
         for combo in itertools.product(*(grid[k] for k in keys)):
             params = dict(zip(keys, combo))
             for dataset in exp_datasets:
                 for seed in seeds:
-                    spec = RunSpec(method=group["method"], params=params, seed=int(seed), experiment=name,
-                                   dataset=dataset, label=label, **settings)
                     try:
-                        spec.check()
+                        spec = RunSpec(method=group["method"], params=params, seed=seed, experiment=name,
+                                       dataset=dataset, label=label, **settings)
+                        spec.check()  # converts the given hyperparameters to their declared types
                     except (ValueError, KeyError) as err:
                         raise GridError(f"experiment {name}, run {label}, grid point {params}: {err}") from None
-                    rid = run_id(name, dataset, method_cls.name, label, params, int(seed))
+                    rid = run_id(name, dataset, method_cls.name, label, spec.params, seed)
+                    if rid in runs:
+                        raise GridError(f"experiment {name}, run {label}: grid points {params} and "
+                                        f"{runs[rid]['spec'].params} are the same run ({rid})")
                     runs[rid] = {"dataset": dataset, "label": label, "spec": spec}
     if not runs:
         raise GridError(f"experiment {name}: expands to no runs")
     return runs
 
 
+def check_datasets(datasets: dict, used: set[str] = frozenset(), corpora_dir: str | None = None) -> None:
+    """Every dataset entry names a known recipe with known parameters, and every dataset an experiment uses
+    that reads a real corpus finds ``corpora_dir``: before any job (DAG build), not in the prepare job."""
+    import inspect
+
+    from .dataset import get_dataset
+
+    for name, entry in datasets.items():
+        _safe_component("dataset name", name)
+        try:
+            recipe = get_dataset(entry["recipe"])
+            recipe.resolve_params(dict(entry.get("params") or {}))
+        except (ValueError, KeyError, TypeError) as err:
+            raise GridError(f"dataset {name}: {err}") from None
+        reads_corpora_dir = not recipe.synthetic and "source_dir(" in inspect.getsource(recipe)
+        if name in used and reads_corpora_dir and not (corpora_dir and Path(corpora_dir).is_dir()):
+            where = f"corpora_dir {corpora_dir!r} is not a folder" if corpora_dir else "the config sets no corpora_dir"
+            raise GridError(f"dataset {name} (recipe {recipe.name}) reads a real corpus from corpora_dir, but {where} "
+                            f"(DatasetUnavailable)")
+
+
+def check_config_file(path) -> None:
+    """A YAML config file without duplicate keys (PyYAML keeps the last silently: a duplicated experiment
+    name or grid axis would drop the first)."""
+    import yaml
+
+    class StrictLoader(yaml.SafeLoader):
+        pass
+
+    def mapping(loader, node):
+        seen = {}
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            key = loader.construct_object(key_node)
+            if key in seen:
+                raise GridError(f"{path}, line {key_node.start_mark.line + 1}: key {key!r} appears twice in one "
+                                f"mapping (first on line {seen[key]})")
+            seen[key] = key_node.start_mark.line + 1
+        return loader.construct_mapping(node)
+
+    StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, mapping)
+    with open(path, encoding="utf-8") as handle:
+        yaml.load(handle, Loader=StrictLoader)
+
+
+def check_paths(config: dict, runs: dict) -> None:
+    """results_dir and data_dir are folders (or absent), and no run or corpus path leaves them."""
+    for key in ("results_dir", "data_dir"):
+        root = Path(config[key])
+        if root.exists() and not root.is_dir():
+            raise GridError(f"{key} {str(root)!r} is a file, not a folder")
+    targets = [("results_dir", Path(config["results_dir"]) / "runs" / rid) for rid in runs]
+    targets += [("data_dir", Path(config["data_dir"]) / "corpora" / name) for name in config.get("datasets", {})]
+    for key, path in targets:
+        root = os.path.abspath(config[key])
+        if os.path.commonpath([root, os.path.abspath(path)]) != root:
+            raise GridError(f"{path} would be written outside {key} {config[key]!r}")
+
+
 def expand_all(config: dict) -> dict[str, dict]:
+    experiments = config.get("experiments") or {}
+    if not experiments:
+        raise GridError("the config defines no experiments: nothing to run")
+    datasets = config.get("datasets") or {}
+    check_datasets(datasets)
     runs: dict[str, dict] = {}
-    for name, experiment in (config.get("experiments") or {}).items():
-        runs.update(expand_experiment(name, experiment, config.get("datasets", {})))
+    for name, experiment in experiments.items():
+        runs.update(expand_experiment(name, experiment, datasets))
+    check_datasets(datasets, {run["dataset"] for run in runs.values()}, config.get("corpora_dir"))
     return runs

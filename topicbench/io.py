@@ -44,11 +44,18 @@ def atomic_path(path: str | os.PathLike):
     os.close(fd)
     tmp = Path(tmp)
     try:
+        os.chmod(tmp, 0o666 & ~current_umask())  # mkstemp's 0600 would survive the rename
         yield tmp
         os.replace(tmp, path)
     finally:
         if tmp.exists():
             tmp.unlink()
+
+
+def current_umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 @contextlib.contextmanager

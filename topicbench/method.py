@@ -22,12 +22,14 @@ from __future__ import annotations
 
 import importlib.util
 import inspect
+import re
 import sys
 from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
+import yaml
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 METHODS_DIR = REPO_ROOT / "methods"
@@ -35,6 +37,53 @@ METHODS_DIR = REPO_ROOT / "methods"
 
 class ParamError(ValueError):
     """An impossible or unknown hyperparameter, reported before any compute."""
+
+
+# experiment, dataset, run-label and method names become path components and job names
+SAFE_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]*")
+# YAML 1.2 core-schema numbers (https://yaml.org/spec/1.2.2/#1032-tag-resolution)
+YAML12_NUMBER = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")
+
+
+def coerce(value: Any, kind: type, what: str, optional: bool = False) -> Any:
+    """``value`` as ``kind`` (bool, int, float or str), or ValueError naming ``what``; never a silent change.
+
+    YAML 1.1 (PyYAML, Snakemake's config loader, the CLI's ``--param``) reads ``1e-4`` and ``1e3`` as text;
+    where a number is declared, such text (a YAML 1.2 number that YAML 1.1 left a string) becomes that
+    number. Text YAML 1.1 would not have left as text (``"6"``, quoted on purpose) stays an error, and a
+    string param stays a string. Booleans are never numbers, integers must be whole (2.0 -> 2, 2.5 is an
+    error), and infinities and NaN are refused.
+    """
+    if value is None:
+        if optional:
+            return None
+        raise ValueError(f"{what} must be a {kind.__name__}, got null")
+    if kind is str:
+        if not isinstance(value, str):
+            raise ValueError(f"{what} must be a string, got {value!r}")
+        return value
+    if kind is bool:
+        if isinstance(value, (bool, np.bool_)):
+            return bool(value)
+        raise ValueError(f"{what} must be true or false, got {value!r}")
+    if isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{what} must be a number ({kind.__name__}), got the boolean {value!r}")
+    if isinstance(value, str):
+        text = value.strip()
+        if not (YAML12_NUMBER.fullmatch(text) and isinstance(yaml.safe_load(text), str)):
+            raise ValueError(f"{what} must be a number ({kind.__name__}), got the text {value!r}")
+        value = int(text) if kind is int and re.fullmatch(r"[-+]?[0-9]+", text) else float(text)
+    if not isinstance(value, (int, float, np.integer, np.floating)):
+        raise ValueError(f"{what} must be a number ({kind.__name__}), got {value!r}")
+    if isinstance(value, (float, np.floating)) and not np.isfinite(value):
+        raise ValueError(f"{what} must be finite, got {value!r}")
+    if kind is float and abs(value) > sys.float_info.max:  # an int beyond float range
+        raise ValueError(f"{what} must be finite, got {value!r}")
+    if kind is int:
+        if isinstance(value, (float, np.floating)) and not float(value).is_integer():
+            raise ValueError(f"{what} must be a whole number, got {value!r}")
+        return int(value)
+    return float(value)
 
 
 class UnknownMethodError(KeyError):
@@ -50,6 +99,9 @@ def require(condition: bool, method: str, param: str, message: str) -> None:
 class Method:
     name: ClassVar[str] = ""
     params: ClassVar[dict[str, Any]] = {}
+    # the declared type of a param whose default is None (``(float, None)``: a float or null); other params
+    # take the type of their default
+    param_types: ClassVar[dict[str, tuple[type, None] | type]] = {"batch_size": (int, None)}  # None: batch method
     uses_corpus_size: ClassVar[bool] = False
     # "lda" methods share Hoffman's held-out ELBO bound; others report NaN in that column
     family: ClassVar[str] = ""
@@ -72,19 +124,34 @@ class Method:
 
     # -- parameters -----------------------------------------------------------------------
     @classmethod
+    def param_type(cls, key: str) -> tuple[type, bool]:
+        """(type, None allowed) of a hyperparameter, from ``param_types`` or else its default."""
+        declared = next((c.__dict__["param_types"][key] for c in cls.__mro__
+                         if key in c.__dict__.get("param_types", {})), None)
+        if declared is None:
+            default = cls.params[key]
+            if default is None:
+                raise TypeError(f"method {cls.name!r}: param {key!r} defaults to None and needs a param_types entry")
+            kind = next(t for t in (bool, int, float, str) if isinstance(default, t))
+            return kind, False
+        if isinstance(declared, tuple):
+            return declared[0], None in declared
+        return declared, False
+
+    @classmethod
     def resolve_params(cls, given: dict[str, Any]) -> dict[str, Any]:
-        """Defaults overlaid with ``given``; unknown names and impossible values raise ParamError."""
+        """Defaults overlaid with ``given``, each converted to its declared type; unknown names and impossible
+        values raise ParamError naming the hyperparameter, before any compute."""
         unknown = sorted(set(given) - set(cls.params))
         if unknown:
             raise ParamError(f"{cls.name}: unknown hyperparameter(s) {unknown}; known: {sorted(cls.params)}")
         merged = dict(cls.params)
-        merged.update(given)
-        for key, default in cls.params.items():
-            value = merged[key]
-            if isinstance(default, bool):
-                continue
-            if isinstance(default, int) and isinstance(value, float) and value.is_integer():
-                merged[key] = int(value)
+        for key, value in given.items():
+            kind, optional = cls.param_type(key)
+            try:
+                merged[key] = coerce(value, kind, f"{cls.name}: hyperparameter {key!r}", optional)
+            except ValueError as err:
+                raise ParamError(str(err)) from None
         cls.check_params(merged)
         return merged
 
@@ -100,6 +167,10 @@ class Method:
                 require(float(p[positive]) > 0, cls.name, positive, f"must be > 0, got {p[positive]!r}")
         if "tau0" in p:
             require(float(p["tau0"]) >= 0, cls.name, "tau0", f"must be >= 0, got {p['tau0']!r}")
+            # rho_t = (tau0 + t)^-kappa with t = 0 at the first update (Hoffman et al. 2010, Alg. 2): tau0 = 0
+            # makes rho_0 = 0^-kappa infinite unless kappa = 0
+            require(float(p["tau0"]) > 0 or float(p.get("kappa", 0.0)) == 0.0, cls.name, "tau0",
+                    f"must be > 0 when kappa > 0 (rho_0 = tau0^-kappa), got tau0={p['tau0']!r}, kappa={p.get('kappa')!r}")
         if "kappa" in p:
             cls.check_kappa(p)
         if "e_step_tol" in p:
@@ -221,6 +292,8 @@ def _check_contract(method: type[Method]) -> None:
             raise TypeError(f"method {method.name!r} does not implement {attr}()")
     if "K" not in method.params:
         raise TypeError(f"method {method.name!r}: params must declare K")
+    for key in method.params:
+        method.param_type(key)  # a None default without a declared type fails here, at registry load
 
 
 def get_method(name: str) -> type[Method]:

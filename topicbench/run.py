@@ -7,14 +7,20 @@ warm-up (``compile_wall_s``) has compiled the method's kernels.
 """
 from __future__ import annotations
 
+import contextlib
 import copy
+import ctypes
+import errno
 import json
 import os
 import platform
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
-from dataclasses import asdict, dataclass, field
+import zipfile
+from dataclasses import asdict, dataclass, field, fields
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -26,9 +32,12 @@ from threadpoolctl import threadpool_limits
 from . import __version__, io, kernels
 from .corpus import Corpus, load_corpus
 from .evaluate import Protocol, Unigram, loglik_per_word, perplexity, protocol_splits, split_documents
-from .method import REPO_ROOT, Method, ParamError, get_method
+from .method import REPO_ROOT, SAFE_NAME, Method, ParamError, coerce, get_method
 from .quality import final_checkpoint_quality, planted_recovery
 from .streams import STREAMS, Evaluation, Minibatch, Stream, StreamError, make_holdout, stream_order
+
+
+_FIELD_TYPES = {"str": str, "int": int, "float": float, "bool": bool}
 
 
 @dataclass
@@ -57,11 +66,41 @@ class RunSpec:
     label: str = ""  # the run group within the experiment (e.g. "online_subset")
     topic_history_words: int = 10  # top words of every topic kept at each fixed-policy checkpoint (Hoffman Fig. 1)
 
+    def __post_init__(self):
+        """Every field converted to its declared type (``coerce``) before any check, or ValueError naming it."""
+        for f in fields(self):
+            kind, _, rest = f.type.partition(" | ")
+            if f.name != "params":
+                setattr(self, f.name, coerce(getattr(self, f.name), _FIELD_TYPES[kind], f"run setting {f.name!r}",
+                                             optional=rest == "None"))
+        if not isinstance(self.params, dict):
+            raise ValueError(f"run setting 'params' must be a mapping of hyperparameters, got {self.params!r}")
+
     def check(self) -> type[Method]:
-        """Validate everything that can be validated without data; returns the method class."""
+        """Validate everything that can be validated without data; returns the method class.
+
+        The given hyperparameters are replaced by their typed values (``1e-4`` read as a string becomes the
+        float it means), so the run id, the recorded spec and the trace all carry the same value.
+        """
         method_cls = get_method(self.method)
-        params = method_cls.resolve_params(self.params)
-        make_holdout(self.holdout, self.holdout_n, self.n_checkpoints).check(batch_method=params.get("batch_size") is None)
+        typed = method_cls.resolve_params(self.params)
+        self.params = {key: typed[key] for key in self.params}
+        for name in ("seed", "subset_seed", "eval_seed", "topic_history_words"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"run setting {name!r} must be >= 0, got {getattr(self, name)}")
+        for name in ("max_docs", "max_test_docs"):
+            if getattr(self, name) is not None and getattr(self, name) < 1:
+                raise ValueError(f"run setting {name!r} must be >= 1 (or null: no limit), got {getattr(self, name)}")
+        if not 0.0 < self.observed_fraction < 1.0:
+            raise ValueError(f"run setting 'observed_fraction' must lie in (0, 1), got {self.observed_fraction}")
+        if self.threads > kernels.numba.config.NUMBA_NUM_THREADS:
+            raise ValueError(f"run setting 'threads' is {self.threads}, more than the "
+                             f"{kernels.numba.config.NUMBA_NUM_THREADS} CPUs this machine offers")
+        for name in ("experiment", "dataset", "label"):
+            if getattr(self, name) and not SAFE_NAME.fullmatch(getattr(self, name)):
+                raise ValueError(f"run setting {name!r} = {getattr(self, name)!r} is not a safe name "
+                                 f"(letters, digits, '_', '.', '-'; no leading dot)")
+        make_holdout(self.holdout, self.holdout_n, self.n_checkpoints).check(batch_method=typed.get("batch_size") is None)
         Protocol(self.observed_fraction, self.folds, self.eval_seed)
         if self.stream not in STREAMS:
             raise StreamError(f"unknown stream {self.stream!r}; expected one of {STREAMS}")
@@ -166,6 +205,8 @@ def run(spec: RunSpec, corpus: Corpus | str | os.PathLike, out_dir: str | os.Pat
     ``spec.threads`` bounds the BLAS/OpenMP pools too (numpy-heavy methods such as LG-NMF), as Snakemake's
     *_NUM_THREADS variables do inside a rule, so a run called directly uses no more cores than it says.
     """
+    if out_dir is not None:
+        check_output_location(out_dir, spec, corpus)  # a bad --out is found in seconds, not after the fit
     with threadpool_limits(limits=spec.threads):
         return _run(spec, corpus, out_dir, progress_every_s)
 
@@ -282,34 +323,157 @@ def _run(spec, corpus, out_dir, progress_every_s):
     return trace, method
 
 
+RUN_FILES = ("model.npz", "topics.tsv", "trace.parquet")
+
+
+class OutputError(OSError):
+    """The run folder cannot be written (or holds files that are not a run's): found before any compute."""
+
+
+def _staging_dirs(out_dir: Path, kind: str = "staging"):
+    return out_dir.parent.glob(f".{out_dir.name}.{kind}-*") if out_dir.parent.is_dir() else []
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def clean_stale_staging(out_dir: Path) -> None:
+    """Remove staging folders beside ``out_dir`` left by runs that were killed (their process is gone), and
+    put back an old run that a kill left renamed aside mid-swap (file systems without RENAME_EXCHANGE)."""
+    for kind in ("old", "staging"):
+        for stale in _staging_dirs(out_dir, kind):
+            pid = stale.name.rsplit(f".{kind}-", 1)[1].split("-", 1)[0]
+            if pid.isdigit() and _pid_alive(int(pid)):
+                continue
+            if kind == "old" and not out_dir.exists():
+                os.rename(stale, out_dir)  # killed between the two renames of a swap: the old run comes back
+            else:
+                shutil.rmtree(stale, ignore_errors=True)
+
+
+def check_output_location(out_dir: str | os.PathLike, spec: RunSpec, corpus=None) -> None:
+    """Before compute: ``out_dir`` is a directory we may replace (absent, or holding only a run's files), its
+    nearest existing ancestor takes a file, and the disk has room for the model (two copies while staging)."""
+    out_dir = Path(out_dir).absolute()  # "." has no name to stage beside
+    clean_stale_staging(out_dir)
+    if out_dir.is_symlink():
+        raise OutputError(f"--out {out_dir} is a symbolic link; give the folder it points to (a run replaces "
+                          f"its folder, which would replace the link)")
+    if out_dir.exists():
+        if not out_dir.is_dir():
+            raise OutputError(f"--out {out_dir} is an existing file, not a run folder")
+        other = sorted(p.name for p in out_dir.iterdir() if p.name not in RUN_FILES)
+        if other:
+            raise OutputError(f"--out {out_dir} holds files that are not a run's outputs ({', '.join(other[:5])}); "
+                              f"a run replaces its whole folder, so give an empty or new folder")
+    ancestor = out_dir.parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise OutputError(f"--out {out_dir}: {ancestor} is a file, not a directory")
+    try:
+        io.fault_point("run.check_out")
+        with tempfile.NamedTemporaryFile(dir=ancestor, prefix=".topicbench-probe-") as probe:
+            probe.write(b"x")
+            probe.flush()
+    except OSError as err:
+        raise OutputError(f"--out {out_dir}: cannot write in {ancestor} ({err.strerror or err})") from None
+    n_words = getattr(corpus, "n_words", None)
+    if n_words is None and corpus is not None and (Path(corpus) / "corpus.json").is_file():
+        with contextlib.suppress(ValueError, OSError):
+            n_words = int(json.loads((Path(corpus) / "corpus.json").read_text()).get("n_words", 0))
+    K = spec.params.get("K", 100) if isinstance(spec.params.get("K", 100), int) else 100
+    need = 2 * 8 * K * (n_words or 0) + (1 << 20)  # the K x V model uncompressed, staged beside the old one
+    free = shutil.disk_usage(ancestor).free
+    if free < need:
+        raise OutputError(f"--out {out_dir}: {free / 2**20:.1f} MiB free on {ancestor}, a run of K={K} over "
+                          f"{n_words} words needs about {need / 2**20:.1f} MiB")
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Atomically swap two existing directories (Linux renameat2 RENAME_EXCHANGE); False where unsupported."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    if renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP):
+        return False
+    raise OSError(err, os.strerror(err), str(b))
+
+
 def write_outputs(out_dir: Path, trace: pd.DataFrame, method: Method, vocab: list[str], spec: RunSpec,
                   extras: dict | None = None) -> None:
-    """model.npz and topics.tsv first, trace.parquet last: the trace marks a complete run."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    state = dict(method.state())
-    state.update(extras or {})
-    state["_spec_json"] = np.array(json.dumps(asdict(spec), sort_keys=True, default=str))
-    state["_method"] = np.array(method.name)
-    state["_n_words"] = np.array(method.n_words)
-    state["_corpus_size"] = np.array(getattr(method, "corpus_size", 0))
-    io.save_npz(out_dir / "model.npz", state)
-    table = top_words_table(method, vocab)
-    io.write_text(out_dir / "topics.tsv", table.to_csv(sep="\t", index=False))
-    io.write_parquet(out_dir / "trace.parquet", trace)
+    """model.npz, topics.tsv and trace.parquet as one unit: all three are written into a staging folder beside
+    ``out_dir``, which then replaces ``out_dir`` in one atomic rename. A kill or a full disk at any step leaves
+    the complete old run or the complete new one, never a mix; a killed run's staging folder is removed by
+    the next run of that folder (``clean_stale_staging``)."""
+    out_dir = Path(out_dir).absolute()
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    stage = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.staging-{os.getpid()}-", dir=out_dir.parent))
+    try:
+        os.chmod(stage, 0o777 & ~io.current_umask())  # mkdtemp's 0700 would make the swapped-in run private
+        state = dict(method.state())
+        state.update(extras or {})
+        state["_spec_json"] = np.array(json.dumps(asdict(spec), sort_keys=True, default=str))
+        state["_method"] = np.array(method.name)
+        state["_n_words"] = np.array(method.n_words)
+        state["_corpus_size"] = np.array(getattr(method, "corpus_size", 0))
+        io.fault_point("run.model")
+        io.save_npz(stage / "model.npz", state)
+        io.fault_point("run.topics")
+        io.write_text(stage / "topics.tsv", top_words_table(method, vocab).to_csv(sep="\t", index=False))
+        io.fault_point("run.trace")
+        io.write_parquet(stage / "trace.parquet", trace)
+        io.fault_point("run.swap")
+        if out_dir.is_dir() and _exchange(stage, out_dir):
+            pass  # stage now holds the old run
+        elif out_dir.is_dir():  # no atomic exchange on this file system: two renames, undone by the next run
+            old = out_dir.parent / f".{out_dir.name}.old-{os.getpid()}"
+            os.rename(out_dir, old)
+            io.fault_point("run.swap_new")  # the one window without out_dir; clean_stale_staging restores it
+            os.rename(stage, out_dir)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.rename(stage, out_dir)
+        io.fault_point("run.discard_old")
+    except OSError as err:
+        if isinstance(err, OutputError):
+            raise
+        raise OutputError(f"writing the run's outputs to {out_dir} failed, nothing was replaced: {err}") from err
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
 
 
 def load_model(path: str | os.PathLike, n_words: int | None = None) -> Method:
-    """Rebuild a fitted method from its ``model.npz``."""
-    with np.load(path, allow_pickle=False) as archive:
-        state = {k: archive[k] for k in archive.files}
-    spec = json.loads(str(state.pop("_spec_json")))
-    state = {k: v for k, v in state.items() if not k.startswith("_topic_history")}
-    method_cls = get_method(str(state.pop("_method")))
-    corpus_size = int(state.pop("_corpus_size"))
+    """Rebuild a fitted method from its ``model.npz``; a missing, truncated or foreign file is named."""
+    path = Path(path)
+    try:
+        with np.load(path, allow_pickle=False) as archive:
+            state = {k: archive[k] for k in archive.files}
+        spec = json.loads(str(state.pop("_spec_json")))
+        state = {k: v for k, v in state.items() if not k.startswith("_topic_history")}
+        method_cls = get_method(str(state.pop("_method")))
+        corpus_size = int(state.pop("_corpus_size"))
+        stored_words = int(state.pop("_n_words"))
+    except FileNotFoundError:
+        raise OutputError(f"model file {path} does not exist (run not finished?)") from None
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:
+        raise OutputError(f"model file {path} is unreadable or not a topicbench model: {err}") from None
     kwargs = {"corpus_size": corpus_size} if method_cls.uses_corpus_size else {}
-    stored_words = int(state.pop("_n_words"))
     n_words = stored_words if n_words is None else n_words
     return method_cls.from_state(state, n_words, seed=spec["seed"], **kwargs, **spec["params"])
 
 
-__all__ = ["RunSpec", "run", "write_outputs", "load_model", "ParamError"]
+__all__ = ["RunSpec", "run", "write_outputs", "load_model", "check_output_location", "OutputError", "ParamError"]

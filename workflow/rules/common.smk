@@ -1,17 +1,21 @@
 # Shared definitions: the run table expanded from config (validated before any job starts).
 import json
+import shlex
 
-from topicbench.grid import expand_all
+from topicbench.grid import check_config_file, check_paths, expand_all
 
+for _path in workflow.configfiles:
+    check_config_file(_path)  # duplicate keys, which YAML would drop silently
 RESULTS = config["results_dir"]
 DATA = config["data_dir"]
 RUNS = expand_all(config)  # raises GridError naming the experiment, run and grid point
+check_paths(config, RUNS)  # no run or corpus folder outside results_dir / data_dir
 FIGURE_TARGETS = []  # each figures_*.smk appends the files it draws for experiments in the config
 
 
 wildcard_constraints:
-    dataset=r"[A-Za-z0-9_\-]+",
-    run_id=r".+",
+    dataset=r"[A-Za-z0-9_\-][A-Za-z0-9_.\-]*",
+    run_id=r"[A-Za-z0-9_.~+/\-]+",
 
 
 def corpus_json(dataset):
@@ -47,9 +51,16 @@ def all_targets():
 
 
 def dataset_params(wildcards):
-    """A configured dataset's recipe parameters as ``--param name=value`` arguments."""
+    """A configured dataset's recipe parameters as ``--param name=value`` arguments, each shell-quoted."""
     entry = config["datasets"][wildcards.dataset]
-    return " ".join(f"--param {key}={json.dumps(value)}" for key, value in entry.get("params", {}).items())
+    return " ".join(
+        f"--param {shlex.quote(f'{key}={json.dumps(value)}')}" for key, value in (entry.get("params") or {}).items()
+    )
+
+
+def corpora_dir_arg():
+    """``--corpora-dir <dir>`` shell-quoted, or nothing when the config has no corpora_dir (synthetic data only)."""
+    return f"--corpora-dir {shlex.quote(config['corpora_dir'])}" if config.get("corpora_dir") else ""
 
 
 def experiment_dataset(name):

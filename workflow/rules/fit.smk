@@ -1,5 +1,7 @@
-# Stage 2: fit one (dataset, method, hyperparameters, seed) per job. The trace is written last and
-# atomically, so a killed job leaves no trace.parquet and the next invocation reruns it.
+# Stage 2: fit one (dataset, method, hyperparameters, seed) per job. The three outputs are staged beside the
+# run folder and swapped in as one unit (topicbench.run.write_outputs), so a killed job leaves the old run or
+# none, never a mix. `exec` makes the fit Snakemake's own child and --exit-with-parent stops it when Snakemake
+# dies, so no orphaned fit writes into a run folder later. Every value in the command is shell-quoted.
 
 
 rule fit:
@@ -21,5 +23,5 @@ rule fit:
     conda:
         "../envs/topicbench.yaml"
     shell:
-        "topicbench run --corpus {params.corpus_dir} --out {params.out_dir} "
-        "--spec-json {params.spec:q} --threads {threads} > {log} 2>&1"
+        "exec topicbench run --exit-with-parent --corpus {params.corpus_dir:q} --out {params.out_dir:q} "
+        "--spec-json {params.spec:q} --threads {threads} > {log:q} 2>&1"

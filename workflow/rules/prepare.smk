@@ -7,7 +7,7 @@ rule prepare_corpus:
     params:
         recipe=lambda wildcards: config["datasets"][wildcards.dataset]["recipe"],
         recipe_params=dataset_params,
-        corpora_dir=config.get("corpora_dir", ""),
+        corpora_dir=corpora_dir_arg(),
         corpus_dir=lambda wildcards: f"{DATA}/corpora/{wildcards.dataset}",
     log:
         f"{RESULTS}/logs/prepare/{{dataset}}.log",
@@ -15,5 +15,5 @@ rule prepare_corpus:
     conda:
         "../envs/topicbench.yaml"
     shell:
-        "topicbench prepare {params.recipe} --out {params.corpus_dir} "
-        "--name {wildcards.dataset} --corpora-dir {params.corpora_dir:q} {params.recipe_params} > {log} 2>&1"
+        "topicbench prepare {params.recipe:q} --out {params.corpus_dir:q} "
+        "--name {wildcards.dataset:q} {params.corpora_dir} {params.recipe_params} > {log:q} 2>&1"

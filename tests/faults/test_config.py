@@ -1,0 +1,161 @@
+"""The workflow config at DAG-build time: schema (unknown keys, unsafe names), grids (types, duplicates,
+unknown names), datasets (recipes and their params) and paths all fail before any job, naming the culprit."""
+import copy
+from pathlib import Path
+
+import pytest
+from snakemake.exceptions import WorkflowError
+from snakemake.utils import validate
+
+from _run_util import REPO
+from topicbench.grid import GridError, check_config_file, check_paths, expand_all, run_id
+
+SCHEMA = str(REPO / "workflow" / "config" / "schema.yaml")
+BASE = {
+    "data_dir": "data", "results_dir": "results",
+    "datasets": {"d": {"recipe": "nyt_like", "params": {"n_train": 100}}},
+    "experiments": {"e": {"dataset": "d", "seeds": [0],
+                           "runs": [{"label": "x", "method": "online_lda", "grid": {"K": [3]}}]}},
+}
+
+
+def config(**changes):
+    """BASE with dotted-path changes, e.g. config(**{"experiments.e.seeds": [-1]})."""
+    out = copy.deepcopy(BASE)
+    for path, value in changes.items():
+        *parents, last = path.split(".")
+        node = out
+        for key in parents:
+            node = node[int(key)] if isinstance(node, list) else node[key]
+        if isinstance(node, list):
+            node[int(last)] = value
+        else:
+            node[last] = value
+    return out
+
+
+def rename_experiment(name):
+    out = copy.deepcopy(BASE)
+    out["experiments"] = {name: out["experiments"]["e"]}
+    return out
+
+
+@pytest.mark.parametrize("cfg, culprit", [
+    pytest.param(config(thread_per_run=2), "thread_per_run", id="top-level-typo"),
+    pytest.param(rename_experiment("x$(touch INJECTED)y"), "x$(touch INJECTED)y", id="experiment-shell-injection"),
+    pytest.param(rename_experiment("../../../escape"), "../../../escape", id="experiment-path-escape"),
+    pytest.param(rename_experiment(".hidden"), ".hidden", id="experiment-leading-dot"),
+    pytest.param(config(**{"experiments.e.runs.0.label": "a/b"}), "a/b", id="label-with-slash"),
+    pytest.param(config(**{"experiments.e.runs.0.method": "online lda"}), "online lda", id="method-with-space"),
+    pytest.param(config(**{"experiments.e.seeds": [0, 0]}), "non-unique", id="duplicate-seeds"),
+    pytest.param(config(**{"experiments.e.seeds": [-1]}), "-1", id="negative-seed"),
+    pytest.param(config(**{"experiments.e.seeds": [1.5]}), "1.5", id="fractional-seed"),
+    pytest.param(config(threads_per_run=0), "0", id="threads_per_run-zero"),
+    pytest.param(config(experiments={}), "experiments", id="no-experiments"),
+])
+def test_schema_rejects(cfg, culprit):
+    """A config the schema forbids -> WorkflowError at DAG build naming the key or value."""
+    with pytest.raises(WorkflowError) as info:
+        validate(copy.deepcopy(cfg), SCHEMA)
+    assert culprit in str(info.value)
+
+
+@pytest.mark.parametrize("cfg, message", [
+    pytest.param(rename_experiment("x$(touch INJECTED)y"), "experiment name 'x$(touch INJECTED)y' is not a safe name",
+                 id="grid-experiment-injection"),
+    pytest.param(rename_experiment(".."), "experiment name '..' is not a safe name", id="grid-experiment-dotdot"),
+    pytest.param(config(datasets={"../d": {"recipe": "nyt_like"}}, **{"experiments.e.dataset": "../d"}),
+                 "dataset name '../d'", id="grid-dataset-escape"),
+    pytest.param(config(**{"experiments.e.runs.0.label": "../x"}), "run label '../x'", id="grid-label-escape"),
+    pytest.param(config(**{"experiments.e.runs.0.grid": {"K": [3], "alpah": [0.1]}}), "unknown hyperparameter(s) ['alpah']",
+                 id="grid-unknown-hyperparameter"),
+    pytest.param(config(**{"experiments.e.runs.0.method": "online_ldaa"}), "unknown method 'online_ldaa'",
+                 id="grid-unknown-method"),
+    pytest.param(config(**{"experiments.e.runs.0.grid": {"K": []}}), "grid axis 'K' must be a non-empty list",
+                 id="grid-empty-axis"),
+    pytest.param(config(**{"experiments.e.runs.0.grid": {"K": [3, 3]}}), "grid axis 'K' lists 3 twice",
+                 id="grid-duplicate-value"),
+    pytest.param(config(**{"experiments.e.runs.0.grid": {"K": [3, 3.0]}}), "are the same run", id="grid-same-run-twice"),
+    pytest.param(config(**{"experiments.e.runs.0.grid": {"K": [True]}}), "'K' must be a number", id="grid-K-true"),
+    pytest.param(config(**{"experiments.e.runs.0.grid": {"alpha": [float("inf")]}}), "'alpha' must be finite", id="grid-alpha-inf"),
+    pytest.param(config(**{"experiments.e.runs.0.grid": {"batch_size": [2.5]}}), "'batch_size' must be a whole number",
+                 id="grid-batch_size-fraction"),
+    pytest.param(config(**{"experiments.e.runs.0.grid": {"tau0": [0.0]}}), "'tau0' must be > 0 when kappa > 0",
+                 id="grid-tau0-zero"),
+    pytest.param(config(**{"experiments.e.settings": {"passes": float("inf")}}), "'passes' must be finite", id="grid-passes-inf"),
+    pytest.param(config(**{"experiments.e.settings": {"passes": 0}}), "passes must be positive", id="grid-passes-zero"),
+    pytest.param(config(**{"experiments.e.settings": {"holdout_n": 0}}), "n must be >= 1", id="grid-holdout_n-zero"),
+    pytest.param(config(**{"experiments.e.settings": {"max_docs": 0}}), "'max_docs' must be >= 1", id="grid-max_docs-zero"),
+    pytest.param(config(**{"experiments.e.settings": {"passs": 2}}), "unknown run setting(s) ['passs']",
+                 id="grid-unknown-setting"),
+    pytest.param(config(**{"experiments.e.seeds": [-1]}), "seeds must be >= 0", id="grid-negative-seed"),
+    pytest.param(config(**{"experiments.e.seeds": [1.5]}), "seed must be a whole number", id="grid-fractional-seed"),
+    pytest.param(config(**{"experiments.e.seeds": [0, 0]}), "seeds lists 0 twice", id="grid-duplicate-seed"),
+    pytest.param(config(**{"experiments.e.datasets": ["d"]}), "either dataset or datasets", id="grid-dataset-and-datasets"),
+    pytest.param(config(**{"datasets.d.params": {"n_trian": 100}}), "n_trian", id="dataset-unknown-param"),
+    pytest.param(config(**{"datasets.d.recipe": "nyt_lik"}), "unknown dataset 'nyt_lik'", id="dataset-unknown-recipe"),
+    pytest.param(config(experiments={}), "defines no experiments", id="grid-no-experiments"),
+])
+def test_expansion_rejects(cfg, message):
+    """A config whose runs cannot be expanded as written -> GridError at DAG build naming the culprit."""
+    with pytest.raises(GridError) as info:
+        expand_all(cfg)
+    assert message in str(info.value)
+
+
+def test_yaml11_float_strings_in_a_grid_are_numbers():
+    """grid alpha: [1e-4, 0.001] (YAML 1.1 reads '1e-4' as text) -> two float runs, ids by value, no text column."""
+    cfg = config(**{"experiments.e.runs.0.grid": {"K": [3], "alpha": ["1e-4", 0.001]}})
+    runs = expand_all(cfg)
+    alphas = sorted(run["spec"].params["alpha"] for run in runs.values())
+    assert alphas == [1e-4, 0.001] and all(isinstance(a, float) for a in alphas)
+    assert any("/alpha~0.0001/" in rid for rid in runs), sorted(runs)
+
+
+def test_string_values_cannot_leave_results_dir():
+    """A text hyperparameter value such as '../x' -> GridError: it would become a path component."""
+    with pytest.raises(GridError, match=r"value of 'solver' '\.\./x' is not a safe name"):
+        run_id("e", "d", "m", "x", {"solver": "../x"}, 0)
+
+
+def test_results_dir_that_is_a_file(tmp_path):
+    """results_dir naming an existing file -> GridError naming it, the file untouched."""
+    target = tmp_path / "results"
+    target.write_text("keep me")
+    cfg = config(results_dir=str(target), data_dir=str(tmp_path / "data"))
+    with pytest.raises(GridError, match="results_dir .* is a file"):
+        check_paths(cfg, expand_all(cfg))
+    assert target.read_text() == "keep me"
+
+
+@pytest.mark.parametrize("corpora_dir", [
+    pytest.param(None, id="corpora_dir-not-set"),
+    pytest.param("/nonexistent/corpora", id="corpora_dir-missing"),
+])
+def test_real_dataset_without_corpora_dir(corpora_dir):
+    """An experiment on a real corpus with corpora_dir unset or missing -> GridError at DAG build naming the
+    dataset and corpora_dir, not a failed prepare job."""
+    cfg = config(datasets={**BASE["datasets"], "news": {"recipe": "20news_bydate"}}, **{"experiments.e.dataset": "news"})
+    if corpora_dir:
+        cfg["corpora_dir"] = corpora_dir
+    with pytest.raises(GridError, match="dataset news .*corpora_dir"):
+        expand_all(cfg)
+    cfg["experiments"]["e"]["dataset"] = "d"  # declared but unused: never prepared, so no error
+    expand_all(cfg)
+
+
+def test_duplicate_experiment_in_yaml(tmp_path):
+    """The same experiment name twice in a config file -> GridError naming the key and both lines."""
+    path = tmp_path / "c.yaml"
+    path.write_text("experiments:\n  e:\n    dataset: d\n  e:\n    dataset: d2\n")
+    with pytest.raises(GridError, match=r"c.yaml, line 4: key 'e' appears twice in one mapping \(first on line 2\)"):
+        check_config_file(path)
+
+
+def test_yaml_merge_keys_are_not_duplicates(tmp_path):
+    """An override after a YAML merge key (<<: *base, as ci.yaml does) -> accepted."""
+    path = tmp_path / "c.yaml"
+    path.write_text("a: &base {x: 1, y: 2}\nb:\n  <<: *base\n  x: 3\n")
+    check_config_file(path)
+    for shipped in ("ci", "default", "paper"):
+        check_config_file(Path(REPO) / "workflow" / "config" / f"{shipped}.yaml")

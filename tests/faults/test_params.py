@@ -1,0 +1,134 @@
+"""Typed hyperparameters and run settings: every value is converted to its declared type before any check,
+from the CLI and from YAML alike, and a value that cannot be converted without changing it is an error naming
+the parameter, before the corpus is even read."""
+import math
+
+import pytest
+
+from topicbench.cli import main as cli
+from topicbench.method import ParamError, get_method
+from topicbench.run import RunSpec
+
+
+def run_cli(tmp_path, capsys, *args):
+    """The CLI in-process against a corpus that does not exist: any error must come before data is read."""
+    code = cli(["run", "--corpus", str(tmp_path / "no_corpus"), "--out", str(tmp_path / "out"), *args])
+    err = capsys.readouterr().err
+    assert not (tmp_path / "out").exists(), "nothing may be written for a rejected run"
+    return code, err
+
+
+@pytest.mark.parametrize("args, culprit, message", [
+    pytest.param(["--method", "online_lda", "--param", "K=true"], "'K'", "got the boolean", id="K-true-is-not-an-integer"),
+    pytest.param(["--method", "online_lda", "--param", "batch_size=2.5"], "'batch_size'", "whole number",
+                 id="batch_size-2.5-not-truncated"),
+    pytest.param(["--method", "online_lda", "--param", "alpha=.inf"], "'alpha'", "finite", id="alpha-inf"),
+    pytest.param(["--method", "online_lda", "--param", "eta=.nan"], "'eta'", "finite", id="eta-nan"),
+    pytest.param(["--method", "online_lda", "--param", "tau0=1e400"], "'tau0'", "finite", id="tau0-overflows-to-inf"),
+    pytest.param(["--method", "online_lda", "--param", "K=ten"], "'K'", "must be a number", id="K-not-a-number"),
+    pytest.param(["--method", "online_lda", "--param", "allow_kappa_half=1"], "'allow_kappa_half'", "true or false",
+                 id="bool-param-given-1"),
+    pytest.param(["--method", "online_lda", "--param", "tau0=0", "--param", "kappa=0.7"], "'tau0'", "must be > 0 when kappa > 0",
+                 id="tau0-zero-with-kappa"),
+    pytest.param(["--method", "online_lda", "--param", "K=[3]"], "'K'", "must be a number", id="K-a-list"),
+    pytest.param(["--method", "online_lda", "--param", 'K="6"'], "'K'", "got the text '6'", id="K-quoted-text"),
+    pytest.param(["--method", "bnmf", "--param", "a0=abc"], "'a0'", "must be a number", id="optional-float-given-text"),
+])
+def test_cli_hyperparameter_of_wrong_type(tmp_path, capsys, args, culprit, message):
+    """A hyperparameter that cannot be its declared type -> exit 2 naming it, before data is read."""
+    code, err = run_cli(tmp_path, capsys, *args)
+    assert code == 2
+    assert culprit in err and message in err, err
+
+
+@pytest.mark.parametrize("args, culprit, message", [
+    pytest.param(["--method", "online_lda", "--set", "passes=.inf"], "'passes'", "finite", id="passes-inf"),
+    pytest.param(["--method", "online_lda", "--set", "passes=0"], "passes", "positive", id="passes-zero"),
+    pytest.param(["--method", "online_lda", "--set", "max_docs=0"], "'max_docs'", ">= 1", id="max_docs-zero"),
+    pytest.param(["--method", "online_lda", "--set", "max_docs=10.5"], "'max_docs'", "whole number", id="max_docs-fraction"),
+    pytest.param(["--method", "online_lda", "--set", "holdout_n=0"], "n must be >= 1", "", id="holdout_n-zero"),
+    pytest.param(["--method", "online_lda", "--set", "n_checkpoints=0"], "n_checkpoints", ">= 1", id="n_checkpoints-zero"),
+    pytest.param(["--method", "online_lda", "--set", "observed_fraction=1"], "observed_fraction", "(0, 1)",
+                 id="observed_fraction-one"),
+    pytest.param(["--method", "online_lda", "--set", "observed_fraction=0"], "observed_fraction", "(0, 1)",
+                 id="observed_fraction-zero"),
+    pytest.param(["--method", "online_lda", "--set", "observed_fraction=1.5", "--set", "folds=3"], "observed_fraction",
+                 "(0, 1)", id="observed_fraction-1.5-with-folds"),
+    pytest.param(["--method", "online_lda", "--seed", "-1"], "'seed'", ">= 0", id="negative-seed"),
+    pytest.param(["--method", "online_lda", "--set", "seed=1.5"], "'seed'", "whole number", id="fractional-seed"),
+    pytest.param(["--method", "online_lda", "--set", "seed=true"], "'seed'", "boolean", id="boolean-seed"),
+    pytest.param(["--method", "online_lda", "--threads", "0"], "threads", ">= 1", id="threads-zero"),
+    pytest.param(["--method", "online_lda", "--threads", "100000"], "'threads'", "CPUs", id="threads-beyond-cpus"),
+    pytest.param(["--method", "online_lda", "--set", "stream=5"], "'stream'", "must be a string", id="stream-a-number"),
+    pytest.param(["--method", "online_lda", "--set", "report_elbo=2"], "'report_elbo'", "true or false",
+                 id="report_elbo-an-integer"),
+    pytest.param(["--method", "online_lda", "--set", "thread=2"], "unknown run setting", "'thread'", id="unknown-setting"),
+])
+def test_cli_run_setting_of_wrong_type_or_range(tmp_path, capsys, args, culprit, message):
+    """A run setting of the wrong type or out of range -> exit 2 naming it, before data is read."""
+    code, err = run_cli(tmp_path, capsys, *args)
+    assert code == 2
+    assert culprit in err and message in err, err
+
+
+@pytest.mark.parametrize("given, expected", [
+    pytest.param({"alpha": "1e-4"}, {"alpha": 1e-4}, id="yaml11-string-1e-4-is-a-float"),
+    pytest.param({"tau0": "1e3"}, {"tau0": 1000.0}, id="cli-1e3-is-a-float"),
+    pytest.param({"batch_size": 2.0}, {"batch_size": 2}, id="whole-float-to-int"),
+    pytest.param({"e_step_max_iter": "1e2"}, {"e_step_max_iter": 100}, id="1e2-as-an-integer"),
+    pytest.param({"tau0": 64}, {"tau0": 64.0}, id="int-for-float"),
+])
+def test_numeric_strings_become_their_declared_type(given, expected):
+    """A numeric-looking string or a whole float -> the declared type, recorded as such (no str in the trace)."""
+    spec = RunSpec(method="online_lda", params=given)
+    spec.check()
+    for key, value in expected.items():
+        assert spec.params[key] == value and type(spec.params[key]) is type(value), spec.params
+    hyper = get_method("online_lda").resolve_params(given)
+    assert all(type(hyper[k]) is type(v) for k, v in expected.items())
+
+
+def test_optional_params_keep_null_and_convert_numbers():
+    """A None-default param (bnmf a0) -> null stays null, '1e-2' becomes 0.01, true is refused."""
+    bnmf = get_method("bnmf")
+    assert bnmf.resolve_params({"a0": None})["a0"] is None
+    assert bnmf.resolve_params({"a0": "1e-2"})["a0"] == pytest.approx(0.01)
+    with pytest.raises(ParamError, match="'a0'.*boolean"):
+        bnmf.resolve_params({"a0": True})
+
+
+def test_tau0_zero_is_fine_without_decay():
+    """tau0 = 0 with kappa = 0 -> accepted: rho_t = (0 + t)^0 = 1, the batch-equivalence setting."""
+    p = get_method("online_lda").resolve_params({"tau0": 0, "kappa": 0})
+    assert p["tau0"] == 0.0 and not math.isnan(p["tau0"])
+
+
+def test_cli_param_given_twice(tmp_path, capsys):
+    """--param K=3 --param K=4 -> exit 2 naming K, not a silent last-wins."""
+    code, err = run_cli(tmp_path, capsys, "--method", "online_lda", "--param", "K=3", "--param", "K=4")
+    assert code == 2 and "--param K is given twice" in err
+
+
+def test_cli_param_unreadable_value(tmp_path, capsys):
+    """--param K=[3 (not YAML) -> exit 2 naming K and the value, no traceback."""
+    code, err = run_cli(tmp_path, capsys, "--method", "online_lda", "--param", "K=[3")
+    assert code == 2 and "--param K: cannot read the value '[3'" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("spec_json, message", [
+    pytest.param("{method: online_lda}", "--spec-json is not JSON", id="spec-json-not-json"),
+    pytest.param('["online_lda"]', "--spec-json must be a JSON object", id="spec-json-a-list"),
+    pytest.param('{"method": "online_lda", "passe": 2}', "unknown run setting(s) ['passe']", id="spec-json-unknown-key"),
+    pytest.param('{"method": "online_lda", "params": [1]}', "params must be an object", id="spec-json-params-a-list"),
+])
+def test_cli_bad_spec_json(tmp_path, capsys, spec_json, message):
+    """A --spec-json that is not a JSON object of RunSpec fields -> exit 2 naming the flag or the key."""
+    code, err = run_cli(tmp_path, capsys, "--spec-json", spec_json)
+    assert code == 2 and message in err, err
+
+
+def test_cli_spec_file_missing(tmp_path, capsys):
+    """--spec naming a missing file -> exit 2 naming the file."""
+    missing = tmp_path / "nope.json"
+    code, err = run_cli(tmp_path, capsys, "--spec", str(missing))
+    assert code == 2 and f"--spec {missing}" in err, err

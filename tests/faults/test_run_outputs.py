@@ -1,0 +1,282 @@
+"""A run's outputs are one unit: a kill or a full disk at any write step leaves the complete old run or the
+complete new one, never a mix; the output location is checked before compute; an orphaned fit stops; a broken
+model or trace read later is named."""
+import os
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import time
+from collections import namedtuple
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from _run_util import FAST_RUN, REPO, RUN_FILES, checksums, env, hidden_leftovers, tiny_corpus  # noqa: F401
+from topicbench import run as run_module
+from topicbench.cli import main as cli
+from topicbench.run import OutputError, RunSpec, load_model, run
+
+SPEC = dict(method="online_lda", params={"K": 3, "batch_size": 20}, n_checkpoints=2)
+KILL_STEPS = ["run.model", "run.topics", "run.trace", "run.swap", "run.discard_old"]
+Old = namedtuple("Old", "dir sums")
+
+
+def make_old_run(folder, corpus):
+    """A complete run of seed 0 in ``folder/run``; returns its folder and checksums."""
+    out = folder / "run"
+    run(RunSpec(**SPEC, seed=0), corpus, out)
+    return Old(out, checksums(out))
+
+
+def assert_whole(out, old_sums, expect):
+    """``out`` holds exactly one complete run: the old one (same bytes) or a new seed-1 one (no old file)."""
+    assert sorted(p.name for p in out.iterdir()) == sorted(RUN_FILES)
+    sums = checksums(out)
+    if expect == "old":
+        assert sums == old_sums
+        return
+    assert all(sums[name] != old_sums[name] for name in ("model.npz", "trace.parquet")), "a mix of old and new"
+    assert set(pd.read_parquet(out / "trace.parquet")["seed"]) == {1}
+    assert load_model(out / "model.npz").seed == 1
+
+
+@pytest.fixture(scope="module")
+def killed_runs(tmp_path_factory, tiny_corpus):
+    """One old run per kill step, each overwritten by a seed-1 run SIGKILLed at that step (all in parallel)."""
+    base = tmp_path_factory.mktemp("killed")
+    template = make_old_run(base / "template", tiny_corpus)
+    procs = {}
+    for step in KILL_STEPS:
+        shutil.copytree(template.dir, base / step / "run")
+        procs[step] = subprocess.Popen(
+            [sys.executable, "-m", "topicbench.cli", "run", "--corpus", str(tiny_corpus), "--out", str(base / step / "run"),
+             *FAST_RUN, "--seed", "1"], env=env(TOPICBENCH_FAULT_AT=f"kill:{step}"), cwd=REPO,
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    codes = {step: (proc.wait(timeout=600), proc.stderr.read()) for step, proc in procs.items()}
+    return base, template.sums, codes
+
+
+@pytest.mark.parametrize("step, expect", [
+    pytest.param("run.model", "old", id="kill-before-model"),
+    pytest.param("run.topics", "old", id="kill-before-topics"),
+    pytest.param("run.trace", "old", id="kill-before-trace"),
+    pytest.param("run.swap", "old", id="kill-before-swap"),
+    pytest.param("run.discard_old", "new", id="kill-after-swap"),
+])
+def test_kill_while_writing_over_an_old_run(killed_runs, tiny_corpus, step, expect):
+    """SIGKILL at a write step of a run over an earlier one -> the whole old run or the whole new one, never a
+    mix; the next run of the folder completes and leaves no staging folder."""
+    base, old_sums, codes = killed_runs
+    code, err = codes[step]
+    assert code == -signal.SIGKILL, err
+    out = base / step / "run"
+    assert_whole(out, old_sums, expect)
+    run(RunSpec(**SPEC, seed=1), tiny_corpus, out)  # the next invocation
+    assert_whole(out, old_sums, "new")
+    assert hidden_leftovers(out.parent) == []
+
+
+@pytest.mark.parametrize("step", ["run.model", "run.topics", "run.trace", "run.swap"])
+def test_full_disk_while_writing_over_an_old_run(tmp_path, tiny_corpus, capsys, monkeypatch, step):
+    """ENOSPC at a write step -> exit 2 naming the run folder; the old run intact, no staging folder left."""
+    old = make_old_run(tmp_path, tiny_corpus)
+    monkeypatch.setenv("TOPICBENCH_FAULT_AT", f"enospc:{step}")
+    code = cli(["run", "--corpus", str(tiny_corpus), "--out", str(old.dir), *FAST_RUN, "--seed", "1"])
+    err = capsys.readouterr().err
+    assert code == 2 and str(old.dir) in err and "No space left" in err, err
+    assert checksums(old.dir) == old.sums
+    assert hidden_leftovers(tmp_path) == []
+
+
+def test_no_atomic_exchange_kill_between_renames(tmp_path, tiny_corpus, monkeypatch):
+    """A file system without RENAME_EXCHANGE, killed between its two renames -> the next run restores the old
+    run first (it is never lost), then replaces it whole."""
+    old = make_old_run(tmp_path, tiny_corpus)
+    monkeypatch.setattr(run_module, "_exchange", lambda a, b: False)
+    monkeypatch.setenv("TOPICBENCH_FAULT_AT", "enospc:run.swap_new")  # stands in for a kill: same state on disk
+    monkeypatch.setattr(shutil, "rmtree", lambda *a, **k: None)  # a kill would not clean up either
+    with pytest.raises(OutputError):
+        run(RunSpec(**SPEC, seed=1), tiny_corpus, old.dir)
+    monkeypatch.undo()
+    assert not old.dir.exists()
+    aside = [p for p in tmp_path.iterdir() if p.name.startswith(".run.old-")]
+    assert len(aside) == 1 and checksums(aside[0]) == old.sums
+    monkeypatch.setattr(run_module, "_pid_alive", lambda pid: False)  # as after the kill
+    run_module.check_output_location(old.dir, RunSpec(**SPEC))
+    assert checksums(old.dir) == old.sums and hidden_leftovers(tmp_path) == []
+
+
+def test_stale_staging_from_a_killed_job_is_removed(tmp_path, tiny_corpus):
+    """A staging folder left by a killed run (its process gone) -> removed by the next run of that folder."""
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    stale = tmp_path / f".run.staging-{dead.pid}-abc"
+    stale.mkdir()
+    (stale / "model.npz").write_bytes(b"half")
+    run(RunSpec(**SPEC, seed=0), tiny_corpus, tmp_path / "run")
+    assert hidden_leftovers(tmp_path) == []
+    assert sorted(p.name for p in (tmp_path / "run").iterdir()) == sorted(RUN_FILES)
+
+
+def run_cli(tmp_path, capsys, out, corpus):
+    start = time.perf_counter()
+    code = cli(["run", "--corpus", str(corpus), "--out", str(out), *FAST_RUN])
+    return code, capsys.readouterr().err, time.perf_counter() - start
+
+
+def test_out_names_an_existing_file(tmp_path, capsys):
+    """--out naming an existing file -> exit 2 naming it before the corpus is read; the file untouched."""
+    target = tmp_path / "notes.txt"
+    target.write_text("keep")
+    code, err, _ = run_cli(tmp_path, capsys, target, tmp_path / "no_corpus")
+    assert code == 2 and f"--out {target} is an existing file" in err, err
+    assert target.read_text() == "keep" and hidden_leftovers(tmp_path) == []
+
+
+def test_out_below_a_file(tmp_path, capsys):
+    """--out under a path component that is a file -> exit 2 naming that file, before the corpus is read."""
+    (tmp_path / "f").write_text("keep")
+    code, err, _ = run_cli(tmp_path, capsys, tmp_path / "f" / "run", tmp_path / "no_corpus")
+    assert code == 2 and f"{tmp_path / 'f'} is a file" in err, err
+
+
+def test_out_in_a_read_only_place(tmp_path, capsys):
+    """--out where nothing can be written (under /proc, read-only even for root) -> exit 2 naming it, before
+    the corpus is read."""
+    if not os.path.isdir("/proc/self"):
+        pytest.skip("needs Linux /proc as a place no user can write")
+    out = "/proc/topicbench_fault/run"
+    code, err, _ = run_cli(tmp_path, capsys, out, tmp_path / "no_corpus")
+    assert code == 2 and f"--out {out}: cannot write in /proc" in err, err
+
+
+def test_out_holding_other_files_is_not_replaced(tmp_path, capsys):
+    """--out naming a folder with files that are not a run's -> exit 2 listing them; nothing deleted."""
+    (tmp_path / "thesis.tex").write_text("years of work")
+    code, err, _ = run_cli(tmp_path, capsys, tmp_path, tmp_path / "no_corpus")
+    assert code == 2 and "thesis.tex" in err, err
+    assert (tmp_path / "thesis.tex").read_text() == "years of work"
+
+
+def test_out_is_a_symlink(tmp_path, capsys):
+    """--out naming a symbolic link -> exit 2 (the swap would replace the link, not the run behind it)."""
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    code, err, _ = run_cli(tmp_path, capsys, tmp_path / "link", tmp_path / "no_corpus")
+    assert code == 2 and "symbolic link" in err and (tmp_path / "link").is_symlink()
+
+
+def test_full_disk_found_before_compute(tmp_path, tiny_corpus, capsys, monkeypatch):
+    """A disk without room for the model -> exit 2 naming the folder and the sizes, before the fit starts."""
+    monkeypatch.setattr(run_module.shutil, "disk_usage", lambda path: shutil._ntuple_diskusage(10**9, 10**9 - 1000, 1000))
+    monkeypatch.setattr(run_module, "_run", lambda *a: pytest.fail("the fit started"))
+    code, err, _ = run_cli(tmp_path, capsys, tmp_path / "run", tiny_corpus)
+    assert code == 2 and f"--out {tmp_path / 'run'}" in err and "MiB free" in err, err
+    assert not (tmp_path / "run").exists()
+
+
+def test_unwritable_out_found_before_compute(tmp_path, tiny_corpus, capsys, monkeypatch):
+    """A write probe failing with ENOSPC -> exit 2 naming the folder, before the fit starts."""
+    monkeypatch.setenv("TOPICBENCH_FAULT_AT", "enospc:run.check_out")
+    monkeypatch.setattr(run_module, "_run", lambda *a: pytest.fail("the fit started"))
+    code, err, _ = run_cli(tmp_path, capsys, tmp_path / "run", tiny_corpus)
+    assert code == 2 and f"--out {tmp_path / 'run'}: cannot write" in err, err
+
+
+def test_outputs_readable_like_any_file(tmp_path, tiny_corpus):
+    """A finished run -> folder and files carry the umask's permissions, not the 0700/0600 of temp files."""
+    run(RunSpec(**SPEC), tiny_corpus, tmp_path / "run")
+    mask = os.umask(0o022)
+    os.umask(mask)
+    assert stat.S_IMODE((tmp_path / "run").stat().st_mode) == 0o777 & ~mask
+    for name in RUN_FILES:
+        assert stat.S_IMODE((tmp_path / "run" / name).stat().st_mode) == 0o666 & ~mask, name
+
+
+def test_orphaned_fit_stops_when_its_parent_dies(tmp_path, tiny_corpus):
+    """The parent of a --exit-with-parent fit SIGKILLed (as a killed Snakemake) -> the fit stops within seconds
+    and never writes the run folder."""
+    out, log, pidfile = tmp_path / "run", tmp_path / "fit.log", tmp_path / "pid"
+    args = " ".join([sys.executable, "-m", "topicbench.cli", "run", "--exit-with-parent", "--corpus", str(tiny_corpus),
+                     "--out", str(out), *FAST_RUN, "--set", "passes=100000"])
+    parent = subprocess.Popen(["sh", "-c", f"{args} 2> {log} & echo $! > {pidfile}; wait"], env=env(), cwd=REPO)
+    deadline = time.time() + 300
+    while not (log.exists() and "docs (" in log.read_text()):  # the fit is under way
+        assert time.time() < deadline and parent.poll() is None, log.read_text() if log.exists() else ""
+        time.sleep(0.2)
+    child = int(pidfile.read_text())
+    parent.send_signal(signal.SIGKILL)
+    parent.wait()
+    deadline = time.time() + 10
+    while os.path.exists(f"/proc/{child}") and "Z" not in open(f"/proc/{child}/stat").read().split()[2]:
+        if time.time() > deadline:
+            os.kill(child, signal.SIGKILL)
+            pytest.fail("the orphaned fit kept running")
+        time.sleep(0.1)
+    assert not out.exists()
+
+
+def test_corrupt_model_named_by_load_model(tmp_path, tiny_corpus):
+    """A truncated model.npz read by load_model (as the figures do) -> OutputError naming the file."""
+    old = make_old_run(tmp_path, tiny_corpus)
+    path = old.dir / "model.npz"
+    path.write_bytes(path.read_bytes()[:200])
+    with pytest.raises(OutputError, match=f"model file {path} is unreadable"):
+        load_model(path)
+
+
+def test_missing_model_named_by_load_model(tmp_path):
+    """load_model of a run whose model.npz is missing -> OutputError naming the file."""
+    with pytest.raises(OutputError, match=f"model file {tmp_path / 'model.npz'} does not exist"):
+        load_model(tmp_path / "model.npz")
+
+
+def test_foreign_npz_named_by_load_model(tmp_path):
+    """An .npz that is not a topicbench model -> OutputError naming the file, not a KeyError."""
+    np.savez(tmp_path / "model.npz", x=np.zeros(3))
+    with pytest.raises(OutputError, match="not a topicbench model"):
+        load_model(tmp_path / "model.npz")
+
+
+def test_aggregate_names_a_corrupt_trace(tmp_path, tiny_corpus, capsys):
+    """aggregate over a truncated trace.parquet -> exit 2 naming the trace; no output written."""
+    old = make_old_run(tmp_path, tiny_corpus)
+    bad = old.dir / "trace.parquet"
+    bad.write_bytes(bad.read_bytes()[:100])
+    code = cli(["aggregate", "--out", str(tmp_path / "all.parquet"), str(bad)])
+    assert code == 2 and f"trace {bad} is unreadable" in capsys.readouterr().err
+    assert not (tmp_path / "all.parquet").exists()
+
+
+def test_aggregate_names_a_column_of_mixed_types(tmp_path, capsys):
+    """Traces whose p_alpha is text in one and a number in another -> exit 2 naming the column and files."""
+    a, b = tmp_path / "a.parquet", tmp_path / "b.parquet"
+    pd.DataFrame({"p_alpha": ["1e-4"], "loglik_per_word": [-7.0]}).to_parquet(a)
+    pd.DataFrame({"p_alpha": [0.001], "loglik_per_word": [-7.1]}).to_parquet(b)
+    code = cli(["aggregate", "--out", str(tmp_path / "all.parquet"), str(a), str(b)])
+    err = capsys.readouterr().err
+    assert code == 2 and "column 'p_alpha'" in err and str(a) in err and str(b) in err, err
+    assert not (tmp_path / "all.parquet").exists()
+
+
+@pytest.mark.parametrize("fault", ["enospc:aggregate.write", "enospc:atomic.replace"])
+def test_aggregate_full_disk_keeps_the_old_table(tmp_path, tiny_corpus, capsys, monkeypatch, fault):
+    """ENOSPC while aggregate writes all_traces.parquet -> exit 2 naming the file; the old table intact, no
+    temporary file left."""
+    old = make_old_run(tmp_path, tiny_corpus)
+    table = tmp_path / "all.parquet"
+    assert cli(["aggregate", "--out", str(table), str(old.dir / "trace.parquet")]) == 0
+    before = checksums(tmp_path)
+    if fault == "enospc:atomic.replace":  # the disk fills inside the parquet writer itself
+        def full(*args, **kwargs):
+            raise OSError(28, "No space left on device", str(table))
+        monkeypatch.setattr(pd.DataFrame, "to_parquet", full)
+    else:
+        monkeypatch.setenv("TOPICBENCH_FAULT_AT", fault)
+    code = cli(["aggregate", "--out", str(table), str(old.dir / "trace.parquet")])
+    err = capsys.readouterr().err
+    assert code == 2 and "No space left" in err and str(table) in err, err
+    assert checksums(tmp_path) == before and hidden_leftovers(tmp_path) == []

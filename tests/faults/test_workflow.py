@@ -1,0 +1,135 @@
+"""The workflow as Snakemake runs it: the default profile is applied (rerun-incomplete), a killed Snakemake leaves
+no orphaned fit and resumes, shell commands quote every value, and a bad config fails at DAG build."""
+import base64
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from _run_util import REPO, TINY, env, hidden_leftovers
+
+# results_dir with a space and a command substitution: every path in the rules' shell commands must be quoted
+RESULTS = "res $(touch INJECTED) x"
+TINY_CONFIG = {
+    "data_dir": "data", "results_dir": RESULTS, "threads_per_run": 1,
+    "datasets": {"tiny": {"recipe": "nyt_like", "params": TINY}},
+    "experiments": {"exp": {"dataset": "tiny", "seeds": [0], "runs": [
+        # ~1 s of fit (passes), long enough to kill Snakemake while it runs
+        {"label": "slow", "method": "online_lda", "grid": {"K": [3], "batch_size": [20]},
+         "settings": {"passes": 600, "n_checkpoints": 2}}]}},
+}
+TARGET = f"{RESULTS}/all_traces.parquet"
+
+
+def snakemake(workdir, *args, config=None, popen=False, timeout=600):
+    """Snakemake on the repository's Snakefile from ``workdir`` (the default profile is found beside it)."""
+    cmd = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--configfile", str(config or "config.yaml"),
+           *args]
+    if popen:
+        return subprocess.Popen(cmd, cwd=workdir, env=env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                text=True, start_new_session=True)
+    return subprocess.run(cmd, cwd=workdir, env=env(), capture_output=True, text=True, timeout=timeout)
+
+
+def fits_running(workdir) -> list[int]:
+    """Pids of topicbench fits writing under ``workdir``."""
+    pids = []
+    for proc in Path("/proc").iterdir():
+        try:
+            cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            cwd = os.readlink(proc / "cwd")
+            state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if proc.name.isdigit() and "topicbench" in cmdline and " run " in cmdline and cwd == str(workdir) and state != "Z":
+            pids.append(int(proc.name))
+    return pids
+
+
+@pytest.fixture(scope="module")
+def killed_then_resumed(tmp_path_factory):
+    """The tiny workflow: Snakemake SIGKILLed while its fit runs, then run again to the end."""
+    workdir = tmp_path_factory.mktemp("wf")
+    (workdir / "config.yaml").write_text(yaml.safe_dump(TINY_CONFIG))
+    proc = snakemake(workdir, "--cores", "1", TARGET, popen=True)
+    log = workdir / RESULTS / "logs" / "runs"
+    deadline = time.time() + 400
+    while not any("docs (" in p.read_text() for p in log.rglob("*.log")) if log.exists() else True:
+        assert proc.poll() is None and time.time() < deadline, proc.stdout.read()
+        time.sleep(0.2)
+    fits = fits_running(workdir)
+    proc.send_signal(signal.SIGKILL)  # Snakemake only, not its process group: its fit must stop by itself
+    proc.wait()
+    deadline = time.time() + 10
+    while fits_running(workdir) and time.time() < deadline:
+        time.sleep(0.1)
+    orphans = fits_running(workdir)
+    for pid in orphans:
+        os.kill(pid, signal.SIGKILL)
+    run_dirs = list((workdir / RESULTS / "runs").rglob("seed~0")) if (workdir / RESULTS / "runs").exists() else []
+    after_kill = [sorted(p.name for p in d.iterdir()) for d in run_dirs]
+    unlock = snakemake(workdir, "--unlock")  # a SIGKILLed Snakemake cannot remove its lock (README, "Profiles")
+    assert unlock.returncode == 0, unlock.stderr
+    resumed = snakemake(workdir, "--cores", "1", TARGET)
+    return workdir, fits, orphans, after_kill, resumed
+
+
+def test_killed_snakemake_leaves_no_orphaned_fit(killed_then_resumed):
+    """Snakemake SIGKILLed mid-fit -> its fit stops within seconds and the run folder holds no partial run."""
+    workdir, fits, orphans, after_kill, _ = killed_then_resumed
+    assert fits, "the fit should have been running when Snakemake was killed"
+    assert orphans == []
+    assert all(files == [] for files in after_kill), after_kill
+
+
+def test_killed_snakemake_resumes(killed_then_resumed):
+    """A rerun after Snakemake was SIGKILLed -> completes (the default profile's rerun-incomplete), whole run
+    folder, no staging folders left, and no shell command ran from a path value."""
+    workdir, _, _, _, resumed = killed_then_resumed
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    assert "Using workflow specific profile" in resumed.stderr and "profiles/default" in resumed.stderr
+    (run_dir,) = (workdir / RESULTS / "runs").rglob("seed~0")
+    assert sorted(p.name for p in run_dir.iterdir()) == ["model.npz", "topics.tsv", "trace.parquet"]
+    assert hidden_leftovers(workdir / RESULTS / "runs") == []
+    assert (workdir / TARGET).exists()
+    assert not list(workdir.rglob("INJECTED")) and not (REPO / "INJECTED").exists()
+
+
+def test_rerun_incomplete_is_in_effect(killed_then_resumed):
+    """Outputs Snakemake marked incomplete (killed after the fit wrote them) -> the default profile reruns the
+    job; without the profile Snakemake would stop with IncompleteFilesException."""
+    workdir, *_ = killed_then_resumed
+    (trace,) = (workdir / RESULTS / "runs").rglob("trace.parquet")
+    marker_dir = workdir / ".snakemake" / "incomplete"
+    marker_dir.mkdir(parents=True, exist_ok=True)
+    # Snakemake's own record of a job that started and did not finish: one file per output, named by its path
+    marker = marker_dir / base64.urlsafe_b64encode(str(trace.relative_to(workdir)).encode()).decode()
+    marker.write_text("")
+    without = snakemake(workdir, "--cores", "1", "-n", "--workflow-profile", "none", TARGET)
+    assert without.returncode != 0 and "incomplete" in (without.stdout + without.stderr).lower()
+    plan = snakemake(workdir, "--cores", "1", "-n", TARGET)
+    assert plan.returncode == 0 and "fit" in plan.stdout, plan.stdout + plan.stderr
+    marker.unlink()
+
+
+@pytest.mark.parametrize("change, culprit", [
+    pytest.param({"thread_per_run": 2}, "thread_per_run", id="workflow-top-level-typo"),
+    pytest.param({"experiments": {"x$(touch INJECTED)y": TINY_CONFIG["experiments"]["exp"]}}, "x$(touch INJECTED)y",
+                 id="workflow-experiment-injection"),
+    pytest.param({"datasets": {"tiny": {"recipe": "nyt_like", "params": {**TINY, "n_trian": 5}}}}, "n_trian",
+                 id="workflow-unknown-dataset-param"),
+    pytest.param({"experiments": {"exp": {**TINY_CONFIG["experiments"]["exp"], "seeds": [-1]}}}, "-1",
+                 id="workflow-negative-seed"),
+])
+def test_bad_config_fails_at_dag_build(tmp_path, change, culprit):
+    """A bad config -> Snakemake exits non-zero at DAG build naming the culprit; no job ran, no command ran."""
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump({**TINY_CONFIG, **change}))
+    result = snakemake(tmp_path, "--cores", "1", TARGET)
+    assert result.returncode != 0 and culprit in result.stderr + result.stdout, result.stderr[-2000:]
+    assert not (tmp_path / "data").exists() and not list(tmp_path.rglob("INJECTED"))
+
