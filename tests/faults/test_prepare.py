@@ -257,7 +257,7 @@ def test_kill_before_the_swap_of_a_first_prepare_is_finished_by_the_next_load(tm
 
 
 def test_only_our_own_leftover_patterns_are_removed(tmp_path, src):
-    """Leftovers of a killed prepare are removed by the next one; look-alike folders of the user are never touched."""
+    """A killed prepare's leftovers next to look-alike user folders -> the next prepare removes only its own staging folders."""
     out = user_bow(*src, tmp_path / "corpus")
     assert killed_at("prepare.write_vocab", user_bow, *src, out, split_seed=3)
     for name in (".corpus.staging-x", ".corpus.backup", ".corpus.old-12.bak", "corpus.staging-1"):

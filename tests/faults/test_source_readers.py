@@ -232,7 +232,7 @@ def test_nyt_topmost_damaged_file_named(tmp_path, capsys, damage, named):
 
 
 def test_nyt_topmost_stand_in_prepares(tmp_path, capsys):
-    """The undamaged stand-in prepares (so the cases above fail for their damage, not for the stand-in)."""
+    """An undamaged nyt_topmost stand-in -> prepares (so the cases above fail for their damage, not the stand-in)."""
     nyt(tmp_path / "corpora")
     code, _ = run_cli(["prepare", "nyt_topmost", "--out", tmp_path / "out", "--corpora-dir", tmp_path / "corpora"], capsys)
     assert code == 0
