@@ -90,7 +90,8 @@ def to_markdown(blocks, out_dir: Path) -> str:
 
 
 def typst_str(text: str) -> str:
-    return '"' + str(text).replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ") + '"'
+    """A Typst string literal; Markdown's inline-code backticks are dropped (the PDF sets no code spans)."""
+    return '"' + str(text).replace("`", "").replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ") + '"'
 
 
 def column_widths(header, rows) -> str:
@@ -139,7 +140,9 @@ def fallback_pdf(blocks, pdf: str, title: str, why: str) -> None:
     from matplotlib.backends.backend_pdf import PdfPages
 
     W, H, margin = 8.27, 11.69, 0.7
-    items = [("heading", 1, title), ("para", f"[Typeset by the matplotlib fallback: {why}]")] + list(blocks)
+    body = list(blocks[1:] if blocks and blocks[0][0] == "heading" and blocks[0][1] == 1 else blocks)
+    items = [("heading", 1, title), ("para", f"[This PDF was drawn by the plain matplotlib fallback, not Typst: {why}.]")]
+    items += body
     with io.atomic_path(pdf) as tmp, PdfPages(tmp) as pages:
         fig, y = None, 0.0
 
@@ -152,8 +155,9 @@ def fallback_pdf(blocks, pdf: str, title: str, why: str) -> None:
 
         def text(s, size, weight="normal", family="serif"):
             nonlocal y
-            width = int((W - 2 * margin) * 72 / (size * 0.5))
-            for line in textwrap.wrap(s, width) or [""]:
+            em = 0.62 if family == "monospace" else 0.56 if weight == "bold" else 0.5  # mean glyph width / size
+            width = int((W - 2 * margin) * 72 / (size * em))
+            for line in textwrap.wrap(s.replace("`", ""), width) or [""]:
                 if y < margin + size / 72 * 1.4:
                     new_page()
                 fig.text(margin / W, y / H, line, fontsize=size, weight=weight, family=family, va="top")
@@ -200,7 +204,7 @@ def compile_pdf(blocks, typ: str, pdf: str, root: Path, title: str) -> str:
             why = f"typst failed: {error}"
     print(f"WARNING: {why}; drawing the PDF with the matplotlib fallback", file=sys.stderr)
     fallback_pdf(blocks, pdf, title, why)
-    return f"matplotlib fallback ({why})"
+    return f"matplotlib fallback: {why}"
 
 
 # -- provenance ------------------------------------------------------------------------------------------------
@@ -299,13 +303,13 @@ def main(smk):
 
         typeset = f"typst {metadata.version('typst')}"
     except ImportError:
-        typeset = "matplotlib fallback (the typst Python package is not installed)"
+        typeset = "matplotlib fallback: the typst Python package is not installed (pip install typst)"
     final = assemble(typeset)
     io.write_text(out_typ, to_typst(final, root, title))
     used = compile_pdf(final, str(out_typ), str(out_pdf), root, title)
     if used != typeset:  # typst failed: the fallback's provenance says so
         final = assemble(used)
-        fallback_pdf(final, str(out_pdf), title, used)
+        fallback_pdf(final, str(out_pdf), title, used.removeprefix("matplotlib fallback: "))
     io.write_text(out_md, to_markdown(final, out_md.parent))
     print(json.dumps({"typeset": used, "blocks": len(final)}))
 
