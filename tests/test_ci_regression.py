@@ -125,7 +125,7 @@ def test_wrong_update_fails_the_comparison(ci_traces, monkeypatch):
 def test_ci_profile_builds_findings_paper_and_report(ci_traces):
     """The same ci run: the findings judge every claim (and the ci profile can judge some), the PDF is built, and the
     Snakemake report holds every figure with the benchmark records."""
-    sys.path.insert(0, str(REPO / "workflow" / "figures"))
+    sys.path[:0] = [str(REPO / "workflow" / "figures"), str(REPO / "workflow" / "scripts")]  # _claims imports figlib
     from _claims import CLAIMS
 
     tmp, _ = ci_traces

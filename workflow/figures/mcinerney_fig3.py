@@ -12,7 +12,7 @@ FIGURE = figlib.Figure(paper="mcinerney", title="McInerney et al. 2015, Figure 3
 
 def alpha_table(frame: pd.DataFrame) -> pd.DataFrame:
     """Per corpus: the alpha grid's best point, the score there and at the grid point nearest the true N, and streaming
-    VB's best final score (time-ordered stream, means over seeds). Also read by the findings' judges."""
+    VB's best final score (time-ordered stream, means over seeds)."""
     frame = frame[frame["stream"] == "time_ordered"]
     rows = []
     for dataset, panel in frame.groupby("dataset", sort=False):
