@@ -197,8 +197,9 @@ def compile_pdf(blocks, typ: str, pdf: str, root: Path, title: str) -> str:
         why = "the typst Python package is not installed (pip install typst)"
     else:
         try:
+            data = typst.compile(typ, root=str(root))  # bytes (no output path: typst infers the format from its suffix)
             with io.atomic_path(pdf) as tmp:
-                typst.compile(typ, output=str(tmp), root=str(root))
+                Path(tmp).write_bytes(data)
             return f"typst {metadata.version('typst')}"
         except Exception as error:  # a Typst error is reported, never silently replaced
             why = f"typst failed: {error}"
