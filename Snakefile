@@ -8,6 +8,9 @@ from snakemake.utils import min_version, validate
 min_version("8.10")
 
 
+report: "workflow/report/workflow.rst"
+
+
 # The default profile's config only when none is given: Snakemake would otherwise merge a
 # --configfile into it, leaking default experiments into the ci and paper profiles.
 if not config.get("experiments"):
@@ -22,10 +25,7 @@ include: "workflow/rules/common.smk"
 include: "workflow/rules/prepare.smk"
 include: "workflow/rules/fit.smk"
 include: "workflow/rules/aggregate.smk"
-include: "workflow/rules/figures_hoffman.smk"
-include: "workflow/rules/figures_mcinerney.smk"
-include: "workflow/rules/figures_paisley.smk"
-include: "workflow/rules/figures_hu.smk"
+include: "workflow/rules/figures_plugins.smk"
 include: "workflow/rules/paper.smk"
 
 

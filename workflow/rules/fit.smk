@@ -17,6 +17,8 @@ rule fit:
         out_dir=lambda wildcards: f"{RESULTS}/runs/{wildcards.run_id}",
     log:
         f"{RESULTS}/logs/runs/{{run_id}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/runs/{{run_id}}.tsv"
     threads: config.get("threads_per_run", 1)
     resources:
         mem_mb=config.get("mem_mb_per_run", 4000),

@@ -1,20 +1,45 @@
-# Stage 5: the paper, assembled from the template in paper/ and every figure's caption and table.
+# Stage 5: the paper (Markdown, Typst source and PDF) from the template in paper/, every figure file's caption and
+# picture in paper order (figures_plugins.smk), the findings and the provenance, with the fits' benchmark records.
 
 
 rule paper:
     input:
         template="paper/topicbench.md",
         script="workflow/scripts/build_paper.py",
-        parts=[target for target in FIGURE_TARGETS if target.endswith(".md")],
-        figures=[target for target in FIGURE_TARGETS if target.endswith(".png")],
+        parts=[part["md"] for part in paper_parts()],
+        pictures=[part["png"] for part in paper_parts() if part["png"]],
         traces=f"{RESULTS}/all_traces.parquet",
+        benchmarks=benchmark_files(),
     output:
-        paper=f"{RESULTS}/paper/topicbench.md",
+        md=f"{RESULTS}/paper/topicbench.md",
+        typ=f"{RESULTS}/paper/topicbench.typ",
+        pdf=report(f"{RESULTS}/paper/topicbench.pdf", caption="../report/paper.rst", category="Paper"),
+    params:
+        parts=paper_parts(),
+        papers=figlib.PAPERS,
     log:
         f"{RESULTS}/logs/paper.log",
     threads: 1
     conda:
         "../envs/topicbench.yaml"
-    shell:
-        "python {input.script} --template {input.template} --traces {input.traces} "
-        "--out {output.paper} {input.parts} > {log} 2>&1"
+    script:
+        "../scripts/build_paper.py"
+
+
+rule benchmarks:
+    input:
+        records=benchmark_files(),
+        script="workflow/scripts/benchmarks_table.py",
+    output:
+        table=report(f"{RESULTS}/tables/benchmarks.csv", caption="../report/benchmarks.rst", category="Benchmarks"),
+        figure=report(f"{RESULTS}/figures/benchmarks.png", caption="../report/benchmarks.rst", category="Benchmarks"),
+    log:
+        f"{RESULTS}/logs/benchmarks.log",
+    threads: 1
+    conda:
+        "../envs/topicbench.yaml"
+    script:
+        "../scripts/benchmarks_table.py"
+
+
+FIGURE_TARGETS.extend([f"{RESULTS}/paper/topicbench.pdf", f"{RESULTS}/tables/benchmarks.csv"])

@@ -11,6 +11,8 @@ rule prepare_corpus:
         corpus_dir=lambda wildcards: f"{DATA}/corpora/{wildcards.dataset}",
     log:
         f"{RESULTS}/logs/prepare/{{dataset}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/prepare/{{dataset}}.tsv"
     threads: 1
     conda:
         "../envs/topicbench.yaml"

@@ -1,39 +1,319 @@
-"""Assemble the paper: the template's text, then each mirrored figure or table with its caption."""
-import argparse
+"""Assemble the paper from the template in paper/, every figure and table in paper order, the findings and the
+provenance: as Markdown (topicbench.md), as Typst source (topicbench.typ) and as a PDF typeset by the ``typst`` Python
+package (no TeX). Run by the paper rule's ``script:`` directive (workflow/rules/paper.smk).
+
+Typst text is written only as string literals in code mode ("..." with \\ and " escaped), never as markup, so no
+character of a caption can change the layout. Where ``typst`` is not installed or fails, the PDF is drawn by a plain
+matplotlib fallback that says so on its first page and in the log, and never passes for the Typst one.
+"""
+
+import json
 import os
+import re
+import sys
+import textwrap
+from importlib import metadata
 from pathlib import Path
 
 import pandas as pd
 
 from topicbench import io
 
+PACKAGES = ["topicbench", "numpy", "scipy", "numba", "pandas", "pyarrow", "matplotlib", "snakemake", "gensim",
+            "scikit-learn", "typst"]
+CELL = re.compile(r"(?<!\\)\|")
 
-def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--template", required=True)
-    parser.add_argument("--traces", required=True)
-    parser.add_argument("--out", required=True)
-    parser.add_argument("parts", nargs="*")
-    args = parser.parse_args()
-    traces = pd.read_parquet(args.traces)
-    out_dir = Path(args.out).parent
-    sections = []
-    for part in args.parts:
-        text = Path(part).read_text(encoding="utf-8")
-        png = Path(part).with_suffix(".png")
-        if png.exists():
-            text += f"\n![{png.stem}]({os.path.relpath(png, out_dir)})\n"
-        sections.append(text)
-    # one run = one (experiment, dataset, method, label, hyperparameters, seed); other methods' p_ columns are NaN
+
+# -- blocks: the paper as a list of (kind, ...) tuples, rendered to Markdown, Typst and the fallback ---------------
+
+def parse_markdown(text: str, base: int = 0) -> list[tuple]:
+    """Headings, paragraphs and pipe tables of a small Markdown text (what the template and the parts use)."""
+    blocks, para, table = [], [], []
+
+    def flush():
+        if para:
+            blocks.append(("para", " ".join(para)))
+            para.clear()
+        if table:
+            rows = [[c.strip().replace("\\|", "|") for c in CELL.split(line.strip())[1:-1]] for line in table]
+            blocks.append(("table", rows[0], [r for r in rows[2:]]))
+            table.clear()
+
+    for line in text.splitlines():
+        if line.startswith("#"):
+            flush()
+            level = len(line) - len(line.lstrip("#"))
+            blocks.append(("heading", level + base, line.lstrip("#").strip()))
+        elif line.strip().startswith("|"):
+            if para:
+                flush()
+            table.append(line)
+        elif not line.strip():
+            flush()
+        else:
+            if table:
+                flush()
+            para.append(line.strip())
+    flush()
+    return blocks
+
+
+def part_blocks(md_path: str, png: str | None) -> list[tuple]:
+    """A figure or table part: its title as a level-3 heading, the picture with the caption, then its body."""
+    blocks = parse_markdown(Path(md_path).read_text(encoding="utf-8"))
+    title = blocks[0][2] if blocks and blocks[0][0] == "heading" else Path(md_path).stem
+    rest = blocks[1:] if blocks and blocks[0][0] == "heading" else blocks
+    caption = rest[0][1] if rest and rest[0][0] == "para" else ""
+    rest = rest[1:] if caption else rest
+    out = [("heading", 3, title)]
+    out.append(("figure", png, caption) if png else ("para", caption))
+    return out + rest
+
+
+def to_markdown(blocks, out_dir: Path) -> str:
+    lines = []
+    for block in blocks:
+        kind = block[0]
+        if kind == "heading":
+            lines.append("#" * block[1] + " " + block[2])
+        elif kind == "para":
+            lines.append(block[1])
+        elif kind == "figure":
+            lines.append(f"![{Path(block[1]).stem}]({os.path.relpath(block[1], out_dir)})\n\n{block[2]}")
+        elif kind == "table":
+            header, rows = block[1], block[2]
+            esc = lambda c: str(c).replace("|", "\\|")  # noqa: E731
+            lines.append("\n".join(["| " + " | ".join(map(esc, header)) + " |", "|" + "---|" * len(header)]
+                                   + ["| " + " | ".join(map(esc, r)) + " |" for r in rows]))
+        lines.append("")
+    return "\n".join(lines)
+
+
+def typst_str(text: str) -> str:
+    """A Typst string literal; Markdown's inline-code backticks are dropped (the PDF sets no code spans)."""
+    return '"' + str(text).replace("`", "").replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ") + '"'
+
+
+def column_widths(header, rows) -> str:
+    """Fractions by each column's longest cell (square root, so long prose does not starve short columns)."""
+    longest = [max([len(str(h))] + [len(str(r[i])) for r in rows if i < len(r)]) for i, h in enumerate(header)]
+    return "(" + ", ".join(f"{max(1.0, min(n, 400)) ** 0.5:.2f}fr" for n in longest) + ",)"
+
+
+def to_typst(blocks, root: Path, title: str) -> str:
+    out = [f"#set document(title: {typst_str(title)})",
+           '#set page(paper: "a4", margin: (x: 1.8cm, y: 2cm), numbering: "1")',
+           "#set text(size: 9.5pt)",
+           "#set par(justify: true)",
+           "#set heading(numbering: \"1.1\")",
+           "#show figure: set block(breakable: true)",
+           f"#align(center, text(size: 15pt, weight: \"bold\", {typst_str(title)}))"]
+    for block in blocks:
+        kind = block[0]
+        if kind == "heading":
+            if block[1] == 1:
+                continue  # the title, set above
+            out.append(f"#heading(level: {block[1] - 1}, {typst_str(block[2])})")
+        elif kind == "para":
+            out.append(f"#par({typst_str(block[1])})")
+        elif kind == "figure":
+            path = "/" + Path(os.path.relpath(block[1], root)).as_posix()
+            out.append(f"#figure(image({typst_str(path)}, width: 100%), caption: text(size: 8pt, {typst_str(block[2])}))")
+        elif kind == "table":
+            header, rows = block[1], block[2]
+            cells = [f"strong({typst_str(h)})" for h in header]
+            header_cells = "table.header(" + ", ".join(cells) + ")"
+            body = ", ".join(typst_str(c) for r in rows for c in (list(r) + [""] * len(header))[:len(header)])
+            size = "7pt" if len(header) > 5 else "8pt"
+            out.append(f"#text(size: {size}, table(columns: {column_widths(header, rows)}, stroke: 0.4pt, "
+                       f"inset: 3pt, {header_cells}{', ' + body if body else ''}))")
+    return "\n".join(out) + "\n"
+
+
+def fallback_pdf(blocks, pdf: str, title: str, why: str) -> None:
+    """A plain PDF drawn with matplotlib: wrapped text, the pictures, tables as one paragraph per row."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.image as mpimg
+    import matplotlib.pyplot as plt
+    from matplotlib.backends.backend_pdf import PdfPages
+
+    W, H, margin = 8.27, 11.69, 0.7
+    body = list(blocks[1:] if blocks and blocks[0][0] == "heading" and blocks[0][1] == 1 else blocks)
+    items = [("heading", 1, title), ("para", f"[This PDF was drawn by the plain matplotlib fallback, not Typst: {why}.]")]
+    items += body
+    with io.atomic_path(pdf) as tmp, PdfPages(tmp) as pages:
+        fig, y = None, 0.0
+
+        def new_page():
+            nonlocal fig, y
+            if fig is not None:
+                pages.savefig(fig)
+                plt.close(fig)
+            fig, y = plt.figure(figsize=(W, H)), H - margin
+
+        def text(s, size, weight="normal", family="serif"):
+            nonlocal y
+            em = 0.62 if family == "monospace" else 0.56 if weight == "bold" else 0.5  # mean glyph width / size
+            width = int((W - 2 * margin) * 72 / (size * em))
+            for line in textwrap.wrap(s.replace("`", ""), width) or [""]:
+                if y < margin + size / 72 * 1.4:
+                    new_page()
+                fig.text(margin / W, y / H, line, fontsize=size, weight=weight, family=family, va="top")
+                y -= size / 72 * 1.35
+            y -= size / 72 * 0.6
+
+        new_page()
+        for block in items:
+            if block[0] == "heading":
+                text(block[2], {1: 14, 2: 12, 3: 10.5}.get(block[1], 10), "bold")
+            elif block[0] == "para":
+                text(block[1], 8.5)
+            elif block[0] == "figure":
+                image = mpimg.imread(block[1])
+                h = min((W - 2 * margin) * image.shape[0] / image.shape[1], H - 2 * margin - 1.5)
+                w = h * image.shape[1] / image.shape[0]
+                if y - h < margin:
+                    new_page()
+                ax = fig.add_axes([margin / W, (y - h) / H, w / W, h / H])
+                ax.imshow(image)
+                ax.axis("off")
+                y -= h + 0.1
+                text(block[2], 7)
+            elif block[0] == "table":
+                header, rows = block[1], block[2]
+                for row in rows:
+                    text("; ".join(f"{h}: {c}" for h, c in zip(header, row) if str(c)), 7, family="monospace")
+        pages.savefig(fig)
+        plt.close(fig)
+
+
+def compile_pdf(blocks, typ: str, pdf: str, root: Path, title: str) -> str:
+    """Typst when it is installed and compiles; else the fallback. Returns which typeset the PDF."""
+    try:
+        import typst
+    except ImportError:
+        why = "the typst Python package is not installed (pip install typst)"
+    else:
+        try:
+            data = typst.compile(typ, root=str(root))  # bytes (no output path: typst infers the format from its suffix)
+            with io.atomic_path(pdf) as tmp:
+                Path(tmp).write_bytes(data)
+            return f"typst {metadata.version('typst')}"
+        except Exception as error:  # a Typst error is reported, never silently replaced
+            why = f"typst failed: {error}"
+    print(f"WARNING: {why}; drawing the PDF with the matplotlib fallback", file=sys.stderr)
+    fallback_pdf(blocks, pdf, title, why)
+    return f"matplotlib fallback: {why}"
+
+
+# -- provenance ------------------------------------------------------------------------------------------------
+
+def versions() -> str:
+    found = []
+    for name in PACKAGES:
+        try:
+            found.append(f"{name} {metadata.version(name)}")
+        except metadata.PackageNotFoundError:
+            found.append(f"{name} (not installed)")
+    return ", ".join(found)
+
+
+def benchmark_summary(paths) -> str:
+    """Job wall time and peak memory from Snakemake's benchmark records of the fit and prepare jobs."""
+    frames = []
+    for path in paths:
+        frame = pd.read_csv(path, sep="\t")
+        frame["job"] = "prepare" if "/prepare/" in str(path) else "fit"
+        frames.append(frame)
+    if not frames:
+        return "No benchmark records."
+    bench = pd.concat(frames, ignore_index=True)
+    parts = [f"{job}: {len(g)} jobs, {g['s'].sum():,.0f} s wall in total (longest {g['s'].max():,.1f} s), peak memory "
+             f"{g['max_rss'].max():,.0f} MB" for job, g in bench.groupby("job")]
+    return "Job benchmarks (Snakemake benchmark: records): " + "; ".join(parts) + "."
+
+
+def provenance(traces: pd.DataFrame, bench: list[str], profile: str, typeset: str) -> list[tuple]:
     run_keys = ["experiment", "dataset", "method", "label", "seed"] + sorted(c for c in traces.columns if c.startswith("p_"))
-    runs = traces[run_keys].astype(str).drop_duplicates().shape[0] if len(traces) else 0
-    provenance = ", ".join(sorted(traces["git_sha"].unique())) if len(traces) else "none"
-    summary = (f"This build aggregates {runs} runs ({len(traces)} checkpoints) from "
-               f"{traces['experiment'].nunique() if len(traces) else 0} experiments; code version(s): {provenance}.")
-    body = Path(args.template).read_text(encoding="utf-8")
-    body = body.replace("{{summary}}", summary).replace("{{mirrors}}", "\n\n".join(sections))
-    io.write_text(args.out, body)
+    runs = traces[run_keys].astype(str).drop_duplicates()
+    seeds = traces.groupby("experiment")["seed"].apply(lambda s: ", ".join(map(str, sorted(s.unique()))))
+    corpora = traces.groupby("dataset")["corpus_size"].max()
+    recorded = [c for c in ("topicbench_version", "python_version", "numpy_version", "scipy_version", "numba_version",
+                            "pandas_version") if c in traces]
+    at_fit = "; ".join(f"{c.replace('_version', '')} {', '.join(sorted(traces[c].astype(str).unique()))}" for c in recorded)
+    return [
+        ("heading", 2, "Provenance"),
+        ("para", f"Results directory: {profile}. {len(runs)} runs, {len(traces)} checkpoints, {traces['experiment'].nunique()} "
+                 f"experiments. Code version(s) of the fits: {', '.join(sorted(traces['git_sha'].astype(str).unique()))}."),
+        ("para", f"Package versions recorded by the fits: {at_fit}. Packages of this build: {versions()}. "
+                 f"Typeset by: {typeset}."),
+        ("para", "Seeds per experiment: " + "; ".join(f"{e}: {s}" for e, s in seeds.items()) + "."),
+        ("para", "Corpora (training documents): " + ", ".join(f"{d} {int(n):,}" for d, n in corpora.items()) + "."),
+        ("para", f"{benchmark_summary(bench)} Wall time of the fits by experiment (sum of fit_wall_s at the last "
+                 "checkpoint): " + ", ".join(f"{e} {s:,.1f} s" for e, s in
+                                            traces.sort_values("docs_seen").groupby(run_keys).tail(1)
+                                            .groupby("experiment")["fit_wall_s"].sum().items()) + "."),
+    ]
 
 
-if __name__ == "__main__":
-    main()
+def main(smk):
+    traces = pd.read_parquet(smk.input.traces)
+    out_md, out_typ, out_pdf = Path(smk.output.md), Path(smk.output.typ), Path(smk.output.pdf)
+    root = out_pdf.parent.parent.resolve()  # the results directory: every picture lies under it
+    template = parse_markdown(Path(smk.input.template).read_text(encoding="utf-8"))
+    title = template[0][2] if template and template[0][0] == "heading" else "topicbench"
+    sections = {}
+    for part in smk.params.parts:  # in paper order: {paper, title, md, png}
+        sections.setdefault(part["paper"], []).extend(part_blocks(part["md"], part["png"]))
+    findings = sections.pop("findings", [("para", "The findings table is not part of this build.")])
+    mirrors = []
+    for paper, title_of in smk.params.papers.items():
+        if paper in sections:
+            mirrors += [("heading", 2, title_of)] + sections[paper]
+    verdicts = ""
+    for part in smk.params.parts:
+        if part["paper"] == "findings":
+            counts = pd.read_csv(Path(part["md"]).with_suffix(".csv"))["verdict"].value_counts()
+            verdicts = (f" Of the {counts.sum()} claims of the findings table, "
+                        + ", ".join(f"{n} {verdict}" for verdict, n in counts.items()) + " on this build.")
+    summary = (f"This build aggregates {len(traces)} checkpoints of the runs of {traces['experiment'].nunique()} "
+               f"experiments.{verdicts}")
+    blocks = []
+    for block in template:
+        if block[0] == "para" and block[1] == "{{summary}}":
+            blocks.append(("para", summary))
+        elif block[0] == "para" and block[1] == "{{mirrors}}":
+            blocks += mirrors
+        elif block[0] == "para" and block[1] == "{{findings}}":
+            blocks += [b for b in findings if not (b[0] == "heading" and b[1] == 3)]
+        elif block[0] == "para" and block[1] == "{{provenance}}":
+            blocks.append(("provenance",))
+        else:
+            blocks.append(block)
+    def assemble(typeset):
+        final = []
+        for block in blocks:
+            final += (provenance(traces, list(smk.input.benchmarks), str(root), typeset)
+                      if block[0] == "provenance" else [block])
+        return final
+
+    try:
+        import typst  # noqa: F401
+
+        typeset = f"typst {metadata.version('typst')}"
+    except ImportError:
+        typeset = "matplotlib fallback: the typst Python package is not installed (pip install typst)"
+    final = assemble(typeset)
+    io.write_text(out_typ, to_typst(final, root, title))
+    used = compile_pdf(final, str(out_typ), str(out_pdf), root, title)
+    if used != typeset:  # typst failed: the fallback's provenance says so
+        final = assemble(used)
+        fallback_pdf(final, str(out_pdf), title, used.removeprefix("matplotlib fallback: "))
+    io.write_text(out_md, to_markdown(final, out_md.parent))
+    print(json.dumps({"typeset": used, "blocks": len(final)}))
+
+
+if __name__ == "__main__" and "snakemake" in globals():
+    main(snakemake)  # noqa: F821

@@ -1,8 +1,27 @@
-"""What every figure and table script shares: reading traces, seed aggregation, captions, atomic saving."""
+"""The figure layer's contract and shared helpers.
+
+A figure (or table) is one file ``workflow/figures/<name>.py`` holding a declaration and a draw function::
+
+    FIGURE = figlib.Figure(paper="hoffman", title="Hoffman et al. 2010, Figure 1", kind="figure",
+                           experiments=("hoffman_fig1",), models=("online_full",))
+
+    def draw(ctx: figlib.Context) -> None: ...
+
+``experiments`` are experiment names or fnmatch patterns (``mcinerney_fig1_*``); the figure is built when at least one
+configured experiment matches, and reads every match. ``models`` are run labels: the model.npz of the first run with
+that label in each read experiment becomes an input, and ``ctx.model(experiment, label)`` loads it through
+``topicbench.run.load_model`` (a Method: ``topics()``, ``topic_weights()``, ``topic_correlations()``...). The outputs
+follow from ``kind`` (``figure``: figures/<name>.png, .pdf, .md; ``table``: tables/<name>.md, .csv) plus ``extra``;
+``workflow/rules/figures_plugins.smk`` builds every declared figure with one generic rule and ``draw_figure.py``.
+"""
 from __future__ import annotations
 
-import argparse
+import fnmatch
+import importlib.util
 import json
+import sys
+from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import matplotlib
@@ -14,29 +33,197 @@ import pandas as pd  # noqa: E402
 
 from topicbench import io  # noqa: E402
 
+PLUGIN_DIR = Path(__file__).resolve().parent.parent / "figures"
 
-def arguments(*required: str) -> argparse.ArgumentParser:
-    """A parser with each name as a required ``--option`` (underscores become dashes): the scripts' shared inputs."""
-    parser = argparse.ArgumentParser()
-    for name in required:
-        parser.add_argument(f"--{name.replace('_', '-')}", required=True)
-    return parser
-
-
-def load_traces(path: str, experiment: str) -> pd.DataFrame:
-    frame = pd.read_parquet(path)
-    frame = frame[frame["experiment"] == experiment]
-    if frame.empty:
-        raise SystemExit(f"{path}: no rows for experiment {experiment!r}")
-    return frame
+# The papers, in the order of the paper's sections and the report's categories.
+PAPERS = {
+    "hoffman": "Hoffman, Blei and Bach 2010",
+    "paisley": "Paisley, Blei and Jordan 2014",
+    "mcinerney": "McInerney, Ranganath and Blei 2015",
+    "hu": "Hu, Ryu, Carlson, Wang and Carin 2014",
+    "findings": "Findings",
+}
 
 
-def run_label(frame: pd.DataFrame) -> pd.Series:
-    """The run-group label from the run's parameters (as in the run directory's label~ segment)."""
-    return frame["label"] if "label" in frame.columns else frame["method"]
+@dataclass(frozen=True)
+class Style:
+    name: str
+    color: str
+    linestyle: str = "-"
 
 
-def corpus_caption(corpus_json: str) -> str:
+# One table of every method's display name, colour and line style (PyPSA-Eur's nice_names): every figure uses it.
+METHODS = {
+    "online_lda": Style("online VB LDA", "tab:blue"),
+    "batch_lda": Style("batch VB LDA", "black"),
+    "bnmf": Style("Bayesian NMF (SVI)", "tab:purple"),
+    "cnmf": Style("correlated NMF (SVI)", "tab:red"),
+    "population_vb": Style("population VB", "tab:green"),
+    "streaming_vb": Style("streaming VB", "tab:orange"),
+    "lgnmf": Style("LG-NMF", "tab:brown"),
+    "gensim_lda": Style("gensim online LDA", "tab:cyan", "--"),
+    "sklearn_lda": Style("scikit-learn online LDA", "tab:olive", "--"),
+}
+BASELINE = Style("word-frequency baseline", "grey", ":")
+
+
+def style(method: str, **override) -> dict:
+    """matplotlib keywords (label, color, linestyle) of a method, from METHODS."""
+    s = METHODS.get(method, Style(method, "tab:gray"))
+    return {"label": s.name, "color": s.color, "linestyle": s.linestyle, **override}
+
+
+def name(method: str) -> str:
+    return METHODS[method].name if method in METHODS else method
+
+
+@dataclass(frozen=True)
+class Figure:
+    paper: str  # a key of PAPERS: the paper's section and the report's category
+    title: str
+    experiments: tuple[str, ...]  # names or fnmatch patterns
+    kind: str = "figure"  # "figure" (png, pdf, md) or "table" (md, csv)
+    models: tuple[str, ...] = ()  # run labels whose first run's model.npz the draw reads, per experiment
+    extra: tuple[str, ...] = ()  # further outputs, relative to the results directory
+    order: int = 0  # position within the paper's section
+
+    def __post_init__(self):
+        if self.paper not in PAPERS:
+            raise ValueError(f"Figure {self.title!r}: paper {self.paper!r} is not one of {', '.join(PAPERS)}")
+        if self.kind not in ("figure", "table"):
+            raise ValueError(f"Figure {self.title!r}: kind {self.kind!r} must be 'figure' or 'table'")
+
+    def outputs(self, name: str) -> dict[str, str]:
+        """Output paths relative to the results directory, by role (the rule prefixes the results directory)."""
+        if self.kind == "figure":
+            paths = {"png": f"figures/{name}.png", "pdf": f"figures/{name}.pdf", "md": f"figures/{name}.md"}
+        else:
+            paths = {"md": f"tables/{name}.md", "csv": f"tables/{name}.csv"}
+        paths["rst"] = f"report/captions/{name}.rst"  # the report's caption
+        paths.update({f"extra{i}": path for i, path in enumerate(self.extra)})
+        return paths
+
+
+def load_plugin(name: str):
+    if str(PLUGIN_DIR) not in sys.path:  # figure files share helpers through _*.py modules beside them
+        sys.path.insert(0, str(PLUGIN_DIR))
+    path = PLUGIN_DIR / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"topicbench_figure_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    if not isinstance(getattr(module, "FIGURE", None), Figure) or not callable(getattr(module, "draw", None)):
+        raise ValueError(f"{path}: a figure file needs FIGURE = figlib.Figure(...) and def draw(ctx)")
+    return module
+
+
+def discover(experiments: list[str]) -> dict[str, tuple[Figure, list[str]]]:
+    """Every figure file whose experiments match a configured one: name -> (declaration, matched experiments),
+    in paper order. Files starting with an underscore are helpers, not figures."""
+    found = {}
+    for path in sorted(PLUGIN_DIR.glob("[!_]*.py")):
+        figure = load_plugin(path.stem).FIGURE
+        matched = [e for e in experiments if any(fnmatch.fnmatchcase(e, p) for p in figure.experiments)]
+        if matched:
+            found[path.stem] = (figure, matched)
+    papers = list(PAPERS)
+    return dict(sorted(found.items(), key=lambda kv: (papers.index(kv[1][0].paper), kv[1][0].order, kv[0])))
+
+
+class Context:
+    """What a draw function gets: the read experiments' traces, their corpora and models, and its outputs."""
+
+    def __init__(self, name, figure, experiments, traces, corpora, models, outputs):
+        self.name, self.figure, self.experiments = name, figure, list(experiments)
+        self._traces_path, self._corpora, self._models, self._outputs = traces, dict(corpora), dict(models), dict(outputs)
+
+    @cached_property
+    def traces(self) -> pd.DataFrame:
+        frame = pd.read_parquet(self._traces_path)
+        return frame[frame["experiment"].isin(self.experiments)]
+
+    def frame(self, experiment: str | None = None) -> pd.DataFrame:
+        """The traces of one experiment (or of all read ones); an error naming it when it has no rows."""
+        frame = self.traces if experiment is None else self.traces[self.traces["experiment"] == experiment]
+        if frame.empty:
+            raise SystemExit(f"{self.name}: no trace rows for experiment {experiment or self.experiments}")
+        return frame
+
+    def corpus_dir(self, experiment: str) -> Path:
+        return Path(self._corpora[experiment])
+
+    def corpus(self, experiment: str) -> dict:
+        return json.loads((self.corpus_dir(experiment) / "corpus.json").read_text())
+
+    def corpus_caption(self, experiment: str) -> str:
+        return corpus_caption(self.corpus_dir(experiment) / "corpus.json")
+
+    def vocab(self, experiment: str) -> list[str]:
+        return (self.corpus_dir(experiment) / "vocab.txt").read_text(encoding="utf-8").splitlines()
+
+    def truth(self, experiment: str) -> dict | None:
+        """The planted parameters of a synthetic corpus (truth.npz: topics, theta, maybe correlation), or None."""
+        path = self.corpus_dir(experiment) / "truth.npz"
+        if not path.exists():
+            return None
+        with np.load(path) as archive:
+            return {k: archive[k] for k in archive.files}
+
+    def model_path(self, experiment: str, label: str) -> str:
+        key = f"{experiment}/{label}"
+        if key not in self._models:
+            raise SystemExit(f"{self.name}: no model of run label {label!r} in experiment {experiment} "
+                             f"(declare it in FIGURE.models; have: {', '.join(self._models) or 'none'})")
+        return self._models[key]
+
+    def model(self, experiment: str, label: str):
+        from topicbench.run import load_model
+
+        return load_model(self.model_path(experiment, label))
+
+    def output(self, role: str) -> str:
+        return self._outputs[role]
+
+    def save(self, fig) -> None:
+        save_figure(fig, self.output("png"), self.output("pdf"))
+
+    def write(self, caption: str, body: str = "", table: pd.DataFrame | None = None) -> None:
+        """The Markdown part (title, caption, body) read by the paper, its report caption, and a table's csv."""
+        write_caption(self.output("md"), self.figure.title, caption, body)
+        io.write_text(self.output("rst"), rst_caption(self.figure.title, caption))
+        if self.figure.kind == "table":
+            if table is None:
+                raise ValueError(f"{self.name}: a table figure must pass its table to ctx.write")
+            io.write_text(self.output("csv"), table.to_csv(index=False))
+
+
+# -- shared helpers ----------------------------------------------------------------------------------------------
+
+RUN_KEYS = ["experiment", "dataset", "method", "label", "seed"]
+
+
+def run_columns(frame: pd.DataFrame) -> list[str]:
+    """The columns that tell runs apart: their identity and every hyperparameter (p_*) column."""
+    return [c for c in RUN_KEYS if c in frame.columns] + sorted(c for c in frame.columns if c.startswith("p_"))
+
+
+def final_rows(frame: pd.DataFrame, keys: list[str] | None = None) -> pd.DataFrame:
+    """The last checkpoint of every run (by docs_seen), runs told apart by ``keys`` (default: run_columns)."""
+    keys = run_columns(frame) if keys is None else keys
+    return frame.sort_values("docs_seen", kind="stable").groupby(keys, dropna=False, sort=False).tail(1)
+
+
+def topic_history(model_path: str) -> tuple[np.ndarray, np.ndarray]:
+    """The runner's record of top words over time: (history [checkpoints, K, words], docs_seen per checkpoint).
+
+    ``topicbench.run`` stores it in model.npz under the private keys ``_topic_history`` and ``_topic_history_docs``
+    (``load_model`` drops them); this is the one place a figure reads them."""
+    with np.load(model_path, allow_pickle=False) as archive:
+        if "_topic_history" not in archive.files:
+            raise SystemExit(f"{model_path}: no topic history (the run had topic_history_words: 0)")
+        return archive["_topic_history"], archive["_topic_history_docs"]
+
+
+def corpus_caption(corpus_json) -> str:
     meta = json.loads(Path(corpus_json).read_text())
     return (f"corpus {meta.get('name', '?')} ({meta.get('source', '?')}): {meta.get('n_train', 0):,} training and "
             f"{meta.get('n_test', 0):,} test documents, V = {meta.get('n_words', 0):,}, {meta.get('n_tokens', 0):,} tokens")
@@ -55,17 +242,59 @@ def mean_spread(frame: pd.DataFrame, x: str, y: str) -> pd.DataFrame:
     return frame.groupby("checkpoint").agg(x=(x, "mean"), mean=(y, "mean"), low=(y, "min"), high=(y, "max")).reset_index()
 
 
-def plot_mean_spread(ax, frame: pd.DataFrame, x: str, y: str, label: str, **style):
+def plot_mean_spread(ax, frame: pd.DataFrame, x: str, y: str, label: str | None = None, method: str | None = None,
+                     **kwargs):
+    """One curve, mean over seeds with a min-max band; styled from METHODS when ``method`` is given."""
+    kw = style(method) if method else {}
+    kw.update(kwargs)
+    if label is not None:
+        kw["label"] = label
     stats = mean_spread(frame, x, y)
-    (line,) = ax.plot(stats["x"], stats["mean"], label=label, marker="o", markersize=3, **style)
+    (line,) = ax.plot(stats["x"], stats["mean"], marker="o", markersize=3, **kw)
     if frame["seed"].nunique() > 1:
         ax.fill_between(stats["x"], stats["low"], stats["high"], color=line.get_color(), alpha=0.2, linewidth=0)
     return line
 
 
-def plot_unigram(ax, frame: pd.DataFrame):
-    """The word-frequency baseline of the held-out set (every figure's floor), as a dotted line."""
-    ax.axhline(frame["unigram_perplexity"].iloc[0], color="grey", linestyle=":", linewidth=1, label="word-frequency baseline")
+def plot_baseline(ax, frame: pd.DataFrame, column: str = "unigram_perplexity"):
+    """The word-frequency baseline of the held-out set (every figure's floor), as a dotted horizontal line."""
+    ax.axhline(frame[column].iloc[0], color=BASELINE.color, linestyle=BASELINE.linestyle, linewidth=1,
+               label=BASELINE.name)
+
+
+def markdown_table(frame: pd.DataFrame, floatfmt: str | dict = ".4f") -> str:
+    """A pipe table; floats formatted with ``floatfmt`` (one format, or column -> format with ".4f" for the rest),
+    NaN left blank, numbers right-aligned."""
+    formats = floatfmt if isinstance(floatfmt, dict) else {}
+    default = ".4f" if isinstance(floatfmt, dict) else floatfmt
+
+    def cell(column, v):
+        if isinstance(v, (float, np.floating)):
+            return "" if np.isnan(v) else format(v, formats.get(column, default))
+        return str(v).replace("|", "\\|")
+
+    numeric = [pd.api.types.is_numeric_dtype(frame[c]) for c in frame.columns]
+    lines = ["| " + " | ".join(map(str, frame.columns)) + " |",
+             "|" + "|".join("---:" if n else "---" for n in numeric) + "|"]
+    lines += ["| " + " | ".join(cell(c, v) for c, v in zip(frame.columns, row)) + " |"
+              for row in frame.itertuples(index=False)]
+    return "\n".join(lines)
+
+
+def quality_columns(final: pd.DataFrame, by: list[str]) -> pd.DataFrame:
+    """Mean topic quality of final checkpoints (NPMI, topic diversity, planted-topic recovery where known) by ``by``;
+    columns with no value anywhere are dropped (recovery exists on planted corpora only)."""
+    cols = {"npmi": "NPMI", "topic_diversity": "diversity", "recovery_cosine": "recovery cos",
+            "recovery_frac_090": "recovered >0.9"}
+    present = [c for c in cols if c in final.columns and final[c].notna().any()]
+    out = final.groupby(by, sort=False)[present].mean().rename(columns=cols)
+    return out
+
+
+QUALITY_NOTE = ("NPMI: mean normalised pointwise mutual information of each topic's 10 top words over the test documents' "
+                "co-occurrences; diversity: share of unique words among all topics' 25 top words; recovery cos: mean "
+                "best-match cosine between the planted and the fitted topics, recovered >0.9: share of planted topics "
+                "matched above cosine 0.9 (planted corpora only); all on the final model (topicbench/quality.py).")
 
 
 def save_figure(fig, png: str, pdf: str | None = None) -> None:
@@ -79,6 +308,14 @@ def write_caption(path: str, title: str, caption: str, body: str = "") -> None:
     io.write_text(path, f"### {title}\n\n{caption}\n\n{body}".rstrip() + "\n")
 
 
+def rst_caption(title: str, caption: str) -> str:
+    """The caption as reStructuredText for the Snakemake report (rst's inline markup characters escaped)."""
+    text = caption
+    for ch in ("\\", "*", "`", "_", "|"):
+        text = text.replace(ch, "\\" + ch)
+    return f"**{title}.** {text}\n"
+
+
 def bound_perplexity(frame: pd.DataFrame, experiment: str) -> pd.DataFrame:
     """Hoffman et al. 2010 eq. 16's perplexity bound, exp(-elbo_per_word) on whole held-out documents, as a column.
 
@@ -87,3 +324,24 @@ def bound_perplexity(frame: pd.DataFrame, experiment: str) -> pd.DataFrame:
     if "elbo_per_word" not in frame or frame["elbo_per_word"].isna().all():
         raise SystemExit(f"experiment {experiment}: no elbo_per_word in the traces; set report_elbo: true for it")
     return frame.assign(bound_perplexity=np.exp(-frame["elbo_per_word"]))
+
+
+@dataclass(frozen=True)
+class GridRecord:
+    """LG-NMF's hyperparameter grid after a fit (Hu et al. 2014, sec. 3.4 and eq. 13), for Fig. 4."""
+    log10_alpha: np.ndarray  # the grid points
+    weights: np.ndarray  # eq. 13's weights (or the validation criterion's)
+    validation: np.ndarray  # validation log predictive per token per grid point (NaN under criterion = evidence)
+    search: np.ndarray  # the search's evaluations: columns log10 alpha, eq. 8 + log alpha, validation per token
+    mode_log10_alpha: float
+    log10_alpha_sd: float
+
+
+def lgnmf_grid(model) -> GridRecord:
+    """The grid record of a loaded LG-NMF model (``topicbench.run.load_model``), from the attributes its ``state()``
+    documents (methods/lgnmf.py): the one place the figures read them."""
+    if model.name != "lgnmf":
+        raise SystemExit(f"lgnmf_grid: model is {model.name!r}, not lgnmf")
+    return GridRecord(np.asarray(model.grid_log_alpha) / np.log(10.0), np.asarray(model.grid_weights),
+                      np.asarray(model.validation), np.asarray(model.search).reshape(-1, 3),
+                      float(model.mode_log10_alpha), float(model.log10_alpha_sd))

@@ -1,31 +1,29 @@
-"""Hoffman et al. 2010, Fig. 1: perplexity vs documents seen (online full, online subset, batch subset),
-and the evolution of one topic as online LDA sees more documents.
+"""Hoffman et al. 2010, Fig. 1: perplexity vs documents seen (online full, online subset, batch subset), and the
+evolution of one topic as online LDA sees more documents.
 
 The paper's metric is the perplexity bound of eq. 16 on whole held-out documents, exp(-elbo_per_word)
-(``VariationalLDA.heldout_elbo``); it is the main panel. Document completion, the harness's common
-metric, is the second panel.
+(``VariationalLDA.heldout_elbo``); it is the main panel. Document completion, the harness's common metric, is the
+second panel.
 """
-
 import figlib
 import numpy as np
 
-from topicbench.run import load_model
-
+FIGURE = figlib.Figure(paper="hoffman", title="Hoffman et al. 2010, Figure 1", experiments=("hoffman_fig1",),
+                       models=("online_full",), order=1)
 LABELS = {"online_full": "online LDA, full corpus", "online_subset": "online LDA, subset", "batch_subset": "batch LDA, subset"}
+LINES = {"online_full": "-", "online_subset": "--", "batch_subset": "-"}
 
 
-def main():
-    parser = figlib.arguments("traces", "experiment", "corpus_json", "vocab", "png", "pdf", "caption")
-    parser.add_argument("--model", required=True, help="model.npz of an online_full run (topic evolution)")
-    args = parser.parse_args()
-    frame = figlib.bound_perplexity(figlib.load_traces(args.traces, args.experiment), args.experiment)
+def draw(ctx):
+    (experiment,) = ctx.experiments
+    frame = figlib.bound_perplexity(ctx.frame(experiment), experiment)
     fig, (ax, ax_completion, ax_text) = figlib.plt.subplots(1, 3, figsize=(17, 4.5),
                                                             gridspec_kw={"width_ratios": [1.2, 1.2, 1]})
-    for label, group in frame.groupby("label", sort=False):
-        figlib.plot_mean_spread(ax, group, "docs_seen", "bound_perplexity", LABELS.get(label, label))
-        figlib.plot_mean_spread(ax_completion, group, "docs_seen", "perplexity", LABELS.get(label, label))
-    base = frame.groupby("docs_seen")["unigram_perplexity"].mean()
-    ax_completion.axhline(base.iloc[-1], color="grey", linestyle=":", label="word frequency (unigram)")
+    for (label, method), group in frame.groupby(["label", "method"], sort=False):
+        for axis, y in ((ax, "bound_perplexity"), (ax_completion, "perplexity")):
+            figlib.plot_mean_spread(axis, group, "docs_seen", y, LABELS.get(label, label), method=method,
+                                    linestyle=LINES.get(label, "-"))
+    figlib.plot_baseline(ax_completion, frame.sort_values("docs_seen").tail(1))
     for axis, title, ylabel in ((ax, "Eq. 16 perplexity bound (the paper's metric)", "held-out perplexity (eq. 16 bound)"),
                                 (ax_completion, "Document completion", "held-out perplexity (completion)")):
         axis.set_xscale("log")
@@ -34,11 +32,10 @@ def main():
         axis.legend(fontsize=8)
         axis.set_title(title, fontsize=10)
 
-    vocab = open(args.vocab, encoding="utf-8").read().splitlines()
-    model = load_model(args.model)
-    with np.load(args.model) as archive:
-        history, history_docs = archive["_topic_history"], archive["_topic_history_docs"]
-    topic = int(np.argmax(model.topic_weights()))
+    vocab = ctx.vocab(experiment)
+    model_path = ctx.model_path(experiment, "online_full")
+    history, history_docs = figlib.topic_history(model_path)
+    topic = int(np.argmax(ctx.model(experiment, "online_full").topic_weights()))
     columns = np.unique(np.linspace(0, len(history_docs) - 1, min(6, len(history_docs))).round().astype(int))
     ax_text.axis("off")
     n_show = min(8, history.shape[2])
@@ -49,7 +46,7 @@ def main():
     table.scale(1, 1.3)
     ax_text.set_title(f"Topic {topic} (most prevalent) top words after n documents", fontsize=9)
 
-    caption = (f"Mirror of Hoffman et al. 2010, Fig. 1. {figlib.corpus_caption(args.corpus_json)}. "
+    caption = (f"Mirror of Hoffman et al. 2010, Fig. 1. {ctx.corpus_caption(experiment)}. "
                f"Left, the paper's metric (sec. 4, eq. 16): the perplexity bound exp(-sum_i ELBO_i / sum_i N_i) on the "
                f"whole test documents, theta_i fitted to each whole document with lambda fixed; the bound is above the "
                f"true perplexity. Middle, the harness's common metric: {frame['protocol'].iloc[0]} on the same test "
@@ -61,9 +58,5 @@ def main():
                            f"tau0 = {g['p_tau0'].iloc[0]:g}, {g['docs_seen'].max():,} documents seen"
                            for label, g in frame[frame['method'] == 'online_lda'].groupby('label')) + ".")
     fig.suptitle("Hoffman et al. 2010, Fig. 1 (mirror)", fontsize=10)
-    figlib.save_figure(fig, args.png, args.pdf)
-    figlib.write_caption(args.caption, "Hoffman et al. 2010, Figure 1", caption)
-
-
-if __name__ == "__main__":
-    main()
+    ctx.save(fig)
+    ctx.write(caption)

@@ -2,7 +2,7 @@
 ci-profile run. Regenerate only on purpose (a change that is meant to move numbers), and say why in the commit:
 
     snakemake --cores 2 --configfile workflow/config/ci.yaml
-    python workflow/scripts/ci_reference.py --traces results/ci/all_traces.parquet --out results/reference/ci_traces.csv
+    python tools/ci_reference.py --traces results/ci/all_traces.parquet --out results/reference/ci_traces.csv
 """
 import argparse
 

@@ -1,40 +1,38 @@
-"""Hoffman et al. 2010, Fig. 2: perplexity vs CPU time for each minibatch size, with batch VB on the
-full corpus and on a subset.
-
-Left, the paper's metric: the eq. 16 perplexity bound on whole held-out documents, exp(-elbo_per_word).
+"""Hoffman et al. 2010, Fig. 2: perplexity vs CPU time for each minibatch size, with batch VB on the full corpus and
+on a subset. Left, the paper's metric: the eq. 16 perplexity bound on whole held-out documents, exp(-elbo_per_word).
 Right, document completion (the harness's common metric) on the same documents.
 """
-
 import figlib
 
+FIGURE = figlib.Figure(paper="hoffman", title="Hoffman et al. 2010, Figure 2", experiments=("hoffman_fig2",), order=2)
 
-def draw(ax, frame, online, sizes, y):
+
+def panel(ax, frame, online, sizes, y):
     colors = figlib.plt.cm.viridis
     for i, size in enumerate(sizes):
         group = online[online["p_batch_size"] == size]
         for (label, method), sub in group.groupby(["label", "method"], sort=False):
             if sub[y].isna().all():
                 continue  # a peer without the LDA bound (eq. 16 needs q(theta), q(z) of the LDA family)
-            name = f"S = {int(size)}" if method == "online_lda" else f"{method}, S = {int(size)}"
-            figlib.plot_mean_spread(ax, sub, "fit_cpu_s", y, name, color=colors(i / max(len(sizes) - 1, 1)),
-                                    linestyle="-" if method == "online_lda" else "--")
+            name = f"S = {int(size)}" if method == "online_lda" else f"{figlib.name(method)}, S = {int(size)}"
+            figlib.plot_mean_spread(ax, sub, "fit_cpu_s", y, name, method=method,
+                                    color=colors(i / max(len(sizes) - 1, 1)))
     for label, group in frame[frame["method"] == "batch_lda"].groupby("label", sort=False):
         name = "batch VB, full corpus" if "full" in label else f"batch VB, {int(group['corpus_size'].iloc[0]):,}-doc subset"
-        figlib.plot_mean_spread(ax, group, "fit_cpu_s", y, name, color="black",
+        figlib.plot_mean_spread(ax, group, "fit_cpu_s", y, name, method="batch_lda",
                                 linestyle="-" if "full" in label else ":")
     ax.set_xscale("log")
     ax.set_xlabel("fit CPU time, seconds (log scale; evaluation excluded)")
 
 
-def main():
-    parser = figlib.arguments("traces", "experiment", "corpus_json", "png", "pdf", "caption")
-    args = parser.parse_args()
-    frame = figlib.bound_perplexity(figlib.load_traces(args.traces, args.experiment), args.experiment)
+def draw(ctx):
+    (experiment,) = ctx.experiments
+    frame = figlib.bound_perplexity(ctx.frame(experiment), experiment)
     fig, (ax, ax_completion) = figlib.plt.subplots(1, 2, figsize=(13, 4.5))
     online = frame[frame["method"] != "batch_lda"]
     sizes = sorted(online["p_batch_size"].dropna().unique())
-    draw(ax, frame, online, sizes, "bound_perplexity")
-    draw(ax_completion, frame, online, sizes, "perplexity")
+    panel(ax, frame, online, sizes, "bound_perplexity")
+    panel(ax_completion, frame, online, sizes, "perplexity")
     ax.set_ylabel("held-out perplexity (eq. 16 bound)")
     ax.set_title("Eq. 16 perplexity bound (the paper's metric)", fontsize=10)
     ax_completion.set_ylabel("held-out perplexity (completion)")
@@ -42,7 +40,7 @@ def main():
     ax.legend(fontsize=7, ncol=2)
     kappas = ", ".join(f"S={int(s)}: kappa={k:g}, tau0={t:g}" for s, k, t in
                        online.groupby("p_batch_size")[["p_kappa", "p_tau0"]].first().itertuples())
-    caption = (f"Mirror of Hoffman et al. 2010, Fig. 2. {figlib.corpus_caption(args.corpus_json)}. "
+    caption = (f"Mirror of Hoffman et al. 2010, Fig. 2. {ctx.corpus_caption(experiment)}. "
                f"Minibatch sizes shown: {', '.join(str(int(s)) for s in sizes)} (the paper's grid is 1, 4, ..., 16384; "
                f"the profile states its subset). Learning parameters per size: {kappas}. "
                f"Left, the paper's metric (sec. 4, eq. 16): the perplexity bound exp(-sum_i ELBO_i / sum_i N_i) on the "
@@ -51,9 +49,5 @@ def main():
                f"{figlib.seeds_caption(frame)}. "
                f"CPU time is process time of the fit (all threads), evaluation and JIT compilation excluded.")
     fig.suptitle("Hoffman et al. 2010, Fig. 2 (mirror)", fontsize=10)
-    figlib.save_figure(fig, args.png, args.pdf)
-    figlib.write_caption(args.caption, "Hoffman et al. 2010, Figure 2", caption)
-
-
-if __name__ == "__main__":
-    main()
+    ctx.save(fig)
+    ctx.write(caption)

@@ -1,0 +1,385 @@
+"""The mirrored papers' claims as data, and the small functions that judge each from the traces.
+
+A claim names its paper, what it says, the figure or table it rests on and the experiments it needs; its judge gets
+the final checkpoints (and the figure context, for corpora and models) and returns a Judgement. Verdicts:
+
+- reproduced: the test supports the claim at the 5% level;
+- not reproduced: the test contradicts it at the 5% level (or, for "reaches", the method never gets there);
+- mixed: the evidence is inside the noise, or the claim's parts or corpora disagree;
+- cannot be judged: too few replicates for a test (one seed on one corpus), or the experiment is not in this profile.
+
+Replicates are seeds, and corpora or panels where the claim spans several; paired differences are tested with a
+two-sided one-sample t test against zero (``paired``). Adding a claim is one entry in CLAIMS and, if no judge fits,
+one function.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import figlib
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+LEVEL = 0.05  # the tests' significance level (two-sided)
+# Paisley et al. call the three models' performance "roughly the same"; we call two methods comparable when the 95%
+# interval of their difference lies within 0.05 nats per word, a 5% change in perplexity (exp(0.05) = 1.051).
+EQUIVALENCE_MARGIN = 0.05
+
+
+@dataclass
+class Judgement:
+    verdict: str
+    numbers: str
+    spread: str = ""
+    test: str = ""
+    n: int = 0
+
+
+def missing(what: str) -> Judgement:
+    return Judgement("cannot be judged", "", "", f"missing experiment: {what}")
+
+
+def paired(d) -> dict:
+    """Mean, sd, standard error, t, two-sided p and 95% interval of paired differences ``d`` (NaN for n < 2)."""
+    d = np.asarray(d, dtype=float)
+    n = len(d)
+    mean = float(d.mean()) if n else np.nan
+    if n < 2:
+        return {"n": n, "mean": mean, "sd": np.nan, "se": np.nan, "t": np.nan, "p": np.nan, "lo": np.nan, "hi": np.nan}
+    sd = float(d.std(ddof=1))
+    se = sd / np.sqrt(n)
+    crit = stats.t.ppf(1 - LEVEL / 2, n - 1)
+    t = mean / se if se > 0 else np.sign(mean) * np.inf
+    p = float(2 * stats.t.sf(abs(t), n - 1)) if np.isfinite(t) else 0.0
+    return {"n": n, "mean": mean, "sd": sd, "se": se, "t": t, "p": p, "lo": mean - crit * se, "hi": mean + crit * se}
+
+
+def directional(d, what: str, unit: str, fmt: str = ".4f") -> Judgement:
+    """Judge "d > 0" (the claim's direction) by a paired t test over the replicates."""
+    s = paired(d)
+    values = ", ".join(format(v, fmt) for v in np.asarray(d, dtype=float))
+    numbers = f"{what}: mean {s['mean']:{fmt}} over {s['n']} {unit} ({values})"
+    if s["n"] < 2:
+        return Judgement("cannot be judged", numbers, "", f"too few replicates for a test (n = {s['n']} {unit})", s["n"])
+    spread = f"sd {s['sd']:{fmt}}, se {s['se']:{fmt}}"
+    test = (f"paired t test of the difference against 0: t = {s['t']:.2f}, df = {s['n'] - 1}, p = {s['p']:.3g}, "
+            f"95% CI [{s['lo']:{fmt}}, {s['hi']:{fmt}}]")
+    if s["p"] < LEVEL:
+        verdict = "reproduced" if s["mean"] > 0 else "not reproduced"
+    else:
+        verdict = "mixed"
+    return Judgement(verdict, numbers, spread, test, s["n"])
+
+
+def reached_or_not(numbers: str, reached: int, never: int, unit: str) -> Judgement:
+    """A "reaches the target" claim where some replicates never did: not reproduced if none did, mixed if some did;
+    one replicate cannot be judged, whatever it shows."""
+    n = reached + never
+    if n < 2:
+        return Judgement("cannot be judged", numbers, "", f"too few replicates for a test (n = {n} {unit})", n)
+    return Judgement("mixed" if reached else "not reproduced", numbers, "",
+                     f"target reached on {reached} of {n} {unit}", n)
+
+
+def finals(ctx, experiment: str) -> pd.DataFrame:
+    return figlib.final_rows(ctx.frame(experiment))
+
+
+def time_to(run: pd.DataFrame, column: str, target: float, time: str) -> float:
+    """The first ``time`` at which a run's ``column`` (lower is better) is at or below ``target``; inf if never."""
+    run = run.sort_values("docs_seen")
+    hit = run[run[column] <= target]
+    return float(hit[time].iloc[0]) if len(hit) else np.inf
+
+
+# -- Hoffman, Blei and Bach 2010 -----------------------------------------------------------------------------------
+
+def hoffman_faster(ctx, experiment="hoffman_fig2"):
+    """Per seed: log(batch VB's time to its own final perplexity / the fastest online S's time to reach it)."""
+    if experiment not in ctx.experiments:
+        return missing(experiment)
+    frame = ctx.frame(experiment)
+    column = "bound_perplexity" if frame["elbo_per_word"].notna().any() else "perplexity"
+    frame = figlib.bound_perplexity(frame, experiment) if column == "bound_perplexity" else frame
+    d, never = [], []
+    for seed, runs in frame.groupby("seed"):
+        batch = runs[runs["label"].str.contains("full") & (runs["method"] == "batch_lda")]
+        online = runs[runs["method"] == "online_lda"]
+        if batch.empty or online.empty:
+            return missing(f"{experiment} needs an online_lda run and a batch_full batch_lda run")
+        target = float(batch.sort_values("docs_seen")[column].iloc[-1])
+        t_batch = time_to(batch, column, target, "fit_cpu_s")
+        t_online = min(time_to(g, column, target, "fit_cpu_s") for _, g in online.groupby("label"))
+        if np.isinf(t_online):
+            never.append(int(seed))
+        else:
+            d.append(np.log(t_batch / t_online))
+    if never:
+        return reached_or_not(f"no online minibatch size reached batch VB's final {column} within its run for seed(s) "
+                              f"{never}", len(d), len(never), "seeds")
+    j = directional(d, f"log(batch CPU s / online CPU s) to batch VB's final {column} (positive: online faster; "
+                    f"ratio {np.exp(np.mean(d)):.2f}x)", "seeds", ".3f")
+    return j
+
+
+def hoffman_larger_corpus(ctx, experiment="hoffman_fig1"):
+    """Per seed: final per-word log predictive of online LDA on the full corpus minus on the subset."""
+    if experiment not in ctx.experiments:
+        return missing(experiment)
+    final = finals(ctx, experiment).set_index(["label", "seed"])["loglik_per_word"]
+    if not {"online_full", "online_subset"} <= set(final.index.get_level_values("label")):
+        return missing(f"{experiment} runs online_full and online_subset")
+    d = (final["online_full"] - final["online_subset"]).dropna()
+    return directional(d.to_numpy(), "final log predictive/word, full corpus minus subset (positive: more data helps)",
+                       "seeds")
+
+
+def hoffman_best_setting(ctx, experiment="hoffman_table1"):
+    """Per S: the best (kappa, tau0) by mean eq. 16 bound against the runner-up, paired over seeds."""
+    if experiment not in ctx.experiments:
+        return missing(experiment)
+    frame = figlib.bound_perplexity(ctx.frame(experiment), experiment)
+    final = figlib.final_rows(frame)
+    parts, verdicts, ns = [], [], []
+    for size, group in final.groupby("p_batch_size"):
+        table = group.pivot_table(index="seed", columns=["p_kappa", "p_tau0"], values="bound_perplexity")
+        order = table.mean().sort_values().index
+        if len(order) < 2:
+            return missing(f"{experiment} grids at least two (kappa, tau0) settings")
+        best, second = order[0], order[1]
+        j = directional((table[second] - table[best]).to_numpy(), "", "seeds", ".2f")
+        verdicts.append(j.verdict)
+        ns.append(j.n)
+        parts.append(f"S = {int(size)}: best kappa = {best[0]:g}, tau0 = {best[1]:g} (bound perplexity "
+                     f"{table[best].mean():.1f}), runner-up kappa = {second[0]:g}, tau0 = {second[1]:g} "
+                     f"({table[second].mean():.1f}){'' if j.verdict == 'cannot be judged' else '; ' + j.test}")
+    verdict = verdicts[0] if len(set(verdicts)) == 1 else "mixed"
+    test = ("paired t test per S of runner-up minus best bound perplexity over seeds (the best is chosen on the same "
+            "runs, so the test is optimistic)" if min(ns) >= 2 else f"too few replicates for a test (n = {min(ns)} seeds)")
+    return Judgement(verdict, "; ".join(parts), "", test, min(ns))
+
+
+# -- Paisley, Blei and Jordan 2014 ---------------------------------------------------------------------------------
+
+def paisley_comparable(ctx, experiment="paisley_fig11_3"):
+    """Every pair of B-NMF, C-NMF and online LDA: the 95% interval of the final held-out difference within the margin,
+    paired over (K, minibatch) panels and seeds."""
+    if experiment not in ctx.experiments:
+        return missing(experiment)
+    final = finals(ctx, experiment)
+    final = final[final["eval_kind"] == "batch"]
+    wide = final.pivot_table(index=["p_K", "p_batch_size", "seed"], columns="method", values="loglik_per_word")
+    methods = [m for m in ("bnmf", "cnmf", "online_lda") if m in wide]
+    if len(methods) < 2:
+        return missing(f"{experiment} runs at least two of bnmf, cnmf, online_lda")
+    parts, inside, outside = [], [], []
+    n = len(wide)
+    for i, a in enumerate(methods):
+        for b in methods[i + 1:]:
+            s = paired((wide[a] - wide[b]).to_numpy())
+            parts.append(f"{figlib.name(a)} - {figlib.name(b)} = {s['mean']:+.4f}"
+                         + ("" if n < 2 else f" [{s['lo']:+.4f}, {s['hi']:+.4f}]"))
+            inside.append(n >= 2 and -EQUIVALENCE_MARGIN <= s["lo"] and s["hi"] <= EQUIVALENCE_MARGIN)
+            outside.append(n >= 2 and (s["lo"] > EQUIVALENCE_MARGIN or s["hi"] < -EQUIVALENCE_MARGIN))
+    numbers = f"final held-out log predictive/word differences over {n} (panel, seed) replicates: " + "; ".join(parts)
+    test = (f"equivalence: every pairwise 95% CI inside +-{EQUIVALENCE_MARGIN} nats/word (5% perplexity)")
+    if n < 2:
+        return Judgement("cannot be judged", numbers, "", f"too few replicates for a test (n = {n}); {test}", n)
+    verdict = "reproduced" if all(inside) else "not reproduced" if any(outside) else "mixed"
+    return Judgement(verdict, numbers, "", test, n)
+
+
+def paisley_correlations(ctx, experiment="paisley_fig11_4"):
+    """Learned C-NMF correlations (eq. 11.36) of the fitted topics matched to the planted ones against the planted
+    correlation (truth.npz ``correlation``): Pearson r over the off-diagonal pairs, Fisher z test of r > 0."""
+    if experiment not in ctx.experiments:
+        return missing(experiment)
+    truth = ctx.truth(experiment)
+    if not truth or "correlation" not in truth:
+        return Judgement("cannot be judged", "", "", f"the corpus of {experiment} plants no topic correlation "
+                         f"(truth.npz has no 'correlation'), so 'meaningful' has no reference here")
+    model = ctx.model(experiment, "cnmf")
+    fitted = model.topics() / np.linalg.norm(model.topics(), axis=1, keepdims=True)
+    planted = truth["topics"] / np.linalg.norm(truth["topics"], axis=1, keepdims=True)
+    match = np.argmax(planted @ fitted.T, axis=1)
+    learned = model.topic_correlations()[np.ix_(match, match)]
+    upper = np.triu_indices(len(match), 1)
+    r = float(np.corrcoef(truth["correlation"][upper], learned[upper])[0, 1])
+    n = len(upper[0])
+    z = np.arctanh(r) * np.sqrt(n - 3)
+    p = float(stats.norm.sf(z))
+    verdict = "reproduced" if p < LEVEL else "not reproduced" if r < 0 and stats.norm.cdf(z) < LEVEL else "mixed"
+    return Judgement(verdict, f"Pearson r = {r:.3f} between planted and learned correlations of {n} topic pairs "
+                     f"({len(set(match))} distinct fitted topics matched to {len(match)} planted)", "",
+                     f"Fisher z test of r > 0: z = {z:.2f}, p = {p:.3g} (one seed; pairs are not independent, so "
+                     f"the p value is optimistic)", n)
+
+
+# -- McInerney, Ranganath and Blei 2015 -----------------------------------------------------------------------------
+
+def mcinerney_rows(ctx):
+    names = [e for e in ctx.experiments if e.startswith("mcinerney_fig1_")]
+    if not names:
+        return None
+    frame = pd.concat([ctx.frame(e) for e in names], ignore_index=True)
+    frame = frame[(frame["eval_kind"] == "lookahead") & (frame["stream"] == "time_ordered")]
+    return figlib.final_rows(frame)
+
+
+def mcinerney_pvb_beats_svb(ctx):
+    """Per (corpus, seed): population VB at its best alpha minus streaming VB at its best setting, time-ordered."""
+    final = mcinerney_rows(ctx)
+    if final is None:
+        return missing("mcinerney_fig1_*")
+    d = []
+    for (dataset, seed), runs in final.groupby(["dataset", "seed"]):
+        pvb = runs[runs["method"] == "population_vb"]
+        svb = runs[runs["method"] == "streaming_vb"]
+        if pvb.empty or svb.empty:
+            continue
+        d.append(pvb.groupby("p_log10_population")["loglik_per_word"].mean().max() - svb["loglik_per_word"].max())
+    if not d:
+        return missing("mcinerney_fig1_* with population_vb and streaming_vb on the time-ordered stream")
+    j = directional(d, "final look-ahead log predictive/word, population VB (best alpha) minus streaming VB",
+                    "(corpus, seed) replicates")
+    j.test += "; alpha is chosen on the same scores, as in the paper, so the difference is optimistic"
+    return j
+
+
+def mcinerney_alpha_not_n(ctx):
+    """Per corpus: is the best alpha on the grid another point than the one nearest the true N, by more than the
+    seed noise (paired over seeds)? Judged only where the grid brackets N."""
+    final = mcinerney_rows(ctx)
+    if final is None:
+        return missing("mcinerney_fig1_*")
+    parts, differs, n_seeds = [], [], []
+    for dataset, runs in final.groupby("dataset", sort=False):
+        pvb = runs[runs["method"] == "population_vb"]
+        table = pvb.pivot_table(index="seed", columns="p_log10_population", values="loglik_per_word")
+        log_n = float(np.log10(runs["corpus_size"].iloc[0]))
+        if not (table.columns.min() < log_n < table.columns.max()):
+            parts.append(f"{dataset}: the alpha grid does not bracket log10 N = {log_n:.2f}")
+            continue
+        best = table.mean().idxmax()
+        nearest = table.columns[np.argmin(np.abs(table.columns - log_n))]
+        s = paired((table[best] - table[nearest]).to_numpy())
+        n_seeds.append(s["n"])
+        gap = best != nearest and s["n"] >= 2 and s["p"] < LEVEL
+        differs.append(gap)
+        parts.append(f"{dataset}: log10 N = {log_n:.2f}, best log10 alpha = {best:g}, nearest grid point {nearest:g}, "
+                     f"gap {s['mean']:.4f} nats/word" + ("" if s["n"] < 2 else f" (p = {s['p']:.3g})"))
+    numbers = "; ".join(parts)
+    if not n_seeds:
+        return Judgement("cannot be judged", numbers, "", "no corpus's alpha grid brackets its true N")
+    if min(n_seeds) < 2:
+        return Judgement("cannot be judged", numbers, "", f"too few seeds to tell a gap from noise (n = {min(n_seeds)})",
+                         min(n_seeds))
+    share = np.mean(differs)
+    verdict = "reproduced" if share >= 0.5 else "mixed" if share > 0 else "not reproduced"
+    return Judgement(verdict, numbers, "", "per corpus, paired t test over seeds of the score at the best alpha minus "
+                     "at the grid point nearest N (best chosen on the same runs); reproduced when the best differs "
+                     "significantly on at least half of the corpora ('often differs')", min(n_seeds))
+
+
+# -- Hu, Ryu, Carlson, Wang and Carin 2014 --------------------------------------------------------------------------
+
+def hu_fraction(ctx, experiments, reference):
+    """Per (corpus, seed): log(LDA's total fit time / LG-NMF's fit time to reach LDA's final perplexity)."""
+    present = [e for e in experiments if e in ctx.experiments]
+    if not present:
+        return missing(" or ".join(experiments))
+    d, never, per_point = [], [], []
+    for experiment in present:
+        for seed, runs in ctx.frame(experiment).groupby("seed"):
+            lda, lg = runs[runs["method"] == reference], runs[runs["method"] == "lgnmf"]
+            if lda.empty or lg.empty:
+                return missing(f"{experiment} runs lgnmf and {reference}")
+            lda = lda.sort_values("docs_seen")
+            target, t_lda = float(lda["perplexity"].iloc[-1]), float(lda["fit_wall_s"].iloc[-1])
+            t_lg = time_to(lg, "perplexity", target, "fit_wall_s")
+            if np.isinf(t_lg):
+                never.append(f"{experiment} seed {seed}: LG-NMF final perplexity "
+                             f"{lg.sort_values('docs_seen')['perplexity'].iloc[-1]:.0f} vs {figlib.name(reference)} "
+                             f"{target:.0f}")
+            else:
+                d.append(np.log(t_lda / t_lg))
+                per_point.append(t_lg / float(lg["p_grid_size"].iloc[0]) / t_lda)
+    if never:
+        return reached_or_not("LG-NMF never reached the LDA perplexity: " + "; ".join(never), len(d), len(never),
+                              "(corpus, seed) replicates")
+    j = directional(d, f"log({figlib.name(reference)} fit s / LG-NMF fit s to reach its final perplexity) (positive: "
+                    f"LG-NMF needs less; LG-NMF/LDA time ratio {np.exp(-np.mean(d)):.2f}, per grid point "
+                    f"{np.mean(per_point):.2f})", "(corpus, seed) replicates", ".3f")
+    return j
+
+
+def hu_offline(ctx):
+    return hu_fraction(ctx, ["hu_fig1", "hu_fig2"], "batch_lda")
+
+
+def hu_online(ctx):
+    return hu_fraction(ctx, ["hu_fig5"], "online_lda")
+
+
+# -- Scaling (the harness's own) -------------------------------------------------------------------------------------
+
+def scaling_units(ctx, column):
+    """Final scores of runs grouped by everything but ``column``: (group key, {value: loglik}) for groups with >= 2."""
+    final = figlib.final_rows(ctx.traces)
+    if column not in final:
+        return []
+    final = final[final[column].notna()]
+    keys = [c for c in figlib.run_columns(final) if c != column and c != "label"]
+    groups = []
+    for key, g in final.groupby(keys, dropna=False):
+        if g[column].nunique() >= 2:
+            groups.append(g.groupby(column)["loglik_per_word"].mean().sort_index())
+    return groups
+
+
+def scaling_k(ctx):
+    groups = scaling_units(ctx, "p_K")
+    if not groups:
+        return missing("no experiment grids K with everything else fixed")
+    d = [g.iloc[-1] - g.iloc[0] for g in groups]
+    return directional(d, "final log predictive/word at the largest K minus the smallest (positive: more topics help)",
+                       "run groups")
+
+
+def scaling_batch(ctx):
+    groups = [g for g in scaling_units(ctx, "p_batch_size") if len(g) >= 3]
+    if not groups:
+        return missing("no experiment grids at least three minibatch sizes with everything else fixed")
+    first = [g.iloc[len(g) // 2] - g.iloc[0] for g in groups]  # small to middle S: should help
+    second = [(g.iloc[-1] - g.iloc[len(g) // 2]) - (g.iloc[len(g) // 2] - g.iloc[0]) for g in groups]
+    a, b = directional(first, "gain from the smallest to the middle S", "run groups"), \
+        directional([-x for x in second], "diminishing return (first gain minus second)", "run groups")
+    verdict = a.verdict if a.verdict == b.verdict else "mixed"
+    return Judgement(verdict, a.numbers + "; " + b.numbers, "", a.test + "; " + b.test, a.n)
+
+
+CLAIMS = [
+    {"paper": "hoffman", "claim": "Online LDA reaches a given perplexity in less time than batch VB",
+     "rests_on": "Hoffman et al. 2010, Fig. 2", "judge": hoffman_faster},
+    {"paper": "hoffman", "claim": "Larger corpora help online LDA (the full corpus beats a subset)",
+     "rests_on": "Hoffman et al. 2010, Fig. 1", "judge": hoffman_larger_corpus},
+    {"paper": "hoffman", "claim": "Each minibatch size has a best (kappa, tau0), ahead of the runner-up",
+     "rests_on": "Hoffman et al. 2010, Table 1", "judge": hoffman_best_setting},
+    {"paper": "paisley", "claim": "B-NMF, C-NMF and online LDA perform comparably",
+     "rests_on": "Paisley et al. 2014, Fig. 11.3", "judge": paisley_comparable},
+    {"paper": "paisley", "claim": "C-NMF learns meaningful topic correlations (agreeing with a planted correlation)",
+     "rests_on": "Paisley et al. 2014, Fig. 11.4, Tables 11.3-11.4", "judge": paisley_correlations},
+    {"paper": "mcinerney", "claim": "Population VB beats streaming VB on time-ordered streams",
+     "rests_on": "McInerney et al. 2015, Fig. 1", "judge": mcinerney_pvb_beats_svb},
+    {"paper": "mcinerney", "claim": "The best alpha is not the true data size N",
+     "rests_on": "McInerney et al. 2015, Fig. 3", "judge": mcinerney_alpha_not_n},
+    {"paper": "hu", "claim": "LG-NMF reaches batch LDA's perplexity at a fraction of the computation (offline)",
+     "rests_on": "Hu et al. 2014, Figs. 1-2, Table 1", "judge": hu_offline},
+    {"paper": "hu", "claim": "Online LG-NMF reaches online LDA's perplexity at a fraction of the computation",
+     "rests_on": "Hu et al. 2014, Figs. 5-6, Table 3", "judge": hu_online},
+    {"paper": "scaling", "claim": "Fit improves with the number of topics K",
+     "rests_on": "any experiment gridding K", "judge": scaling_k},
+    {"paper": "scaling", "claim": "Fit improves with the minibatch size, up to a point",
+     "rests_on": "any experiment gridding >= 3 minibatch sizes", "judge": scaling_batch},
+]

@@ -1,0 +1,35 @@
+"""One table of Snakemake's benchmark records (fit and prepare jobs) and a picture of wall time against peak memory.
+Run by the benchmarks rule's ``script:`` directive (workflow/rules/paper.smk)."""
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+sys.path.insert(0, str(Path(snakemake.scriptdir)))  # noqa: F821 (figlib beside this script)
+import figlib  # noqa: E402
+
+
+def main(smk):
+    rows = []
+    for path in smk.input.records:
+        record = pd.read_csv(path, sep="\t")
+        stage = "prepare" if "/benchmarks/prepare/" in path else "fit"
+        job = path.split(f"/benchmarks/{'prepare' if stage == 'prepare' else 'runs'}/", 1)[1].removesuffix(".tsv")
+        method = job.split("/")[2] if stage == "fit" else "prepare"
+        rows.append(record.assign(stage=stage, job=job, method=method))
+    table = pd.concat(rows, ignore_index=True)
+    table = table[["stage", "method", "job"] + [c for c in table.columns if c not in ("stage", "method", "job")]]
+    figlib.io.write_text(smk.output.table, table.to_csv(index=False))
+    fig, ax = figlib.plt.subplots(figsize=(6.5, 4.2))
+    for method, group in table.groupby("method"):
+        kw = figlib.style(method) if method in figlib.METHODS else {"label": method, "color": "grey"}
+        ax.scatter(group["s"], group["max_rss"], s=14, color=kw["color"], label=kw["label"])
+    ax.set_xscale("log")
+    ax.set_xlabel("job wall time, s (log scale)")
+    ax.set_ylabel("peak resident memory, MB")
+    ax.legend(fontsize=7)
+    ax.set_title(f"{len(table)} jobs: {table['s'].sum():,.0f} s wall in total", fontsize=9)
+    figlib.save_figure(fig, smk.output.figure)
+
+
+main(snakemake)  # noqa: F821
