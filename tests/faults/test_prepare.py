@@ -5,10 +5,12 @@ behind (sha256 of every pre-existing file; no staging or old folder beside --out
 """
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
 
+from topicbench import io as tb_io
 from topicbench.corpus import load_corpus
 from topicbench.dataset import prepare
 try:
@@ -70,8 +72,21 @@ def test_out_is_home(tmp_path, capsys, monkeypatch, src):
     assert (home / ".bashrc").read_text() == "# mine" and sorted(os.listdir(home)) == [".bashrc"]
 
 
-def test_out_is_root(capsys, src):
-    """--out / -> refused, nothing touched."""
+def test_out_is_root(capsys, monkeypatch, src):
+    """--out / -> refused, nothing touched.
+
+    This case aims prepare at the real root folder, so it must stay harmless even on code whose guard is broken:
+    every call that could delete or move a file raises here instead (a run of this case against the old prepare,
+    which emptied --out, deleted a machine's /etc). A broken guard fails the test; it cannot touch the disk.
+    """
+    def forbidden(*args, **kwargs):
+        raise AssertionError(f"prepare --out / tried to delete or move {args[:2]!r}")
+
+    for module, name in ((shutil, "rmtree"), (shutil, "move"), (os, "replace"), (os, "rename"), (os, "remove"),
+                         (os, "unlink"), (os, "rmdir"), (os, "removedirs"), (Path, "unlink"), (Path, "rmdir"),
+                         (Path, "rename"), (Path, "replace")):
+        monkeypatch.setattr(module, name, forbidden)
+    monkeypatch.setattr(tb_io, "_exchange", forbidden)  # the renameat2 swap goes through ctypes, not os
     code, err = run_cli(uci_args(*src, "/"), capsys)
     assert code == 2 and "/: refusing" in err and "root" in err
 
