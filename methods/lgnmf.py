@@ -438,6 +438,9 @@ class LatentGaussianNMF(Method):
         """Eq. 13 for words: sum_m w_m p_m(w | d), the ensemble averaging probabilities (DESIGN.md)."""
         return self.grid_weights @ self.grid_predictions(observed, word_ids)
 
+    def warm_up(self, tiny_batch):
+        """Nothing to compile: LG-NMF is numpy and scipy (and its first batch must hold validation documents)."""
+
     def heldout_extras(self, splits):
         """Hook for the runner: each grid point's held-out log predictive per word, pooled over ``splits``.
 

@@ -8,7 +8,6 @@ warm-up (``compile_wall_s``) has compiled the method's kernels.
 from __future__ import annotations
 
 import contextlib
-import copy
 import ctypes
 import errno
 import json
@@ -31,7 +30,7 @@ from threadpoolctl import threadpool_limits
 
 from . import __version__, io, kernels
 from .corpus import Corpus, load_corpus
-from .evaluate import Protocol, Unigram, loglik_per_word, perplexity, protocol_splits, split_documents
+from .evaluate import Protocol, Unigram, loglik_per_word, perplexity, protocol_splits
 from .method import REPO_ROOT, SAFE_NAME, Method, ParamError, coerce, get_method
 from .quality import final_checkpoint_quality, planted_recovery
 from .streams import STREAMS, Evaluation, Minibatch, Stream, StreamError, make_holdout, stream_order
@@ -178,23 +177,14 @@ def _subset_rows(n_docs: int, size: int | None, seed: int) -> np.ndarray:
 def _warm_up(method: Method, stream: Stream) -> float:
     """Compile (or load from numba's cache) the kernels the fit will call, off the fit clock; returns the wall time.
 
-    Generic over methods: a deep copy takes two updates on a two-document minibatch of the stream (the
-    second reaches warm-started paths, e.g. a batch method revisiting its batch), predicts words and bounds,
-    and is discarded. numba specialises on types and layouts, not sizes, so the copy compiles what the
-    full-size fit calls; the real method's state and random generator are untouched, so its numbers do not move.
+    The method does the work (``Method.warm_up``) on a two-document minibatch of the stream. numba specialises
+    on types and layouts, not sizes, so a tiny batch compiles what the full-size fit calls.
     """
     start = time.perf_counter()
     first = stream.batch(0)
     rows = first.rows[:2]
-    counts = stream.counts[rows]
-    tiny = Minibatch(counts, rows, first.doc_ids[:2], None if first.times is None else first.times[:2], 0)
-    twin = copy.deepcopy(method)
-    for _ in range(2):
-        twin.partial_fit(tiny)
-    observed, heldout = split_documents(counts, 0.5, 0)
-    if heldout.nnz:
-        twin.predict_words(observed, heldout)
-    twin.heldout_elbo(counts)
+    method.warm_up(Minibatch(stream.counts[rows], rows, first.doc_ids[:2],
+                             None if first.times is None else first.times[:2], 0))
     return time.perf_counter() - start
 
 
