@@ -103,7 +103,7 @@ def atomic_directory(path: str | os.PathLike, complete: Callable[[Path], bool] |
             fault_point(f"{faults}.swap")
             if not path.exists() and not path.is_symlink():
                 os.rename(staging, path)
-            elif _exchange(staging, path):
+            elif exchange_directories(staging, path):
                 old = staging
             else:
                 old = parent / f".{name}.old-{os.getpid()}"
@@ -189,7 +189,7 @@ def _locked(folder: Path):
         os.close(fd)  # closing releases the lock
 
 
-def _exchange(a: Path, b: Path) -> bool:
+def exchange_directories(a: Path, b: Path) -> bool:
     """Atomically swap two directories (Linux renameat2 RENAME_EXCHANGE); False where unsupported."""
     if os.environ.get("TOPICBENCH_RENAME_EXCHANGE") == "0":  # tests: exercise the two-rename fallback
         return False

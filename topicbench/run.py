@@ -8,8 +8,6 @@ warm-up (``compile_wall_s``) has compiled the method's kernels.
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import errno
 import json
 import os
 import platform
@@ -387,22 +385,6 @@ def check_output_location(out_dir: str | os.PathLike, spec: RunSpec, corpus=None
                           f"{n_words} words needs about {need / 2**20:.1f} MiB")
 
 
-def _exchange(a: Path, b: Path) -> bool:
-    """Atomically swap two existing directories (Linux renameat2 RENAME_EXCHANGE); False where unsupported."""
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        renameat2 = libc.renameat2
-    except (OSError, AttributeError):
-        return False
-    at_fdcwd, rename_exchange = -100, 2
-    if renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
-        return True
-    err = ctypes.get_errno()
-    if err in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP):
-        return False
-    raise OSError(err, os.strerror(err), str(b))
-
-
 def write_outputs(out_dir: Path, trace: pd.DataFrame, method: Method, vocab: list[str], spec: RunSpec,
                   extras: dict | None = None) -> None:
     """model.npz, topics.tsv and trace.parquet as one unit: all three are written into a staging folder beside
@@ -427,7 +409,7 @@ def write_outputs(out_dir: Path, trace: pd.DataFrame, method: Method, vocab: lis
         io.fault_point("run.trace")
         io.write_parquet(stage / "trace.parquet", trace)
         io.fault_point("run.swap")
-        if out_dir.is_dir() and _exchange(stage, out_dir):
+        if out_dir.is_dir() and io.exchange_directories(stage, out_dir):
             pass  # stage now holds the old run
         elif out_dir.is_dir():  # no atomic exchange on this file system: two renames, undone by the next run
             old = out_dir.parent / f".{out_dir.name}.old-{os.getpid()}"

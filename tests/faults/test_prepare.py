@@ -86,7 +86,7 @@ def test_out_is_root(capsys, monkeypatch, src):
                          (os, "unlink"), (os, "rmdir"), (os, "removedirs"), (Path, "unlink"), (Path, "rmdir"),
                          (Path, "rename"), (Path, "replace")):
         monkeypatch.setattr(module, name, forbidden)
-    monkeypatch.setattr(tb_io, "_exchange", forbidden)  # the renameat2 swap goes through ctypes, not os
+    monkeypatch.setattr(tb_io, "exchange_directories", forbidden)  # the renameat2 swap goes through ctypes, not os
     code, err = run_cli(uci_args(*src, "/"), capsys)
     assert code == 2 and "/: refusing" in err and "root" in err
 

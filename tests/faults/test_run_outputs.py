@@ -95,7 +95,7 @@ def test_no_atomic_exchange_kill_between_renames(tmp_path, tiny_corpus, monkeypa
     """A file system without RENAME_EXCHANGE, killed between its two renames -> the next run restores the old
     run first (it is never lost), then replaces it whole."""
     old = make_old_run(tmp_path, tiny_corpus)
-    monkeypatch.setattr(run_module, "_exchange", lambda a, b: False)
+    monkeypatch.setattr(run_module.io, "exchange_directories", lambda a, b: False)
     monkeypatch.setenv("TOPICBENCH_FAULT_AT", "enospc:run.swap_new")  # stands in for a kill: same state on disk
     monkeypatch.setattr(shutil, "rmtree", lambda *a, **k: None)  # a kill would not clean up either
     with pytest.raises(OutputError):
