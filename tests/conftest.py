@@ -33,3 +33,14 @@ def matched_cosine(fitted: np.ndarray, truth: np.ndarray) -> float:
     cosine = a @ b.T
     rows, cols = linear_sum_assignment(-cosine)
     return float(cosine[rows, cols].mean())
+
+
+def central_difference(f, x, index, eps):
+    """(f(x + eps e_index) - f(x - eps e_index)) / 2 eps, perturbing ``x`` in place and restoring it."""
+    old = x[index]
+    x[index] = old + eps
+    up = f()
+    x[index] = old - eps
+    down = f()
+    x[index] = old
+    return (up - down) / (2 * eps)

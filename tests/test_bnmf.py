@@ -10,6 +10,8 @@ from topicbench.run import RunSpec, run
 from topicbench.streams import Minibatch, Stream, stream_order
 from topicbench.synthetic import build_planted_corpus
 
+from conftest import central_difference
+
 BNMF = get_method("bnmf")
 
 
@@ -181,16 +183,6 @@ def tiny():
 # a0 != b0 so that swapping them is an error the checks see; tight local convergence so that the local step's
 # p^(vd) is the p of eq. 11.24 at its returned a_kd to ~1e-10 (the default 1e-3 would leave derivatives ~1e-3)
 TIGHT = dict(K=3, a0=0.3, b0=2.0, local_tol=1e-12, local_max_iter=20000)
-
-
-def central_difference(f, x, index, eps):
-    old = x[index]
-    x[index] = old + eps
-    up = f()
-    x[index] = old - eps
-    down = f()
-    x[index] = old
-    return (up - down) / (2 * eps)
 
 
 def test_local_step_is_stationary_in_q_theta(tiny):

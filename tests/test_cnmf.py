@@ -8,6 +8,8 @@ from topicbench.method import ParamError, get_method
 from topicbench.run import RunSpec, run
 from topicbench.synthetic import build_planted_corpus
 
+from conftest import central_difference
+
 CNMF = get_method("cnmf")
 
 
@@ -300,16 +302,6 @@ def test_global_beta_step_is_stationary(fitted):
     # derivatives in log g, log h; FD rounding ~1e-16 |bound| / 1e-5 ~ 1e-8 of a per-word term
     assert np.abs(d_g).max() < 1e-5 * scale, np.abs(d_g).max() / scale
     assert np.abs(d_h).max() < 1e-5 * scale, np.abs(d_h).max() / scale
-
-
-def central_difference(f, x, index, eps):
-    old = x[index]
-    x[index] = old + eps
-    up = f()
-    x[index] = old - eps
-    down = f()
-    x[index] = old
-    return (up - down) / (2 * eps)
 
 
 def test_stochastic_beta_step_is_unbiased(fitted):
