@@ -2,7 +2,7 @@
 
 For each mutant (format: ``tests/mutants/__init__.py``): check up front that ``find`` occurs exactly once in
 ``path`` and that the mutated file compiles; write the mutated file into a scratch copy of the repository
-(never the working tree); run the mutant's pytest node ids there in a subprocess with PYTHONPATH = the copy.
+(never the working tree); run the mutant's pytest node ids there in a fresh process (a fork, see Speed).
 A kill is pytest's exit code 1 with at least one failed test whose error is not an import, name or syntax
 error. Exit codes 0 and 2-5 (interrupted, e.g. a collection error; internal error; usage error; nothing
 collected) and timeouts are not kills. Two control mutants prove the runner can say "not killed": a harmless
