@@ -3,6 +3,7 @@ import json
 
 import numpy as np
 import pandas as pd
+import pyarrow.parquet as pq
 import pytest
 import scipy.sparse as sp
 
@@ -22,23 +23,23 @@ def test_round_trip(tmp_path):
     assert loaded.vocab == ["apple", "bread", "cheese"]
     assert list(loaded.docs["split"]) == ["train", "train", "test"]
     meta = json.loads((path / "corpus.json").read_text())
-    assert meta["n_tokens"] == 11 and meta["n_train"] == 2 and set(meta["checksums"]) == {"counts.npz", "vocab.txt", "docs.parquet"}
+    assert meta["n_tokens"] == 11 and meta["n_train"] == 2 and set(meta["checksums"]) == {"counts/manifest.json", "vocab.txt", "docs.parquet"}
     assert loaded.split("test").n_docs == 1
 
 
 def test_corrupt_counts_named(tmp_path):
     path = save_corpus(tiny(), tmp_path / "tiny")
-    (path / "counts.npz").write_bytes(b"PK\x03\x04 not really a zip")
-    with pytest.raises(CorpusError, match=r"counts.npz"):
+    (path / "counts" / "00000.data.npy").write_bytes(b"\x93NUMPY not really an array")
+    with pytest.raises(CorpusError, match=r"counts/00000.data.npy"):
         load_corpus(path, verify_checksums=False)
-    with pytest.raises(CorpusError, match=r"counts.npz: checksum mismatch"):
+    with pytest.raises(CorpusError, match=r"counts/00000.data.npy: checksum mismatch"):
         load_corpus(path)
 
 
 def test_vocab_length_mismatch_named(tmp_path):
     path = save_corpus(tiny(), tmp_path / "tiny")
     (path / "vocab.txt").write_text("apple\nbread\n")
-    with pytest.raises(CorpusError, match=r"vocab.txt: vocabulary has 2 words but counts.npz has 3 columns"):
+    with pytest.raises(CorpusError, match=r"vocab.txt: vocabulary has 2 words but counts/manifest.json has 3 columns"):
         load_corpus(path, verify_checksums=False)
 
 
@@ -50,7 +51,7 @@ def test_vocab_length_mismatch_named(tmp_path):
         (lambda c: Corpus(c.counts, c.vocab, c.docs.assign(split=["train", "dev", "test"])), "split must be one of"),
         (lambda c: Corpus(c.counts, ["apple", "apple", "cheese"], c.docs), "duplicate word 'apple'"),
         (lambda c: Corpus(c.counts * -1, c.vocab, c.docs), "non-negative integers"),
-        (lambda c: Corpus(c.counts, c.vocab, c.docs.iloc[:2]), "2 rows but counts.npz has 3 documents"),
+        (lambda c: Corpus(c.counts, c.vocab, c.docs.iloc[:2]), "2 rows but counts has 3 documents"),
     ],
 )
 def test_invalid_corpus_rejected(tmp_path, mutate, message):
@@ -62,7 +63,7 @@ def test_invalid_corpus_rejected(tmp_path, mutate, message):
 def test_out_of_range_word_id(tmp_path):
     path = save_corpus(tiny(), tmp_path / "tiny")
     bad = sp.csr_matrix((np.array([1, 1]), np.array([0, 7]), np.array([0, 1, 2, 2])), shape=(3, 3), dtype=np.int64)
-    with pytest.raises(CorpusError, match="word id out of range"):
+    with pytest.raises(CorpusError, match="word id 7 out of range"):
         from topicbench.corpus import validate
 
         validate(bad, ["a", "b", "c"], make_docs_frame(3), str(path))
@@ -89,7 +90,7 @@ def test_save_is_atomic_on_failure(tmp_path, monkeypatch):
     def boom(*args, **kwargs):
         raise OSError("disk full")
 
-    monkeypatch.setattr(pd.DataFrame, "to_parquet", boom)
+    monkeypatch.setattr(pq.ParquetWriter, "write_table", boom)
     with pytest.raises(OSError):
         save_corpus(tiny(), tmp_path / "tiny")
     assert list(tmp_path.iterdir()) == []

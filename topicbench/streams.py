@@ -59,16 +59,26 @@ def stream_order(kind: str, n_docs: int, seed: int, passes: float = 1.0, times=N
 
 
 class Stream:
-    """Minibatches over a training corpus in a fixed order."""
+    """Minibatches over a training corpus in a fixed order.
 
-    def __init__(self, counts: sp.csr_matrix, order: np.ndarray, batch_size: int, doc_ids=None, times=None):
+    ``counts`` is a CSR matrix or a corpus view whose ``rows(rows)`` reads a minibatch from disk; ``doc_ids``
+    and ``times`` anything indexable by a row array (arrays, or ``corpus.Column`` read on first use). Nothing
+    per document is held beyond the int64 order.
+    """
+
+    def __init__(self, counts, order: np.ndarray, batch_size: int, doc_ids=None, times=None):
         if batch_size < 1:
             raise StreamError(f"batch_size must be >= 1, got {batch_size}")
         self.counts = counts
         self.order = np.asarray(order)
         self.batch_size = int(batch_size)
-        self.doc_ids = np.arange(counts.shape[0]) if doc_ids is None else np.asarray(doc_ids)
-        self.times = None if times is None else np.asarray(times)
+        self.doc_ids = np.arange(counts.shape[0]) if doc_ids is None else (
+            doc_ids if hasattr(doc_ids, "__getitem__") and not isinstance(doc_ids, (list, tuple)) else np.asarray(doc_ids))
+        self.times = None if times is None else (times if not isinstance(times, (list, tuple)) else np.asarray(times))
+
+    def rows(self, rows: np.ndarray) -> sp.csr_matrix:
+        """The counts of training rows ``rows`` (a gather from the shards for a corpus view)."""
+        return self.counts.rows(rows) if hasattr(self.counts, "rows") else self.counts[rows]
 
     @property
     def n_batches(self) -> int:
@@ -77,7 +87,7 @@ class Stream:
     def batch(self, index: int) -> Minibatch:
         rows = self.order[index * self.batch_size : (index + 1) * self.batch_size]
         return Minibatch(
-            self.counts[rows], rows, self.doc_ids[rows], None if self.times is None else self.times[rows], index
+            self.rows(rows), rows, self.doc_ids[rows], None if self.times is None else self.times[rows], index
         )
 
     def __iter__(self) -> Iterator[Minibatch]:
