@@ -211,6 +211,14 @@ class ShardedCounts:
         self.shape = (int(manifest["n_docs"]), int(manifest["n_words"]))
         self.starts = np.array([s["rows"][0] for s in self.shards] + [self.shape[0]], dtype=np.int64)
         self._maps: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        self._fds: dict[tuple[int, str], tuple[int, int]] = {}
+
+    def __del__(self):
+        for fd, _ in getattr(self, "_fds", {}).values():
+            try:
+                os.close(fd)
+            except OSError:
+                pass
 
     def shard_file(self, s: int, part: str) -> Path:
         return self.root / COUNTS_DIR / self.shards[s]["files"][part]
@@ -221,36 +229,66 @@ class ShardedCounts:
             self._maps[s] = tuple(_open_npy(self.shard_file(s, part)) for part in ("indptr", "indices", "data"))
         return self._maps[s]
 
-    def release(self) -> None:
-        """Drop the pages read from this process (they stay in the page cache): RSS stays one read's worth."""
-        for arrays in self._maps.values():
-            for array in arrays:
+    def release(self, shard: int | None = None) -> None:
+        """Drop the pages read (of one shard, or all) from this process; they stay in the page cache. Needed after
+        every shard's gather: a read fault maps up to 64 KB of cached neighbours (the kernel's fault-around, which
+        MADV_RANDOM does not stop), so 1,024 random rows would otherwise map ~100 MB."""
+        for s in (self._maps if shard is None else [shard]):
+            for array in self._maps.get(s, ()):
                 handle = getattr(array, "_mmap", None)
                 if handle is not None and len(array):
                     handle.madvise(mmap.MADV_DONTNEED)
 
+    def _fd(self, s: int, part: str) -> tuple[int, int]:
+        """(file descriptor, byte offset of the data) of a shard file, opened once."""
+        key = (s, part)
+        if key not in self._fds:
+            array = self.arrays(s)[("indptr", "indices", "data").index(part)]
+            self._fds[key] = (os.open(self.shard_file(s, part), os.O_RDONLY), int(array.offset))
+        return self._fds[key]
+
     def rows(self, rows: np.ndarray) -> sp.csr_matrix:
+        """Random rows: row pointers from the (released) maps, word ids and counts by ``pread`` straight into the
+        result. Memory-mapped gathers would map far more than they read: every read fault maps the whole cached
+        folio around it (up to ~1 MB with large folios), so 1,024 random rows could map ~100 MB at once."""
         rows = np.asarray(rows, dtype=np.int64)
         shard = np.searchsorted(self.starts, rows, side="right") - 1
         lo, lengths = np.empty(len(rows), np.int64), np.empty(len(rows), np.int64)
-        for s in np.unique(shard):
-            indptr = self.arrays(int(s))[0]
-            mine = np.flatnonzero(shard == s)
+        shards = [(int(s), np.flatnonzero(shard == s)) for s in np.unique(shard)]
+        for s, mine in shards:
+            indptr = self.arrays(s)[0]
             local = rows[mine] - self.starts[s]
             lo[mine], lengths[mine] = indptr[local], indptr[local + 1] - indptr[local]
+            self.release(s)
         out_ptr = np.zeros(len(rows) + 1, dtype=np.int64)
         np.cumsum(lengths, out=out_ptr[1:])
         indices, data = np.empty(out_ptr[-1], np.int32), np.empty(out_ptr[-1], np.int32)
-        for s in np.unique(shard):
-            _, s_indices, s_data = self.arrays(int(s))
-            mine = np.flatnonzero(shard == s)
-            source, target = _ranges(lo[mine], lengths[mine]), _ranges(out_ptr[mine], lengths[mine])
-            indices[target], data[target] = s_indices[source], s_data[source]
-        self.release()
+        for s, mine in shards:
+            for part, out in (("indices", indices), ("data", data)):
+                fd, offset = self._fd(s, part)
+                view = memoryview(out).cast("B")
+                for a, n, t in zip(lo[mine].tolist(), lengths[mine].tolist(), out_ptr[mine].tolist()):
+                    if os.preadv(fd, [view[4 * t: 4 * (t + n)]], offset + 4 * a) != 4 * n:
+                        raise CorpusError(f"{self.shard_file(s, part)}: ended inside document row {self.starts[s] + a}")
         return _csr(data, indices, out_ptr, (len(rows), self.shape[1]))
 
     def block(self, start: int, stop: int) -> sp.csr_matrix:
-        return self.rows(np.arange(start, stop, dtype=np.int64))
+        """Rows start..stop-1: slices of the shards they span (no gather)."""
+        parts = []
+        for s in range(int(np.searchsorted(self.starts, start, side="right") - 1), len(self.shards)):
+            if self.starts[s] >= stop:
+                break
+            indptr, indices, data = self.arrays(s)
+            a, b = max(start, self.starts[s]) - self.starts[s], min(stop, self.starts[s + 1]) - self.starts[s]
+            lo, hi = int(indptr[a]), int(indptr[b])
+            parts.append((indptr[a:b + 1] - lo, np.array(indices[lo:hi]), np.array(data[lo:hi])))
+            self.release(s)
+        if not parts:
+            return _csr(np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(1, np.int64), (0, self.shape[1]))
+        offsets = np.cumsum([0] + [p[0][-1] for p in parts])
+        indptr = np.concatenate([parts[0][0][:1]] + [p[0][1:] + off for p, off in zip(parts, offsets)])
+        return _csr(np.concatenate([p[2] for p in parts]), np.concatenate([p[1] for p in parts]), indptr,
+                    (stop - start, self.shape[1]))
 
 
 def _open_npy(path: Path) -> np.ndarray:
@@ -452,7 +490,7 @@ class Corpus:
     def word_totals(self) -> np.ndarray:
         """Column sums (int64), accumulated chunk by chunk (the unigram baseline's counts)."""
         totals = np.zeros(self.n_words, dtype=np.int64)
-        for _, block in self.chunks(SHARD_ROWS // 4):
+        for _, block in self.chunks(4096):
             totals += np.asarray(block.sum(axis=0, dtype=np.int64)).ravel()
         return totals
 
@@ -464,7 +502,7 @@ class Corpus:
 
     def doc_lengths(self) -> np.ndarray:
         lengths = np.empty(self.n_docs, dtype=np.int64)
-        for start, block in self.chunks(SHARD_ROWS // 4):
+        for start, block in self.chunks(4096):
             lengths[start:start + block.shape[0]] = np.asarray(block.sum(axis=1, dtype=np.int64)).ravel()
         return lengths
 
@@ -941,7 +979,7 @@ def read_manifest(path: Path) -> dict:
     return manifest
 
 
-def validate_shards(store: ShardedCounts, block_entries: int = 1 << 22) -> None:
+def validate_shards(store: ShardedCounts, block_entries: int = 1 << 20) -> None:
     """Every shard against the format, one shard (and within it ``block_entries`` entries) at a time."""
     n_words = store.shape[1]
     for s, shard in enumerate(store.shards):
@@ -982,7 +1020,8 @@ def validate_shards(store: ShardedCounts, block_entries: int = 1 << 22) -> None:
                 k = a + int(np.flatnonzero(step)[0]) + 1
                 row = lo_row + int(np.searchsorted(indptr, k, side="right") - 1)
                 raise CorpusError(f"{names['indices']}: word ids not increasing within document row {row}")
-        store.release()
+            store.release(s)
+        store.release(s)
 
 
 def _check_docs_file(docs: DocsFile, n_docs: int, where: Path, counts_name: str) -> None:
