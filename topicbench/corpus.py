@@ -661,14 +661,21 @@ def id_hashes(doc_ids) -> np.ndarray:
     return pd.util.hash_array(np.asarray(doc_ids, dtype=object).astype(str).astype(object))
 
 
-def first_duplicate(hashes: np.ndarray, ids_at) -> object | None:
-    """The first duplicated id among equal hashes (``ids_at(rows)`` reads ids), or None."""
-    order = np.argsort(hashes, kind="stable")
-    same = np.flatnonzero(hashes[order][1:] == hashes[order][:-1])
-    for k in same[:100]:  # a 64-bit collision between different ids is astronomically rare; check the strings
-        a, b = ids_at(np.array([order[k], order[k + 1]]))
-        if a == b:
-            return a
+def first_duplicate(hashes: np.ndarray, docs: "DocsFile") -> object | None:
+    """The first doc id that appears twice, or None. ``hashes`` (one per document, :func:`id_hashes`) is sorted in
+    place, so the check costs 1 byte per document beyond them; only when two hashes agree is ``docs`` read again to
+    find the ids (a 64-bit collision between different ids is astronomically rare, but is not called a duplicate)."""
+    hashes.sort()
+    same = np.unique(hashes[1:][hashes[1:] == hashes[:-1]])
+    if not len(same):
+        return None
+    candidates = {}
+    for frame in docs.batches(["doc_id"]):
+        ids = frame["doc_id"].to_numpy()
+        for doc_id in ids[np.isin(id_hashes(ids), same[:100])]:
+            if doc_id in candidates:
+                return doc_id
+            candidates[doc_id] = True
     return None
 
 
@@ -743,7 +750,7 @@ class CorpusWriter:
         self._docs_rows = 0
         self._parquet = None
         self._schema = docs_schema
-        self._hashes: list[np.ndarray] = []
+        self._hashes = open(self.staging / ".ids.hash", "wb")  # 8 bytes per document, read back at finish
         self._theta = None  # raw float64 file of truth theta rows, when given
         self._theta_cols = None
         fault_point("prepare.write_counts")
@@ -758,7 +765,7 @@ class CorpusWriter:
         check_docs_chunk(docs, f"{self.where}/{DOCS_FILE}", row0)
         docs = docs.reset_index(drop=True).copy()
         docs["doc_id"] = docs["doc_id"].astype(str)
-        self._hashes.append(id_hashes(docs["doc_id"].to_numpy()))
+        self._hashes.write(id_hashes(docs["doc_id"].to_numpy()).tobytes())
         is_train = (docs["split"] == "train").to_numpy()
         self.n_train += int(is_train.sum())
         self.n_test += int((~is_train).sum())
@@ -881,13 +888,13 @@ class CorpusWriter:
         if self.n_train == 0:
             raise CorpusError(f"{self.where}/{DOCS_FILE}: no document in the train split ({self.n_docs} documents, "
                               f"all test)")
-        hashes = np.concatenate(self._hashes)
-        self._hashes = []
+        self._hashes.close()
+        hashes = np.fromfile(self.staging / ".ids.hash", dtype=np.uint64)
+        os.remove(self.staging / ".ids.hash")
         if self._parquet is not None:
             fault_point("prepare.write_docs")
             self._parquet.close()
-        dup = first_duplicate(hashes, lambda rows: Column(DocsFile(self.staging / DOCS_FILE, self.n_docs),
-                                                          "doc_id", None)[rows])
+        dup = first_duplicate(hashes, DocsFile(self.staging / DOCS_FILE, self.n_docs))
         if dup is not None:
             raise CorpusError(f"{self.where}/{DOCS_FILE}: duplicate doc_id {dup!r}")
         manifest = {"format": SHARD_FORMAT, "n_docs": self.n_docs, "n_words": self.n_words, "nnz": self.nnz,
@@ -1030,17 +1037,16 @@ def _check_docs_file(docs: DocsFile, n_docs: int, where: Path, counts_name: str)
     for column in ("doc_id", "split"):
         if column not in names:
             raise CorpusError(f"{docs.path}: missing column {column!r}")
-    hashes, rows, n_train = [], 0, 0
+    hashes, rows, n_train = np.empty(n_docs, dtype=np.uint64), 0, 0
     for frame in docs.batches(["doc_id", "split"]):
         check_docs_chunk(frame, str(docs.path), rows)
-        hashes.append(id_hashes(frame["doc_id"].to_numpy()))
+        if rows + len(frame) <= n_docs:
+            hashes[rows:rows + len(frame)] = id_hashes(frame["doc_id"].to_numpy())
         n_train += int((frame["split"] == "train").sum())
         rows += len(frame)
     if rows != n_docs:
         raise CorpusError(f"{docs.path}: {rows} rows but {counts_name} has {n_docs} documents")
-    dup = first_duplicate(np.concatenate(hashes) if hashes else np.zeros(0, np.uint64),
-                          lambda r: Column(docs, "doc_id", None)[r])
-    docs._columns.pop("doc_id", None)
+    dup = first_duplicate(hashes, docs)
     if dup is not None:
         raise CorpusError(f"{docs.path}: duplicate doc_id {dup!r}")
     if n_train == 0:
