@@ -25,7 +25,7 @@ import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
 from . import __version__, io, kernels
-from .corpus import Corpus, load_corpus
+from .corpus import Corpus, load_corpus, release_memory
 from .evaluate import Protocol, Unigram, loglik_per_word, perplexity, protocol_splits, split_documents
 from .method import REPO_ROOT, Method, ParamError, get_method
 from .quality import final_checkpoint_quality, planted_recovery
@@ -191,7 +191,8 @@ def _run(spec, corpus, out_dir, progress_every_s):
     threads = kernels.set_threads(spec.threads)
     # views: int64 row indices into the corpus; counts are read from disk a minibatch or a chunk at a time
     train = corpus.split("train")
-    train = train.select(_subset_rows(train.n_docs, spec.train_subset, spec.subset_seed))
+    if spec.train_subset is not None:
+        train = train.select(_subset_rows(train.n_docs, spec.train_subset, spec.subset_seed))
     test = corpus.split("test")
     if spec.max_test_docs is not None and test.n_docs > spec.max_test_docs:
         test = test.select(_subset_rows(test.n_docs, spec.max_test_docs, spec.eval_seed))
@@ -222,6 +223,7 @@ def _run(spec, corpus, out_dir, progress_every_s):
     total_docs = len(stream.order)
 
     test_counts = test.counts if test.n_docs else None  # the held-out set: its configured size, read once
+    release_memory()  # setup's per-document temporaries (split masks) go back to the OS before the fit
     fixed_splits = protocol_splits(test_counts, protocol) if holdout.name == "fixed" else None
     compile_wall = _warm_up(method, stream)  # numba compiles (or loads) the method's kernels off the fit clock
     # constant per-run columns
