@@ -69,6 +69,8 @@ def main() -> None:
     parser.add_argument("--dataset", default="wiki_like")
     parser.add_argument("--work", default="/tmp/bench_memory_scale")
     parser.add_argument("--keep", action="store_true", help="keep the corpora")
+    parser.add_argument("--reuse", action="store_true", help="fit on corpora kept by an earlier --keep run (its "
+                        "prepare figures are taken from its results.json)")
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -79,27 +81,31 @@ def main() -> None:
         return
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
+    earlier = {r["n_train"]: r for r in json.loads((work / "results.json").read_text())} if args.reuse else {}
     rows = []
     for n_train in args.sizes:
         corpus = work / f"{args.dataset}_{n_train}"
-        if corpus.exists():
-            shutil.rmtree(corpus)
-        print(f"prepare {corpus}", flush=True)
-        prep = in_child("prepare", args.dataset, n_train, corpus)
-        meta = json.loads((corpus / "corpus.json").read_text())
-        disk = sum(p.stat().st_size for p in (corpus / "counts").iterdir()) / 2**20
-        row = {"n_train": n_train, "tokens": meta["n_tokens"], "counts_mb": disk,
-               "prepare_s": prep["wall_s"], "prepare_rss_mb": prep["peak_rss_mb"]}
+        if args.reuse:
+            row = {k: v for k, v in earlier[n_train].items() if not k.startswith(tuple(args.methods))}
+        else:
+            if corpus.exists():
+                shutil.rmtree(corpus)
+            print(f"prepare {corpus}", flush=True)
+            prep = in_child("prepare", args.dataset, n_train, corpus)
+            meta = json.loads((corpus / "corpus.json").read_text())
+            disk = sum(p.stat().st_size for p in (corpus / "counts").iterdir()) / 2**20
+            row = {"n_train": n_train, "tokens": meta["n_tokens"], "counts_mb": disk,
+                   "prepare_s": prep["wall_s"], "prepare_rss_mb": prep["peak_rss_mb"]}
         for method in args.methods:
             print(f"fit {method} {corpus}: {json.dumps(row)}", flush=True)
             fit = in_child("fit", method, corpus)
             row.update({f"{method}_{k}": v for k, v in fit.items()})
         rows.append(row)
         print(json.dumps(row), flush=True)
-        (work / "results.json").write_text(json.dumps(rows, indent=1))
+        (work / ("results_reuse.json" if args.reuse else "results.json")).write_text(json.dumps(rows, indent=1))
         if not args.keep:
             shutil.rmtree(corpus)
-    (work / "results.json").write_text(json.dumps(rows, indent=1))
+    (work / ("results_reuse.json" if args.reuse else "results.json")).write_text(json.dumps(rows, indent=1))
 
 
 if __name__ == "__main__":
