@@ -5,7 +5,7 @@ Usage: python benchmarks/bench_synthetic_scale.py [--n-train 1790000] [--n-test 
 Runs ``topicbench.dataset.prepare("nyt_like", ...)``, i.e. exactly what ``topicbench prepare`` does, which
 streams the corpus to disk (topicbench.synthetic.write_recipe). Peak RSS is the process's ru_maxrss
 (the generator runs in this process; no children). It then reads the file sizes and the nnz from the
-written counts.npz header without loading the matrix.
+written counts manifest without loading the matrix.
 """
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ import resource
 import shutil
 import tempfile
 import time
-import zipfile
 from pathlib import Path
 
 
@@ -37,12 +36,9 @@ def main() -> None:
     wall, cpu = time.perf_counter() - start_wall, time.process_time() - start_cpu
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
     meta = json.loads((out / "corpus.json").read_text())
-    with zipfile.ZipFile(out / "counts.npz") as zipf, zipf.open("indices.npy") as handle:
-        from numpy.lib import format as npformat
-
-        npformat.read_magic(handle)
-        nnz = npformat.read_array_header_1_0(handle)[0][0]
-    sizes = {p.name: p.stat().st_size / 2**20 for p in sorted(out.iterdir())}
+    nnz = json.loads((out / "counts" / "manifest.json").read_text())["nnz"]
+    sizes = {p.name: sum(f.stat().st_size for f in p.rglob("*")) / 2**20 if p.is_dir() else p.stat().st_size / 2**20
+             for p in sorted(out.iterdir())}
     report = {"n_docs": meta["n_docs"], "n_words": meta["n_words"], "n_tokens": meta["n_tokens"], "nnz": int(nnz),
               "mean_length": meta["n_tokens"] / meta["n_docs"], "wall_s": round(wall, 1), "cpu_s": round(cpu, 1),
               "peak_rss_mb": round(peak_mb, 1), "file_mb": {k: round(v, 1) for k, v in sizes.items()},

@@ -3,6 +3,7 @@ import json
 
 import numpy as np
 import pandas as pd
+import pyarrow.parquet as pq
 import pytest
 import scipy.sparse as sp
 
@@ -22,23 +23,23 @@ def test_round_trip(tmp_path):
     assert loaded.vocab == ["apple", "bread", "cheese"]
     assert list(loaded.docs["split"]) == ["train", "train", "test"]
     meta = json.loads((path / "corpus.json").read_text())
-    assert meta["n_tokens"] == 11 and meta["n_train"] == 2 and set(meta["checksums"]) == {"counts.npz", "vocab.txt", "docs.parquet"}
+    assert meta["n_tokens"] == 11 and meta["n_train"] == 2 and set(meta["checksums"]) == {"counts/manifest.json", "vocab.txt", "docs.parquet"}
     assert loaded.split("test").n_docs == 1
 
 
 def test_corrupt_counts_named(tmp_path):
     path = save_corpus(tiny(), tmp_path / "tiny")
-    (path / "counts.npz").write_bytes(b"PK\x03\x04 not really a zip")
-    with pytest.raises(CorpusError, match=r"counts.npz"):
+    (path / "counts" / "00000.data.npy").write_bytes(b"\x93NUMPY not really an array")
+    with pytest.raises(CorpusError, match=r"counts/00000.data.npy"):
         load_corpus(path, verify_checksums=False)
-    with pytest.raises(CorpusError, match=r"counts.npz: checksum mismatch"):
+    with pytest.raises(CorpusError, match=r"counts/00000.data.npy: checksum mismatch"):
         load_corpus(path)
 
 
 def test_vocab_length_mismatch_named(tmp_path):
     path = save_corpus(tiny(), tmp_path / "tiny")
     (path / "vocab.txt").write_text("apple\nbread\n")
-    with pytest.raises(CorpusError, match=r"vocab.txt: vocabulary has 2 words but counts.npz has 3 columns"):
+    with pytest.raises(CorpusError, match=r"vocab.txt: vocabulary has 2 words but counts/manifest.json has 3 columns"):
         load_corpus(path, verify_checksums=False)
 
 
@@ -50,7 +51,7 @@ def test_vocab_length_mismatch_named(tmp_path):
         (lambda c: Corpus(c.counts, c.vocab, c.docs.assign(split=["train", "dev", "test"])), "split must be one of"),
         (lambda c: Corpus(c.counts, ["apple", "apple", "cheese"], c.docs), "duplicate word 'apple'"),
         (lambda c: Corpus(c.counts * -1, c.vocab, c.docs), "non-negative integers"),
-        (lambda c: Corpus(c.counts, c.vocab, c.docs.iloc[:2]), "2 rows but counts.npz has 3 documents"),
+        (lambda c: Corpus(c.counts, c.vocab, c.docs.iloc[:2]), "2 rows but counts has 3 documents"),
     ],
 )
 def test_invalid_corpus_rejected(tmp_path, mutate, message):
@@ -62,7 +63,7 @@ def test_invalid_corpus_rejected(tmp_path, mutate, message):
 def test_out_of_range_word_id(tmp_path):
     path = save_corpus(tiny(), tmp_path / "tiny")
     bad = sp.csr_matrix((np.array([1, 1]), np.array([0, 7]), np.array([0, 1, 2, 2])), shape=(3, 3), dtype=np.int64)
-    with pytest.raises(CorpusError, match="word id out of range"):
+    with pytest.raises(CorpusError, match="word id 7 out of range"):
         from topicbench.corpus import validate
 
         validate(bad, ["a", "b", "c"], make_docs_frame(3), str(path))
@@ -89,7 +90,85 @@ def test_save_is_atomic_on_failure(tmp_path, monkeypatch):
     def boom(*args, **kwargs):
         raise OSError("disk full")
 
-    monkeypatch.setattr(pd.DataFrame, "to_parquet", boom)
+    monkeypatch.setattr(pq.ParquetWriter, "write_table", boom)
     with pytest.raises(OSError):
         save_corpus(tiny(), tmp_path / "tiny")
     assert list(tmp_path.iterdir()) == []
+
+
+# ---------------------------------------------------------------------------------------------
+# the sharded format: rows read from disk are the rows of the matrix, whatever the shards
+
+
+@pytest.fixture(scope="module")
+def sharded(tmp_path_factory):
+    """The planted test corpus (1,700 documents, time column), saved in shards of 128 documents (14 shards)."""
+    from conftest import planted
+
+    corpus = planted()
+    # times with many ties, broken by doc id in string order ("d10" < "d2"): the time_ordered stream's order
+    corpus.docs["time"] = np.round(np.random.default_rng(1).random(corpus.n_docs), 1)
+    return corpus, load_corpus(save_corpus(corpus, tmp_path_factory.mktemp("sharded") / "c", shard_rows=128))
+
+
+def test_minibatch_from_disk_equals_matrix_rows(sharded):
+    memory, disk = sharded
+    assert len(list((disk.store.root / "counts").glob("*.data.npy"))) == 14
+    rows = np.random.default_rng(0).integers(memory.n_docs, size=1024)  # random rows across shards, repeats too
+    for pick in (rows, np.arange(120, 400), np.array([memory.n_docs - 1, 0, 127, 128]), np.zeros(0, np.int64)):
+        a, b = disk.rows(pick), memory.counts[pick]
+        assert a.shape == b.shape and (a != b).nnz == 0 and a.dtype == b.dtype and a.has_sorted_indices
+    train = disk.split("train")  # a view of a view: subset rows of the train split
+    sub = train.select(np.array([5, 3, 900]))
+    assert (sub.counts != memory.split("train").counts[[5, 3, 900]]).nnz == 0
+    assert np.array_equal(disk.word_totals(), np.asarray(memory.counts.sum(axis=0)).ravel())
+    assert list(sub.column("doc_id")[np.arange(3)]) == list(memory.split("train").docs["doc_id"].iloc[[5, 3, 900]])
+
+
+def test_read_releases_mapped_pages(sharded):
+    """After a read no shard page stays in the process's resident set (it stays in the page cache): RSS is one
+    read's worth, not the corpus's."""
+    _, disk = sharded
+    disk.rows(np.arange(disk.n_docs))
+    mapped = {str(disk.store.shard_file(s, part)) for s in disk.store._maps for part in ("indices", "data")}
+    resident, current = 0, None
+    for line in open("/proc/self/smaps"):
+        fields = line.split()
+        if "-" in fields[0] and not fields[0].endswith(":"):  # a mapping's first line; anonymous ones have no path
+            current = fields[5] if len(fields) >= 6 else None
+        elif fields[0] == "Rss:" and current in mapped:
+            resident += int(fields[1])
+    assert mapped and resident == 0
+
+
+@pytest.mark.parametrize("stream, holdout", [("shuffled", "fixed"), ("with_replacement", "lookahead"),
+                                             ("time_ordered", "every_nth_batch")])
+def test_stream_over_shards_same_order_and_trace(sharded, stream, holdout):
+    """A run over the shards draws the same documents in the same order, and scores the same numbers, as in memory."""
+    from topicbench.run import RunSpec, run
+
+    memory, disk = sharded
+    spec = RunSpec("online_lda", {"K": 5, "batch_size": 64}, seed=3, stream=stream, holdout=holdout, holdout_n=3,
+                   n_checkpoints=4, max_docs=700, train_subset=1200, max_test_docs=150)
+    a, method_a = run(spec, memory)
+    b, method_b = run(spec, disk)
+    numbers = [c for c in a.columns if not c.endswith(("wall_s", "cpu_s"))]
+    pd.testing.assert_frame_equal(a[numbers], b[numbers])
+    assert np.array_equal(method_a.topics(), method_b.topics())  # bit for bit: the same minibatches in the same order
+
+
+def test_single_npz_corpus_still_loads(tmp_path, sharded):
+    """A folder of the older format (one counts.npz) loads, into memory, with the same rows."""
+    memory, _ = sharded
+    path = save_corpus(memory, tmp_path / "old")
+    import shutil
+
+    shutil.rmtree(path / "counts")
+    sp.save_npz(path / "counts.npz", memory.counts, compressed=True)
+    meta = json.loads((path / "corpus.json").read_text())
+    del meta["checksums"]["counts/manifest.json"]
+    meta["checksums"]["counts.npz"] = __import__("hashlib").sha256((path / "counts.npz").read_bytes()).hexdigest()
+    (path / "corpus.json").write_text(json.dumps(meta))
+    old = load_corpus(path)
+    assert (old.counts != memory.counts).nnz == 0 and old.truth["theta"].shape == memory.truth["theta"].shape
+    assert (old.rows(np.array([7, 3])) != memory.counts[[7, 3]]).nnz == 0

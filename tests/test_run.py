@@ -58,10 +58,10 @@ def test_cli_rejects_bad_input_before_reading_data(tmp_path, capsys, args, messa
 
 def test_cli_rejects_corrupt_corpus_before_fitting(tmp_path, capsys, small_corpus):
     path = save_corpus(small_corpus, tmp_path / "corpus")
-    (path / "counts.npz").write_bytes(b"\x00" * 100)
+    (path / "counts" / "00000.indices.npy").write_bytes(b"\x00" * 100)
     code = cli(["run", "--corpus", str(path), "--out", str(tmp_path / "out"), "--method", "online_lda"])
     assert code == 2
-    assert "counts.npz" in capsys.readouterr().err
+    assert "counts/00000.indices.npy" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
 
 

@@ -3,6 +3,7 @@
 Small corpora (seconds); the shipped source models are package data, so no corpora_dir is needed.
 """
 import filecmp
+from pathlib import Path
 import os
 import re
 
@@ -18,6 +19,11 @@ RECIPES = {"nyt_like": "nyt", "wiki_like": "wiki", "science_like": "science", "t
 SMALL = {"nyt_like": {"n_train": 2000, "n_test": 300}, "wiki_like": {"n_train": 2000, "n_test": 300},
          "science_like": {"n_train": 4000, "n_test": 400}, "twitter_like": {"n_train": 20000, "n_test": 2000}}
 _CACHE = {}
+
+def tree(root):
+    """Every file under a corpus folder (the counts shards included), as sorted relative paths."""
+    return sorted(str(p.relative_to(root)) for p in Path(root).rglob("*") if p.is_file())
+
 
 
 def build(name, **params):
@@ -123,16 +129,18 @@ def test_lengths_follow_the_source():
     assert lengths.min() >= 500 and lengths.max() <= 600
 
 
-def test_same_seed_same_bytes_and_streaming_equals_memory(tmp_path):
+def test_same_seed_same_bytes_and_streaming_equals_memory(tmp_path, monkeypatch):
+    monkeypatch.setattr("topicbench.corpus.SHARD_ROWS", 128)  # several shards, cut across the generator's chunks
     params = {"n_train": 300, "n_test": 40, "chunk_size": 150}
     first = prepare("science_like", tmp_path / "a", **params)
     second = prepare("science_like", tmp_path / "b", **params)
-    names = sorted(os.listdir(first))
-    assert names == ["corpus.json", "counts.npz", "docs.parquet", "truth.npz", "vocab.txt"] == sorted(os.listdir(second))
+    names = tree(first)
+    assert [n for n in names if not n.startswith("counts/")] == ["corpus.json", "docs.parquet", "truth.npz", "vocab.txt"]
+    assert {"counts/manifest.json", "counts/00001.data.npy"} <= set(names) and names == tree(second)  # several shards
     for name in names:
         assert filecmp.cmp(first / name, second / name, shallow=False), name
     other = prepare("science_like", tmp_path / "c", **params, seed=2)
-    assert not filecmp.cmp(first / "counts.npz", other / "counts.npz", shallow=False)
+    assert not filecmp.cmp(first / "counts/00000.indices.npy", other / "counts/00000.indices.npy", shallow=False)
     cls = get_dataset("science_like")
     resolved = cls.resolve_params(params)
     corpus = cls().build(**resolved)

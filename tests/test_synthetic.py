@@ -5,6 +5,7 @@ Corpora are small versions of each shape (D is a parameter; the shapes do not de
 semi-synthetic ``*_like`` recipes are tested in test_semisynthetic.py.
 """
 import filecmp
+from pathlib import Path
 import json
 import os
 import time
@@ -26,6 +27,11 @@ FAMILY = {
     "twitter_like": ({"n_train": 20000, "n_test": 1000}, 20000, (2 + 20) / 2),
 }
 _CACHE = {}
+
+def tree(root):
+    """Every file under a corpus folder (the counts shards included), as sorted relative paths."""
+    return sorted(str(p.relative_to(root)) for p in Path(root).rglob("*") if p.is_file())
+
 
 
 def planted(name, **params):
@@ -107,21 +113,24 @@ def test_twitter_topics_burst():
     assert (peak_over_median < 4).sum() >= 60
 
 
-def test_same_seed_same_bytes_and_nothing_time_dependent(tmp_path):
+def test_same_seed_same_bytes_and_nothing_time_dependent(tmp_path, monkeypatch):
+    monkeypatch.setattr("topicbench.corpus.SHARD_ROWS", 128)  # several shards, cut across the generator's chunks
     params = {"n_train": 300, "n_test": 40, "n_words": 900}
     first = prepare("planted_lda", tmp_path / "a", **planted("science_like", **params))
     time.sleep(2.1)  # zip members carry 2-second time stamps: cross at least one boundary
     second = prepare("planted_lda", tmp_path / "b", **planted("science_like", **params))
-    names = sorted(os.listdir(first))
-    assert names == ["corpus.json", "counts.npz", "docs.parquet", "truth.npz", "vocab.txt"] == sorted(os.listdir(second))
+    names = tree(first)
+    assert [n for n in names if not n.startswith("counts/")] == ["corpus.json", "docs.parquet", "truth.npz", "vocab.txt"]
+    assert {"counts/manifest.json", "counts/00001.data.npy"} <= set(names) and names == tree(second)  # several shards
     for name in names:
         assert filecmp.cmp(first / name, second / name, shallow=False), name
     other = prepare("planted_lda", tmp_path / "c", **planted("science_like", **params), seed=2)
-    assert not filecmp.cmp(first / "counts.npz", other / "counts.npz", shallow=False)
+    assert not filecmp.cmp(first / "counts/00000.indices.npy", other / "counts/00000.indices.npy", shallow=False)
 
 
 @pytest.mark.parametrize("name", sorted(FAMILY))
-def test_streaming_writer_equals_in_memory_path(tmp_path, name):
+def test_streaming_writer_equals_in_memory_path(tmp_path, name, monkeypatch):
+    monkeypatch.setattr("topicbench.corpus.SHARD_ROWS", 128)  # several shards, cut across the generator's chunks
     params = planted(name, **{**FAMILY[name][0], "n_train": 400, "n_test": 40, "chunk_size": 150})
     cls = get_dataset("planted_lda")
     resolved = cls.resolve_params(params)
@@ -129,7 +138,8 @@ def test_streaming_writer_equals_in_memory_path(tmp_path, name):
     corpus.meta["dataset_params"] = resolved
     save_corpus(corpus, tmp_path / "memory")
     prepare("planted_lda", tmp_path / "stream", **params)  # several chunks, written by synthetic.write_recipe
-    for file in sorted(os.listdir(tmp_path / "memory")):
+    assert tree(tmp_path / "memory") == tree(tmp_path / "stream")
+    for file in tree(tmp_path / "memory"):
         assert filecmp.cmp(tmp_path / "memory" / file, tmp_path / "stream" / file, shallow=False), file
     loaded = load_corpus(tmp_path / "stream")
     assert (loaded.counts != corpus.counts).nnz == 0 and np.array_equal(loaded.truth["theta"], corpus.truth["theta"])

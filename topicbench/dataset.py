@@ -123,7 +123,7 @@ def check_out_dir(out_dir: str | os.PathLike, inputs: list[Path] = (), corpora_d
     corpus (its corpus.json) or the remains of one (its data files and nothing else: what Snakemake leaves
     after deleting corpus.json, the rule's output, before re-running the rule).
     """
-    from .corpus import COUNTS_FILE, DOCS_FILE, META_FILE, TRUTH_FILE, VOCAB_FILE
+    from .corpus import COUNTS_DIR, DOCS_FILE, LEGACY_COUNTS_FILE, META_FILE, TRUTH_FILE, VOCAB_FILE
 
     given = Path(out_dir)
     out = given.resolve()
@@ -147,11 +147,11 @@ def check_out_dir(out_dir: str | os.PathLike, inputs: list[Path] = (), corpora_d
             entries = sorted(os.listdir(out))
         except OSError as err:
             raise refuse(f"cannot list it ({err})") from err
-        ours = {COUNTS_FILE, VOCAB_FILE, DOCS_FILE, META_FILE, TRUTH_FILE}
-        # Snakemake deletes a rule's output (corpus.json) before re-running it: the three data files and
-        # nothing foreign beside them are what a corpus leaves then
-        remains = (all(e in ours and (out / e).is_file() for e in entries)
-                   and {COUNTS_FILE, VOCAB_FILE, DOCS_FILE} <= set(entries))
+        ours = {LEGACY_COUNTS_FILE, VOCAB_FILE, DOCS_FILE, META_FILE, TRUTH_FILE}
+        # Snakemake deletes a rule's output (corpus.json) before re-running it: the data files (the counts
+        # folder or the older counts.npz) and nothing foreign beside them are what a corpus leaves then
+        remains = (all((e in ours and (out / e).is_file()) or (e == COUNTS_DIR and (out / e).is_dir()) for e in entries)
+                   and {VOCAB_FILE, DOCS_FILE} <= set(entries) and bool({COUNTS_DIR, LEGACY_COUNTS_FILE} & set(entries)))
         if entries and not is_corpus_dir(out) and not remains:
             raise refuse(f"it is a non-empty folder that is not a topicbench corpus ({len(entries)} entries, e.g. "
                          f"{entries[0]!r}); choose a new or empty folder")

@@ -91,7 +91,21 @@ def _check_top_words(top: Sequence[Sequence[int]], n_words: int | None, what: st
     return out
 
 
+class _ViewRows:
+    """A corpus view (``topicbench.corpus.Corpus``, validated at load) sliced as a matrix: rows read per chunk."""
+
+    def __init__(self, view):
+        self.view, self.shape = view, view.shape
+
+    def __getitem__(self, rows: slice) -> sp.csr_matrix:
+        return self.view.rows(np.arange(*rows.indices(self.shape[0])))
+
+
 def _check_reference(reference) -> sp.csr_matrix:
+    if not sp.issparse(reference) and hasattr(reference, "rows") and hasattr(reference, "shape"):
+        if reference.shape[0] == 0:
+            raise ValueError("NPMI reference has no documents")
+        return _ViewRows(reference)  # a corpus too large to hold: co-document counts read it chunk by chunk
     if not sp.issparse(reference):
         raise TypeError("NPMI reference must be a scipy sparse documents x vocabulary matrix, "
                         f"got {type(reference).__name__}")

@@ -24,10 +24,11 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
 from . import __version__, io, kernels
-from .corpus import Corpus, load_corpus
+from .corpus import Corpus, load_corpus, release_memory
 from .evaluate import Protocol, Unigram, loglik_per_word, perplexity, protocol_splits
 from .method import REPO_ROOT, SAFE_NAME, Method, ParamError, coerce, get_method
 from .quality import final_checkpoint_quality, planted_recovery
@@ -172,6 +173,19 @@ def _subset_rows(n_docs: int, size: int | None, seed: int) -> np.ndarray:
     return np.sort(np.random.default_rng([seed, 0x5B5E7]).permutation(n_docs)[:size])
 
 
+def _id_ranks(corpus: Corpus) -> np.ndarray:
+    """Each document's rank among the view's doc ids (int64): orders ties as the ids do, without Python strings."""
+    column = corpus.column("doc_id")
+    values = column._base()
+    if isinstance(values, np.ndarray):
+        ids = values if column.rows is None else values[column.rows]
+        return np.argsort(np.argsort(ids, kind="stable"), kind="stable")
+    import pyarrow.compute as pc
+
+    ids = values if column.rows is None else values.take(column.rows)
+    return pc.rank(ids, sort_keys="ascending", tiebreaker="first").to_numpy().astype(np.int64)
+
+
 def _warm_up(method: Method, stream: Stream) -> float:
     """Compile (or load from numba's cache) the kernels the fit will call, off the fit clock; returns the wall time.
 
@@ -181,7 +195,7 @@ def _warm_up(method: Method, stream: Stream) -> float:
     start = time.perf_counter()
     first = stream.batch(0)
     rows = first.rows[:2]
-    method.warm_up(Minibatch(stream.counts[rows], rows, first.doc_ids[:2],
+    method.warm_up(Minibatch(stream.rows(rows), rows, first.doc_ids[:2],
                              None if first.times is None else first.times[:2], 0))
     return time.perf_counter() - start
 
@@ -204,8 +218,10 @@ def _run(spec, corpus, out_dir, progress_every_s):
     if not isinstance(corpus, Corpus):
         corpus = load_corpus(corpus)
     threads = kernels.set_threads(spec.threads)
+    # views: int64 row indices into the corpus; counts are read from disk a minibatch or a chunk at a time
     train = corpus.split("train")
-    train = train.select(_subset_rows(train.n_docs, spec.train_subset, spec.subset_seed))
+    if spec.train_subset is not None:
+        train = train.select(_subset_rows(train.n_docs, spec.train_subset, spec.subset_seed))
     test = corpus.split("test")
     if spec.max_test_docs is not None and test.n_docs > spec.max_test_docs:
         test = test.select(_subset_rows(test.n_docs, spec.max_test_docs, spec.eval_seed))
@@ -215,24 +231,29 @@ def _run(spec, corpus, out_dir, progress_every_s):
     holdout = make_holdout(spec.holdout, spec.holdout_n, spec.n_checkpoints)
     batch_method = method.batch_size is None
     holdout.check(batch_method, test.n_docs, corpus.meta.get("name"))
-    unigram = Unigram(train.counts)
+    unigram = Unigram(sp.csr_matrix(train.word_totals()[None, :]))  # word totals accumulated chunk by chunk
 
-    times = train.docs["time"].to_numpy() if "time" in train.docs.columns else None
+    times = train.column("time")  # read from docs.parquet on first use
+    doc_ids = train.column("doc_id")
     if batch_method:
         # one update per full pass over the training set in corpus order
         batch_size = train.n_docs
         order = np.tile(np.arange(train.n_docs), max(1, int(np.ceil(spec.passes))))
     else:
         batch_size = int(method.batch_size)
-        order = stream_order(spec.stream, train.n_docs, spec.seed, spec.passes, times, train.docs["doc_id"].to_numpy())
+        tie = _id_ranks(train) if spec.stream == "time_ordered" else None  # ties in time by doc id
+        order = stream_order(spec.stream, train.n_docs, spec.seed, spec.passes,
+                             None if times is None or spec.stream != "time_ordered" else times.to_numpy(), tie)
         if spec.max_docs is not None:
             order = order[: spec.max_docs]
     # the policy says which rows the stream trains on (lookahead keeps its windows out) and when it scores
     order = holdout.training_order(order, spec.stream, spec.seed, batch_size, train.n_docs, batch_method)
-    stream = Stream(train.counts, order, batch_size, train.docs["doc_id"].to_numpy(), times)
+    stream = Stream(train, order, batch_size, doc_ids, times)
     total_docs = len(stream.order)
 
-    fixed_splits = protocol_splits(test.counts, protocol) if holdout.name == "fixed" else None
+    test_counts = test.counts if test.n_docs else None  # the held-out set: its configured size, read once
+    release_memory()  # setup's per-document temporaries (split masks) go back to the OS before the fit
+    fixed_splits = protocol_splits(test_counts, protocol) if holdout.name == "fixed" else None
     compile_wall = _warm_up(method, stream)  # numba compiles (or loads) the method's kernels off the fit clock
     # constant per-run columns
     base = {"experiment": spec.experiment, "dataset": spec.dataset or corpus.meta.get("name", ""),
@@ -255,9 +276,9 @@ def _run(spec, corpus, out_dir, progress_every_s):
             return
         start = time.perf_counter()
         if event.rows is None:  # the test split
-            splits, counts, docs = fixed_splits, test.counts, test.n_docs
+            splits, counts, docs = fixed_splits, test_counts, test.n_docs
         else:
-            counts, docs = train.counts[event.rows], len(event.rows)
+            counts, docs = train.rows(event.rows), len(event.rows)
             seed = spec.eval_seed if event.salt is None else spec.eval_seed * 100003 + event.salt
             splits = protocol_splits(counts, Protocol(protocol.observed_fraction, protocol.folds, seed))
         loglik, tokens = loglik_per_word(method, splits)
@@ -297,7 +318,7 @@ def _run(spec, corpus, out_dir, progress_every_s):
             break
     score(holdout.at_end(processed, trained))
     if rows:  # topic quality of the final model, against documents it never trained on where there are any
-        reference, which = (test.counts, "test") if test.n_docs else (train.counts, "train")
+        reference, which = (test_counts, "test") if test.n_docs else (train, "train")
         quality = final_checkpoint_quality(method, reference, truth_topics)
         rows[-1].update(npmi=quality["npmi"], topic_diversity=quality["topic_diversity"], npmi_reference=which)
 

@@ -55,20 +55,32 @@ def stream_order(kind: str, n_docs: int, seed: int, passes: float = 1.0, times=N
             raise StreamError("time_ordered is a true stream: one pass only")
         return order
     n_full = int(np.ceil(passes))
+    if n_full == 1:  # the same draws without a concatenated copy (8 bytes per document at 3.3M documents)
+        return rng.permutation(n_docs)[:total]
     return np.concatenate([rng.permutation(n_docs) for _ in range(n_full)])[:total]
 
 
 class Stream:
-    """Minibatches over a training corpus in a fixed order."""
+    """Minibatches over a training corpus in a fixed order.
 
-    def __init__(self, counts: sp.csr_matrix, order: np.ndarray, batch_size: int, doc_ids=None, times=None):
+    ``counts`` is a CSR matrix or a corpus view whose ``rows(rows)`` reads a minibatch from disk; ``doc_ids``
+    and ``times`` anything indexable by a row array (arrays, or ``corpus.Column`` read on first use). Nothing
+    per document is held beyond the int64 order.
+    """
+
+    def __init__(self, counts, order: np.ndarray, batch_size: int, doc_ids=None, times=None):
         if batch_size < 1:
             raise StreamError(f"batch_size must be >= 1, got {batch_size}")
         self.counts = counts
         self.order = np.asarray(order)
         self.batch_size = int(batch_size)
-        self.doc_ids = np.arange(counts.shape[0]) if doc_ids is None else np.asarray(doc_ids)
-        self.times = None if times is None else np.asarray(times)
+        self.doc_ids = np.arange(counts.shape[0]) if doc_ids is None else (
+            doc_ids if hasattr(doc_ids, "__getitem__") and not isinstance(doc_ids, (list, tuple)) else np.asarray(doc_ids))
+        self.times = None if times is None else (times if not isinstance(times, (list, tuple)) else np.asarray(times))
+
+    def rows(self, rows: np.ndarray) -> sp.csr_matrix:
+        """The counts of training rows ``rows`` (a gather from the shards for a corpus view)."""
+        return self.counts.rows(rows) if hasattr(self.counts, "rows") else self.counts[rows]
 
     @property
     def n_batches(self) -> int:
@@ -76,9 +88,9 @@ class Stream:
 
     def batch(self, index: int) -> Minibatch:
         rows = self.order[index * self.batch_size : (index + 1) * self.batch_size]
-        return Minibatch(
-            self.counts[rows], rows, self.doc_ids[rows], None if self.times is None else self.times[rows], index
-        )
+        pick = lambda values: values.defer(rows) if hasattr(values, "defer") else values[rows]  # noqa: E731
+        return Minibatch(self.rows(rows), rows, pick(self.doc_ids), None if self.times is None else pick(self.times),
+                         index)
 
     def __iter__(self) -> Iterator[Minibatch]:
         for index in range(self.n_batches):

@@ -261,132 +261,43 @@ def build_planted_corpus(name: str, n_train: int, n_test: int, n_words: int, n_t
 # streaming writer: paper-scale corpora with bounded memory
 
 
-def _npy_header(fid, dtype, shape) -> None:
-    from numpy.lib import format as npformat
-
-    # format 1.0, as numpy.save picks for any header under 64 KiB
-    npformat.write_array_header_1_0(fid, {"descr": npformat.dtype_to_descr(np.dtype(dtype)), "fortran_order": False,
-                                          "shape": tuple(int(n) for n in shape)})
-
-
-def _zip_entry(zipf, name: str):
-    import zipfile
-
-    info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))  # as numpy.savez: no wall-clock time in the file
-    info.compress_type = zipfile.ZIP_DEFLATED
-    return zipf.open(info, "w", force_zip64=True)
-
-
-def _write_npy_from_file(zipf, name: str, raw_path, raw_dtype, out_dtype, count: int, block: int = 1 << 22) -> None:
-    """One .npy entry of ``count`` values streamed from a raw binary file, converted block by block."""
-    out_dtype = np.dtype(out_dtype)
-    with _zip_entry(zipf, name + ".npy") as fid, open(raw_path, "rb") as raw:
-        _npy_header(fid, out_dtype, (count,))
-        done = 0
-        while done < count:
-            values = np.fromfile(raw, dtype=raw_dtype, count=min(block, count - done))
-            if values.size == 0:
-                raise IOError(f"{raw_path}: ended after {done} of {count} values")
-            fid.write(values.astype(out_dtype, copy=False).tobytes("C"))
-            done += values.size
-
-
-def _write_npy(zipf, name: str, array) -> None:
-    from numpy.lib import format as npformat
-
-    with _zip_entry(zipf, name + ".npy") as fid:
-        npformat.write_array(fid, np.asanyarray(array), allow_pickle=False)
-
-
-def write_recipe(recipe: PlantedRecipe, out_dir, extra_meta: dict | None = None):
+def write_recipe(recipe: PlantedRecipe, out_dir, extra_meta: dict | None = None, shard_rows: int | None = None):
     """Write the corpus directory of ``build_recipe(recipe)`` + ``save_corpus`` without holding it in memory.
 
-    Chunks go to raw temporary files (word ids as uint16 when V < 65536); the .npz members are then
-    streamed from them, so peak memory is a few chunks plus O(D) for row pointers and the docs table.
+    Chunks go straight through ``corpus.CorpusWriter`` (the writer of every corpus), so peak memory is one
+    chunk plus the test split (kept for the reference perplexities) and 8 bytes per document (id hashes).
     The files are byte-identical to the in-memory path (tested), so either may be used.
     """
-    import os
-    import zipfile
     from pathlib import Path
 
-    from .corpus import COUNTS_FILE, DOCS_FILE, TRUTH_FILE, VOCAB_FILE, _sha256, is_corpus_dir, make_docs_frame, write_meta
-    from .io import atomic_directory, fault_point
+    from .corpus import SHARD_ROWS, CorpusWriter, is_corpus_dir, make_docs_frame
+    from .io import atomic_directory
 
     recipe.check()
     out_dir = Path(out_dir)
     with atomic_directory(out_dir, complete=is_corpus_dir) as staging:
         model = recipe.model()
-        index_dtype = np.uint16 if recipe.n_words <= np.iinfo(np.uint16).max + 1 else np.int32
-        raw = {key: staging / f".{key}.raw" for key in ("indices", "data", "theta")}
-        row_nnz = np.zeros(recipe.n_docs, dtype=np.int64)
+        writer = CorpusWriter(staging, recipe.n_words, str(out_dir), shard_rows or SHARD_ROWS)
         train_sums = np.zeros(recipe.n_words, dtype=np.int64)
         test_parts, test_thetas = [], []
-        with open(raw["indices"], "wb") as f_idx, open(raw["data"], "wb") as f_data, open(raw["theta"], "wb") as f_theta:
-            for start, counts, theta in recipe.chunks(model):
-                rows = np.arange(start, start + counts.shape[0])
-                test = recipe.is_test(rows)
-                counts.sum_duplicates()
-                f_idx.write(counts.indices.astype(index_dtype).tobytes())
-                f_data.write(counts.data.astype(np.int32).tobytes())
-                f_theta.write(np.ascontiguousarray(theta, dtype=np.float64).tobytes())
-                row_nnz[rows] = np.diff(counts.indptr)
-                train_sums += np.asarray(counts[~test].sum(axis=0)).ravel()
-                if test.any():
-                    test_parts.append(counts[test])
-                    test_thetas.append(theta[test])
-        nnz = int(row_nnz.sum())
-        # scipy stores indices and indptr as int32 whenever nnz fits, int64 otherwise
-        sparse_index = np.int32 if nnz <= np.iinfo(np.int32).max else np.int64
-        indptr = np.zeros(recipe.n_docs + 1, dtype=sparse_index)
-        np.cumsum(row_nnz, out=indptr[1:])
-        del row_nnz
-        # counts.npz with the members, order and dtypes of scipy.sparse.save_npz after corpus.validate
-        fault_point("prepare.write_counts")
-        with zipfile.ZipFile(staging / COUNTS_FILE, "w", compression=zipfile.ZIP_DEFLATED, allowZip64=True) as zipf:
-            _write_npy_from_file(zipf, "indices", raw["indices"], index_dtype, sparse_index, nnz)
-            _write_npy(zipf, "indptr", indptr)
-            _write_npy(zipf, "format", np.array(b"csr"))
-            _write_npy(zipf, "shape", np.array((recipe.n_docs, recipe.n_words)))
-            _write_npy_from_file(zipf, "data", raw["data"], np.int32, np.int32, nnz)
-        os.remove(raw["indices"])
-        with open(raw["data"], "rb") as f_data:
-            n_tokens = 0
-            while True:
-                block = np.fromfile(f_data, dtype=np.int32, count=1 << 22)
-                if block.size == 0:
-                    break
-                n_tokens += int(block.sum(dtype=np.int64))
-        os.remove(raw["data"])
-        fault_point("prepare.write_vocab")
-        (staging / VOCAB_FILE).write_text("".join(f"{w}\n" for w in recipe.vocabulary(model.topics)), encoding="utf-8")
-        doc_rows = np.arange(recipe.n_docs)
-        test_mask = recipe.is_test(doc_rows)
-        docs = make_docs_frame(recipe.n_docs, split=np.where(test_mask, "test", "train"),
-                               time=None if recipe.time_of is None else recipe.time_of(doc_rows))
-        docs["doc_id"] = docs["doc_id"].astype(str)
-        fault_point("prepare.write_docs")
-        docs.to_parquet(staging / DOCS_FILE, index=False)
-        del docs
-        fault_point("prepare.write_truth")
-        with zipfile.ZipFile(staging / TRUTH_FILE, "w", compression=zipfile.ZIP_DEFLATED, allowZip64=True) as zipf:
-            _write_npy(zipf, "topics", model.topics)
-            with _zip_entry(zipf, "theta.npy") as fid, open(raw["theta"], "rb") as src:
-                _npy_header(fid, np.float64, (recipe.n_docs, recipe.n_topics))
-                for block in iter(lambda: src.read(1 << 24), b""):
-                    fid.write(block)
-            for key, value in recipe.truth_extra().items():  # after theta, as the in-memory path's dict order
-                _write_npy(zipf, key, value)
-        os.remove(raw["theta"])
+        for start, counts, theta in recipe.chunks(model):
+            rows = np.arange(start, start + counts.shape[0])
+            test = recipe.is_test(rows)
+            docs = make_docs_frame(len(rows), split=np.where(test, "test", "train"), doc_id=[f"d{i}" for i in rows],
+                                   time=None if recipe.time_of is None else recipe.time_of(rows))
+            writer.append(counts, docs, theta)
+            train_sums += np.asarray(counts[~test].sum(axis=0)).ravel()
+            if test.any():
+                test_parts.append(counts[test])
+                test_thetas.append(theta[test])
         meta = recipe.base_meta()
         if test_parts:
             meta["reference_perplexity"] = recipe.reference_perplexity(
                 model.topics, sp.vstack(test_parts, format="csr"), np.vstack(test_thetas),
                 sp.csr_matrix(train_sums[None, :]))
         meta.update(extra_meta or {})
-        meta.update(n_docs=recipe.n_docs, n_words=recipe.n_words, n_tokens=n_tokens,
-                    n_train=int((~test_mask).sum()), n_test=int(test_mask.sum()),
-                    checksums={name: _sha256(staging / name) for name in (COUNTS_FILE, VOCAB_FILE, DOCS_FILE)})
-        write_meta(staging, meta)
+        truth = {"topics": model.topics, **recipe.truth_extra()}  # theta streamed after topics, as in build_recipe
+        writer.finish(recipe.vocabulary(model.topics), meta, truth)
     return out_dir
 
 

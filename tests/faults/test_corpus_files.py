@@ -5,6 +5,7 @@ the damaged corpus was left as it was (a reader never repairs or deletes).
 """
 import hashlib
 import json
+import shutil
 import zipfile
 
 import numpy as np
@@ -20,18 +21,37 @@ except ImportError:
     from _prepare_util import digest, run_cli
 
 
-def tiny(tmp_path, truth=False):
-    counts = sp.csr_matrix(np.array([[1, 0, 2], [0, 3, 1], [4, 0, 0], [1, 1, 1]]))
+TINY = np.array([[1, 0, 2], [0, 3, 1], [4, 0, 0], [1, 1, 1]])
+
+
+def tiny(tmp_path, truth=False, shard_rows=None, legacy=False):
+    """A 4-document corpus; ``shard_rows=2`` puts its rows in two shards; ``legacy`` rewrites it as a folder of the
+    older single-counts.npz format (which still loads, so its damage must still be named)."""
+    counts = sp.csr_matrix(TINY)
     extra = {"topics": np.full((2, 3), 1 / 3), "theta": np.full((4, 2), 0.5)} if truth else None
     corpus = Corpus(counts, ["apple", "bread", "cheese"], make_docs_frame(4, split=["train", "train", "test", "train"]),
                     {"name": "tiny"}, extra)
-    return save_corpus(corpus, tmp_path / "tiny")
+    path = save_corpus(corpus, tmp_path / "tiny", shard_rows=shard_rows)
+    if legacy:
+        shutil.rmtree(path / "counts")
+        sp.save_npz(path / "counts.npz", sp.csr_matrix(TINY, dtype=np.int32), compressed=True)
+        meta = json.loads((path / "corpus.json").read_text())
+        meta["checksums"] = {("counts.npz" if n == "counts/manifest.json" else n): v for n, v in meta["checksums"].items()}
+        (path / "corpus.json").write_text(json.dumps(meta))
+        rechecksum(path)
+    return path
 
 
 def rechecksum(path):
-    """Make corpus.json's checksums match the (damaged) files, so the damage itself must be caught."""
+    """Make the manifest's and corpus.json's checksums match the (damaged) files, so the damage itself must be caught."""
+    sha = lambda file: hashlib.sha256(file.read_bytes()).hexdigest()  # noqa: E731
+    if (path / "counts" / "manifest.json").is_file():
+        manifest = json.loads((path / "counts" / "manifest.json").read_text())
+        for shard in manifest.get("shards", []):
+            shard["sha256"] = {part: sha(path / "counts" / name) for part, name in shard["files"].items()}
+        (path / "counts" / "manifest.json").write_text(json.dumps(manifest))
     meta = json.loads((path / "corpus.json").read_text())
-    meta["checksums"] = {n: hashlib.sha256((path / n).read_bytes()).hexdigest() for n in meta["checksums"]}
+    meta["checksums"] = {n: sha(path / n) for n in meta["checksums"]}
     (path / "corpus.json").write_text(json.dumps(meta))
 
 
@@ -73,8 +93,8 @@ COUNTS_DAMAGE = [
 
 @pytest.mark.parametrize("damage, named", COUNTS_DAMAGE)
 def test_damaged_counts_named(tmp_path, capsys, damage, named):
-    """counts.npz a valid zip with wrong contents, or truncated -> exit 2 naming counts.npz and the problem."""
-    path = tiny(tmp_path)
+    """counts.npz (older folders) a valid zip with wrong contents, or truncated -> exit 2 naming counts.npz and the problem."""
+    path = tiny(tmp_path, legacy=True)
     damage(path)
     rechecksum(path)
     code, err = info(path, capsys)
@@ -83,7 +103,7 @@ def test_damaged_counts_named(tmp_path, capsys, damage, named):
 
 def test_pickled_counts_refused(tmp_path, capsys):
     """counts.npz holding a pickled object array -> refused (never unpickled), exit 2 naming counts.npz."""
-    path = tiny(tmp_path)
+    path = tiny(tmp_path, legacy=True)
     base = csr_arrays(path)
     base["data"] = np.array([object()] * 8, dtype=object)
     np.savez(path / "counts.npz", **base)
@@ -180,7 +200,7 @@ def _docs(mutate):
     pytest.param(_docs(lambda f: f.drop(columns=["split"])), "missing column 'split'", id="docs-missing-split-column"),
     pytest.param(_docs(lambda f: f.assign(split=["train", "dev", "test", "train"])), "'dev'", id="docs-split-not-train-test"),
     pytest.param(_docs(lambda f: f.assign(split=["test"] * 4)), "no document in the train split", id="docs-no-train"),
-    pytest.param(_docs(lambda f: f.iloc[:3]), "3 rows but counts.npz has 4", id="docs-too-few-rows"),
+    pytest.param(_docs(lambda f: f.iloc[:3]), "3 rows but counts/manifest.json has 4", id="docs-too-few-rows"),
     pytest.param(_docs(lambda f: f.assign(doc_id=["a", None, "c", "d"])), "doc_id missing at row 1", id="docs-null-doc-id"),
     pytest.param(lambda p: (p / "docs.parquet").write_bytes(b"PAR1 nothing"), "cannot be read as parquet", id="docs-garbage"),
 ])
@@ -193,10 +213,11 @@ def test_bad_docs_named(tmp_path, capsys, damage, named):
     assert code == 2 and "docs.parquet" in err and named in err
 
 
-@pytest.mark.parametrize("name", ["vocab.txt", "counts.npz", "corpus.json"])
+@pytest.mark.parametrize("name", ["vocab.txt", "counts.npz", "corpus.json", "counts/manifest.json",
+                                  "counts/00000.data.npy"])
 def test_unreadable_file_named(tmp_path, capsys, name):
     """A corpus file that cannot be read (a folder where the file should be; root ignores chmod) -> exit 2 naming it."""
-    path = tiny(tmp_path)
+    path = tiny(tmp_path, legacy=name == "counts.npz")
     (path / name).unlink()
     (path / name).mkdir()
     code, err = run_cli(["corpus", "info", path], capsys)
@@ -212,7 +233,7 @@ def test_corpus_path_is_a_file(tmp_path, capsys):
 
 def test_counts_zip_member_corrupt(tmp_path, capsys):
     """counts.npz whose zip directory is intact but one member's bytes are flipped -> exit 2 naming counts.npz."""
-    path = tiny(tmp_path)
+    path = tiny(tmp_path, legacy=True)
     raw = bytearray((path / "counts.npz").read_bytes())
     with zipfile.ZipFile(path / "counts.npz") as z:
         info_ = z.getinfo("data.npy")
@@ -224,3 +245,76 @@ def test_counts_zip_member_corrupt(tmp_path, capsys):
     rechecksum(path)
     code, err = info(path, capsys)
     assert code == 2 and "counts.npz" in err
+
+
+# ---------------------------------------------------------------------------------------------
+# the sharded counts: each damage named by the shard file, in a later shard too
+
+
+def _shard(part, mutate, shard=1):
+    def damage(path):
+        file = path / "counts" / f"{shard:05d}.{part}.npy"
+        array = np.load(file)
+        np.save(file, mutate(array.copy()))
+    return damage
+
+
+def _set(index, value):
+    def mutate(array):
+        array[index] = value
+        return array
+    return mutate
+
+
+def _manifest(mutate):
+    def damage(path):
+        manifest = json.loads((path / "counts" / "manifest.json").read_text())
+        mutate(manifest)
+        (path / "counts" / "manifest.json").write_text(json.dumps(manifest))
+    return damage
+
+
+SHARD_DAMAGE = [  # two shards of two documents: rows 2, 3 live in shard 00001
+    pytest.param(_shard("indices", _set(-1, 7)), "00001.indices.npy", "word id 7 out of range [0, 3) at document row 3",
+                 id="shard-word-id-out-of-range"),
+    pytest.param(_shard("indices", _set(0, -1)), "00001.indices.npy", "word id -1 out of range", id="shard-negative-word-id"),
+    pytest.param(_shard("data", _set(0, 0)), "00001.data.npy", "at document row 2", id="shard-zero-count"),
+    pytest.param(_shard("data", _set(1, -3)), "00001.data.npy", "non-negative integers", id="shard-negative-count"),
+    pytest.param(_shard("data", lambda a: a.astype(np.float64)), "00001.data.npy", "expected 1-d int32",
+                 id="shard-float-counts"),
+    pytest.param(_shard("indptr", lambda a: np.array([0, 0, a[-1]])),
+                 "00001.indptr.npy", "document row 2 is empty", id="shard-empty-document"),
+    pytest.param(_shard("indptr", lambda a: np.array([0, a[-1], 1])), "00001.indptr.npy", "row pointers",
+                 id="shard-indptr-decreasing"),
+    pytest.param(_shard("indices", lambda a: a[::-1].copy()), "00001.indices.npy", "not increasing within document row 3",
+                 id="shard-word-ids-unsorted"),
+    pytest.param(_shard("data", lambda a: a[:-1]), "00001.indptr.npy", "row pointers", id="shard-data-too-short"),
+    pytest.param(lambda p: (p / "counts" / "00001.data.npy").write_bytes(b"\x93NUMPY garbage"), "00001.data.npy",
+                 "cannot be read", id="shard-garbage"),
+    pytest.param(lambda p: (p / "counts" / "manifest.json").write_text('{"format": "x"}'), "manifest.json", "format",
+                 id="manifest-wrong-format"),
+    pytest.param(_manifest(lambda m: m["shards"][1].update(rows=[3, 4])), "manifest.json", "shard 1 covers rows [3, 4)",
+                 id="manifest-gap-between-shards"),
+    pytest.param(_manifest(lambda m: m["shards"].pop()), "manifest.json", "shards cover 2 rows, n_docs is 4",
+                 id="manifest-shard-missing"),
+]
+
+
+@pytest.mark.parametrize("damage, file, named", SHARD_DAMAGE)
+def test_damaged_shard_named(tmp_path, capsys, damage, file, named):
+    """A shard with a bad word id, count, row pointer or order, even in a later shard -> exit 2 naming the shard file."""
+    path = tiny(tmp_path, shard_rows=2)
+    damage(path)
+    rechecksum(path)
+    code, err = info(path, capsys)
+    assert code == 2 and file in err and named in err, err
+
+
+def test_corrupt_shard_caught_by_its_checksum(tmp_path, capsys):
+    """One flipped byte in a later shard's counts (still a valid array) -> exit 2, its checksum names the shard."""
+    path = tiny(tmp_path, shard_rows=2)
+    raw = bytearray((path / "counts" / "00001.data.npy").read_bytes())
+    raw[-1] ^= 0x01  # the last count 1 -> 0 or 1 -> ... stays a plausible int32
+    (path / "counts" / "00001.data.npy").write_bytes(bytes(raw))
+    code, err = info(path, capsys)
+    assert code == 2 and "counts/00001.data.npy: checksum mismatch with counts/manifest.json" in err
