@@ -30,7 +30,8 @@ NO_STATS = {"user_bow": "your files (`format`, `path`, `vocab`)", "user_text": "
 def fmt_time(corpus) -> str:
     if not corpus.has_time:
         return "-"
-    lo, hi = corpus.docs["time"].min(), corpus.docs["time"].max()
+    times = corpus.column("time")  # read a column, not the whole docs table
+    lo, hi = float(np.min(times.to_numpy())), float(np.max(times.to_numpy()))
     return f"{lo:.2f} - {hi:.2f}"
 
 
@@ -65,10 +66,9 @@ def table(entries) -> str:
         if corpus is None:
             lines.append(f"| {label} | {cell(cls.description)} | {cell(note)} | | | | | |")
             continue
-        lengths = np.asarray(corpus.counts.sum(axis=1)).ravel()
-        n_train = int((corpus.docs["split"] == "train").sum())
+        n_train = len(corpus.split_rows("train"))  # streamed: the counts are never loaded whole
         lines.append(f"| {label} | {cell(cls.description)} | {corpus.n_docs:,} ({n_train:,} / {corpus.n_docs - n_train:,}) | "
-                     f"{corpus.n_words:,} | {corpus.n_tokens:,} | {lengths.mean():.1f} | {fmt_time(corpus)} | {seconds:.1f} |")
+                     f"{corpus.n_words:,} | {corpus.n_tokens:,} | {corpus.n_tokens / corpus.n_docs:.1f} | {fmt_time(corpus)} | {seconds:.1f} |")
     return "\n".join(lines)
 
 

@@ -102,6 +102,8 @@ class _ViewRows:
 
 
 def _check_reference(reference) -> sp.csr_matrix:
+    if isinstance(reference, _ViewRows):  # already checked (final_checkpoint_quality passes it on to npmi_coherence)
+        return reference
     if not sp.issparse(reference) and hasattr(reference, "rows") and hasattr(reference, "shape"):
         if reference.shape[0] == 0:
             raise ValueError("NPMI reference has no documents")
