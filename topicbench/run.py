@@ -28,7 +28,7 @@ import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
 from . import __version__, io, kernels
-from .corpus import Corpus, load_corpus, release_memory
+from .corpus import Corpus, RowRange, load_corpus, release_memory
 from .evaluate import Protocol, Unigram, loglik_per_word, perplexity, protocol_splits
 from .method import REPO_ROOT, SAFE_NAME, Method, ParamError, coerce, get_method
 from .quality import final_checkpoint_quality, planted_recovery
@@ -176,13 +176,15 @@ def _subset_rows(n_docs: int, size: int | None, seed: int) -> np.ndarray:
 def _id_ranks(corpus: Corpus) -> np.ndarray:
     """Each document's rank among the view's doc ids (int64): orders ties as the ids do, without Python strings."""
     column = corpus.column("doc_id")
-    values = column._base()
+    values, rows = column._base(), column.rows
+    if isinstance(rows, RowRange):  # a split stored in one block: a slice, no index array
+        values, rows = values[rows.start:rows.stop], None
     if isinstance(values, np.ndarray):
-        ids = values if column.rows is None else values[column.rows]
+        ids = values if rows is None else values[rows]
         return np.argsort(np.argsort(ids, kind="stable"), kind="stable")
     import pyarrow.compute as pc
 
-    ids = values if column.rows is None else values.take(column.rows)
+    ids = values if rows is None else values.take(rows)
     return pc.rank(ids, sort_keys="ascending", tiebreaker="first").to_numpy().astype(np.int64)
 
 
