@@ -13,6 +13,7 @@ with lambda_0 = eta. There is no corpus size D, step size rho, kappa or tau0: th
 concentration grows with every document seen, which is why the method needs no D and never reads one.
 """
 import numpy as np
+import scipy.sparse as sp
 from scipy.special import gammaln
 
 from topicbench.lda import VariationalLDA
@@ -22,7 +23,10 @@ from topicbench.method import require
 class StreamingVB(VariationalLDA):
     """Hyperparameters: K, alpha, eta, minibatch size S, the E-step's tolerance and cap, and the per-minibatch
     batch-VB stopping rule: stop when the minibatch ELBO's relative improvement falls below ``rel_tol``
-    (the rule of batch VB, Hoffman et al. 2010 Alg. 1) or after ``max_inner_iter`` E/M rounds.
+    (the rule of batch VB, Hoffman et al. 2010 Alg. 1) or after ``max_inner_iter`` E/M rounds. The minibatch ELBO is
+    eq. 4 exactly, but its K x V topic terms are summed only over the minibatch's words: every other column of
+    lambda equals the prior's there and adds zero (``topic_bound_under``), so the rule and its stopping points are
+    unchanged (up to summation order) at K x (words of the minibatch) per round.
 
     Start: the prior of the first minibatch is exactly lambda_0 = eta (Broderick et al. start from the
     prior). A symmetric lambda cannot break the symmetry between topics (every topic would receive the
@@ -55,26 +59,32 @@ class StreamingVB(VariationalLDA):
         """The prior of the next minibatch: eta before any data, else the current posterior."""
         return np.full_like(self.lam, self.eta) if self.updates == 0 else self.lam.copy()
 
-    def topic_bound_under(self, prior: np.ndarray, prior_norm: float) -> float:
-        """E_q[log p(beta | prior)] - E_q[log q(beta | lambda)]: the topic terms of Hoffman et al. 2010 eq. 4
-        with the Dirichlet(eta) prior replaced by Dirichlet(prior), as Broderick et al.'s update requires.
-        ``prior_norm`` is the prior's log normaliser term, fixed within a minibatch (see ``log_norm``)."""
-        elog_beta = np.log(self.exp_elog_beta)
-        score = float(np.sum((prior - self.lam) * elog_beta) + np.sum(gammaln(self.lam)) - np.sum(gammaln(self.lam.sum(axis=1))))
-        return score + prior_norm
+    def topic_bound_under(self, prior, lam, elog_beta, lam_rows, prior_rows) -> float:
+        """E_q[log p(beta | prior)] - E_q[log q(beta | lambda)]: the topic terms of Hoffman et al. 2010 eq. 4 with the
+        Dirichlet(eta) prior replaced by Dirichlet(prior), as Broderick et al.'s update requires.
 
-    @staticmethod
-    def log_norm(prior: np.ndarray) -> float:
-        """sum_k log Gamma(sum_w prior_kw) - sum_kw log Gamma(prior_kw)."""
-        return float(np.sum(gammaln(prior.sum(axis=1))) - np.sum(gammaln(prior)))
+        Per column (prior - lambda) E[log beta] + log Gamma(lambda) - log Gamma(prior), per topic the normalisers
+        log Gamma(prior row sum) - log Gamma(lambda row sum). A column with lambda = prior adds zero, so ``prior``,
+        ``lam`` and ``elog_beta`` may hold only the columns where they differ, with the full row sums passed in:
+        within a minibatch lambda moves only in the minibatch's words, and the bound costs K x (those words).
+        """
+        return float(np.sum((prior - lam) * elog_beta) + np.sum(gammaln(lam) - gammaln(prior))
+                     + np.sum(gammaln(prior_rows) - gammaln(lam_rows)))
 
     def partial_fit(self, batch):
+        counts = sp.csr_matrix(batch.counts)
+        words = np.unique(counts.indices)  # the only columns of lambda that batch VB on this minibatch moves
         prior = self.prior_lambda()
-        prior_norm = self.log_norm(prior)
+        prior_w, prior_rows = prior[:, words], prior.sum(axis=1)
         elbo_trace = []
-        for _ in range(self.hyper["max_inner_iter"]):  # A = batch VB (Hoffman et al. 2010, Alg. 1) on this minibatch
-            gamma, sstats, _ = self.e_step(batch.counts)  # E step, lambda fixed
-            elbo = self.doc_bound(batch.counts, gamma) + self.topic_bound_under(prior, prior_norm)  # eq. 4, prior = q_{b-1}
+        for r in range(self.hyper["max_inner_iter"]):  # A = batch VB (Hoffman et al. 2010, Alg. 1) on this minibatch
+            gamma, sstats, _ = self.e_step(counts)  # E step, lambda fixed
+            if self.updates == 0 and r == 0:  # the random start differs from the prior in every column
+                topic = self.topic_bound_under(prior, self.lam, np.log(self.exp_elog_beta), self.lam.sum(axis=1), prior_rows)
+            else:  # lambda = prior outside the minibatch's words
+                topic = self.topic_bound_under(prior_w, self.lam[:, words], np.log(self.exp_elog_beta[:, words]),
+                                               self.lam.sum(axis=1), prior_rows)
+            elbo = self.doc_bound(counts, gamma) + topic  # eq. 4 with prior = q_{b-1}
             self.lam = prior + sstats  # M step with prior lambda_{b-1}: q_b = A(C_b, q_{b-1}) (Broderick et al., sec. 2.1)
             self._refresh()
             converged = bool(elbo_trace) and (elbo - elbo_trace[-1]) / abs(elbo_trace[-1]) < self.hyper["rel_tol"]

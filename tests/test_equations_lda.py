@@ -157,5 +157,14 @@ def test_streaming_vb_bound_is_eq4_under_the_previous_posterior():
     method.lam = rng.gamma(0.5, 4.0, (K, V)) + 0.05
     method._refresh()
     prior = rng.gamma(0.5, 2.0, (K, V)) + 0.01
-    value = method.topic_bound_under(prior, method.log_norm(prior))
+    rows = (method.lam.sum(axis=1), prior.sum(axis=1))
+    value = method.topic_bound_under(prior, method.lam, elog_dirichlet(method.lam), *rows)
     assert value == pytest.approx(reference_topic_terms(method.lam, prior), rel=RTOL)
+    # within a minibatch lambda differs from the prior only in the minibatch's words: the bound over those columns
+    # with the full row sums is the whole bound (the other columns' terms vanish)
+    words = np.sort(rng.choice(V, 40, replace=False))
+    lam = prior.copy()
+    lam[:, words] = method.lam[:, words]
+    rows = (lam.sum(axis=1), prior.sum(axis=1))
+    value = method.topic_bound_under(prior[:, words], lam[:, words], elog_dirichlet(lam)[:, words], *rows)
+    assert value == pytest.approx(reference_topic_terms(lam, prior), rel=RTOL)

@@ -121,6 +121,6 @@ MUTANTS = [
            find="return np.full_like(self.lam, self.eta) if self.updates == 0 else self.lam.copy()",
            replace="return self.lam.copy()", tests=[SVB_MASS]),
     Mutant(id="broderick_bound_uses_eta_not_the_prior", cites="Broderick et al. 2013, sec. 2.1 with Hoffman et al. eq. 4",
-           path="methods/streaming_vb.py", find="np.sum((prior - self.lam) * elog_beta)",
-           replace="np.sum((self.eta - self.lam) * elog_beta)", tests=[SVB_BOUND]),
+           path="methods/streaming_vb.py", find="np.sum((prior - lam) * elog_beta)",
+           replace="np.sum((self.eta - lam) * elog_beta)", tests=[SVB_BOUND]),
 ]
