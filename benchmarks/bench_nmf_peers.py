@@ -85,7 +85,9 @@ def main():
                        f"{corpus.split('test').n_docs:,}; word-frequency baseline {results[OURS][0]['unigram']:.4f} "
                        f"nats/word).", "", table(results), ""]
     load_after = os.getloadavg()
-    text = "\n".join([SECTION, "", __doc__.split("\n\n")[1].replace("\n", " "), "",
+    # one section per set of corpora and K, so runs on different corpora keep their own tables
+    section = f"{SECTION}: {', '.join(load_corpus(c).meta.get('name') for c in args.corpus)}, K = {', '.join(map(str, args.K))}"
+    text = "\n".join([section, "", __doc__.split("\n\n")[1].replace("\n", " "), "",
                       f"{args.passes:g} pass(es), minibatch {args.batch_size}, {args.threads} threads, seeds 0..{args.repeats - 1}. "
                       f"Load average {load_before[0]:.1f} before, {load_after[0]:.1f} after "
                       f"({(time.time() - started) / 60:.0f} min) on a shared 2-core machine.", "",
@@ -93,7 +95,7 @@ def main():
                       f"    {command}", "", *blocks])
     print(text)
     if args.write_results:
-        write_section(text, SECTION)
+        write_section(text, section)
 
 
 if __name__ == "__main__":
