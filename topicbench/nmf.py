@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import digamma
 
+from . import kernels
 from .method import Method, require
 
 
@@ -75,3 +76,18 @@ class GammaPoissonTopics(Method):
         self.h = np.array(state["h"], dtype=np.float64)
         self.updates = int(state["updates"])
         self.docs_seen = int(state["docs_seen"])
+
+
+def mixture_with_floor(word_ids, weights, topics_unnormalised, eps):
+    """(1 - eps) sum_k theta_dk phi_kw + eps / V at the nonzeros of ``word_ids``: the NMF peers' predictive.
+
+    phi_k = row k of ``topics_unnormalised`` (K x V, >= 0) normalised; theta_d = row d of ``weights`` (documents x K)
+    normalised, where weights_dk = W_dk sum_v H_kv makes sum_k theta_dk phi_kw the normalised rate (W H)_dw. Point
+    estimates of NMF can give a word rate 0 (log p = -inf); ``eps`` mixes in the uniform distribution. A row of
+    ``weights`` that is all 0 carries no information and takes the topic masses (the model's marginal over words).
+    """
+    mass = topics_unnormalised.sum(axis=1)
+    phi = topics_unnormalised / np.maximum(mass, np.finfo(float).tiny)[:, None]
+    weights = np.where(weights.sum(axis=1, keepdims=True) > 0, weights, mass[None, :])
+    theta = weights / weights.sum(axis=1, keepdims=True)
+    return (1.0 - eps) * kernels.mixture_probs(word_ids, theta, phi) + eps / topics_unnormalised.shape[1]

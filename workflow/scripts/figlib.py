@@ -63,6 +63,8 @@ METHODS = {
     "lgnmf": Style("LG-NMF", "tab:brown"),
     "gensim_lda": Style("gensim online LDA", "tab:cyan", "--"),
     "sklearn_lda": Style("scikit-learn online LDA", "tab:olive", "--"),
+    "sklearn_nmf": Style("scikit-learn MiniBatchNMF (KL)", "tab:pink", "--"),
+    "gensim_nmf": Style("gensim Nmf", "tab:gray", "-."),
 }
 BASELINE = Style("word-frequency baseline", "grey", ":")
 
