@@ -188,33 +188,34 @@ Topics.__doc__ = """What every document's E step reads: exp E[log beta] as V x K
 (the first sweep from gamma = 1), alpha, and exp(psi(alpha_k)) (bounds exp_theta_k of a topic left at alpha_k)."""
 
 
+Workspace = namedtuple("Workspace", [
+    "new_gamma", "topic_max", "bits", "position", "active", "theta_active", "gamma_active", "sub", "sub_row",
+    "active_row", "phinorm", "weight", "scratch"])
+Workspace.__doc__ = """One thread's scratch arrays for ``_lda_doc`` (K topics, L the longest document's distinct words): new_gamma
+(K) sum_w n_w exp_beta_kw / phinorm_w of the last sweep (active topics first when sparse); topic_max (K) max_w
+exp_beta_kw over the document; bits (K + LANES, int64) ``_exp_theta_block``'s powers of 2; position (K) topic k's
+place in the active set, -1 if skipped; active (K) the active topics; theta_active, gamma_active (K + LANES) their
+exp_theta and gamma, padded; sub (L K) a topic-major copy of some topics' columns of the document, sub_row (K) topic
+k's row in it (-1: not in it), active_row (K) the row of active topic a; phinorm, weight (L) per-word scratch;
+scratch (1, int64). A tuple, not a structref: reading an array from a structref costs a reference count."""
+
+
 @structref.register
-class WorkspaceType(types.StructRef):
+class ActiveSetType(types.StructRef):
     def preprocess_fields(self, fields):
         return tuple((name, types.unliteral(typ)) for name, typ in fields)
 
 
-class Workspace(structref.StructRefProxy):
-    """One thread's scratch arrays for ``_lda_doc`` and the state of a document's active topics (a numba structref).
-
-    Arrays (K topics, L the longest document's distinct words): new_gamma (K) sum_w n_w exp_beta_kw / phinorm_w of
-    the last sweep (active topics first when sparse); topic_max (K) max_w exp_beta_kw over the document; bits
-    (K + LANES, int64) ``_exp_theta_block``'s powers of 2; position (K) topic k's place in the active set, -1 if
-    skipped; active (K) the active topics; theta_active, gamma_active (K + LANES) their exp_theta and gamma, padded;
-    sub (L K) a topic-major copy of some topics' columns of the document, sub_row (K) topic k's row in it (-1: not
-    in it), active_row (K) the row of active topic a; phinorm, weight (L) per-word scratch; scratch (1, int64).
-    State: sparse (sweeping the active set), fresh (its first sweep: the topics just dropped may not be at alpha
-    yet), n_active, n_sub (rows in the copy), lanes (n_active rounded up to LANES); the last sweep's token_sum =
-    sum_w n_w / phinorm_w and min_phinorm = min_w phinorm_w; for the skipped topics, scale = exp(-psi(sum gamma))
-    rounded up, skipped_max = max_k exp(psi(alpha_k)) topic_max_k / alpha_k, skipped_mass = sum_k exp(psi(alpha_k))
-    topic_max_k, skipped_alpha = sum_k alpha_k; and the counts gathers, fallbacks, reuses (``lda_e_step``'s
-    diagnostics).
-    """
+class ActiveSet(structref.StructRefProxy):
+    """The state of a document's active topics (a numba structref of scalars): sparse (sweeping the active set),
+    fresh (its first sweep: the topics just dropped may not be at alpha yet), n_active, n_sub (rows in the copy),
+    lanes (n_active rounded up to LANES); the last sweep's token_sum = sum_w n_w / phinorm_w and min_phinorm =
+    min_w phinorm_w; for the skipped topics, scale = exp(-psi(sum gamma)) rounded up, skipped_max = max_k
+    exp(psi(alpha_k)) topic_max_k / alpha_k, skipped_mass = sum_k exp(psi(alpha_k)) topic_max_k, skipped_alpha =
+    sum_k alpha_k; and the counts gathers, fallbacks, reuses (``lda_e_step``'s diagnostics)."""
 
 
-structref.define_proxy(Workspace, WorkspaceType, [
-    "new_gamma", "topic_max", "bits", "position", "active", "theta_active", "gamma_active", "sub", "sub_row",
-    "active_row", "phinorm", "weight", "scratch",
+structref.define_proxy(ActiveSet, ActiveSetType, [
     "sparse", "fresh", "n_active", "n_sub", "lanes", "token_sum", "min_phinorm", "scale", "skipped_max",
     "skipped_mass", "skipped_alpha", "gathers", "fallbacks", "reuses"])
 
@@ -222,64 +223,65 @@ structref.define_proxy(Workspace, WorkspaceType, [
 @njit(cache=True, nogil=True)
 def _new_workspace(n_topics, longest):
     int_k = np.empty(n_topics, dtype=np.int64)
-    return Workspace(np.empty(n_topics), np.empty(n_topics), np.empty(n_topics + LANES, dtype=np.int64),
-                     int_k.copy(), int_k.copy(), np.empty(n_topics + LANES), np.empty(n_topics + LANES),
-                     np.empty(longest * n_topics), int_k.copy(), int_k.copy(), np.empty(longest), np.empty(longest),
-                     np.empty(1, dtype=np.int64),
-                     False, False, 0, 0, 0, 0.0, np.inf, 0.0, 0.0, 0.0, 0.0, 0, 0, 0)
+    ws = Workspace(np.empty(n_topics), np.empty(n_topics), np.empty(n_topics + LANES, dtype=np.int64), int_k.copy(),
+                   int_k.copy(), np.empty(n_topics + LANES), np.empty(n_topics + LANES), np.empty(longest * n_topics),
+                   int_k.copy(), int_k.copy(), np.empty(longest), np.empty(longest), np.empty(1, dtype=np.int64))
+    return ws, ActiveSet(False, False, 0, 0, 0, 0.0, np.inf, 0.0, 0.0, 0.0, 0.0, 0, 0, 0)
 
 
 @njit(**_LOOP)
-def _start_document(ws, n_topics):
+def _start_document(ws, st, n_topics):
     """Every topic active, read straight from exp_elog_beta_t (full sweeps); no copy of columns yet."""
+    sub_row, position = ws.sub_row, ws.position
     for k in range(n_topics):
-        ws.sub_row[k] = -1
-        ws.position[k] = k
-    ws.n_sub = 0
-    ws.lanes = n_topics
-    ws.n_active = n_topics
-    ws.sparse = False
-    ws.fresh = False
-    ws.token_sum = 0.0
-    ws.min_phinorm = np.inf
-    ws.scale = 0.0
-    ws.skipped_max = 0.0
-    ws.skipped_mass = 0.0
-    ws.skipped_alpha = 0.0
+        sub_row[k] = -1
+        position[k] = k
+    st.n_sub = 0
+    st.lanes = n_topics
+    st.n_active = n_topics
+    st.sparse = False
+    st.fresh = False
+    st.token_sum = 0.0
+    st.min_phinorm = np.inf
+    st.scale = 0.0
+    st.skipped_max = 0.0
+    st.skipped_mass = 0.0
+    st.skipped_alpha = 0.0
 
 
 @njit(**_LOOP)
-def _set_still_holds(exp_theta, topics, ws, threshold):
+def _set_still_holds(exp_theta, topics, ws, st, threshold):
     """True if the skipped topics stay below the bound and at least 3/4 of the active ones stay above it."""
-    if not (ws.scale * ws.token_sum * ws.skipped_max < threshold
-            and ws.scale * ws.skipped_mass < threshold * ws.min_phinorm):
+    if not (st.scale * st.token_sum * st.skipped_max < threshold
+            and st.scale * st.skipped_mass < threshold * st.min_phinorm):
         return False
-    active, topic_max, alpha, token_sum = ws.active, ws.topic_max, topics.alpha, ws.token_sum
+    active, topic_max, alpha, token_sum = ws.active, ws.topic_max, topics.alpha, st.token_sum
     keep = 0
-    for a in range(ws.n_active):
+    for a in range(st.n_active):
         k = active[a]
         if exp_theta[k] * topic_max[k] * token_sum >= threshold * alpha[k]:
             keep += 1
-    return not keep < 0.75 * ws.n_active
+    return not keep < 0.75 * st.n_active
 
 
 @njit(**_LOOP)
-def _all_topics(gamma, exp_theta, ws):
+def _all_topics(gamma, exp_theta, ws, st):
     """Back to full sweeps: exp_theta of every topic (eq. 6), every topic active."""
     _exp_elog_theta(gamma, exp_theta, ws.bits)
+    position = ws.position
     for k in range(gamma.shape[0]):
-        ws.position[k] = k
-    ws.sparse = False
-    ws.fresh = False
+        position[k] = k
+    st.sparse = False
+    st.fresh = False
 
 
 @njit(**_LOOP)
-def _activate(ids, gamma, exp_theta, topics, ws, threshold):
+def _activate(ids, gamma, exp_theta, topics, ws, st, threshold):
     """The topics above the bound become the active set, with their exact exp_theta and the skipped ones' sums;
     their columns come from the last copy if it has them all, else are gathered afresh (``_gather_topics``)."""
     n_topics = gamma.shape[0]
     n_ids = ids.shape[0]
-    alpha, exp_psi_alpha, topic_max, token_sum = topics.alpha, topics.exp_psi_alpha, ws.topic_max, ws.token_sum
+    alpha, exp_psi_alpha, topic_max, token_sum = topics.alpha, topics.exp_psi_alpha, ws.topic_max, st.token_sum
     position, active, sub_row, theta_active = ws.position, ws.active, ws.sub_row, ws.theta_active
     psi_total = _digamma_one_division(np.sum(gamma))
     n_active = 0
@@ -289,7 +291,7 @@ def _activate(ids, gamma, exp_theta, topics, ws, threshold):
     for k in range(n_topics):
         term = exp_theta[k] * topic_max[k]
         if term * token_sum >= threshold * alpha[k]:
-            if ws.sparse and position[k] < 0:  # exp_theta_k was only a bound: make it exact
+            if st.sparse and position[k] < 0:  # exp_theta_k was only a bound: make it exact
                 y, c = _digamma_parts(gamma[k])
                 exp_theta[k] = y * math.exp(-c - psi_total)
             active[n_active] = k
@@ -304,82 +306,87 @@ def _activate(ids, gamma, exp_theta, topics, ws, threshold):
     for a in range(n_active):
         position[active[a]] = a
     lanes = (n_active + LANES - 1) // LANES * LANES
+    gamma_active = ws.gamma_active
     for a in range(n_active, lanes):
-        ws.gamma_active[a] = 1.0
+        gamma_active[a] = 1.0
     reuse = True  # the copy has every kept topic: no gather
     for a in range(n_active):
         reuse = reuse and sub_row[active[a]] >= 0
     if not reuse:
         _gather_topics(ids, topics.exp_elog_beta_t, active[:n_active], ws.sub[:n_active * n_ids].reshape((n_active, n_ids)))
-        ws.n_sub = n_active
+        st.n_sub = n_active
         for k in range(n_topics):
             sub_row[k] = -1
         for a in range(n_active):
             sub_row[active[a]] = a
-        ws.gathers += 1
+        st.gathers += 1
     else:
-        ws.reuses += 1
+        st.reuses += 1
+    active_row = ws.active_row
     for a in range(n_active):
-        ws.active_row[a] = sub_row[active[a]]
-    ws.n_active = n_active
-    ws.lanes = lanes
-    ws.skipped_max = skipped_max
-    ws.skipped_mass = skipped_mass
-    ws.skipped_alpha = skipped_alpha
-    ws.sparse = True
-    ws.fresh = True
+        active_row[a] = sub_row[active[a]]
+    st.n_active = n_active
+    st.lanes = lanes
+    st.skipped_max = skipped_max
+    st.skipped_mass = skipped_mass
+    st.skipped_alpha = skipped_alpha
+    st.sparse = True
+    st.fresh = True
 
 
 @njit(**_LOOP)
-def _choose_active_topics(ids, gamma, exp_theta, topics, ws, threshold):
+def _choose_active_topics(ids, gamma, exp_theta, topics, ws, st, threshold):
     """Before a sweep, from the last one's bound: which topics can move gamma_k or phinorm_w by ``threshold``
     relative (see SKIP_EPS). The active set is kept while ``_set_still_holds``; else chosen again: gathered
     (``_activate``) when few topics are active and the skipped mass is small, else all topics."""
-    if ws.sparse and not ws.fresh:  # the usual case: only the active topics can newly drop out
-        if _set_still_holds(exp_theta, topics, ws, threshold):
+    n_topics = gamma.shape[0]
+    alpha, topic_max, token_sum = topics.alpha, ws.topic_max, st.token_sum
+    if st.sparse and not st.fresh:  # the usual case: only the active topics can newly drop out
+        if _set_still_holds(exp_theta, topics, ws, st, threshold):
             return
-        for k in range(gamma.shape[0]):  # a skipped topic: exp_theta_k <= exp(psi(alpha_k)) exp(-psi(sum gamma))
-            if ws.position[k] < 0:
-                exp_theta[k] = topics.exp_psi_alpha[k] * ws.scale
+        position, exp_psi_alpha, scale = ws.position, topics.exp_psi_alpha, st.scale
+        for k in range(n_topics):  # a skipped topic: exp_theta_k <= exp(psi(alpha_k)) exp(-psi(sum gamma))
+            if position[k] < 0:
+                exp_theta[k] = exp_psi_alpha[k] * scale
     keep = 0
     mass = 0.0
-    for k in range(gamma.shape[0]):
-        term = exp_theta[k] * ws.topic_max[k]
-        if term * ws.token_sum >= threshold * topics.alpha[k]:
+    for k in range(n_topics):
+        term = exp_theta[k] * topic_max[k]
+        if term * token_sum >= threshold * alpha[k]:
             keep += 1
         else:
             mass += term
-    if keep > SPARSE_FRACTION * gamma.shape[0] or not mass < threshold * ws.min_phinorm:
-        if ws.sparse:
-            _all_topics(gamma, exp_theta, ws)
+    if keep > SPARSE_FRACTION * n_topics or not mass < threshold * st.min_phinorm:
+        if st.sparse:
+            _all_topics(gamma, exp_theta, ws, st)
     else:
-        _activate(ids, gamma, exp_theta, topics, ws, threshold)
+        _activate(ids, gamma, exp_theta, topics, ws, st, threshold)
 
 
 @njit(**_LOOP)
-def _sweep_active(cts, exp_theta, topics, ws):
+def _sweep_active(cts, exp_theta, topics, ws, st):
     """``_topic_sweep`` over the active set's copy; True if the skipped topics provably add nothing (SKIP_EPS)."""
     n_ids = cts.shape[0]
-    n_active = ws.n_active
-    copy = ws.sub[:ws.n_sub * n_ids].reshape((ws.n_sub, n_ids))
+    n_active = st.n_active
+    copy = ws.sub[:st.n_sub * n_ids].reshape((st.n_sub, n_ids))
     token_sum, min_phinorm = _topic_sweep(cts, copy, ws.active_row[:n_active], ws.theta_active[:n_active],
                                           ws.new_gamma[:n_active], ws.phinorm[:n_ids], ws.weight[:n_ids], ws.scratch)
-    ws.token_sum = token_sum
-    ws.min_phinorm = min_phinorm
-    if ws.fresh:
+    st.token_sum = token_sum
+    st.min_phinorm = min_phinorm
+    if st.fresh:
         return _skipped_ok(exp_theta, ws.topic_max, ws.position, topics.alpha, token_sum, min_phinorm, SKIP_EPS)
-    return ws.scale * token_sum * ws.skipped_max < SKIP_EPS and ws.scale * ws.skipped_mass < SKIP_EPS * min_phinorm
+    return st.scale * token_sum * st.skipped_max < SKIP_EPS and st.scale * st.skipped_mass < SKIP_EPS * min_phinorm
 
 
 @njit(**_LOOP)
-def _update_active(gamma, exp_theta, topics, ws):
+def _update_active(gamma, exp_theta, topics, ws, st):
     """gamma_k = alpha_k + exp_theta_k new_gamma_k over the active set (the skipped stay at alpha_k), then their
     exp_theta (eq. 6) with psi(sum gamma) over all topics; returns sum_k |change in gamma_k|."""
     alpha, active, theta_active, new_gamma = topics.alpha, ws.active, ws.theta_active, ws.new_gamma
-    n_active = ws.n_active
-    if ws.fresh:
+    n_active = st.n_active
+    if st.fresh:
         change = _update_gamma(alpha, gamma, theta_active, new_gamma, ws.position)
-        ws.fresh = False
+        st.fresh = False
     else:  # the skipped gamma_k stay at alpha_k: zero change
         change = 0.0
         for a in range(n_active):
@@ -387,15 +394,16 @@ def _update_active(gamma, exp_theta, topics, ws):
             value = alpha[k] + theta_active[a] * new_gamma[a]
             change += abs(value - gamma[k])
             gamma[k] = value
-    total = ws.skipped_alpha
+    total = st.skipped_alpha
     for a in range(n_active):
         total += gamma[active[a]]
     psi_total = _digamma_one_division(total)
-    ws.scale = math.exp(-psi_total) * (1.0 + 2.0 ** -40)
+    st.scale = math.exp(-psi_total) * (1.0 + 2.0 ** -40)
+    gamma_active = ws.gamma_active
     for a in range(n_active):
-        ws.gamma_active[a] = gamma[active[a]]
-    lanes = ws.lanes
-    _exp_theta_block(ws.gamma_active[:lanes], psi_total, theta_active[:lanes], ws.bits)  # padding: gamma 1
+        gamma_active[a] = gamma[active[a]]
+    lanes = st.lanes
+    _exp_theta_block(gamma_active[:lanes], psi_total, theta_active[:lanes], ws.bits)  # padding: gamma 1
     for a in range(n_active, lanes):
         theta_active[a] = 0.0
     for a in range(n_active):
@@ -404,19 +412,19 @@ def _update_active(gamma, exp_theta, topics, ws):
 
 
 @njit(**_LOOP)
-def _sweep_all(ids, cts, exp_theta, topics, ws, first):
+def _sweep_all(ids, cts, exp_theta, topics, ws, st, first):
     """``_gamma_sweep`` over all topics; the first sweep also records topic_max, and from gamma = 1 (every
     exp_theta_k equal) needs no dot products."""
     uniform = first
     if uniform:
         for k in range(exp_theta.shape[0]):
             uniform = uniform and exp_theta[k] == exp_theta[0]
-    ws.token_sum, ws.min_phinorm = _gamma_sweep(ids, cts, topics.exp_elog_beta_t, exp_theta, ws.new_gamma,
+    st.token_sum, st.min_phinorm = _gamma_sweep(ids, cts, topics.exp_elog_beta_t, exp_theta, ws.new_gamma,
                                                 ws.topic_max, first, topics.word_total, uniform)
 
 
 @njit(**_LOOP)
-def _lda_doc(ids, cts, topics, gamma, exp_theta, ws, max_iter, tol, threshold):
+def _lda_doc(ids, cts, topics, gamma, exp_theta, ws, st, max_iter, tol, threshold):
     """Coordinate ascent on one document's (gamma, phi) with the topics fixed (Hoffman et al. 2010, Alg. 2 E step):
     until the mean |change in gamma| < tol, or max_iter times,
         phi_wk ∝ exp_theta_k exp_beta_kw           (a sweep; phi is never stored: phinorm_w = sum_k exp_theta_k exp_beta_kw)
@@ -427,27 +435,27 @@ def _lda_doc(ids, cts, topics, gamma, exp_theta, ws, max_iter, tol, threshold):
     belongs to the final gamma. ``threshold`` = SKIP_EPS * the caller's skip_margin.
     """
     n_topics = gamma.shape[0]
-    _start_document(ws, n_topics)
+    _start_document(ws, st, n_topics)
     _exp_elog_theta(gamma, exp_theta, ws.bits)
     iterations = 0
     for it in range(max_iter):
         iterations = it + 1
         if it > 0:
-            _choose_active_topics(ids, gamma, exp_theta, topics, ws, threshold)
-        if ws.sparse:
-            if _sweep_active(cts, exp_theta, topics, ws):
-                change = _update_active(gamma, exp_theta, topics, ws)
+            _choose_active_topics(ids, gamma, exp_theta, topics, ws, st, threshold)
+        if st.sparse:
+            if _sweep_active(cts, exp_theta, topics, ws, st):
+                change = _update_active(gamma, exp_theta, topics, ws, st)
                 if change / n_topics < tol:
                     break
                 continue
-            _all_topics(gamma, exp_theta, ws)  # the check failed: this sweep again over all topics
-            ws.fallbacks += 1
-        _sweep_all(ids, cts, exp_theta, topics, ws, it == 0)
+            _all_topics(gamma, exp_theta, ws, st)  # the check failed: this sweep again over all topics
+            st.fallbacks += 1
+        _sweep_all(ids, cts, exp_theta, topics, ws, st, it == 0)
         change = _update_gamma(topics.alpha, gamma, exp_theta, ws.new_gamma, ws.position)
         _exp_elog_theta(gamma, exp_theta, ws.bits)
         if change / n_topics < tol:
             break
-    if ws.sparse:
+    if st.sparse:
         _exp_elog_theta(gamma, exp_theta, ws.bits)
     return iterations
 
@@ -483,20 +491,20 @@ def _lda_e_step(indptr, indices, data, exp_elog_beta_t, alpha, gamma, max_iter, 
     threshold = SKIP_EPS * skip_margin
     bounds = np.linspace(0, n_docs, n_chunks + 1).astype(np.int64)
     for chunk in prange(n_chunks):  # small chunks: documents differ in cost, threads balance better
-        ws = _new_workspace(n_topics, longest)
+        ws, st = _new_workspace(n_topics, longest)
         for d in range(bounds[chunk], bounds[chunk + 1]):
             start, stop = indptr[d], indptr[d + 1]
             ids = indices[start:stop]
             cts = data[start:stop]
-            iterations[d] = _lda_doc(ids, cts, topics, gamma[d], exp_theta[d], ws, max_iter, tol, threshold)
+            iterations[d] = _lda_doc(ids, cts, topics, gamma[d], exp_theta[d], ws, st, max_iter, tol, threshold)
             if want_sstats:
                 phinorm = token_weight[start:stop]
                 _doc_phinorm(ids, exp_theta[d], exp_elog_beta_t, phinorm)
                 for j in range(stop - start):
                     phinorm[j] = cts[j] / phinorm[j]
-        chunk_counts[chunk, 0] = ws.gathers
-        chunk_counts[chunk, 1] = ws.fallbacks
-        chunk_counts[chunk, 2] = ws.reuses
+        chunk_counts[chunk, 0] = st.gathers
+        chunk_counts[chunk, 1] = st.fallbacks
+        chunk_counts[chunk, 2] = st.reuses
     if not want_sstats:
         return np.zeros((1, n_topics)), iterations
     return _lda_sstats(indptr, indices, token_weight, exp_theta, exp_elog_beta_t), iterations
