@@ -8,13 +8,10 @@ over documents in document order, so results are bit-identical for 1 or N thread
 from __future__ import annotations
 
 import math
-from collections import namedtuple
 
 import numpy as np
 import scipy.sparse as sp
 from numba import njit, prange
-from numba.core import types
-from numba.experimental import structref
 
 from .dense import _LOOP, N_CHUNKS, _dot, _dot4, _min_positive, _sum, _transpose
 from .sparse import _group_by_word
@@ -182,297 +179,189 @@ def _skipped_ok(exp_theta, topic_max, position, alpha, token_sum, min_phinorm, e
     return mass < eps * min_phinorm
 
 
-# -- one document's E step, and the workspace it runs in ---------------------------------------------------------
-# Its helpers are inlined into ``_lda_doc`` in numba's IR: called, each would take the workspace's 13 arrays as
-# separate arguments, which cost more than a sparse iteration's arithmetic (e3/e15 were 15-25% slower).
-_INLINE = dict(_LOOP, inline="always")
-Topics = namedtuple("Topics", ["exp_elog_beta_t", "word_total", "alpha", "exp_psi_alpha"])
-Topics.__doc__ = """What every document's E step reads: exp E[log beta] as V x K rows, word_total_w = sum_k exp_beta_kw
-(the first sweep from gamma = 1), alpha, and exp(psi(alpha_k)) (bounds exp_theta_k of a topic left at alpha_k)."""
-
-
-Workspace = namedtuple("Workspace", [
-    "new_gamma", "topic_max", "bits", "position", "active", "theta_active", "gamma_active", "sub", "sub_row",
-    "active_row", "phinorm", "weight", "scratch"])
-Workspace.__doc__ = """One thread's scratch arrays for ``_lda_doc`` (K topics, L the longest document's distinct words): new_gamma
-(K) sum_w n_w exp_beta_kw / phinorm_w of the last sweep (active topics first when sparse); topic_max (K) max_w
-exp_beta_kw over the document; bits (K + LANES, int64) ``_exp_theta_block``'s powers of 2; position (K) topic k's
-place in the active set, -1 if skipped; active (K) the active topics; theta_active, gamma_active (K + LANES) their
-exp_theta and gamma, padded; sub (L K) a topic-major copy of some topics' columns of the document, sub_row (K) topic
-k's row in it (-1: not in it), active_row (K) the row of active topic a; phinorm, weight (L) per-word scratch;
-scratch (1, int64). A tuple, not a structref: reading an array from a structref costs a reference count."""
-
-
-@structref.register
-class ActiveSetType(types.StructRef):
-    def preprocess_fields(self, fields):
-        return tuple((name, types.unliteral(typ)) for name, typ in fields)
-
-
-class ActiveSet(structref.StructRefProxy):
-    """The state of a document's active topics (a numba structref of scalars): sparse (sweeping the active set),
-    fresh (its first sweep: the topics just dropped may not be at alpha yet), n_active, n_sub (rows in the copy),
-    lanes (n_active rounded up to LANES); the last sweep's token_sum = sum_w n_w / phinorm_w and min_phinorm =
-    min_w phinorm_w; for the skipped topics, scale = exp(-psi(sum gamma)) rounded up, skipped_max = max_k
-    exp(psi(alpha_k)) topic_max_k / alpha_k, skipped_mass = sum_k exp(psi(alpha_k)) topic_max_k, skipped_alpha =
-    sum_k alpha_k; and the counts gathers, fallbacks, reuses (``lda_e_step``'s diagnostics)."""
-
-
-structref.define_proxy(ActiveSet, ActiveSetType, [
-    "sparse", "fresh", "n_active", "n_sub", "lanes", "token_sum", "min_phinorm", "scale", "skipped_max",
-    "skipped_mass", "skipped_alpha", "gathers", "fallbacks", "reuses"])
-
-
-@njit(cache=True, nogil=True)
-def _new_workspace(n_topics, longest):
-    int_k = np.empty(n_topics, dtype=np.int64)
-    ws = Workspace(np.empty(n_topics), np.empty(n_topics), np.empty(n_topics + LANES, dtype=np.int64), int_k.copy(),
-                   int_k.copy(), np.empty(n_topics + LANES), np.empty(n_topics + LANES), np.empty(longest * n_topics),
-                   int_k.copy(), int_k.copy(), np.empty(longest), np.empty(longest), np.empty(1, dtype=np.int64))
-    return ws, ActiveSet(False, False, 0, 0, 0, 0.0, np.inf, 0.0, 0.0, 0.0, 0.0, 0, 0, 0)
-
-
-@njit(**_INLINE)
-def _start_document(ws, st, n_topics):
-    """Every topic active, read straight from exp_elog_beta_t (full sweeps); no copy of columns yet."""
-    sub_row, position = ws.sub_row, ws.position
-    for k in range(n_topics):
-        sub_row[k] = -1
-        position[k] = k
-    st.n_sub = 0
-    st.lanes = n_topics
-    st.n_active = n_topics
-    st.sparse = False
-    st.fresh = False
-    st.token_sum = 0.0
-    st.min_phinorm = np.inf
-    st.scale = 0.0
-    st.skipped_max = 0.0
-    st.skipped_mass = 0.0
-    st.skipped_alpha = 0.0
-
-
-@njit(**_INLINE)
-def _set_still_holds(exp_theta, topics, ws, st, threshold):
-    """True if the skipped topics stay below the bound and at least 3/4 of the active ones stay above it."""
-    if not (st.scale * st.token_sum * st.skipped_max < threshold
-            and st.scale * st.skipped_mass < threshold * st.min_phinorm):
-        return False
-    active, topic_max, alpha, token_sum = ws.active, ws.topic_max, topics.alpha, st.token_sum
-    keep = 0
-    for a in range(st.n_active):
-        k = active[a]
-        if exp_theta[k] * topic_max[k] * token_sum >= threshold * alpha[k]:
-            keep += 1
-    return not keep < 0.75 * st.n_active
-
-
-@njit(**_INLINE)
-def _all_topics(gamma, exp_theta, ws, st):
-    """Back to full sweeps: exp_theta of every topic (eq. 6), every topic active."""
-    _exp_elog_theta(gamma, exp_theta, ws.bits)
-    position = ws.position
-    for k in range(gamma.shape[0]):
-        position[k] = k
-    st.sparse = False
-    st.fresh = False
-
-
-@njit(**_INLINE)
-def _activate(ids, gamma, exp_theta, topics, ws, st, threshold):
-    """The topics above the bound become the active set, with their exact exp_theta and the skipped ones' sums;
-    their columns come from the last copy if it has them all, else are gathered afresh (``_gather_topics``)."""
-    n_topics = gamma.shape[0]
-    n_ids = ids.shape[0]
-    alpha, exp_psi_alpha, topic_max, token_sum = topics.alpha, topics.exp_psi_alpha, ws.topic_max, st.token_sum
-    position, active, sub_row, theta_active = ws.position, ws.active, ws.sub_row, ws.theta_active
-    psi_total = _digamma_one_division(np.sum(gamma))
-    n_active = 0
-    skipped_max = 0.0
-    skipped_mass = 0.0
-    skipped_alpha = 0.0
-    for k in range(n_topics):
-        term = exp_theta[k] * topic_max[k]
-        if term * token_sum >= threshold * alpha[k]:
-            if st.sparse and position[k] < 0:  # exp_theta_k was only a bound: make it exact
-                y, c = _digamma_parts(gamma[k])
-                exp_theta[k] = y * math.exp(-c - psi_total)
-            active[n_active] = k
-            theta_active[n_active] = exp_theta[k]
-            n_active += 1
-        else:
-            skipped_max = max(skipped_max, exp_psi_alpha[k] * topic_max[k] / alpha[k])
-            skipped_mass += exp_psi_alpha[k] * topic_max[k]
-            skipped_alpha += alpha[k]
-    for k in range(n_topics):
-        position[k] = -1
-    for a in range(n_active):
-        position[active[a]] = a
-    lanes = (n_active + LANES - 1) // LANES * LANES
-    gamma_active = ws.gamma_active
-    for a in range(n_active, lanes):
-        gamma_active[a] = 1.0
-    reuse = True  # the copy has every kept topic: no gather
-    for a in range(n_active):
-        reuse = reuse and sub_row[active[a]] >= 0
-    if not reuse:
-        _gather_topics(ids, topics.exp_elog_beta_t, active[:n_active], ws.sub[:n_active * n_ids].reshape((n_active, n_ids)))
-        st.n_sub = n_active
-        for k in range(n_topics):
-            sub_row[k] = -1
-        for a in range(n_active):
-            sub_row[active[a]] = a
-        st.gathers += 1
-    else:
-        st.reuses += 1
-    active_row = ws.active_row
-    for a in range(n_active):
-        active_row[a] = sub_row[active[a]]
-    st.n_active = n_active
-    st.lanes = lanes
-    st.skipped_max = skipped_max
-    st.skipped_mass = skipped_mass
-    st.skipped_alpha = skipped_alpha
-    st.sparse = True
-    st.fresh = True
-
-
-@njit(**_INLINE)
-def _choose_active_topics(ids, gamma, exp_theta, topics, ws, st, threshold):
-    """Before a sweep, from the last one's bound: which topics can move gamma_k or phinorm_w by ``threshold``
-    relative (see SKIP_EPS). The active set is kept while ``_set_still_holds``; else chosen again: gathered
-    (``_activate``) when few topics are active and the skipped mass is small, else all topics."""
-    n_topics = gamma.shape[0]
-    alpha, topic_max, token_sum = topics.alpha, ws.topic_max, st.token_sum
-    if st.sparse and not st.fresh:  # the usual case: only the active topics can newly drop out
-        if _set_still_holds(exp_theta, topics, ws, st, threshold):
-            return
-        position, exp_psi_alpha, scale = ws.position, topics.exp_psi_alpha, st.scale
-        for k in range(n_topics):  # a skipped topic: exp_theta_k <= exp(psi(alpha_k)) exp(-psi(sum gamma))
-            if position[k] < 0:
-                exp_theta[k] = exp_psi_alpha[k] * scale
-    keep = 0
-    mass = 0.0
-    for k in range(n_topics):
-        term = exp_theta[k] * topic_max[k]
-        if term * token_sum >= threshold * alpha[k]:
-            keep += 1
-        else:
-            mass += term
-    if keep > SPARSE_FRACTION * n_topics or not mass < threshold * st.min_phinorm:
-        if st.sparse:
-            _all_topics(gamma, exp_theta, ws, st)
-    else:
-        _activate(ids, gamma, exp_theta, topics, ws, st, threshold)
-
-
-@njit(**_INLINE)
-def _sweep_active(cts, exp_theta, topics, ws, st):
-    """``_topic_sweep`` over the active set's copy; True if the skipped topics provably add nothing (SKIP_EPS)."""
-    n_ids = cts.shape[0]
-    n_active = st.n_active
-    copy = ws.sub[:st.n_sub * n_ids].reshape((st.n_sub, n_ids))
-    token_sum, min_phinorm = _topic_sweep(cts, copy, ws.active_row[:n_active], ws.theta_active[:n_active],
-                                          ws.new_gamma[:n_active], ws.phinorm[:n_ids], ws.weight[:n_ids], ws.scratch)
-    st.token_sum = token_sum
-    st.min_phinorm = min_phinorm
-    if st.fresh:
-        return _skipped_ok(exp_theta, ws.topic_max, ws.position, topics.alpha, token_sum, min_phinorm, SKIP_EPS)
-    return st.scale * token_sum * st.skipped_max < SKIP_EPS and st.scale * st.skipped_mass < SKIP_EPS * min_phinorm
-
-
-@njit(**_INLINE)
-def _update_active(gamma, exp_theta, topics, ws, st):
-    """gamma_k = alpha_k + exp_theta_k new_gamma_k over the active set (the skipped stay at alpha_k), then their
-    exp_theta (eq. 6) with psi(sum gamma) over all topics; returns sum_k |change in gamma_k|."""
-    alpha, active, theta_active, new_gamma = topics.alpha, ws.active, ws.theta_active, ws.new_gamma
-    n_active = st.n_active
-    if st.fresh:
-        change = _update_gamma(alpha, gamma, theta_active, new_gamma, ws.position)
-        st.fresh = False
-    else:  # the skipped gamma_k stay at alpha_k: zero change
-        change = 0.0
-        for a in range(n_active):
-            k = active[a]
-            value = alpha[k] + theta_active[a] * new_gamma[a]
-            change += abs(value - gamma[k])
-            gamma[k] = value
-    total = st.skipped_alpha
-    for a in range(n_active):
-        total += gamma[active[a]]
-    psi_total = _digamma_one_division(total)
-    st.scale = math.exp(-psi_total) * (1.0 + 2.0 ** -40)
-    gamma_active = ws.gamma_active
-    for a in range(n_active):
-        gamma_active[a] = gamma[active[a]]
-    lanes = st.lanes
-    _exp_theta_block(gamma_active[:lanes], psi_total, theta_active[:lanes], ws.bits)  # padding: gamma 1
-    for a in range(n_active, lanes):
-        theta_active[a] = 0.0
-    for a in range(n_active):
-        exp_theta[active[a]] = theta_active[a]
-    return change
-
-
-@njit(**_INLINE)
-def _sweep_all(ids, cts, exp_theta, topics, ws, st, first):
-    """``_gamma_sweep`` over all topics; the first sweep also records topic_max, and from gamma = 1 (every
-    exp_theta_k equal) needs no dot products."""
-    uniform = first
-    if uniform:
-        for k in range(exp_theta.shape[0]):
-            uniform = uniform and exp_theta[k] == exp_theta[0]
-    st.token_sum, st.min_phinorm = _gamma_sweep(ids, cts, topics.exp_elog_beta_t, exp_theta, ws.new_gamma,
-                                                ws.topic_max, first, topics.word_total, uniform)
-
-
 @njit(**_LOOP)
-def _lda_doc(ids, cts, topics, gamma, exp_theta, ws, st, max_iter, tol, threshold):
-    """Coordinate ascent on one document's (gamma, phi) with the topics fixed (Hoffman et al. 2010, Alg. 2 E step):
-    until the mean |change in gamma| < tol, or max_iter times,
-        phi_wk ∝ exp_theta_k exp_beta_kw           (a sweep; phi is never stored: phinorm_w = sum_k exp_theta_k exp_beta_kw)
-        gamma_k = alpha_k + sum_w n_w phi_wk       (alpha_k + exp_theta_k new_gamma_k)
-        exp_theta_k = exp(E[log theta_k])          (eq. 6)
-    Once few topics are active (see SKIP_EPS) the sweep runs over a topic-major copy of their columns; a skipped
-    topic has gamma_k = alpha_k exactly, as the full update rounds it. Returns the iterations used; ``exp_theta``
-    belongs to the final gamma. ``threshold`` = SKIP_EPS * the caller's skip_margin.
+def _lda_doc(ids, cts, exp_elog_beta_t, word_total, alpha, exp_psi_alpha, gamma, max_iter, tol, exp_theta, new_gamma,
+             phinorm, want_phinorm, work, skip_margin, counts):
+    """Coordinate ascent on one document's (gamma, phi) with topics fixed (Hoffman et al. 2010, Alg. 2 E step).
+
+    phi is never stored: phi_wk = exp_theta_k * exp_beta_kw / phinorm_w. On return ``exp_theta``
+    (and, if asked, ``phinorm``) belong to the final gamma. Returns the iterations used.
+    Once few topics are active (see SKIP_EPS), the sweep runs over a topic-major copy of their columns
+    (``_topic_sweep``); when the set shrinks, the copy is reused, re-gathered only for a topic not in it.
+    A skipped topic has gamma_k = alpha_k, so exp_theta_k <= exp(psi(alpha_k)) exp(-psi(sum gamma)).
+    ``counts`` receives (gathers, fall-back sweeps redone over all topics, sets reusing the copy) for diagnostics.
     """
     n_topics = gamma.shape[0]
-    _start_document(ws, st, n_topics)
-    _exp_elog_theta(gamma, exp_theta, ws.bits)
+    n_ids = ids.shape[0]
+    position, active, sub_row, active_row, topic_max, theta_active, sub, gamma_active, bits, doc_phinorm, weight, \
+        scratch = work
+    doc_phinorm = doc_phinorm[:n_ids]
+    weight = weight[:n_ids]
+    n_sub = 0  # topics in the gathered copy; topic k is its row sub_row[k] (-1: not in it)
+    for k in range(n_topics):
+        sub_row[k] = -1
+    lanes = n_topics
+    for k in range(n_topics):
+        position[k] = k
+    n_active = n_topics  # all topics, read straight from exp_elog_beta_t ("full")
+    sparse = False
+    fresh = False  # first sweep after a gather: the topics just dropped may not be at alpha yet
+    token_sum = 0.0
+    min_phinorm = np.inf
+    scale = 0.0  # exp(-psi(sum gamma)), rounded up
+    skipped_max = 0.0  # max over skipped k of exp(psi(alpha_k)) max_w exp_beta_kw / alpha_k
+    skipped_mass = 0.0  # sum over skipped k of exp(psi(alpha_k)) max_w exp_beta_kw
+    skipped_alpha = 0.0  # sum over skipped k of alpha_k
+    threshold = SKIP_EPS * skip_margin
+    gathers = 0
+    reuses = 0
+    fallbacks = 0
+    _exp_elog_theta(gamma, exp_theta, bits)
     iterations = 0
     for it in range(max_iter):
         iterations = it + 1
-        if it > 0:
-            _choose_active_topics(ids, gamma, exp_theta, topics, ws, st, threshold)
-        if st.sparse:
-            if _sweep_active(cts, exp_theta, topics, ws, st):
-                change = _update_active(gamma, exp_theta, topics, ws, st)
+        if it > 0:  # which topics can be skipped, judged by the last sweep's bound with a margin
+            decide = True
+            if sparse and not fresh:  # the usual case: only the active topics can newly drop out
+                if (scale * token_sum * skipped_max < threshold
+                        and scale * skipped_mass < threshold * min_phinorm):
+                    keep = 0
+                    for a in range(n_active):
+                        k = active[a]
+                        if exp_theta[k] * topic_max[k] * token_sum >= threshold * alpha[k]:
+                            keep += 1
+                    decide = keep < 0.75 * n_active
+                if decide:
+                    for k in range(n_topics):
+                        if position[k] < 0:
+                            exp_theta[k] = exp_psi_alpha[k] * scale
+            if decide:
+                keep = 0
+                mass = 0.0
+                for k in range(n_topics):
+                    term = exp_theta[k] * topic_max[k]
+                    if term * token_sum >= threshold * alpha[k]:
+                        keep += 1
+                    else:
+                        mass += term
+                if keep > SPARSE_FRACTION * n_topics or not mass < threshold * min_phinorm:
+                    if sparse:
+                        _exp_elog_theta(gamma, exp_theta, bits)
+                        for k in range(n_topics):
+                            position[k] = k
+                        sparse = False
+                else:  # gather the kept topics' columns
+                    psi_total = _digamma_one_division(np.sum(gamma))
+                    n_active = 0
+                    skipped_max = 0.0
+                    skipped_mass = 0.0
+                    skipped_alpha = 0.0
+                    for k in range(n_topics):
+                        term = exp_theta[k] * topic_max[k]
+                        if term * token_sum >= threshold * alpha[k]:
+                            if sparse and position[k] < 0:  # exp_theta_k was only a bound: make it exact
+                                y, c = _digamma_parts(gamma[k])
+                                exp_theta[k] = y * math.exp(-c - psi_total)
+                            active[n_active] = k
+                            theta_active[n_active] = exp_theta[k]
+                            n_active += 1
+                        else:
+                            skipped_max = max(skipped_max, exp_psi_alpha[k] * topic_max[k] / alpha[k])
+                            skipped_mass += exp_psi_alpha[k] * topic_max[k]
+                            skipped_alpha += alpha[k]
+                    for k in range(n_topics):
+                        position[k] = -1
+                    for a in range(n_active):
+                        position[active[a]] = a
+                    lanes = (n_active + LANES - 1) // LANES * LANES
+                    for a in range(n_active, lanes):
+                        gamma_active[a] = 1.0
+                    reuse = True  # the copy has every kept topic: no gather
+                    for a in range(n_active):
+                        reuse = reuse and sub_row[active[a]] >= 0
+                    if not reuse:
+                        _gather_topics(ids, exp_elog_beta_t, active[:n_active],
+                                       sub[:n_active * n_ids].reshape((n_active, n_ids)))
+                        n_sub = n_active
+                        for k in range(n_topics):
+                            sub_row[k] = -1
+                        for a in range(n_active):
+                            sub_row[active[a]] = a
+                        gathers += 1
+                    else:
+                        reuses += 1
+                    for a in range(n_active):
+                        active_row[a] = sub_row[active[a]]
+                    sparse = True
+                    fresh = True
+        if sparse:
+            copy = sub[:n_sub * n_ids].reshape((n_sub, n_ids))
+            token_sum, min_phinorm = _topic_sweep(cts, copy, active_row[:n_active], theta_active[:n_active],
+                                                  new_gamma[:n_active], doc_phinorm, weight, scratch)
+            if fresh:
+                ok = _skipped_ok(exp_theta, topic_max, position, alpha, token_sum, min_phinorm, SKIP_EPS)
+            else:
+                ok = scale * token_sum * skipped_max < SKIP_EPS and scale * skipped_mass < SKIP_EPS * min_phinorm
+            if ok:
+                if fresh:
+                    change = _update_gamma(alpha, gamma, theta_active, new_gamma, position)
+                    fresh = False
+                else:  # the skipped gamma_k stay at alpha_k: zero change
+                    change = 0.0
+                    for a in range(n_active):
+                        k = active[a]
+                        value = alpha[k] + theta_active[a] * new_gamma[a]
+                        change += abs(value - gamma[k])
+                        gamma[k] = value
+                total = skipped_alpha
+                for a in range(n_active):
+                    total += gamma[active[a]]
+                psi_total = _digamma_one_division(total)
+                scale = math.exp(-psi_total) * (1.0 + 2.0 ** -40)
+                for a in range(n_active):
+                    gamma_active[a] = gamma[active[a]]
+                _exp_theta_block(gamma_active[:lanes], psi_total, theta_active[:lanes], bits)  # padding: gamma 1
+                for a in range(n_active, lanes):
+                    theta_active[a] = 0.0
+                for a in range(n_active):
+                    exp_theta[active[a]] = theta_active[a]
                 if change / n_topics < tol:
                     break
                 continue
-            _all_topics(gamma, exp_theta, ws, st)  # the check failed: this sweep again over all topics
-            st.fallbacks += 1
-        _sweep_all(ids, cts, exp_theta, topics, ws, st, it == 0)
-        change = _update_gamma(topics.alpha, gamma, exp_theta, ws.new_gamma, ws.position)
-        _exp_elog_theta(gamma, exp_theta, ws.bits)
+            if not fresh:
+                for k in range(n_topics):
+                    if position[k] < 0:
+                        exp_theta[k] = exp_psi_alpha[k] * scale
+            _exp_elog_theta(gamma, exp_theta, bits)  # the check failed: this sweep again over all topics
+            fallbacks += 1
+            for k in range(n_topics):
+                position[k] = k
+            sparse = False
+            fresh = False
+        uniform = it == 0
+        if uniform:
+            for k in range(n_topics):
+                uniform = uniform and exp_theta[k] == exp_theta[0]
+        token_sum, min_phinorm = _gamma_sweep(ids, cts, exp_elog_beta_t, exp_theta, new_gamma, topic_max, it == 0,
+                                              word_total, uniform)  # uniform: the first sweep from gamma = 1
+        change = _update_gamma(alpha, gamma, exp_theta, new_gamma, position)
+        _exp_elog_theta(gamma, exp_theta, bits)
         if change / n_topics < tol:
             break
-    if st.sparse:
-        _exp_elog_theta(gamma, exp_theta, ws.bits)
+    if sparse:
+        _exp_elog_theta(gamma, exp_theta, bits)
+    if want_phinorm:
+        for j in range(n_ids):
+            phinorm[j] = _dot(exp_theta, exp_elog_beta_t[ids[j]]) + 1e-100
+    counts[0] = gathers
+    counts[1] = fallbacks
+    counts[2] = reuses
     return iterations
-
-
-@njit(**_LOOP)
-def _doc_phinorm(ids, exp_theta, exp_elog_beta_t, phinorm):
-    """phinorm_w = sum_k exp_theta_k exp_beta_kw at the final gamma, for the statistics (eq. 5's phi)."""
-    for j in range(ids.shape[0]):
-        phinorm[j] = _dot(exp_theta, exp_elog_beta_t[ids[j]]) + 1e-100
 
 
 @njit(parallel=True, cache=True, fastmath={"contract"}, error_model="numpy")
 def _lda_e_step(indptr, indices, data, exp_elog_beta_t, alpha, gamma, max_iter, tol, want_sstats, n_chunks,
-                skip_margin, chunk_counts):
+                skip_margin, doc_counts):
     """Documents in parallel; then sstats[:, w] = exp_beta_w sum_d (n_dw / phinorm_dw) exp_theta_d by
     ``_lda_sstats``, bit-identical for 1 or N threads."""
     n_docs = indptr.shape[0] - 1
@@ -490,24 +379,24 @@ def _lda_e_step(indptr, indices, data, exp_elog_beta_t, alpha, gamma, max_iter, 
     word_total = np.empty(n_words)  # sum_k exp_beta_kw, for the first sweep (``_gamma_sweep`` with ``uniform``)
     for w in prange(n_words):
         word_total[w] = _sum(exp_elog_beta_t[w])
-    topics = Topics(exp_elog_beta_t, word_total, alpha, exp_psi_alpha)
-    threshold = SKIP_EPS * skip_margin
     bounds = np.linspace(0, n_docs, n_chunks + 1).astype(np.int64)
     for chunk in prange(n_chunks):  # small chunks: documents differ in cost, threads balance better
-        ws, st = _new_workspace(n_topics, longest)
+        new_gamma = np.empty(n_topics)
+        work = (np.empty(n_topics, dtype=np.int64), np.empty(n_topics, dtype=np.int64),
+                np.empty(n_topics, dtype=np.int64), np.empty(n_topics, dtype=np.int64), np.empty(n_topics),
+                np.empty(n_topics + LANES), np.empty(longest * n_topics), np.empty(n_topics + LANES),
+                np.empty(n_topics + LANES, dtype=np.int64), np.empty(longest), np.empty(longest),
+                np.empty(1, dtype=np.int64))
         for d in range(bounds[chunk], bounds[chunk + 1]):
             start, stop = indptr[d], indptr[d + 1]
             ids = indices[start:stop]
             cts = data[start:stop]
-            iterations[d] = _lda_doc(ids, cts, topics, gamma[d], exp_theta[d], ws, st, max_iter, tol, threshold)
+            phinorm = token_weight[start:stop]
+            iterations[d] = _lda_doc(ids, cts, exp_elog_beta_t, word_total, alpha, exp_psi_alpha, gamma[d], max_iter,
+                                     tol, exp_theta[d], new_gamma, phinorm, want_sstats, work, skip_margin, doc_counts[d])
             if want_sstats:
-                phinorm = token_weight[start:stop]
-                _doc_phinorm(ids, exp_theta[d], exp_elog_beta_t, phinorm)
                 for j in range(stop - start):
                     phinorm[j] = cts[j] / phinorm[j]
-        chunk_counts[chunk, 0] = st.gathers
-        chunk_counts[chunk, 1] = st.fallbacks
-        chunk_counts[chunk, 2] = st.reuses
     if not want_sstats:
         return np.zeros((1, n_topics)), iterations
     return _lda_sstats(indptr, indices, token_weight, exp_theta, exp_elog_beta_t), iterations
@@ -560,14 +449,14 @@ def lda_e_step(counts: sp.csr_matrix, exp_elog_beta: np.ndarray, alpha, max_iter
     gamma = np.ones((n_docs, n_topics)) if gamma is None else np.array(gamma, dtype=np.float64, copy=True)
     exp_elog_beta_t = _transpose(np.ascontiguousarray(exp_elog_beta, dtype=np.float64))
     n_chunks = max(1, min(N_CHUNKS, n_docs))
-    chunk_counts = np.zeros((n_chunks, 3), dtype=np.int64)
+    doc_counts = np.zeros((n_docs, 3), dtype=np.int64)
     sstats, iterations = _lda_e_step(
         counts.indptr.astype(np.int64), counts.indices.astype(np.int64), counts.data.astype(np.float64),
         exp_elog_beta_t, alpha, gamma, int(max_iter), float(tol), bool(want_sstats), n_chunks,
-        float(skip_margin), chunk_counts,
+        float(skip_margin), doc_counts,
     )
     if diagnostics is not None:
-        gathers, fallbacks, reuses = chunk_counts.sum(axis=0)
+        gathers, fallbacks, reuses = doc_counts.sum(axis=0)
         diagnostics["gathers"] = int(gathers)
         diagnostics["fallback_sweeps"] = int(fallbacks)
         diagnostics["reused_sets"] = int(reuses)
