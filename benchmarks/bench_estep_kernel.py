@@ -1,7 +1,7 @@
 """A/B timing of the LDA E-step kernel (topicbench.kernels.lda_e_step) at several stages of online LDA training.
 
-Two versions of kernels.py (A and B: files, or ``git:REV`` for the file at a git revision of this checkout)
-are loaded side by side. The lambda snapshots are made here, not read from disk: online LDA (K = 100,
+Two versions of the kernels (A and B: the package directory topicbench/kernels/, a single kernels.py as before
+the package, or ``git:REV`` for either at a git revision of this checkout) are loaded side by side. The lambda snapshots are made here, not read from disk: online LDA (K = 100,
 minibatch 1024, the method's default alpha, eta, tau0, kappa; seed 0) runs over a shuffled order of the
 training split with kernel A, and exp E[log beta] is kept after 0, 3 and 15 minibatch updates (stages e0,
 e3, e15; e0 is the near-uniform lambda_0, where E-steps are slowest). Every stage then times both kernels
@@ -11,7 +11,7 @@ minimum (process CPU time, robust to waiting for a core on a shared machine; wal
 where CPU time would add the threads up). The iteration counts of A and B must be identical, and gamma
 and sstats within 1e-9 relative, or the script stops: a faster kernel must do the same computation.
 
-    python benchmarks/bench_estep_kernel.py --corpus data/corpora/nyt_like --a git:main --b topicbench/kernels.py \\
+    python benchmarks/bench_estep_kernel.py --corpus data/corpora/nyt_like --a git:main --b topicbench/kernels \\
         --threads 1 --repeats 9
 """
 from __future__ import annotations
@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-# numba caches by file path and source; two kernels.py in one process need a private cache
+# numba caches by file path and source; two copies of the kernels in one process need a private cache
 os.environ.setdefault("NUMBA_CACHE_DIR", tempfile.mkdtemp(prefix="bench_estep_numba_"))
 
 import numba  # noqa: E402
@@ -43,18 +43,35 @@ TIMED_BATCH = 16  # the minibatch of the order that is timed (not one the snapsh
 
 
 def load_kernels(spec: str, name: str, workdir: Path):
-    """A kernels.py from a path, or from ``git:REV`` (git show REV:topicbench/kernels.py)."""
+    """The kernels from a path (package directory or kernels.py), or ``git:REV`` (topicbench/kernels/ or
+    topicbench/kernels.py at REV, whichever it has), imported as a module of their own named ``bench_kernels_NAME``."""
     if spec.startswith("git:"):
-        source = subprocess.run(["git", "-C", str(ROOT), "show", f"{spec[4:]}:topicbench/kernels.py"],
-                                check=True, capture_output=True, text=True).stdout
-        path = workdir / f"{name}_kernels.py"
-        path.write_text(source)
+        rev = spec[4:]
+        listing = subprocess.run(["git", "-C", str(ROOT), "ls-tree", "--name-only", rev, "topicbench/"], check=True,
+                                 capture_output=True, text=True).stdout.split()
+        if "topicbench/kernels.py" in listing:
+            path = workdir / f"{name}_kernels.py"
+            path.write_text(subprocess.run(["git", "-C", str(ROOT), "show", f"{rev}:topicbench/kernels.py"],
+                                           check=True, capture_output=True, text=True).stdout)
+        else:
+            archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "topicbench/kernels"], check=True,
+                                     capture_output=True).stdout
+            target = workdir / name
+            target.mkdir()
+            subprocess.run(["tar", "-x", "-C", str(target)], input=archive, check=True)
+            path = target / "topicbench" / "kernels"
     else:
         path = Path(spec).resolve()
-        if not path.is_file():
-            raise SystemExit(f"--{name}: {spec} is not a file")
-    module_spec = importlib.util.spec_from_file_location(f"bench_kernels_{name}", path)
+        if not (path.is_file() or (path / "__init__.py").is_file()):
+            raise SystemExit(f"--{name}: {spec} is neither a kernels.py nor a package directory")
+    module_name = f"bench_kernels_{name}"
+    if path.is_dir():
+        module_spec = importlib.util.spec_from_file_location(module_name, path / "__init__.py",
+                                                             submodule_search_locations=[str(path)])
+    else:
+        module_spec = importlib.util.spec_from_file_location(module_name, path)
     module = importlib.util.module_from_spec(module_spec)
+    sys.modules[module_name] = module  # the package's relative imports look it up
     module_spec.loader.exec_module(module)
     return module
 
@@ -84,8 +101,8 @@ def snapshots(counts, kernels, order, K: int):
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", required=True, help="a prepared corpus directory (topicbench prepare nyt_like)")
-    parser.add_argument("--a", default="git:main", help="baseline kernels.py: a path or git:REV (default git:main)")
-    parser.add_argument("--b", default=str(ROOT / "topicbench" / "kernels.py"), help="candidate kernels.py")
+    parser.add_argument("--a", default="git:main", help="baseline kernels: a path or git:REV (default git:main)")
+    parser.add_argument("--b", default=str(ROOT / "topicbench" / "kernels"), help="candidate kernels (a path)")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--repeats", type=int, default=9)
     parser.add_argument("--K", type=int, default=100)

@@ -1,6 +1,6 @@
 """The LDA family's update equations, each against an independent computation (issue #10).
 
-Every test here recomputes what one equation should give with ``tests/lda_reference.py`` (scipy's psi and
+Every test here recomputes what one equation should give with ``topicbench/kernels/lda_reference.py`` (scipy's psi and
 Dirichlet entropies, Hoffman's onlineldavb.py E step), never through the methods' own code path, on problems
 small enough to take well under a second. ``tests/mutants/lda.py`` lists the equation errors each one catches.
 
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from lda_reference import elog_dirichlet, reference_doc_terms, reference_e_step, reference_sstats, reference_topic_terms
+from topicbench.kernels.lda_reference import elog_dirichlet, reference_doc_terms, reference_e_step, reference_sstats, reference_topic_terms
 from topicbench.method import get_method
 from topicbench.streams import Minibatch
 

@@ -13,8 +13,9 @@ import pytest
 import scipy.sparse as sp
 from scipy.special import psi
 
-from lda_reference import reference_e_step
+from topicbench.kernels.lda_reference import reference_e_step
 from topicbench import kernels
+from topicbench.kernels import special
 
 
 @pytest.fixture(scope="module")
@@ -92,7 +93,7 @@ def test_thread_count_does_not_change_a_bit(problem):
 
 def test_one_division_digamma_matches_scipy():
     xs = np.concatenate([np.geomspace(1e-6, 1e9, 400), [0.01, 0.5, 1.0, 5.999, 6.0, 6.001]])
-    ours = np.array([kernels._digamma_one_division(x) for x in xs])
+    ours = np.array([special._digamma_one_division(x) for x in xs])
     # the asymptotic series is cut after x^-10 at x >= 6 (error < 1e-11, as ``digamma``)
     np.testing.assert_allclose(ours, psi(xs), rtol=1e-11, atol=1e-11)
 
@@ -102,7 +103,7 @@ def libm_exp_theta(gammas, psi_total):
     """The scalar loop ``_exp_theta_block`` replaced, compiled with the kernel's flags (FMA contraction)."""
     out = np.empty_like(gammas)
     for k in range(gammas.shape[0]):
-        y, c = kernels._digamma_parts(gammas[k])
+        y, c = special._digamma_parts(gammas[k])
         out[k] = y * math.exp(-c - psi_total)
     return out
 
@@ -117,7 +118,7 @@ def test_vectorised_exp_theta_matches_libm(psi_total):
     assert (expected == 0).any() and ((expected > 0) & (expected < 2.0 ** -1022)).any()  # the fall-back is used
     for n in (len(gammas), 3, 13):
         ours = np.empty(n)
-        kernels._exp_theta_block(gammas[:n], psi_total, ours, np.empty(n, dtype=np.int64))
+        special._exp_theta_block(gammas[:n], psi_total, ours, np.empty(n, dtype=np.int64))
         normal = expected[:n] >= 2.0 ** -1021
         np.testing.assert_allclose(ours[normal], expected[:n][normal], rtol=4.5e-16, atol=0)
         np.testing.assert_array_equal(ours[~normal], expected[:n][~normal])
@@ -230,3 +231,17 @@ def test_natural_gradient_step_matches_numpy():
     rho, eta, scale = 0.37, 0.01, 1000.0 / 64
     expected = (1 - rho) * lam + rho * (eta + scale * sstats)
     assert np.array_equal(kernels.natural_gradient_step(lam, rho, eta, scale, sstats), expected)
+
+
+def test_every_cached_kernel_is_stamped_with_the_whole_package():
+    """numba keys a cached kernel by its own file only, but inlines callees from the package's other files
+    (``special._exp_theta_block`` in ``lda_estep._lda_e_step``): each must carry the stamp of all of them
+    (``kernels._cache``), or an edit of special.py would leave the E-step's cached machine code stale."""
+    from topicbench.kernels import _cache, _nmf_pending, dense, lda_estep, sparse
+    dispatchers = [f for module in (special, dense, sparse, lda_estep, _nmf_pending) for f in vars(module).values()
+                   if isinstance(f, numba.core.dispatcher.Dispatcher)
+                   and isinstance(f._cache, numba.core.caching.FunctionCache)]  # the cache=True ones
+    assert {f.__module__ for f in dispatchers} == {special.__name__, dense.__name__, sparse.__name__,
+                                                   lda_estep.__name__, _nmf_pending.__name__}
+    for f in dispatchers:
+        assert f._cache._cache_file._source_stamp == _cache.package_stamp(), f.__name__

@@ -20,7 +20,9 @@ ELOG_KERNEL = "tests/test_kernels.py::test_exp_dirichlet_expectation_matches_sci
 ELOG_THETA_KERNEL = "tests/test_kernels.py::test_dirichlet_expectation_matches_scipy"
 
 LDA = "topicbench/lda.py"
-KERNELS = "topicbench/kernels.py"
+DENSE = "topicbench/kernels/dense.py"
+SPECIAL = "topicbench/kernels/special.py"
+ESTEP = "topicbench/kernels/lda_estep.py"
 STEP = "self.lam = kernels.natural_gradient_step(self.lam, rho, self.eta, data_size / len(batch), sstats)"
 M_STEP = "out[k, w] = (1 - rho) * lam[k, w] + rho * (eta + scale * sstats[k, w])"
 BATCH_M = "self.lam = self.eta + sstats  # Alg. 1, M step"
@@ -52,31 +54,31 @@ MUTANTS = [
     Mutant(id="hoffman_alg2_rho_exponent_sign", cites="Hoffman et al. 2010, Alg. 2 (exponent -kappa)",
            path=LDA, find=RHO_LINE, replace=RHO_LINE.replace("** -self", "** self"), tests=[RHO, ONLINE]),
     Mutant(id="hoffman_alg2_blend_swapped", cites="Hoffman et al. 2010, Alg. 2 ((1 - rho) lambda + rho lambda-tilde)",
-           path=KERNELS, find=M_STEP,
+           path=DENSE, find=M_STEP,
            replace="out[k, w] = rho * lam[k, w] + (1 - rho) * (eta + scale * sstats[k, w])",
            tests=[M_STEP_KERNEL, ONLINE]),
     Mutant(id="hoffman_alg2_kernel_drops_scale", cites="Hoffman et al. 2010, Alg. 2 (lambda-tilde = eta + D sstats / |S|)",
-           path=KERNELS, find=M_STEP, replace=M_STEP.replace("scale * sstats", "sstats"), tests=[M_STEP_KERNEL, ONLINE]),
+           path=DENSE, find=M_STEP, replace=M_STEP.replace("scale * sstats", "sstats"), tests=[M_STEP_KERNEL, ONLINE]),
     Mutant(id="hoffman_alg2_lambda_tilde_without_eta", cites="Hoffman et al. 2010, Alg. 2 (lambda-tilde = eta + ...)",
-           path=KERNELS, find=M_STEP, replace=M_STEP.replace("(eta + scale", "(scale"), tests=[M_STEP_KERNEL, ONLINE]),
+           path=DENSE, find=M_STEP, replace=M_STEP.replace("(eta + scale", "(scale"), tests=[M_STEP_KERNEL, ONLINE]),
     # -- the E step (Alg. 1-2, eqs. 5-6), in the numba kernels the methods call ------------------------------------
     Mutant(id="hoffman_alg2_gamma_update_without_alpha", cites="Hoffman et al. 2010, Alg. 2 E step (gamma = alpha + ...)",
-           path=KERNELS, find="value = alpha[k] + exp_theta[a] * new_gamma[a] if a >= 0 else alpha[k]",
+           path=ESTEP, find="value = alpha[k] + exp_theta[a] * new_gamma[a] if a >= 0 else alpha[k]",
            replace="value = exp_theta[a] * new_gamma[a] if a >= 0 else alpha[k]", tests=[E_STEP_KERNEL, ONLINE]),
     Mutant(id="hoffman_alg2_phi_normaliser_of_the_wrong_word", cites="Hoffman et al. 2010, Alg. 2 E step (phi_dwk normaliser)",
-           path=KERNELS, find="w1 = cts[j + 1] / (s1 + 1e-100)", replace="w1 = cts[j + 1] / (s0 + 1e-100)",
+           path=ESTEP, find="w1 = cts[j + 1] / (s1 + 1e-100)", replace="w1 = cts[j + 1] / (s0 + 1e-100)",
            tests=[E_STEP_KERNEL, BATCH]),
     Mutant(id="hoffman_eq5_sstats_normaliser_without_theta", cites="Hoffman et al. 2010, eq. 5 (phi in the sstats)",
-           path=KERNELS, find="phinorm[j] = _dot(exp_theta, exp_elog_beta_t[ids[j]]) + 1e-100",
+           path=ESTEP, find="phinorm[j] = _dot(exp_theta, exp_elog_beta_t[ids[j]]) + 1e-100",
            replace="phinorm[j] = _sum(exp_elog_beta_t[ids[j]]) + 1e-100", tests=[E_STEP_KERNEL, BATCH]),
     Mutant(id="hoffman_eq6_exp_elog_theta_is_the_mean", cites="Hoffman et al. 2010, eq. 6 (exp E[log theta], not E[theta])",
-           path=KERNELS, find="x, c = _digamma_parts(gamma[k])", replace="x, c = gamma[k], 0.0",
+           path=SPECIAL, find="x, c = _digamma_parts(gamma[k])", replace="x, c = gamma[k], 0.0",
            tests=[E_STEP_KERNEL, ONLINE]),
     Mutant(id="hoffman_eq6_elog_beta_log_for_digamma", cites="Hoffman et al. 2010, eq. 6 (psi(sum_w lambda_kw))",
-           path=KERNELS, find="_exp_theta_block(param[i], _digamma_one_division(total), out[i]",
+           path=SPECIAL, find="_exp_theta_block(param[i], _digamma_one_division(total), out[i]",
            replace="_exp_theta_block(param[i], math.log(total), out[i]", tests=[ELOG_KERNEL, BOUNDS]),
     Mutant(id="hoffman_eq6_elog_theta_without_total", cites="Hoffman et al. 2010, eq. 6 (E[log theta] in the bound)",
-           path=KERNELS, find="out[i, j] = digamma(param[i, j]) - psi_total", replace="out[i, j] = digamma(param[i, j])",
+           path=SPECIAL, find="out[i, j] = digamma(param[i, j]) - psi_total", replace="out[i, j] = digamma(param[i, j])",
            tests=[ELOG_THETA_KERNEL, BOUNDS]),
     # -- the bounds: eq. 4 (batch ELBO, streaming VB's stopping rule) and eq. 16 (the held-out score) --------------
     Mutant(id="hoffman_eq4_theta_prior_sign", cites="Hoffman et al. 2010, eq. 4 ((alpha - gamma) E[log theta])",

@@ -1,7 +1,8 @@
 """Plain numpy/scipy references for the LDA-family equation tests, written from the papers, not from the code.
 
 Hoffman, Blei and Bach 2010 (Alg. 1, Alg. 2, eqs. 4-6) as in Hoffman's onlineldavb.py, with scipy's psi and
-``scipy.stats.dirichlet`` entropies, so none of them goes through ``topicbench.kernels``.
+``scipy.stats.dirichlet`` entropies: none of them calls the numba kernels it sits beside (as scikit-learn keeps
+``_lda.py`` beside ``_online_lda_fast.pyx``). The tests hold ``lda_estep.lda_e_step`` and the LDA methods to it.
 """
 import numpy as np
 import scipy.sparse as sp

@@ -1,0 +1,56 @@
+"""One numba cache stamp for the whole package, so that editing one file recompiles every kernel.
+
+numba's cache keys a cached kernel by its own file's contents only, yet ``@njit`` callees from other files
+(``special._exp_theta_block`` inside ``lda_estep._lda_e_step``) are compiled into it: after an edit of
+``special.py`` the E-step would load stale machine code. Here the stamp of every function defined in this
+package is a hash of all the package's files that define numba functions. Registered with numba's cache
+locators (before its own ones, which it otherwise copies: NUMBA_CACHE_DIR, then __pycache__, then the user's
+cache directory); NUMBA_CACHE_LOCATOR_CLASSES, if set, replaces them all.
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+from pathlib import Path
+
+from numba.core import caching
+
+PACKAGE = Path(__file__).resolve().parent
+
+
+@functools.lru_cache(maxsize=None)
+def _hash(stats: tuple) -> bytes:
+    digest = hashlib.sha256()
+    for name, _, _ in stats:
+        digest.update(name.encode() + b"\0" + (PACKAGE / name).read_bytes())
+    return digest.digest()
+
+
+def package_stamp() -> bytes:
+    """sha256 over the package's files that define numba functions (re-read when one's mtime or size changes)."""
+    files = [p for p in sorted(PACKAGE.glob("*.py")) if b"njit" in p.read_bytes()]
+    return _hash(tuple((p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in files))
+
+
+def _for_this_package(base):
+    class Locator(base):
+        @classmethod
+        def from_function(cls, py_func, py_file):
+            if Path(py_file).resolve().parent != PACKAGE:
+                return None
+            return super().from_function(py_func, py_file)
+
+        def get_source_stamp(self):
+            return package_stamp()
+
+    Locator.__name__ = Locator.__qualname__ = f"TopicbenchKernels{base.__name__}"
+    Locator.package = PACKAGE
+    return Locator
+
+
+def register() -> None:
+    """Put this package's locators first (once per package directory, e.g. two copies loaded by a benchmark)."""
+    classes = caching.CacheImpl._locator_classes
+    if not any(getattr(cls, "package", None) == PACKAGE for cls in classes):
+        bases = (caching.UserProvidedCacheLocator, caching.InTreeCacheLocator, caching.UserWideCacheLocator)
+        classes[:0] = [_for_this_package(base) for base in bases]

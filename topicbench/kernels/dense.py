@@ -1,0 +1,88 @@
+"""Dense helpers the kernels share: the compile flags, the vectorised dot products and sums, a parallel
+transpose, and online LDA's fused natural-gradient step (Hoffman et al. 2010, Alg. 2)."""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+N_CHUNKS = 64  # document chunks the threads share out; results do not depend on it
+
+
+# The E step's flags. Only the K-long dot products get ``reassoc`` (LLVM needs it to vectorise a
+# sum; the sums are reordered, so results move in the last bits, never in meaning). The callers
+# must not have it: with reassoc LLVM rewrites (n / s) * row_k as n * row_k / s, a division per
+# topic. ``error_model="numpy"`` drops the zero-division checks (phinorm carries a 1e-100 guard).
+_DOT = dict(cache=True, nogil=True, fastmath={"reassoc", "contract"}, error_model="numpy")
+_LOOP = dict(cache=True, nogil=True, fastmath={"contract"}, error_model="numpy")
+
+
+@njit(**_DOT)
+def _dot(a, b):
+    s = 0.0
+    for k in range(a.shape[0]):
+        s += a[k] * b[k]
+    return s
+
+
+@njit(**_DOT)
+def _dot4(a, b0, b1, b2, b3):
+    """Four dot products in one sweep over ``a``: independent sums keep the FMA units busy."""
+    s0 = 0.0
+    s1 = 0.0
+    s2 = 0.0
+    s3 = 0.0
+    for k in range(a.shape[0]):
+        s0 += a[k] * b0[k]
+        s1 += a[k] * b1[k]
+        s2 += a[k] * b2[k]
+        s3 += a[k] * b3[k]
+    return s0, s1, s2, s3
+
+
+@njit(**_DOT)
+def _sum(x):
+    s = 0.0
+    for j in range(x.shape[0]):
+        s += x[j]
+    return s
+
+
+@njit(**_LOOP)
+def _min_positive(x, scratch):
+    """min(x) for x > 0, taken over the bit patterns (int64 order is float order for positive doubles):
+    LLVM vectorises an integer min, not a float one. ``scratch`` is one int64."""
+    if x.shape[0] == 0:
+        return np.inf
+    bits = x.view(np.int64)
+    low = bits[0]
+    for j in range(bits.shape[0]):
+        low = min(low, bits[j])
+    scratch[0] = low
+    return scratch.view(np.float64)[0]
+
+
+@njit(parallel=True, cache=True)
+def _transpose(matrix):
+    """A C-contiguous transpose, in parallel blocks (np.ascontiguousarray(matrix.T) is one thread)."""
+    n_rows, n_cols = matrix.shape
+    out = np.empty((n_cols, n_rows))
+    block = 64
+    n_blocks = (n_cols + block - 1) // block
+    for b in prange(n_blocks):
+        for i0 in range(0, n_rows, block):
+            for j in range(b * block, min((b + 1) * block, n_cols)):
+                for i in range(i0, min(i0 + block, n_rows)):
+                    out[j, i] = matrix[i, j]
+    return out
+
+
+@njit(parallel=True, cache=True)
+def natural_gradient_step(lam, rho, eta, scale, sstats):
+    """(1 - rho) lam + rho (eta + scale sstats): the online VB update of lambda (Hoffman et al. 2010, Alg. 2),
+    in one parallel pass with numpy's operation order (so the same bits as the two-line numpy form)."""
+    n_rows, n_cols = lam.shape
+    out = np.empty((n_rows, n_cols))
+    for k in prange(n_rows):
+        for w in range(n_cols):
+            out[k, w] = (1 - rho) * lam[k, w] + rho * (eta + scale * sstats[k, w])
+    return out
