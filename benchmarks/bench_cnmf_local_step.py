@@ -1,7 +1,7 @@
 """C-NMF's local step per document: steps (median, max), wall and CPU time per document (one thread) and the objective reached.
 
 A C-NMF model (K topics, m latent dimensions, minibatch 1000) is fitted through ``--warm`` minibatches of the
-corpus so the topics are not at their random start, then the local step (kernels.cnmf_local_step at the
+corpus so the topics are not at their random start, then the local step (nmf_kernels.cnmf_local_step at the
 method's defaults) runs on the next ``--docs`` documents, one thread. ``--state`` saves (or, if the file exists,
 loads) the warmed-up model, so two versions of the kernel can be compared on the same topics and documents.
 
@@ -16,7 +16,7 @@ import time
 
 import numpy as np
 
-from topicbench import kernels
+from topicbench import kernels, nmf_kernels
 from topicbench.corpus import load_corpus
 from topicbench.method import get_method
 from topicbench.streams import Minibatch
@@ -51,7 +51,7 @@ def main():
     start, cpu = time.perf_counter(), time.process_time()
     local = method.local_step(test)
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
-    values, grad, _, _ = kernels.cnmf_objective(test, np.exp(method.expected_log_beta()).T,
+    values, grad, _, _ = nmf_kernels.cnmf_objective(test, np.exp(method.expected_log_beta()).T,
                                                 method.expected_beta().sum(axis=0), method.locations,
                                                 local["u"], local["alpha"])
     steps = local["steps"]

@@ -1,9 +1,9 @@
 """Documents per second of SVI B-NMF and C-NMF against online LDA at the same K, through the runner.
 
-B-NMF's local step is the LDA E-step kernel run on exp(E ln beta) / b_k (topicbench.kernels.bnmf_local_step),
+B-NMF's local step is the LDA E-step kernel run on exp(E ln beta) / b_k (topicbench.nmf_kernels.bnmf_local_step),
 so its cost per document should be close to online LDA's; the target is at least half online LDA's rate.
 C-NMF's local step is steepest ascent on u_d with an adaptive step, then damped Newton to convergence
-(kernels.cnmf_local_step), plus one m x m Newton solve per topic per minibatch; its rate is measured and reported. All three use the settings of
+(nmf_nmf_kernels.cnmf_local_step), plus one m x m Newton solve per topic per minibatch; its rate is measured and reported. All three use the settings of
 Paisley et al. 2014, sec. 11.6 (c0 = 0.05 V, a0 = 1/K, rho_t = (1 + t)^-0.5; online LDA with alpha = 1/K,
 eta = c0 / V). Fit time only (the runner's clocks exclude evaluation); wall and process CPU are both
 reported because wall time on a shared machine includes waiting for a core.

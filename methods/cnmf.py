@@ -7,7 +7,7 @@ C = L'L (eqs. 11.10-11.12); eq. 11.36 reads topic correlations off the locations
 
 Per minibatch (sec. 11.5.2): the local step maximises the objective in u_d (gradient eq. 11.31) with
 alpha_d in closed form (eq. 11.32) and p^(vd) by eq. 11.24: the chapter's steepest ascent, then damped
-Newton steps in the m-dimensional u_d from where it stops (topicbench.kernels._cnmf_doc), a better
+Newton steps in the m-dimensional u_d from where it stops (topicbench.nmf_kernels._cnmf_doc), a better
 optimiser of the same objective to the same fixed point: the ascent alone stops at its relative-gain
 tolerance with the gradient still far from 0. Then q(beta) takes the natural
 gradient step of eqs. 11.33-11.34 and each l_k one Newton step (eq. 11.35), both from the same
@@ -20,7 +20,7 @@ turn), so ``batch_size`` must be an integer.
 """
 import numpy as np
 
-from topicbench import kernels
+from topicbench import kernels, nmf_kernels
 from topicbench.method import require
 from topicbench.nmf import GammaPoissonTopics
 
@@ -57,7 +57,7 @@ class CorrelatedNMF(GammaPoissonTopics):
     def local_step(self, counts, want_sstats=True):
         """u_d at a maximum of the objective (eq. 11.31's steepest ascent, then Newton to convergence),
         alpha_d by eq. 11.32, p^(vd) by eq. 11.24."""
-        return kernels.cnmf_local_step(counts, np.exp(self.expected_log_beta()).T, self.expected_beta().sum(axis=0),
+        return nmf_kernels.cnmf_local_step(counts, np.exp(self.expected_log_beta()).T, self.expected_beta().sum(axis=0),
                                        self.locations, self.hyper["local_max_iter"], self.hyper["local_tol"],
                                        want_sstats=want_sstats)
 

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from topicbench import kernels
+from topicbench import kernels, nmf_kernels
 from topicbench.method import ParamError, get_method
 from topicbench.run import RunSpec, run
 from topicbench.synthetic import build_planted_corpus
@@ -29,7 +29,7 @@ def point():
 
 def test_objective_matches_direct_formula(point):
     counts, eb, mass, L, u, alpha = point
-    values, _, _, _ = kernels.cnmf_objective(counts, eb, mass, L, u, alpha)
+    values, _, _, _ = nmf_kernels.cnmf_objective(counts, eb, mass, L, u, alpha)
     scores = u @ L.T + alpha[:, None]
     direct = ((counts.toarray() * np.log(np.exp(scores) @ eb)).sum(axis=1) - (mass * np.exp(scores)).sum(axis=1)
               - 0.5 * (u ** 2).sum(axis=1))
@@ -39,7 +39,7 @@ def test_objective_matches_direct_formula(point):
 def test_gradient_u_matches_finite_differences(point):
     """Eq. 11.31 (with p^(vd) optimal, eq. 11.24) is the gradient of the objective in u_d."""
     counts, eb, mass, L, u, alpha = point
-    _, grad, _, _ = kernels.cnmf_objective(counts, eb, mass, L, u, alpha)
+    _, grad, _, _ = nmf_kernels.cnmf_objective(counts, eb, mass, L, u, alpha)
     eps = 1e-6
     numeric = np.zeros_like(u)
     for d in range(u.shape[0]):
@@ -47,8 +47,8 @@ def test_gradient_u_matches_finite_differences(point):
             up, down = u.copy(), u.copy()
             up[d, i] += eps
             down[d, i] -= eps
-            numeric[d, i] = (kernels.cnmf_objective(counts, eb, mass, L, up, alpha)[0][d]
-                             - kernels.cnmf_objective(counts, eb, mass, L, down, alpha)[0][d]) / (2 * eps)
+            numeric[d, i] = (nmf_kernels.cnmf_objective(counts, eb, mass, L, up, alpha)[0][d]
+                             - nmf_kernels.cnmf_objective(counts, eb, mass, L, down, alpha)[0][d]) / (2 * eps)
     np.testing.assert_allclose(grad, numeric, rtol=1e-5, atol=1e-6)
 
 
@@ -62,11 +62,11 @@ def test_gradient_locations_matches_finite_differences(point, scale):
     method.locations = L.copy()
     method.g = mass[None, :] * np.full((counts.shape[1], K), 1.0 / counts.shape[1])  # sum_v E[beta_vk] = mass_k
     method.h = np.ones(K)
-    _, _, expected, omega = kernels.cnmf_objective(counts, eb, mass, L, u, alpha)
+    _, _, expected, omega = nmf_kernels.cnmf_objective(counts, eb, mass, L, u, alpha)
     analytic = method.location_gradient({"expected": expected, "omega": omega, "u": u}, scale)
 
     def total(locations):
-        return scale * kernels.cnmf_objective(counts, eb, mass, locations, u, alpha)[0].sum() - (locations ** 2).sum() / (2 * 0.7)
+        return scale * nmf_kernels.cnmf_objective(counts, eb, mass, locations, u, alpha)[0].sum() - (locations ** 2).sum() / (2 * 0.7)
 
     eps = 1e-6
     numeric = np.zeros_like(L)
@@ -90,7 +90,7 @@ def test_newton_precision_is_negative_hessian_with_p_fixed(point, scale):
     method.locations = L.copy()
     method.g = mass[None, :] * np.full((counts.shape[1], K), 1.0 / counts.shape[1])
     method.h = np.ones(K)
-    _, _, expected, omega = kernels.cnmf_objective(counts, eb, mass, L, u, alpha)
+    _, _, expected, omega = nmf_kernels.cnmf_objective(counts, eb, mass, L, u, alpha)
     precision = method.location_precision({"omega": omega, "u": u}, scale)
 
     def grad_fixed_p(locations, k):  # d/dl_k of scale sum_d [n_dk l_k'u_d - S_k exp(alpha_d + l_k'u_d)] - |l_k|^2/(2 sigma^2)
@@ -114,8 +114,8 @@ def test_alpha_closed_form_is_stationary(point):
     n_tokens = np.asarray(counts.sum(axis=1)).ravel()
     best = np.log(n_tokens) - np.log((mass * np.exp(u @ L.T)).sum(axis=1))
     eps = 1e-6
-    up = kernels.cnmf_objective(counts, eb, mass, L, u, best + eps)[0]
-    down = kernels.cnmf_objective(counts, eb, mass, L, u, best - eps)[0]
+    up = nmf_kernels.cnmf_objective(counts, eb, mass, L, u, best + eps)[0]
+    down = nmf_kernels.cnmf_objective(counts, eb, mass, L, u, best - eps)[0]
     np.testing.assert_allclose((up - down) / (2 * eps), 0.0, atol=1e-5 * n_tokens.max())
 
 
@@ -123,10 +123,10 @@ def test_local_step_ascends_to_a_stationary_point(point):
     """The local step (Newton on u_d, eq. 11.31 its gradient) with alpha by eq. 11.32 raises the objective and
     ends near zero gradient."""
     counts, eb, mass, L, _, _ = point
-    local = kernels.cnmf_local_step(counts, eb, mass, L, max_iter=5000, tol=1e-13)
-    start = kernels.cnmf_objective(counts, eb, mass, L, np.zeros_like(local["u"]),
+    local = nmf_kernels.cnmf_local_step(counts, eb, mass, L, max_iter=5000, tol=1e-13)
+    start = nmf_kernels.cnmf_objective(counts, eb, mass, L, np.zeros_like(local["u"]),
                                    np.log(np.asarray(counts.sum(axis=1)).ravel() / mass.sum()))[0]
-    values, grad, _, _ = kernels.cnmf_objective(counts, eb, mass, L, local["u"], local["alpha"])
+    values, grad, _, _ = nmf_kernels.cnmf_objective(counts, eb, mass, L, local["u"], local["alpha"])
     assert np.all(values >= start)
     assert np.abs(grad).max() < 1e-3 * max(1.0, np.abs(local["u"]).max())
 
@@ -223,13 +223,13 @@ def steepest_ascent(counts, eb, mass, L, max_iter=200, tol=1e-6):
 
     u = np.zeros((counts.shape[0], L.shape[1]))
     alpha = best_alpha(u)
-    value, grad, _, _ = kernels.cnmf_objective(counts, eb, mass, L, u, alpha)
+    value, grad, _, _ = nmf_kernels.cnmf_objective(counts, eb, mass, L, u, alpha)
     step = 1.0 / (1.0 + n_tokens)
     active = np.ones(len(u), dtype=bool)
     for _ in range(max_iter):
         trial = u + step[:, None] * grad
         trial_alpha = best_alpha(trial)
-        trial_value, trial_grad, _, _ = kernels.cnmf_objective(counts, eb, mass, L, trial, trial_alpha)
+        trial_value, trial_grad, _, _ = nmf_kernels.cnmf_objective(counts, eb, mass, L, trial, trial_alpha)
         up = active & (trial_value >= value)
         gain = trial_value - value
         u[up], alpha[up], value[up], grad[up] = trial[up], trial_alpha[up], trial_value[up], trial_grad[up]
@@ -248,14 +248,14 @@ def test_local_step_converges_at_defaults(fitted):
     counts = corpus.counts[:150]
     eb, mass, L = np.exp(method.expected_log_beta()).T, method.expected_beta().sum(axis=0), method.locations
     local = method.local_step(counts, want_sstats=False)
-    values, grad, _, _ = kernels.cnmf_objective(counts, eb, mass, L, local["u"], local["alpha"])
+    values, grad, _, _ = nmf_kernels.cnmf_objective(counts, eb, mass, L, local["u"], local["alpha"])
     n_tokens = np.asarray(counts.sum(axis=1)).ravel()
     assert local["newton_steps"].max() < method.hyper["local_max_iter"] and np.median(local["newton_steps"]) <= 5
     # |grad| is a sum of ~N_d terms of size |l_k|; 1e-6 N_d is far below the steepest ascent's ~1e-1 N_d
     assert np.all(np.abs(grad).max(axis=1) < 1e-6 * n_tokens), np.abs(grad).max(axis=1) / n_tokens
     eps = 1e-6
-    slope = (kernels.cnmf_objective(counts, eb, mass, L, local["u"], local["alpha"] + eps)[0]
-             - kernels.cnmf_objective(counts, eb, mass, L, local["u"], local["alpha"] - eps)[0]) / (2 * eps)
+    slope = (nmf_kernels.cnmf_objective(counts, eb, mass, L, local["u"], local["alpha"] + eps)[0]
+             - nmf_kernels.cnmf_objective(counts, eb, mass, L, local["u"], local["alpha"] - eps)[0]) / (2 * eps)
     np.testing.assert_allclose(slope, 0.0, atol=1e-5 * n_tokens.max())  # FD rounding ~1e-16 |f| / eps
     reference = steepest_ascent(counts, eb, mass, L)
     assert np.all(values >= reference - 1e-9 * np.abs(reference)), (values - reference).min()  # rounding of f only
