@@ -55,8 +55,8 @@ def main():
                                                 method.expected_beta().sum(axis=0), method.locations,
                                                 local["u"], local["alpha"])
     steps = local["steps"]
-    split = (f" (steepest ascent median {np.median(local['ascent_steps']):.0f}, Newton median "
-             f"{np.median(local['newton_steps']):.0f}, max {local['newton_steps'].max()})" if "newton_steps" in local else "")
+    split = (f" (steepest ascent median {np.median(local['ascent_steps']):.0f}, BFGS median "
+             f"{np.median(local['bfgs_steps']):.0f}, max {local['bfgs_steps'].max()}; evaluations mean {local['evaluations'].mean():.1f})" if "bfgs_steps" in local else "")
     print(f"K={args.K} m={args.m} docs={test.shape[0]}: steps median {np.median(steps):.0f}, max {steps.max()}{split}, "
           f"at cap {int((steps >= method.hyper['local_max_iter']).sum())}; {1e3 * seconds / test.shape[0]:.2f} ms/doc wall, "
           f"{1e3 * cpu / test.shape[0]:.2f} ms/doc CPU; "

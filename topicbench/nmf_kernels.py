@@ -12,7 +12,7 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit, prange
 
-from .kernels import N_CHUNKS, _LOOP, _dot, _dot4, _group_by_word, lda_e_step
+from .kernels import N_CHUNKS, _LOOP, _dot, _dot4, _group_by_word, digamma, lda_e_step
 
 
 # -- B-NMF (Paisley, Blei and Jordan 2014, sec. 11.5) -------------------------------------------------
@@ -33,64 +33,100 @@ def bnmf_local_step(counts: sp.csr_matrix, exp_elog_beta: np.ndarray, weight_rat
     return lda_e_step(counts, exp_elog_beta / rate[:, None], a0, max_iter, tol, gamma=shape, want_sstats=want_sstats)
 
 
-@njit(cache=True, nogil=True)
-def _cnmf_doc_terms(ids, cts, exp_elog_beta_t, topic_mass, locations, u, alpha, scores, omega, phinorm, expected):
+# -- C-NMF (Paisley, Blei and Jordan 2014, secs. 11.3.2, 11.5) -----------------------------------------
+# The objective in u_d is not concave everywhere, and for a few documents in a hundred it has more than one
+# maximum: which one a local step reaches depends on its path. The chapter's steepest ascent from u_d = 0 picks
+# one (the one the gradient flow reaches: checked by tiny fixed steps). BFGS from u_d = 0 reached another for 52
+# of 2000 nyt_like documents (K = 100, m = 50); after the steepest ascent to a relative gain of ASCENT_TOL it
+# reached the chapter's for all 2000 (1e-4: 1999), so the local step keeps that much of the chapter's path.
+ASCENT_TOL = 1e-5
+
+
+@njit(parallel=True, cache=True)
+def gamma_topic_expectations(g, h):
+    """exp(E ln beta_vk) = exp(psi(g_vk)) / h_k (V x K, g's layout) and E[beta_vk] = g_vk / h_k summed over v
+    (sec. 11.5.1): the two things a local step reads, in one parallel pass (scipy's digamma is one thread)."""
+    n_words, n_topics = g.shape
+    out = np.empty((n_words, n_topics))
+    bounds = np.linspace(0, n_words, N_CHUNKS + 1).astype(np.int64)
+    partial = np.zeros((N_CHUNKS, n_topics))
+    for chunk in prange(N_CHUNKS):
+        for v in range(bounds[chunk], bounds[chunk + 1]):
+            for k in range(n_topics):
+                out[v, k] = math.exp(digamma(g[v, k])) / h[k]
+                partial[chunk, k] += g[v, k]
+    mass = np.zeros(n_topics)
+    for chunk in range(N_CHUNKS):  # chunk order: the same sums for any thread count
+        for k in range(n_topics):
+            mass[k] += partial[chunk, k]
+    return out, mass / h
+
+
+@njit(**_LOOP)
+def _cnmf_scores(locations, u, scores):
+    """scores_k = exp(l_k'u_d - max_k l_k'u_d), kept finite; returns the max."""
+    n_topics = locations.shape[0]
+    top = -np.inf
+    for k in range(n_topics):
+        scores[k] = _dot(locations[k], u)
+        top = max(top, scores[k])
+    for k in range(n_topics):
+        scores[k] = math.exp(scores[k] - top)
+    return top
+
+
+@njit(**_LOOP)
+def _cnmf_best_alpha(topic_mass, scores, top, n_tokens):
+    """alpha_d = ln sum_v X_vd - ln sum_k S_k exp(l_k'u_d) (eq. 11.32), from ``_cnmf_scores``."""
+    total = _dot(topic_mass, scores)
+    return math.log(n_tokens) - math.log(total) - top
+
+
+@njit(**_LOOP)
+def _cnmf_doc_terms(ids, cts, exp_elog_beta_t, topic_mass, scores, top, alpha, u, omega, phinorm, expected):
     """One document's part of the C-NMF objective at (u_d, alpha_d), with p^(vd) optimal (eq. 11.24).
 
     f = sum_v X_vd ln sum_k exp(E ln beta_vk + alpha_d + l_k'u_d) - sum_k S_k omega_kd - |u_d|^2 / 2,
     omega_kd = exp(alpha_d + l_k'u_d), S_k = sum_v E[beta_vk]: the terms of the bound (eqs. 11.13,
-    11.23) that involve the document. Fills omega and expected_k = sum_v X_vd p_k^(vd).
+    11.23) that involve the document, given ``scores`` = exp(l_k'u_d - top) (``_cnmf_scores``). Fills omega,
+    phinorm_v = sum_k exp(E ln beta_vk) scores_k and expected_k = sum_v X_vd p_k^(vd); one pass over the words,
+    four at a time (as the LDA E-step's sweep), each row used for its phinorm and its expected term while in cache.
     """
-    n_topics, m = locations.shape
-    top = -np.inf
+    n_topics = scores.shape[0]
+    n_ids = ids.shape[0]
+    scale = math.exp(alpha + top)
     for k in range(n_topics):
-        s = 0.0
-        for i in range(m):
-            s += locations[k, i] * u[i]
-        scores[k] = s
-        top = max(top, s)
-    for k in range(n_topics):
-        scores[k] = math.exp(scores[k] - top)  # exp(l_k'u_d - max), kept finite
-        omega[k] = math.exp(alpha + top) * scores[k]
-        expected[k] = 0.0
+        omega[k] = scale * scores[k]
+        expected[k] = 0.0  # sum_v X_vd exp(E ln beta_vk) / phinorm_v, times scores_k below
     value = 0.0
-    for j in range(ids.shape[0]):
-        row = exp_elog_beta_t[ids[j]]
-        s = 0.0
+    j = 0
+    while j + 4 <= n_ids:
+        row0, row1 = exp_elog_beta_t[ids[j]], exp_elog_beta_t[ids[j + 1]]
+        row2, row3 = exp_elog_beta_t[ids[j + 2]], exp_elog_beta_t[ids[j + 3]]
+        s0, s1, s2, s3 = _dot4(scores, row0, row1, row2, row3)
+        phinorm[j], phinorm[j + 1], phinorm[j + 2], phinorm[j + 3] = s0 + 1e-100, s1 + 1e-100, s2 + 1e-100, s3 + 1e-100
+        w0, w1, w2, w3 = cts[j] / phinorm[j], cts[j + 1] / phinorm[j + 1], cts[j + 2] / phinorm[j + 2], cts[j + 3] / phinorm[j + 3]
         for k in range(n_topics):
-            s += row[k] * scores[k]
-        phinorm[j] = s + 1e-100
-        value += cts[j] * (alpha + top + math.log(phinorm[j]))
+            expected[k] += (w0 * row0[k] + w1 * row1[k]) + (w2 * row2[k] + w3 * row3[k])
+        j += 4
+    while j < n_ids:
+        row = exp_elog_beta_t[ids[j]]
+        phinorm[j] = _dot(scores, row) + 1e-100
         weight = cts[j] / phinorm[j]
         for k in range(n_topics):
-            expected[k] += weight * row[k] * scores[k]
+            expected[k] += weight * row[k]
+        j += 1
+    for j in range(n_ids):
+        value += cts[j] * (alpha + top + math.log(phinorm[j]))
     for k in range(n_topics):
+        expected[k] *= scores[k]  # p_k^(vd) = exp(E ln beta_vk) scores_k / phinorm_v (eq. 11.24)
         value -= topic_mass[k] * omega[k]
-    for i in range(m):
+    for i in range(u.shape[0]):
         value -= 0.5 * u[i] * u[i]
     return value
 
 
-@njit(cache=True, nogil=True)
-def _cnmf_best_alpha(topic_mass, locations, u, n_tokens):
-    """alpha_d = ln sum_v X_vd - ln sum_k S_k exp(l_k'u_d) (eq. 11.32), computed stably."""
-    n_topics, m = locations.shape
-    top = -np.inf
-    for k in range(n_topics):
-        s = 0.0
-        for i in range(m):
-            s += locations[k, i] * u[i]
-        top = max(top, s)
-    total = 0.0
-    for k in range(n_topics):
-        s = 0.0
-        for i in range(m):
-            s += locations[k, i] * u[i]
-        total += topic_mass[k] * math.exp(s - top)
-    return math.log(n_tokens) - math.log(total) - top
-
-
-@njit(cache=True, nogil=True)
+@njit(**_LOOP)
 def _cnmf_grad_u(locations, u, topic_mass, omega, expected, grad):
     """Eq. 11.31: sum_k (sum_v X_vd p_k^(vd) - S_k omega_kd) l_k - u_d."""
     n_topics, m = locations.shape
@@ -103,197 +139,134 @@ def _cnmf_grad_u(locations, u, topic_mass, omega, expected, grad):
 
 
 @njit(**_LOOP)
-def _cnmf_doc_curvature(ids, cts, exp_elog_beta_t, topic_mass, locations_t, scores, omega, phinorm, expected,
-                        neg_hessian, lbar, weight, scratch, spread):
-    """Minus the Hessian in u_d of the objective with alpha_d profiled out (eq. 11.32) and p^(vd) optimal (eq. 11.24).
-
-    With N = sum_v X_vd, q_k = S_k omega_kd / N (sum_k q_k = 1 at eq. 11.32's alpha_d) and mu_v = sum_k p_k^(vd) l_k
-    the gradient is eq. 11.31 and
-        -H = I + N Cov_q(l) - sum_v X_vd Cov_p(vd)(l)
-           = I + sum_k (S_k omega_kd - sum_v X_vd p_k^(vd)) l_k l_k' - N lbar lbar' + sum_v X_vd mu_v mu_v',
-    lbar = sum_k q_k l_k. The last term makes the objective non-concave in places (near u_d = 0 typically).
-    Reads the state _cnmf_doc_terms left at (u_d, alpha_d); ``locations_t`` is L' (m x K); lbar (m), weight and
-    scratch (K) and spread (m x the document's distinct words, column v = sqrt(X_vd) mu_v) are scratch.
-    The sums are written as dot products over contiguous rows so that they vectorise.
-    """
-    m, n_topics = locations_t.shape
-    n_tokens = 0.0
-    for k in range(n_topics):
-        weight[k] = topic_mass[k] * omega[k]  # N q_k
-        n_tokens += weight[k]
-    for i in range(m):
-        lbar[i] = _dot(weight, locations_t[i]) / n_tokens
-    for k in range(n_topics):
-        weight[k] -= expected[k]  # S_k omega_kd - sum_v X_vd p_k^(vd)
-    for i in range(m):
-        li = locations_t[i]
-        for k in range(n_topics):
-            scratch[k] = weight[k] * li[k]
-        for j in range(i + 1):
-            neg_hessian[i, j] = _dot(scratch, locations_t[j]) - n_tokens * lbar[i] * lbar[j]
-        neg_hessian[i, i] += 1.0
-    n = ids.shape[0]
-    for v in range(n):
-        row = exp_elog_beta_t[ids[v]]
-        scale = math.sqrt(cts[v]) / phinorm[v]
-        for k in range(n_topics):
-            scratch[k] = row[k] * scores[k] * scale  # sqrt(X_vd) p_k^(vd)
-        i = 0
-        while i + 4 <= m:
-            s0, s1, s2, s3 = _dot4(scratch, locations_t[i], locations_t[i + 1], locations_t[i + 2], locations_t[i + 3])
-            spread[i, v], spread[i + 1, v], spread[i + 2, v], spread[i + 3, v] = s0, s1, s2, s3
-            i += 4
-        for i in range(i, m):
-            spread[i, v] = _dot(scratch, locations_t[i])
-    for i in range(m):
-        for j in range(i + 1):
-            neg_hessian[i, j] += _dot(spread[i, :n], spread[j, :n])
-            neg_hessian[j, i] = neg_hessian[i, j]
+def _cnmf_eval(ids, cts, exp_elog_beta_t, topic_mass, locations, u, n_tokens, scores, omega, phinorm, expected):
+    """The objective with alpha_d at eq. 11.32's optimum for this u_d; returns (value, alpha_d)."""
+    top = _cnmf_scores(locations, u, scores)
+    alpha = _cnmf_best_alpha(topic_mass, scores, top, n_tokens)
+    return _cnmf_doc_terms(ids, cts, exp_elog_beta_t, topic_mass, scores, top, alpha, u, omega, phinorm, expected), alpha
 
 
-@njit(cache=True, nogil=True)
-def _cholesky_solve(a, shift, b, chol, x):
-    """x = (a + shift I)^-1 b by Cholesky; False (x unset) if a + shift I is not clearly positive definite."""
-    m = a.shape[0]
-    for j in range(m):
-        s = a[j, j] + shift
-        for p in range(j):
-            s -= chol[j, p] * chol[j, p]
-        if not s > 1e-8 * (a[j, j] + shift):  # a pivot lost to cancellation: treat as not positive definite
-            return False
-        chol[j, j] = math.sqrt(s)
-        for i in range(j + 1, m):
-            s = a[i, j]
-            for p in range(j):
-                s -= chol[i, p] * chol[j, p]
-            chol[i, j] = s / chol[j, j]
-    for i in range(m):
-        s = b[i]
-        for p in range(i):
-            s -= chol[i, p] * x[p]
-        x[i] = s / chol[i, i]
-    for i in range(m - 1, -1, -1):
-        s = x[i]
-        for p in range(i + 1, m):
-            s -= chol[p, i] * x[p]
-        x[i] = s / chol[i, i]
-    return True
+@njit(**_LOOP)
+def _cnmf_doc(ids, cts, exp_elog_beta_t, topic_mass, locations, curvature, u, max_iter, tol,
+              scores, omega, phinorm, expected, grad, new_grad, trial, direction, inv_hessian, hy):
+    """Maximise the C-NMF objective in u_d (gradient eq. 11.31) with alpha_d by eq. 11.32 at every point: the
+    chapter's steepest ascent until it gains less than ASCENT_TOL relative, then BFGS to convergence.
+    Returns (alpha_d, steepest-ascent steps, BFGS steps, objective evaluations).
 
-
-@njit(cache=True, nogil=True)
-def _cnmf_doc(ids, cts, exp_elog_beta_t, topic_mass, locations, locations_t, u, max_iter, tol,
-              scores, omega, phinorm, expected, grad, trial, direction, neg_hessian, chol, lbar, weight, scratch, spread):
-    """Maximise the C-NMF objective in u_d, alpha_d by eq. 11.32 after every step: the chapter's steepest
-    ascent, then Newton steps from where it stops. Returns (alpha_d, steepest-ascent steps, Newton steps).
-
-    Phase 1 is sec. 11.5.1's steepest ascent along eq. 11.31: the step length grows x1.5 after a step
-    that raises the objective and halves (the step retried) after one that does not; it stops when an
-    accepted step gains less than ``tol`` relative, typically with the gradient still far from 0.
-    Phase 2 is a better optimiser of the same objective from that point, to the same fixed point (eq.
-    11.31 = 0 at eq. 11.32's alpha_d; by the envelope theorem eq. 11.31 is the gradient of the objective
-    with alpha_d profiled out): u_d has only m dimensions, so each step solves with -H
-    (``_cnmf_doc_curvature``), shifted by tau I where it is not positive definite (Nocedal and Wright
-    2006, Alg. 3.3: tau doubles from 1e-3 max_i |(-H)_ii| until the Cholesky factorisation succeeds),
-    halved until the Armijo condition holds. It stops after a step whose Newton decrement
-    grad'(-H)^-1 grad / 2 (the gain its quadratic model predicts) was at most ``tol`` relative to
-    |objective|; near the optimum Newton converges quadratically, so that last step leaves grad ~0.
-    Newton alone from u_d = 0 is not used: the objective is not concave in u_d (-H has a term
-    - sum_v X_vd Cov_p(vd)(l)), and its long first steps reach a lower local maximum than the chapter's
-    ascent for ~1% of documents; starting from the ascent's end point, every step only climbs.
+    Phase 1 is sec. 11.5.1's steepest ascent along eq. 11.31: the step length, 1/(1 + N_d) at first, grows x1.5
+    after a step that raises the objective and halves (the step retried) after one that does not. It picks the
+    maximum (see ASCENT_TOL). By the envelope theorem eq. 11.31 at eq. 11.32's alpha_d is the gradient of the
+    objective with alpha_d profiled out, so any ascent method on u_d alone has the chapter's fixed point (eq.
+    11.31 = 0). u_d has m dimensions, so a dense BFGS inverse-Hessian approximation (Nocedal and Wright 2006,
+    eq. 6.17) costs O(m^2) a step, small beside one pass over the document's words. It starts from the curvature of the
+    objective's concave part at u_d = 0, I + N_d Cov_q(l) with q_k ∝ S_k (the caller rotates u_d so that Cov_q(l)
+    is diagonal: ``curvature`` holds its eigenvalues), which bounds minus the Hessian from above there, so the
+    first step is a conservative Newton step (where phase 1 stops the objective is concave in practice). Each step backtracks until the Armijo condition holds; the
+    update is skipped where the curvature condition s'y > 0 fails (the objective is not concave everywhere).
+    Stops when |eq. 11.31|_2 <= tol N_d, or when no ascent is left at working precision.
     """
     m = u.shape[0]
     n_tokens = 0.0
     for j in range(cts.shape[0]):
         n_tokens += cts[j]
-    alpha = _cnmf_best_alpha(topic_mass, locations, u, n_tokens)
-    value = _cnmf_doc_terms(ids, cts, exp_elog_beta_t, topic_mass, locations, u, alpha, scores, omega, phinorm, expected)
+    for i in range(m):
+        for p in range(m):
+            inv_hessian[i, p] = 0.0
+        inv_hessian[i, i] = 1.0 / (1.0 + n_tokens * curvature[i])
+    value, alpha = _cnmf_eval(ids, cts, exp_elog_beta_t, topic_mass, locations, u, n_tokens, scores, omega, phinorm, expected)
     _cnmf_grad_u(locations, u, topic_mass, omega, expected, grad)
-    step = 1.0 / (1.0 + n_tokens)
+    evaluations = 1
     ascent_steps = 0
-    for it in range(max_iter):  # phase 1: steepest ascent (eq. 11.31)
-        ascent_steps = it + 1
+    current = True  # the buffers (scores, omega, phinorm, expected) belong to u
+    step = 1.0 / (1.0 + n_tokens)
+    for it in range(max_iter):  # phase 1: the chapter's steepest ascent (eq. 11.31), into the basin it climbs
         for i in range(m):
             trial[i] = u[i] + step * grad[i]
-        trial_alpha = _cnmf_best_alpha(topic_mass, locations, trial, n_tokens)
-        trial_value = _cnmf_doc_terms(ids, cts, exp_elog_beta_t, topic_mass, locations, trial, trial_alpha,
-                                      scores, omega, phinorm, expected)
-        if trial_value >= value:
+        trial_value, trial_alpha = _cnmf_eval(ids, cts, exp_elog_beta_t, topic_mass, locations, trial, n_tokens,
+                                              scores, omega, phinorm, expected)
+        evaluations += 1
+        ascent_steps = it + 1
+        current = trial_value >= value
+        if current:
             for i in range(m):
                 u[i] = trial[i]
-            alpha = trial_alpha
             gain = trial_value - value
-            value = trial_value
+            value, alpha = trial_value, trial_alpha
             _cnmf_grad_u(locations, u, topic_mass, omega, expected, grad)
             step *= 1.5
-            if gain <= tol * abs(value):
+            if gain <= ASCENT_TOL * abs(value):
                 break
         else:
             step *= 0.5
             if step < 1e-14:
                 break
-    newton_steps = 0
-    for it in range(max_iter):  # phase 2: damped Newton
-        _cnmf_doc_terms(ids, cts, exp_elog_beta_t, topic_mass, locations, u, alpha, scores, omega, phinorm, expected)
-        _cnmf_grad_u(locations, u, topic_mass, omega, expected, grad)
-        _cnmf_doc_curvature(ids, cts, exp_elog_beta_t, topic_mass, locations_t, scores, omega, phinorm, expected,
-                            neg_hessian, lbar, weight, scratch, spread)
-        lowest, largest = np.inf, 0.0
+    steps = 0
+    for it in range(max_iter):  # phase 2: BFGS
+        if math.sqrt(_dot(grad, grad)) <= tol * n_tokens:  # |.|_2, the same in the rotated coordinates
+            break
+        slope = 0.0
         for i in range(m):
-            lowest = min(lowest, neg_hessian[i, i])
-            largest = max(largest, abs(neg_hessian[i, i]))
-        floor = 1e-3 * largest
-        shift = 0.0 if lowest > 0 else floor - lowest
-        while not _cholesky_solve(neg_hessian, shift, grad, chol, direction):
-            shift = max(2.0 * shift, floor)
-        decrement = 0.0
-        for i in range(m):
-            decrement += grad[i] * direction[i]
-        newton_steps = it + 1
+            direction[i] = _dot(inv_hessian[i], grad)
+            slope += grad[i] * direction[i]
         t = 1.0
         accepted = False
-        for _ in range(50):
+        for _ in range(60):
             for i in range(m):
                 trial[i] = u[i] + t * direction[i]
-            trial_alpha = _cnmf_best_alpha(topic_mass, locations, trial, n_tokens)
-            trial_value = _cnmf_doc_terms(ids, cts, exp_elog_beta_t, topic_mass, locations, trial, trial_alpha,
-                                          scores, omega, phinorm, expected)
-            if trial_value >= value + 1e-4 * t * decrement:  # Armijo: a real ascent, not rounding
+            trial_value, trial_alpha = _cnmf_eval(ids, cts, exp_elog_beta_t, topic_mass, locations, trial, n_tokens,
+                                                  scores, omega, phinorm, expected)
+            evaluations += 1
+            if trial_value >= value + 1e-4 * t * slope:  # Armijo: a real ascent, not rounding
                 accepted = True
                 break
             t *= 0.5
+        current = accepted
         if not accepted:  # no ascent left at working precision
             break
+        steps = it + 1
+        _cnmf_grad_u(locations, trial, topic_mass, omega, expected, new_grad)
+        sy = 0.0  # s = t d, y = -(new_grad - grad): the BFGS pair of -f
+        for i in range(m):
+            sy -= t * direction[i] * (new_grad[i] - grad[i])
+            grad[i] = grad[i] - new_grad[i]  # y, until swapped back below
+        if sy > 1e-12 * t * t * slope:
+            yhy = 0.0
+            for i in range(m):
+                hy[i] = _dot(inv_hessian[i], grad)
+                yhy += grad[i] * hy[i]
+            rho = 1.0 / sy
+            coef = rho * rho * yhy + rho
+            for i in range(m):  # H <- (I - rho s y') H (I - rho y s') + rho s s'
+                si = t * direction[i]
+                for p in range(m):
+                    sp_ = t * direction[p]
+                    inv_hessian[i, p] += coef * si * sp_ - rho * (hy[i] * sp_ + si * hy[p])
         for i in range(m):
             u[i] = trial[i]
-        alpha = trial_alpha
-        value = trial_value
-        if 0.5 * decrement <= tol * abs(value):
-            break
-    # omega and expected consistent with the final (u_d, alpha_d), for the global statistics
-    _cnmf_doc_terms(ids, cts, exp_elog_beta_t, topic_mass, locations, u, alpha, scores, omega, phinorm, expected)
-    return alpha, ascent_steps, newton_steps
+            grad[i] = new_grad[i]
+        value, alpha = trial_value, trial_alpha
+    if not current:  # omega, phinorm and expected consistent with the final (u_d, alpha_d), for the global statistics
+        value, alpha = _cnmf_eval(ids, cts, exp_elog_beta_t, topic_mass, locations, u, n_tokens, scores, omega, phinorm,
+                                  expected)
+        evaluations += 1
+    return alpha, ascent_steps, steps, evaluations
 
 
 @njit(parallel=True, cache=True)
-def _cnmf_local_step(indptr, indices, data, exp_elog_beta_t, topic_mass, locations, locations_t, u, alpha, omega,
+def _cnmf_local_step(indptr, indices, data, exp_elog_beta_t, topic_mass, locations, curvature, u, alpha, omega,
                      expected, max_iter, tol, want_sstats, n_chunks):
     """Documents in parallel; then sstats_t[w] = sum_d (X_dw / phinorm_dw) exp(l_k'u_d - max) in parallel over words,
     each word's sum taken over documents in document order, so results do not depend on the thread count."""
     n_docs = indptr.shape[0] - 1
     n_words, n_topics = exp_elog_beta_t.shape
     m = locations.shape[1]
-    steps = np.zeros((n_docs, 2), dtype=np.int64)  # steepest-ascent, Newton
+    steps = np.zeros((n_docs, 3), dtype=np.int64)  # steepest-ascent steps, BFGS steps, objective evaluations
     scores = np.zeros((n_docs, n_topics))
     token_weight = np.empty(indices.shape[0])  # X_dw / phinorm_dw
     bounds = np.linspace(0, n_docs, n_chunks + 1).astype(np.int64)
     for chunk in prange(n_chunks):
-        grad, trial, direction, lbar = np.empty(m), np.empty(m), np.empty(m), np.empty(m)
-        neg_hessian, chol = np.empty((m, m)), np.empty((m, m))
-        weight, scratch = np.empty(n_topics), np.empty(n_topics)
-        widest = 0
-        for d in range(bounds[chunk], bounds[chunk + 1]):
-            widest = max(widest, indptr[d + 1] - indptr[d])
-        spread = np.empty((m, widest))
+        grad, new_grad, trial, direction, hy = np.empty(m), np.empty(m), np.empty(m), np.empty(m), np.empty(m)
+        inv_hessian = np.empty((m, m))
         for d in range(bounds[chunk], bounds[chunk + 1]):
             start, stop = indptr[d], indptr[d + 1]
             if stop == start:  # nothing observed: u_d stays at its prior mean, alpha_d = ln 0
@@ -305,9 +278,9 @@ def _cnmf_local_step(indptr, indices, data, exp_elog_beta_t, topic_mass, locatio
             ids = indices[start:stop]
             cts = data[start:stop]
             phinorm = token_weight[start:stop]
-            alpha[d], steps[d, 0], steps[d, 1] = _cnmf_doc(
-                ids, cts, exp_elog_beta_t, topic_mass, locations, locations_t, u[d], max_iter, tol, scores[d], omega[d],
-                phinorm, expected[d], grad, trial, direction, neg_hessian, chol, lbar, weight, scratch, spread)
+            alpha[d], steps[d, 0], steps[d, 1], steps[d, 2] = _cnmf_doc(
+                ids, cts, exp_elog_beta_t, topic_mass, locations, curvature, u[d], max_iter, tol, scores[d], omega[d],
+                phinorm, expected[d], grad, new_grad, trial, direction, inv_hessian, hy)
             for j in range(stop - start):
                 phinorm[j] = cts[j] / phinorm[j]
     if not want_sstats:
@@ -334,33 +307,42 @@ def _sum_by_word(indptr, indices, token_weight, doc_rows, n_words):
     return out
 
 
+
+
+
+
 def cnmf_local_step(counts: sp.csr_matrix, exp_elog_beta: np.ndarray, topic_mass: np.ndarray, locations: np.ndarray,
                     max_iter: int = 200, tol: float = 1e-6, u: np.ndarray | None = None, want_sstats: bool = True):
     """Correlated NMF local step (Paisley et al. 2014, eqs. 11.24, 11.31, 11.32) for every document.
 
-    ``exp_elog_beta`` is K x V, exp(E ln beta); ``topic_mass`` S_k = sum_v E[beta_vk]; ``locations``
-    the K x m topic locations l_k. u_d starts at its prior mean 0 unless given. Returns a dict with
-    u (n_docs x m), alpha, omega = exp(alpha_d + l_k'u_d), expected = sum_v X_vd p_k^(vd) (n_docs x K),
-    sstats = sum_d X_vd p_k^(vd) as K x V (eqs. 11.25, 11.33) and the steps each document took (``steps``, the
-    sum of ``ascent_steps``, eq. 11.31's steepest ascent, and ``newton_steps``, see ``_cnmf_doc``).
+    ``exp_elog_beta`` is K x V, exp(E ln beta) (the transpose of a V x K array is read without a copy);
+    ``topic_mass`` S_k = sum_v E[beta_vk]; ``locations`` the K x m topic locations l_k. u_d starts at its prior
+    mean 0 unless given. Returns a dict with u (n_docs x m), alpha, omega = exp(alpha_d + l_k'u_d), expected =
+    sum_v X_vd p_k^(vd) (n_docs x K), sstats = sum_d X_vd p_k^(vd) as K x V (eqs. 11.25, 11.33), and per document
+    ``ascent_steps``, ``bfgs_steps``, their sum ``steps`` and the objective ``evaluations`` (``_cnmf_doc``).
     """
     counts = sp.csr_matrix(counts)
     n_docs = counts.shape[0]
     n_topics, m = locations.shape
-    u = np.zeros((n_docs, m)) if u is None else np.array(u, dtype=np.float64, copy=True)
+    locations = np.asarray(locations, dtype=np.float64)
+    topic_mass = np.ascontiguousarray(topic_mass, dtype=np.float64)
+    # Cov_q(l) at u_d = 0 (q_k ∝ S_k) in its eigenbasis: the rotation u = V z keeps |u| and l_k'u (with l_k -> V'l_k)
+    q = topic_mass / topic_mass.sum()
+    centred = locations - q @ locations
+    curvature, rotation = np.linalg.eigh(centred.T @ (centred * q[:, None]))
+    curvature = np.maximum(curvature, 0.0)  # a PSD matrix: negative eigenvalues are rounding
+    z = np.zeros((n_docs, m)) if u is None else np.asarray(u, dtype=np.float64) @ rotation
     alpha = np.zeros(n_docs)
     omega = np.zeros((n_docs, n_topics))
     expected = np.zeros((n_docs, n_topics))
-    exp_elog_beta_t = np.ascontiguousarray(exp_elog_beta.T)
     n_chunks = max(1, min(N_CHUNKS, n_docs))
     sstats_t, steps = _cnmf_local_step(
         counts.indptr.astype(np.int64), counts.indices.astype(np.int64), counts.data.astype(np.float64),
-        exp_elog_beta_t, np.ascontiguousarray(topic_mass, dtype=np.float64), np.ascontiguousarray(locations, dtype=np.float64),
-        np.ascontiguousarray(locations.T, dtype=np.float64), u, alpha, omega, expected, int(max_iter), float(tol),
-        bool(want_sstats), n_chunks)
-    return {"u": u, "alpha": alpha, "omega": omega, "expected": expected,
-            "sstats": sstats_t.T * exp_elog_beta if want_sstats else None, "steps": steps.sum(axis=1),
-            "ascent_steps": steps[:, 0], "newton_steps": steps[:, 1]}
+        np.ascontiguousarray(exp_elog_beta.T), topic_mass, np.ascontiguousarray(locations @ rotation), curvature, z, alpha,
+        omega, expected, int(max_iter), float(tol), bool(want_sstats), n_chunks)
+    return {"u": z @ rotation.T, "alpha": alpha, "omega": omega, "expected": expected,
+            "sstats": sstats_t.T * exp_elog_beta if want_sstats else None, "steps": steps[:, 0] + steps[:, 1],
+            "ascent_steps": steps[:, 0], "bfgs_steps": steps[:, 1], "evaluations": steps[:, 2]}
 
 
 @njit(parallel=True, cache=True)
@@ -372,8 +354,9 @@ def _cnmf_objective(indptr, indices, data, exp_elog_beta_t, topic_mass, location
         start, stop = indptr[d], indptr[d + 1]
         scores = np.empty(n_topics)
         phinorm = np.empty(max(1, stop - start))
-        values[d] = _cnmf_doc_terms(indices[start:stop], data[start:stop], exp_elog_beta_t, topic_mass, locations,
-                                    u[d], alpha[d], scores, omega[d], phinorm, expected[d])
+        top = _cnmf_scores(locations, u[d], scores)
+        values[d] = _cnmf_doc_terms(indices[start:stop], data[start:stop], exp_elog_beta_t, topic_mass, scores, top,
+                                    alpha[d], u[d], omega[d], phinorm, expected[d])
         _cnmf_grad_u(locations, u[d], topic_mass, omega[d], expected[d], grad_u[d])
     return values
 

@@ -25,8 +25,8 @@ MUTANTS = [
     Mutant(id="paisley_11_24_cnmf_beta_dropped",
            cites="Paisley et al. 2014, eq. 11.24 (C-NMF, E ln beta_vk dropped from p)",
            path="topicbench/nmf_kernels.py",
-           find="expected[k] += weight * row[k] * scores[k]",
-           replace="expected[k] += weight * scores[k]",
+           find="expected[k] += (w0 * row0[k] + w1 * row1[k]) + (w2 * row2[k] + w3 * row3[k])",
+           replace="expected[k] += (w0 + w1) + (w2 + w3)",
            tests=[CNMF_GRAD_U]),
     # eqs. 11.25-11.26 (batch; the same code as 11.33-11.34 with rho = 1, D/|C_t| = 1)
     Mutant(id="paisley_11_25_prior_shape_dropped",
