@@ -108,6 +108,19 @@ def test_newton_precision_is_negative_hessian_with_p_fixed(point, scale):
         np.testing.assert_allclose(precision[k], -hessian, rtol=1e-5, atol=1e-6)
 
 
+def test_gamma_topic_expectations_match_scipy():
+    """exp(E ln beta_vk) = exp(psi(g_vk)) / h_k and S_k = sum_v g_vk / h_k (sec. 11.5.1), as the local step reads them."""
+    from scipy.special import digamma as psi
+
+    g = np.random.default_rng(0).gamma(0.3, 2.0, size=(300, 7)) + 1e-3  # psi(g) from about -1000 to +3
+    h = np.random.default_rng(1).uniform(1.0, 5.0, size=7)
+    exp_elog_beta, mass = nmf_kernels.gamma_topic_expectations(g, h)
+    reference = np.exp(psi(g)) / h
+    # exp(psi) carries psi's absolute error (~1e-14 |psi|, |psi| <= ~1000 here) as relative error; below 1e-290 both underflow
+    np.testing.assert_allclose(exp_elog_beta, reference, rtol=1e-10, atol=1e-290)
+    np.testing.assert_allclose(mass, (g / h).sum(axis=0), rtol=1e-14)  # summation order only
+
+
 def test_alpha_closed_form_is_stationary(point):
     """Eq. 11.32: alpha_d = ln N_d - ln sum_k S_k exp(l_k'u_d) zeroes the derivative in alpha_d."""
     counts, eb, mass, L, u, _ = point

@@ -12,7 +12,7 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit, prange
 
-from .kernels import N_CHUNKS, _LOOP, _dot, _dot4, _group_by_word, digamma, lda_e_step
+from .kernels import N_CHUNKS, _LOOP, _digamma_parts, _dot, _dot4, _group_by_word, lda_e_step
 
 
 # -- B-NMF (Paisley, Blei and Jordan 2014, sec. 11.5) -------------------------------------------------
@@ -53,7 +53,8 @@ def gamma_topic_expectations(g, h):
     for chunk in prange(N_CHUNKS):
         for v in range(bounds[chunk], bounds[chunk + 1]):
             for k in range(n_topics):
-                out[v, k] = math.exp(digamma(g[v, k])) / h[k]
+                y, c = _digamma_parts(g[v, k])  # psi(g) = ln y - c: exp(psi(g)) = y exp(-c), no log
+                out[v, k] = y * math.exp(-c) / h[k]
                 partial[chunk, k] += g[v, k]
     mass = np.zeros(n_topics)
     for chunk in range(N_CHUNKS):  # chunk order: the same sums for any thread count

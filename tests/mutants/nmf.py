@@ -28,6 +28,12 @@ MUTANTS = [
            find="expected[k] += (w0 * row0[k] + w1 * row1[k]) + (w2 * row2[k] + w3 * row3[k])",
            replace="expected[k] += (w0 + w1) + (w2 + w3)",
            tests=[CNMF_GRAD_U]),
+    Mutant(id="paisley_sec_11_5_1_elog_beta_rate_dropped",
+           cites="Paisley et al. 2014, sec. 11.5.1 (E ln beta_vk = psi(g_vk) - ln h_vk)",
+           path="topicbench/nmf_kernels.py",
+           find="out[v, k] = y * math.exp(-c) / h[k]",
+           replace="out[v, k] = y * math.exp(-c)",
+           tests=["tests/test_cnmf.py::test_gamma_topic_expectations_match_scipy"]),
     # eqs. 11.25-11.26 (batch; the same code as 11.33-11.34 with rho = 1, D/|C_t| = 1)
     Mutant(id="paisley_11_25_prior_shape_dropped",
            cites="Paisley et al. 2014, eq. 11.25 (g_vk = c0/V + sum_d X_vd p_k)",
