@@ -54,7 +54,8 @@ class CorrelatedNMF(GammaPoissonTopics):
         self.last_rho = self.last_local_steps = np.nan
 
     def local_step(self, counts, want_sstats=True):
-        """u_d at a maximum of the objective (BFGS on eq. 11.31's gradient), alpha_d by eq. 11.32, p^(vd) by eq. 11.24."""
+        """u_d at a maximum of the objective (the chapter's steepest ascent on eq. 11.31, then BFGS), alpha_d by eq. 11.32,
+        p^(vd) by eq. 11.24."""
         exp_elog_beta, topic_mass = nmf_kernels.gamma_topic_expectations(self.g, self.h)
         return nmf_kernels.cnmf_local_step(counts, exp_elog_beta.T, topic_mass, self.locations, self.hyper["local_max_iter"],
                                            self.hyper["local_tol"], want_sstats=want_sstats)

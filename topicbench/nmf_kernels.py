@@ -159,11 +159,11 @@ def _cnmf_doc(ids, cts, exp_elog_beta_t, topic_mass, locations, curvature, u, ma
     maximum (see ASCENT_TOL). By the envelope theorem eq. 11.31 at eq. 11.32's alpha_d is the gradient of the
     objective with alpha_d profiled out, so any ascent method on u_d alone has the chapter's fixed point (eq.
     11.31 = 0). u_d has m dimensions, so a dense BFGS inverse-Hessian approximation (Nocedal and Wright 2006,
-    eq. 6.17) costs O(m^2) a step, small beside one pass over the document's words. It starts from the curvature of the
-    objective's concave part at u_d = 0, I + N_d Cov_q(l) with q_k ∝ S_k (the caller rotates u_d so that Cov_q(l)
-    is diagonal: ``curvature`` holds its eigenvalues), which bounds minus the Hessian from above there, so the
-    first step is a conservative Newton step (where phase 1 stops the objective is concave in practice). Each step backtracks until the Armijo condition holds; the
-    update is skipped where the curvature condition s'y > 0 fails (the objective is not concave everywhere).
+    eq. 6.17) costs O(m^2) a step, small beside one pass over the document's words. Its first inverse Hessian is
+    that of the objective's concave part at u_d = 0, (I + N_d Cov_q(l))^-1 with q_k ∝ S_k (an upper bound on minus
+    the Hessian there; the caller rotates u_d so that Cov_q(l) is diagonal and passes its eigenvalues as
+    ``curvature``, so this costs O(m)). Each step backtracks until the Armijo condition holds; the update is
+    skipped where the curvature condition s'y > 0 fails (the objective is not concave everywhere).
     Stops when |eq. 11.31|_2 <= tol N_d, or when no ascent is left at working precision.
     """
     m = u.shape[0]
