@@ -7,6 +7,10 @@ loads) the warmed-up model, so two versions of the kernel can be compared on the
 
     topicbench prepare nyt_like --out data/corpora/nyt_like
     python benchmarks/bench_cnmf_local_step.py --corpus data/corpora/nyt_like --K 100 --m 50 --state /tmp/cnmf_k100.npz
+
+``--save FILE`` keeps (u_d, alpha_d, objective) per document; ``--compare FILE`` checks another kernel version against
+them on the same ``--state``: max |u_d - u_d'|, documents whose u_d moved by more than 1e-3 (another local maximum:
+the objective is not concave in u_d), and the objective differences.
 """
 from __future__ import annotations
 
@@ -31,6 +35,8 @@ def main():
     parser.add_argument("--warm", type=int, default=3)
     parser.add_argument("--docs", type=int, default=1000)
     parser.add_argument("--state", default=None)
+    parser.add_argument("--save", default=None)
+    parser.add_argument("--compare", default=None)
     args = parser.parse_args()
     counts = load_corpus(args.corpus).counts
     n_warm = args.warm * args.batch_size
@@ -61,6 +67,15 @@ def main():
           f"at cap {int((steps >= method.hyper['local_max_iter']).sum())}; {1e3 * seconds / test.shape[0]:.2f} ms/doc wall, "
           f"{1e3 * cpu / test.shape[0]:.2f} ms/doc CPU; "
           f"objective sum {values.sum():.6f}; max |grad u_d| {np.abs(grad).max():.2e}")
+    if args.save:
+        np.savez(args.save, u=local["u"], alpha=local["alpha"], values=values)
+    if args.compare:
+        ref = np.load(args.compare)
+        moved = np.abs(local["u"] - ref["u"]).max(axis=1)
+        diff = values - ref["values"]
+        print(f"against {args.compare}: max |u_d - u_d'| {moved.max():.2e}, documents moved > 1e-3: {(moved > 1e-3).sum()} "
+              f"of {len(moved)}, max |alpha_d - alpha_d'| {np.abs(local['alpha'] - ref['alpha']).max():.2e}; objective "
+              f"difference min {diff.min():.3e} max {diff.max():.3e} (relative min {(diff / np.abs(ref['values'])).min():.2e})")
 
 
 if __name__ == "__main__":

@@ -6,9 +6,9 @@ are point estimates (Table 11.2). Topic k's location l_k unpacks the CTM's covar
 C = L'L (eqs. 11.10-11.12); eq. 11.36 reads topic correlations off the locations.
 
 Per minibatch (sec. 11.5.2): the local step maximises the objective in u_d (gradient eq. 11.31) with
-alpha_d in closed form (eq. 11.32) and p^(vd) by eq. 11.24, by BFGS in the m-dimensional u_d
-(topicbench.nmf_kernels._cnmf_doc) where the chapter uses steepest ascent: a faster optimiser of the same
-objective to the same kind of fixed point (eq. 11.31 = 0). Then q(beta) takes the natural
+alpha_d in closed form (eq. 11.32) and p^(vd) by eq. 11.24: the chapter's steepest ascent until its gain is
+small, which decides which maximum is reached (the objective is not concave in u_d), then BFGS in the
+m-dimensional u_d to eq. 11.31 = 0 (topicbench.nmf_kernels._cnmf_doc). Then q(beta) takes the natural
 gradient step of eqs. 11.33-11.34 and each l_k one Newton step (eq. 11.35), both from the same
 point (the E[beta] the local step used). h_vk does not depend on v (eqs. 11.27, 11.34) and is
 stored per topic (topicbench/nmf.py).
