@@ -21,7 +21,7 @@ initialisation draws it per topic, which keeps h_vk = h_k exactly.
 import numpy as np
 from scipy.special import digamma, gammaln
 
-from topicbench import kernels
+from topicbench import kernels, nmf_kernels
 from topicbench.method import require
 from topicbench.nmf import GammaPoissonTopics
 
@@ -60,7 +60,7 @@ class BayesianNMF(GammaPoissonTopics):
         if shape is None:  # flat p: a_kd = a0 + N_d / K
             shape = self.a0 + np.asarray(counts.sum(axis=1), dtype=np.float64) / self.n_topics * np.ones(self.n_topics)
         exp_elog_beta = np.exp(self.expected_log_beta()).T
-        return kernels.bnmf_local_step(counts, exp_elog_beta, self.weight_rate(), self.a0, self.hyper["local_max_iter"],
+        return nmf_kernels.bnmf_local_step(counts, exp_elog_beta, self.weight_rate(), self.a0, self.hyper["local_max_iter"],
                                        self.hyper["local_tol"], shape=shape, want_sstats=want_sstats)
 
     # -- the bound -------------------------------------------------------------------------------

@@ -6,10 +6,9 @@ are point estimates (Table 11.2). Topic k's location l_k unpacks the CTM's covar
 C = L'L (eqs. 11.10-11.12); eq. 11.36 reads topic correlations off the locations.
 
 Per minibatch (sec. 11.5.2): the local step maximises the objective in u_d (gradient eq. 11.31) with
-alpha_d in closed form (eq. 11.32) and p^(vd) by eq. 11.24: the chapter's steepest ascent, then damped
-Newton steps in the m-dimensional u_d from where it stops (topicbench.kernels._cnmf_doc), a better
-optimiser of the same objective to the same fixed point: the ascent alone stops at its relative-gain
-tolerance with the gradient still far from 0. Then q(beta) takes the natural
+alpha_d in closed form (eq. 11.32) and p^(vd) by eq. 11.24: the chapter's steepest ascent until its gain is
+small, which decides which maximum is reached (the objective is not concave in u_d), then BFGS in the
+m-dimensional u_d to eq. 11.31 = 0 (topicbench.nmf_kernels._cnmf_doc). Then q(beta) takes the natural
 gradient step of eqs. 11.33-11.34 and each l_k one Newton step (eq. 11.35), both from the same
 point (the E[beta] the local step used). h_vk does not depend on v (eqs. 11.27, 11.34) and is
 stored per topic (topicbench/nmf.py).
@@ -20,7 +19,7 @@ turn), so ``batch_size`` must be an integer.
 """
 import numpy as np
 
-from topicbench import kernels
+from topicbench import kernels, nmf_kernels
 from topicbench.method import require
 from topicbench.nmf import GammaPoissonTopics
 
@@ -28,7 +27,7 @@ from topicbench.nmf import GammaPoissonTopics
 class CorrelatedNMF(GammaPoissonTopics):
     """Hyperparameters: K; latent dimension m <= K and prior variance sigma2 (null: 1/m) of the topic
     locations; minibatch size; step size (tau0 + t)^-kappa; c0 = c0_per_word * V; the local step's
-    relative tolerance and step cap."""
+    tolerance (it stops at |eq. 11.31|_2 <= local_tol N_d) and step cap."""
 
     name = "cnmf"
     description = "SVI for correlated NMF (Paisley, Blei and Jordan 2014, sec. 11.5)"
@@ -55,11 +54,11 @@ class CorrelatedNMF(GammaPoissonTopics):
         self.last_rho = self.last_local_steps = np.nan
 
     def local_step(self, counts, want_sstats=True):
-        """u_d at a maximum of the objective (eq. 11.31's steepest ascent, then Newton to convergence),
-        alpha_d by eq. 11.32, p^(vd) by eq. 11.24."""
-        return kernels.cnmf_local_step(counts, np.exp(self.expected_log_beta()).T, self.expected_beta().sum(axis=0),
-                                       self.locations, self.hyper["local_max_iter"], self.hyper["local_tol"],
-                                       want_sstats=want_sstats)
+        """u_d at a maximum of the objective (the chapter's steepest ascent on eq. 11.31, then BFGS), alpha_d by eq. 11.32,
+        p^(vd) by eq. 11.24."""
+        exp_elog_beta, topic_mass = nmf_kernels.gamma_topic_expectations(self.g, self.h)
+        return nmf_kernels.cnmf_local_step(counts, exp_elog_beta.T, topic_mass, self.locations, self.hyper["local_max_iter"],
+                                           self.hyper["local_tol"], want_sstats=want_sstats)
 
     # -- the updates -------------------------------------------------------------------------------
     def location_gradient(self, local, scale):
@@ -72,8 +71,9 @@ class CorrelatedNMF(GammaPoissonTopics):
         """G^-1 of eq. 11.35: sigma^-2 I + (D/|C_t|) sum_d S_k omega_kd u_d u_d', one m x m matrix per topic."""
         weights = self.expected_beta().sum(axis=0) * local["omega"]  # S_k omega_kd, n_docs x K
         u = local["u"]
-        m = u.shape[1]
-        return np.stack([np.eye(m) / self.sigma2 + scale * (u.T * weights[:, k]) @ u for k in range(self.n_topics)])
+        n, m = u.shape
+        outer = (u[:, :, None] * u[:, None, :]).reshape(n, m * m)  # u_d u_d', one row per document: one matrix product
+        return np.eye(m) / self.sigma2 + scale * (weights.T @ outer).reshape(self.n_topics, m, m)
 
     def partial_fit(self, batch):
         local = self.local_step(batch.counts)

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from topicbench import kernels
+from topicbench import kernels, nmf_kernels
 from topicbench.method import ParamError, get_method
 from topicbench.run import RunSpec, run
 from topicbench.synthetic import build_planted_corpus
@@ -29,7 +29,7 @@ def point():
 
 def test_objective_matches_direct_formula(point):
     counts, eb, mass, L, u, alpha = point
-    values, _, _, _ = kernels.cnmf_objective(counts, eb, mass, L, u, alpha)
+    values, _, _, _ = nmf_kernels.cnmf_objective(counts, eb, mass, L, u, alpha)
     scores = u @ L.T + alpha[:, None]
     direct = ((counts.toarray() * np.log(np.exp(scores) @ eb)).sum(axis=1) - (mass * np.exp(scores)).sum(axis=1)
               - 0.5 * (u ** 2).sum(axis=1))
@@ -39,7 +39,7 @@ def test_objective_matches_direct_formula(point):
 def test_gradient_u_matches_finite_differences(point):
     """Eq. 11.31 (with p^(vd) optimal, eq. 11.24) is the gradient of the objective in u_d."""
     counts, eb, mass, L, u, alpha = point
-    _, grad, _, _ = kernels.cnmf_objective(counts, eb, mass, L, u, alpha)
+    _, grad, _, _ = nmf_kernels.cnmf_objective(counts, eb, mass, L, u, alpha)
     eps = 1e-6
     numeric = np.zeros_like(u)
     for d in range(u.shape[0]):
@@ -47,8 +47,8 @@ def test_gradient_u_matches_finite_differences(point):
             up, down = u.copy(), u.copy()
             up[d, i] += eps
             down[d, i] -= eps
-            numeric[d, i] = (kernels.cnmf_objective(counts, eb, mass, L, up, alpha)[0][d]
-                             - kernels.cnmf_objective(counts, eb, mass, L, down, alpha)[0][d]) / (2 * eps)
+            numeric[d, i] = (nmf_kernels.cnmf_objective(counts, eb, mass, L, up, alpha)[0][d]
+                             - nmf_kernels.cnmf_objective(counts, eb, mass, L, down, alpha)[0][d]) / (2 * eps)
     np.testing.assert_allclose(grad, numeric, rtol=1e-5, atol=1e-6)
 
 
@@ -62,11 +62,11 @@ def test_gradient_locations_matches_finite_differences(point, scale):
     method.locations = L.copy()
     method.g = mass[None, :] * np.full((counts.shape[1], K), 1.0 / counts.shape[1])  # sum_v E[beta_vk] = mass_k
     method.h = np.ones(K)
-    _, _, expected, omega = kernels.cnmf_objective(counts, eb, mass, L, u, alpha)
+    _, _, expected, omega = nmf_kernels.cnmf_objective(counts, eb, mass, L, u, alpha)
     analytic = method.location_gradient({"expected": expected, "omega": omega, "u": u}, scale)
 
     def total(locations):
-        return scale * kernels.cnmf_objective(counts, eb, mass, locations, u, alpha)[0].sum() - (locations ** 2).sum() / (2 * 0.7)
+        return scale * nmf_kernels.cnmf_objective(counts, eb, mass, locations, u, alpha)[0].sum() - (locations ** 2).sum() / (2 * 0.7)
 
     eps = 1e-6
     numeric = np.zeros_like(L)
@@ -90,7 +90,7 @@ def test_newton_precision_is_negative_hessian_with_p_fixed(point, scale):
     method.locations = L.copy()
     method.g = mass[None, :] * np.full((counts.shape[1], K), 1.0 / counts.shape[1])
     method.h = np.ones(K)
-    _, _, expected, omega = kernels.cnmf_objective(counts, eb, mass, L, u, alpha)
+    _, _, expected, omega = nmf_kernels.cnmf_objective(counts, eb, mass, L, u, alpha)
     precision = method.location_precision({"omega": omega, "u": u}, scale)
 
     def grad_fixed_p(locations, k):  # d/dl_k of scale sum_d [n_dk l_k'u_d - S_k exp(alpha_d + l_k'u_d)] - |l_k|^2/(2 sigma^2)
@@ -108,25 +108,38 @@ def test_newton_precision_is_negative_hessian_with_p_fixed(point, scale):
         np.testing.assert_allclose(precision[k], -hessian, rtol=1e-5, atol=1e-6)
 
 
+def test_gamma_topic_expectations_match_scipy():
+    """exp(E ln beta_vk) = exp(psi(g_vk)) / h_k and S_k = sum_v g_vk / h_k (sec. 11.5.1), as the local step reads them."""
+    from scipy.special import digamma as psi
+
+    g = np.random.default_rng(0).gamma(0.3, 2.0, size=(300, 7)) + 1e-3  # psi(g) from about -1000 to +3
+    h = np.random.default_rng(1).uniform(1.0, 5.0, size=7)
+    exp_elog_beta, mass = nmf_kernels.gamma_topic_expectations(g, h)
+    reference = np.exp(psi(g)) / h
+    # exp(psi) carries psi's absolute error (~1e-14 |psi|, |psi| <= ~1000 here) as relative error; below 1e-290 both underflow
+    np.testing.assert_allclose(exp_elog_beta, reference, rtol=1e-10, atol=1e-290)
+    np.testing.assert_allclose(mass, (g / h).sum(axis=0), rtol=1e-14)  # summation order only
+
+
 def test_alpha_closed_form_is_stationary(point):
     """Eq. 11.32: alpha_d = ln N_d - ln sum_k S_k exp(l_k'u_d) zeroes the derivative in alpha_d."""
     counts, eb, mass, L, u, _ = point
     n_tokens = np.asarray(counts.sum(axis=1)).ravel()
     best = np.log(n_tokens) - np.log((mass * np.exp(u @ L.T)).sum(axis=1))
     eps = 1e-6
-    up = kernels.cnmf_objective(counts, eb, mass, L, u, best + eps)[0]
-    down = kernels.cnmf_objective(counts, eb, mass, L, u, best - eps)[0]
+    up = nmf_kernels.cnmf_objective(counts, eb, mass, L, u, best + eps)[0]
+    down = nmf_kernels.cnmf_objective(counts, eb, mass, L, u, best - eps)[0]
     np.testing.assert_allclose((up - down) / (2 * eps), 0.0, atol=1e-5 * n_tokens.max())
 
 
 def test_local_step_ascends_to_a_stationary_point(point):
-    """The local step (Newton on u_d, eq. 11.31 its gradient) with alpha by eq. 11.32 raises the objective and
+    """The local step (steepest ascent then BFGS on u_d, eq. 11.31 its gradient) with alpha by eq. 11.32 raises the objective and
     ends near zero gradient."""
     counts, eb, mass, L, _, _ = point
-    local = kernels.cnmf_local_step(counts, eb, mass, L, max_iter=5000, tol=1e-13)
-    start = kernels.cnmf_objective(counts, eb, mass, L, np.zeros_like(local["u"]),
+    local = nmf_kernels.cnmf_local_step(counts, eb, mass, L, max_iter=5000, tol=1e-13)
+    start = nmf_kernels.cnmf_objective(counts, eb, mass, L, np.zeros_like(local["u"]),
                                    np.log(np.asarray(counts.sum(axis=1)).ravel() / mass.sum()))[0]
-    values, grad, _, _ = kernels.cnmf_objective(counts, eb, mass, L, local["u"], local["alpha"])
+    values, grad, _, _ = nmf_kernels.cnmf_objective(counts, eb, mass, L, local["u"], local["alpha"])
     assert np.all(values >= start)
     assert np.abs(grad).max() < 1e-3 * max(1.0, np.abs(local["u"]).max())
 
@@ -223,13 +236,13 @@ def steepest_ascent(counts, eb, mass, L, max_iter=200, tol=1e-6):
 
     u = np.zeros((counts.shape[0], L.shape[1]))
     alpha = best_alpha(u)
-    value, grad, _, _ = kernels.cnmf_objective(counts, eb, mass, L, u, alpha)
+    value, grad, _, _ = nmf_kernels.cnmf_objective(counts, eb, mass, L, u, alpha)
     step = 1.0 / (1.0 + n_tokens)
     active = np.ones(len(u), dtype=bool)
     for _ in range(max_iter):
         trial = u + step[:, None] * grad
         trial_alpha = best_alpha(trial)
-        trial_value, trial_grad, _, _ = kernels.cnmf_objective(counts, eb, mass, L, trial, trial_alpha)
+        trial_value, trial_grad, _, _ = nmf_kernels.cnmf_objective(counts, eb, mass, L, trial, trial_alpha)
         up = active & (trial_value >= value)
         gain = trial_value - value
         u[up], alpha[up], value[up], grad[up] = trial[up], trial_alpha[up], trial_value[up], trial_grad[up]
@@ -248,18 +261,35 @@ def test_local_step_converges_at_defaults(fitted):
     counts = corpus.counts[:150]
     eb, mass, L = np.exp(method.expected_log_beta()).T, method.expected_beta().sum(axis=0), method.locations
     local = method.local_step(counts, want_sstats=False)
-    values, grad, _, _ = kernels.cnmf_objective(counts, eb, mass, L, local["u"], local["alpha"])
+    values, grad, _, _ = nmf_kernels.cnmf_objective(counts, eb, mass, L, local["u"], local["alpha"])
     n_tokens = np.asarray(counts.sum(axis=1)).ravel()
-    assert local["newton_steps"].max() < method.hyper["local_max_iter"] and np.median(local["newton_steps"]) <= 5
+    assert local["ascent_steps"].max() < method.hyper["local_max_iter"] and local["bfgs_steps"].max() < method.hyper["local_max_iter"]
     # |grad| is a sum of ~N_d terms of size |l_k|; 1e-6 N_d is far below the steepest ascent's ~1e-1 N_d
     assert np.all(np.abs(grad).max(axis=1) < 1e-6 * n_tokens), np.abs(grad).max(axis=1) / n_tokens
     eps = 1e-6
-    slope = (kernels.cnmf_objective(counts, eb, mass, L, local["u"], local["alpha"] + eps)[0]
-             - kernels.cnmf_objective(counts, eb, mass, L, local["u"], local["alpha"] - eps)[0]) / (2 * eps)
+    slope = (nmf_kernels.cnmf_objective(counts, eb, mass, L, local["u"], local["alpha"] + eps)[0]
+             - nmf_kernels.cnmf_objective(counts, eb, mass, L, local["u"], local["alpha"] - eps)[0]) / (2 * eps)
     np.testing.assert_allclose(slope, 0.0, atol=1e-5 * n_tokens.max())  # FD rounding ~1e-16 |f| / eps
     reference = steepest_ascent(counts, eb, mass, L)
     assert np.all(values >= reference - 1e-9 * np.abs(reference)), (values - reference).min()  # rounding of f only
     assert values.sum() > reference.sum()
+
+
+def test_local_step_keeps_the_steepest_ascents_maximum():
+    """The objective is not concave in u_d and may have several maxima; the local step must end at (or above) the one
+    the chapter's steepest ascent climbs to, for every document. On these random topics and locations, BFGS alone
+    from u_d = 0 (nmf_kernels.ASCENT_TOL = 1) ends below it for 14 of these 100 documents (down to -6.9; measured),
+    the shipped local step for none."""
+    rng = np.random.default_rng(0)
+    K, m, V = 30, 10, 300
+    eb = np.exp(rng.normal(-4.0, 1.5, size=(K, V)))
+    mass = rng.uniform(0.5, 2.0, size=K)
+    L = rng.normal(0.0, 0.7, size=(K, m))
+    counts = sp.csr_matrix(rng.poisson(0.5, size=(100, V)).astype(np.float64))
+    reference = steepest_ascent(counts, eb, mass, L)
+    local = nmf_kernels.cnmf_local_step(counts, eb, mass, L)
+    values = nmf_kernels.cnmf_objective(counts, eb, mass, L, local["u"], local["alpha"])[0]
+    assert np.all(values >= reference - 1e-9 * np.abs(reference)), (values - reference).min()  # rounding of f only
 
 
 def beta_bound(method, counts, p, omega):

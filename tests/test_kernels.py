@@ -236,12 +236,14 @@ def test_natural_gradient_step_matches_numpy():
 def test_every_cached_kernel_is_stamped_with_the_whole_package():
     """numba keys a cached kernel by its own file only, but inlines callees from the package's other files
     (``special._exp_theta_block`` in ``lda_estep._lda_e_step``): each must carry the stamp of all of them
-    (``kernels._cache``), or an edit of special.py would leave the E-step's cached machine code stale."""
-    from topicbench.kernels import _cache, _nmf_pending, dense, lda_estep, sparse
-    dispatchers = [f for module in (special, dense, sparse, lda_estep, _nmf_pending) for f in vars(module).values()
+    (``kernels._cache``), or an edit of special.py would leave the E-step's cached machine code stale. The same
+    holds for topicbench/nmf_kernels.py, which inlines the package's helpers."""
+    from topicbench import nmf_kernels
+    from topicbench.kernels import _cache, dense, lda_estep, sparse
+    dispatchers = [f for module in (special, dense, sparse, lda_estep, nmf_kernels) for f in vars(module).values()
                    if isinstance(f, numba.core.dispatcher.Dispatcher)
                    and isinstance(f._cache, numba.core.caching.FunctionCache)]  # the cache=True ones
     assert {f.__module__ for f in dispatchers} == {special.__name__, dense.__name__, sparse.__name__,
-                                                   lda_estep.__name__, _nmf_pending.__name__}
+                                                   lda_estep.__name__, nmf_kernels.__name__}
     for f in dispatchers:
         assert f._cache._cache_file._source_stamp == _cache.package_stamp(), f.__name__

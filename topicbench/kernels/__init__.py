@@ -6,9 +6,10 @@
 - ``sparse``: CSR helpers (nonzeros grouped by word, p(w | d) at the nonzeros);
 - ``lda_estep``: the fast LDA E-step (Alg. 2 E step), and ``lda_reference`` beside it, the plain numpy
   transcription of Hoffman's onlineldavb.py the tests hold it to;
-- ``_nmf_pending``: the B-NMF and C-NMF local steps, until they move beside the gamma-Poisson family code.
 
-Callers use the names re-exported here. ``_cache`` makes the numba cache see edits across these files.
+The B-NMF and C-NMF local steps live beside their family, in ``topicbench/nmf_kernels.py``. Callers use the names
+re-exported here. ``_cache`` makes the numba cache see edits across these files (and nmf_kernels.py, which
+inlines some of them).
 """
 from __future__ import annotations
 
@@ -18,13 +19,12 @@ from . import _cache
 
 _cache.register()  # before any kernel is defined
 
-from ._nmf_pending import bnmf_local_step, cnmf_local_step, cnmf_objective  # noqa: E402
 from .dense import N_CHUNKS, natural_gradient_step  # noqa: E402
 from .lda_estep import SKIP_EPS, SKIP_MARGIN, lda_e_step  # noqa: E402
 from .sparse import mixture_probs  # noqa: E402
 from .special import digamma, dirichlet_expectation, exp_dirichlet_expectation  # noqa: E402
 
-__all__ = ["N_CHUNKS", "SKIP_EPS", "SKIP_MARGIN", "bnmf_local_step", "cnmf_local_step", "cnmf_objective", "digamma",
+__all__ = ["N_CHUNKS", "SKIP_EPS", "SKIP_MARGIN", "digamma",
            "dirichlet_expectation", "exp_dirichlet_expectation", "lda_e_step", "mixture_probs", "natural_gradient_step",
            "numba", "set_threads"]
 
