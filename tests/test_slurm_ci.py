@@ -41,6 +41,26 @@ def test_slurm_profile_groups_exist_in_the_rules():
     assert groups and groups <= rule_groups(), (groups, rule_groups())
 
 
+def rule_blocks():
+    """{rule name: its text} for every rule in workflow/rules."""
+    text = "".join(p.read_text() for p in sorted((ROOT / "workflow" / "rules").glob("*.smk")))
+    return dict(re.findall(r"^rule (\w+):\n(.*?)(?=^\S|\Z)", text, flags=re.M | re.S))
+
+
+def test_a_grouped_slurm_job_asks_for_one_members_cpus():
+    # The plugin runs a group job's members one after another (--jobs 1 inside the job). Snakemake sums the
+    # threads and memory of group members that may run side by side unless a constraint stacks them in
+    # series: every grouped rule holds one group_slots and the profile allows one per job, scoped local so
+    # that it limits each job and not the whole run. Without it a 6-fit job asks for 6 x threads_per_run CPUs.
+    profile = yaml.safe_load(PROFILE.read_text())
+    assert "group_slots=1" in profile["resources"]
+    assert "group_slots=local" in profile["set-resource-scopes"]
+    grouped = {name: body for name, body in rule_blocks().items() if re.search(r"^\s+group:", body, flags=re.M)}
+    assert set(grouped) >= {"fit", "prepare_corpus"}, sorted(grouped)
+    for name, body in grouped.items():
+        assert re.search(r"^\s+group_slots=1,", body, flags=re.M), f"rule {name} is grouped but holds no group_slots"
+
+
 def _can_run_slurm():
     return os.environ.get("TOPICBENCH_SLURM") == "1" and os.geteuid() == 0 and Path("/etc/debian_version").exists()
 

@@ -28,7 +28,7 @@ ACCOUNTING=${SLURM_CI_ACCOUNTING:-1}
 FAULT=${SLURM_CI_FAULT:-1}
 PORT_BASE=${SLURM_CI_PORT_BASE:-16817}
 MARK="# written by topicbench tools/slurm_ci.sh"
-T_START=$(date +%s)
+T_START=${_SLURM_CI_T_START:-$(date +%s)}
 
 say() { printf '[slurm_ci %(%H:%M:%S)T] %s\n' -1 "$*"; }
 die() { say "FAIL: $*" >&2; exit 1; }
@@ -41,7 +41,10 @@ TOPICBENCH_GIT_SHA=$(git rev-parse HEAD 2>/dev/null || echo unknown)
 [ -z "$(git status --porcelain --untracked-files=no 2>/dev/null)" ] || TOPICBENCH_GIT_SHA="$TOPICBENCH_GIT_SHA-dirty"
 export TOPICBENCH_GIT_SHA
 
-if [ -n "${SLURM_CI_STATE:-}" ]; then STATE=$SLURM_CI_STATE; mkdir -p "$STATE"; else STATE=$(mktemp -d /tmp/topicbench-slurm-ci.XXXXXX); fi
+OWN_STATE=0     # 1: a mktemp dir made here (removed on success), 0: SLURM_CI_STATE given (kept)
+if [ -n "${_SLURM_CI_OWN_STATE:-}" ]; then STATE=$_SLURM_CI_OWN_STATE; OWN_STATE=1  # re-executed in its namespaces
+elif [ -n "${SLURM_CI_STATE:-}" ]; then STATE=$SLURM_CI_STATE; mkdir -p "$STATE"
+else STATE=$(mktemp -d /tmp/topicbench-slurm-ci.XXXXXX); OWN_STATE=1; fi
 chmod 755 "$STATE"  # the slurm, munge and mysql users traverse it
 mkdir -p "$STATE/run" "$STATE/log"
 PIDS=()          # daemons started here, in start order
@@ -75,7 +78,7 @@ cleanup() {
     fi
     stop_daemons
     [ "$POLICY_CREATED" = 0 ] || rm -f /usr/sbin/policy-rc.d
-    if [ "$OK" = 1 ] && [ "${SLURM_CI_KEEP:-0}" != 1 ] && [ -z "${SLURM_CI_STATE:-}" ]; then
+    if [ "$OK" = 1 ] && [ "${SLURM_CI_KEEP:-0}" != 1 ] && [ "$OWN_STATE" = 1 ]; then
         rm -rf "$STATE"
     else
         say "state, logs and results kept in $STATE"
@@ -136,6 +139,27 @@ fi
 SLURM_VERSION=$(dpkg-query -W -f="slurm-wlm \${Version}" slurm-wlm)
 PLUGIN_VERSION=$("$PYTHON" -c "from importlib.metadata import version; print(version('snakemake-executor-plugin-slurm'))")
 say "$SLURM_VERSION, snakemake-executor-plugin-slurm $PLUGIN_VERSION, accounting=$ACCOUNTING"
+
+# ---- 1b. a network and a host name of its own ---------------------------------------------------------------
+# The rest runs in a network namespace with nothing but loopback and a UTS namespace named "localhost": no
+# daemon started here can be reached from another machine, slurmctld and slurmd bind 127.0.0.1 itself
+# (CommunicationParameters=NoCtldInAddrAny,NoInAddrAny binds to what the host name resolves to; slurmdbd 22.05
+# has no such option and binds 0.0.0.0, which here is loopback only), and the machine's own network and host
+# name are untouched. The script re-executes itself there (unshare execs: same PID, signals still reach it).
+if [ "${_SLURM_CI_NS:-0}" != 1 ]; then
+    unshare --net --uts true 2>/dev/null || die "unshare --net --uts is not permitted here (a container without CAP_SYS_ADMIN?): needs root on a VM or machine"
+    trap - EXIT
+    [ "$OWN_STATE" = 1 ] && export _SLURM_CI_OWN_STATE=$STATE
+    export _SLURM_CI_NS=1 _SLURM_CI_T_START=$T_START
+    exec unshare --net --uts bash "$REPO/tools/slurm_ci.sh" "$@"
+fi
+ip link set lo up
+# Slurm resolves with AI_ADDRCONFIG, which finds no IPv4 address where 127.0.0.1 is the only one: a second
+# loopback address makes it resolve (still loopback, still nothing but lo)
+ip addr add 127.0.0.2/32 dev lo
+hostname localhost
+LINKS=$(ip -o link show | awk -F': ' '{print $2}' | tr '\n' ' ')
+[ "$LINKS" = "lo " ] || die "the private network namespace has interfaces other than lo: $LINKS"
 
 for off in 0 1 2 3; do port_free $((PORT_BASE + off)) || die "port $((PORT_BASE + off)) is in use; set SLURM_CI_PORT_BASE"; done
 CTLD_PORT=$PORT_BASE; SLURMD_PORT=$((PORT_BASE + 1)); DBD_PORT=$((PORT_BASE + 2)); DB_PORT=$((PORT_BASE + 3))
@@ -246,7 +270,7 @@ say "cluster up: $(sinfo -h -o '%P %D %c CPUs %m MB %t')"
 LISTEN=$(ss -ltnpH | awk -v pids=" ${PIDS[*]} " '{ if (match($0, /pid=[0-9]+/) && index(pids, " " substr($0, RSTART + 4, RLENGTH - 4) " ")) print $4 }' | sort)
 say "listening: $(echo $LISTEN)"
 [ -n "$LISTEN" ] || die "no listening socket found for the daemons started here (ss -ltnp)"
-OPEN=$(echo "$LISTEN" | grep -v '^127\.0\.0\.1:' || true)
+OPEN=$(echo "$LISTEN" | grep -v '^127\.0\.0\.1:' | grep -v "^0\.0\.0\.0:$DBD_PORT\$" || true)  # slurmdbd: see 1b
 [ -z "$OPEN" ] || die "daemons listen beyond 127.0.0.1: $(echo $OPEN)"
 
 # ---- 6. the same config locally and through the SLURM profile -------------------------------------------------
