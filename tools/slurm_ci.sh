@@ -3,17 +3,18 @@
 # (Debian's slurm-wlm, munge, slurmdbd and MariaDB, no systemd needed) in network and UTS namespaces of its own
 # (loopback only, host name "localhost"; slurmctld, slurmd and MariaDB bound to 127.0.0.1), runs a config
 # through `snakemake --workflow-profile profiles/slurm --configfile <config>` exactly as the README gives it,
-# checks in sacct (scontrol without accounting) that the jobs ran on SLURM with one fit's CPUs each, compares
-# the traces and models with a local run of the same config, then cancels a fit mid-run (scancel), checks that
-# nothing complete-looking is left and that a rerun completes it. Every daemon it starts is recorded by PID in
-# the state dir and stopped by that PID on exit. While it runs, reach the cluster from outside with
+# checks in sacct (a job completion log without accounting) that the jobs ran on SLURM with one fit's CPUs each,
+# compares the traces and models with a local run of the same config, then cancels a fit mid-run (scancel),
+# checks that nothing complete-looking is left and that a rerun completes it. Every daemon it starts is recorded
+# by PID in the state dir and stopped by that PID on exit. While it runs, reach the cluster from outside with
 # `nsenter -t $(cat <state>/run/slurmctld.pid) -n -u squeue`.
 #
 #   sudo tools/slurm_ci.sh                          # ci config, with accounting (slurmdbd + MariaDB)
-#   sudo SLURM_CI_ACCOUNTING=0 tools/slurm_ci.sh    # no slurmdbd: status and checks through squeue only
+#   sudo SLURM_CI_ACCOUNTING=0 tools/slurm_ci.sh    # no slurmdbd: squeue status, checks in a job completion log
 #
-# Needs root on Debian 12 (apt-get, unshare: a VM or machine, not an unprivileged container) and the Python environment of the repository (topicbench, snakemake); the
-# plugin extra ([slurm] in pyproject.toml) is installed if missing. Environment knobs:
+# Needs root on Debian 12 (apt-get, unshare: a VM or machine, not an unprivileged container) and the Python
+# environment of the repository (topicbench, snakemake); the plugin extra ([slurm] in pyproject.toml) is
+# installed if missing. Environment knobs:
 #   SLURM_CI_CONFIG      config to run (default workflow/config/ci.yaml; its data_dir/results_dir are redirected)
 #   SLURM_CI_ACCOUNTING  1 (default) with slurmdbd + MariaDB, 0 without accounting
 #   SLURM_CI_FAULT       1 (default) runs the scancel scenario, 0 skips it
