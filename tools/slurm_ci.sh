@@ -404,7 +404,7 @@ cfg["experiments"] = {"fault": {"dataset": ds, "seeds": [0], "settings": {"holdo
     SMK=$!; CHILD=$SMK
     FIT_LOG=""; FIT_JOB=""
     for _ in $(seq 1 300); do  # the fit's own log shows progress once it has passed the corpus load and JIT
-        FIT_LOG=$(find "$STATE/fault/results/logs/runs" -name '*.log' 2>/dev/null | head -1)
+        FIT_LOG=$(find "$STATE/fault/results/logs/runs" -name '*.log' 2>/dev/null | head -1 || true)  # no dir yet: not an error
         if [ -n "$FIT_LOG" ] && grep -q 'docs' "$FIT_LOG" 2>/dev/null; then
             FIT_JOB=$(squeue -h -t RUNNING -o %i | head -1)  # the prepare is done: the running job is the fit's
             [ -n "$FIT_JOB" ] && break
@@ -417,7 +417,7 @@ cfg["experiments"] = {"fault": {"dataset": ds, "seeds": [0], "settings": {"holdo
     say "fault: scancel $FIT_JOB (fit log: $(tail -c 200 "$FIT_LOG" | tr '\r\n' '  ' | tail -c 100))"
     if wait $SMK; then die "Snakemake reported success for a cancelled fit ($STATE/log/fault1.log)"; fi
     CHILD=""
-    LEFT=$(find "$STATE/fault/results/runs" \( -name trace.parquet -o -name model.npz -o -name topics.tsv \) 2>/dev/null)
+    LEFT=$(find "$STATE/fault/results/runs" \( -name trace.parquet -o -name model.npz -o -name topics.tsv \) 2>/dev/null || true)
     [ -z "$LEFT" ] || die "the cancelled fit left outputs that look complete: $LEFT"
     if [ "$ACCOUNTING" = 1 ]; then
         STATE_1=$(sacct -X -n -P -j "$FIT_JOB" -o State | head -1)
