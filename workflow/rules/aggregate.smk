@@ -8,6 +8,7 @@ rule aggregate:
         traces=f"{RESULTS}/all_traces.parquet",
     log:
         f"{RESULTS}/logs/aggregate.log",
+    localrule: True
     threads: 1
     conda:
         "../envs/topicbench.yaml"

@@ -68,6 +68,7 @@ for _name, (_figure, _experiments) in FIGURES.items():
             models=figure_models(_name),
         log:
             f"{RESULTS}/logs/figures/{_name}.log",
+        localrule: True
         threads: 1
         conda:
             "../envs/topicbench.yaml"

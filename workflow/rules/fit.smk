@@ -2,6 +2,12 @@
 # run folder and swapped in as one unit (topicbench.run.write_outputs), so a killed job leaves the old run or
 # none, never a mix. `exec` makes the fit Snakemake's own child and --exit-with-parent stops it when Snakemake
 # dies, so no orphaned fit writes into a run folder later. Every value in the command is shell-quoted.
+# Threads and memory come from the config only (threads_per_run, mem_mb_per_run; the profiles set neither).
+# The group "fits" only matters on a cluster: `group-components: fits=N` (profiles/slurm) submits N fits as
+# one job, so the per-job start-up (a Snakemake start, the scheduler's latency) is paid once per N fits. The
+# job runs its fits one after another (the SLURM plugin starts the job's Snakemake with --jobs 1), so each fit
+# takes one `group_slots`: with the profile's `resources: group_slots=1` Snakemake stacks the group's fits in
+# series and the job asks for one fit's CPUs and memory (and N fits' runtime), not N fits'.
 
 
 rule fit:
@@ -19,9 +25,12 @@ rule fit:
         f"{RESULTS}/logs/runs/{{run_id}}.log",
     benchmark:
         f"{RESULTS}/benchmarks/runs/{{run_id}}.tsv"
-    threads: config.get("threads_per_run", 1)
+    group:
+        "fits"
+    threads: config["threads_per_run"]
     resources:
-        mem_mb=config.get("mem_mb_per_run", 4000),
+        mem_mb=config["mem_mb_per_run"],
+        group_slots=1,
     conda:
         "../envs/topicbench.yaml"
     shell:

@@ -19,6 +19,7 @@ rule paper:
         papers=figlib.PAPERS,
     log:
         f"{RESULTS}/logs/paper.log",
+    localrule: True
     threads: 1
     conda:
         "../envs/topicbench.yaml"
@@ -35,6 +36,7 @@ rule benchmarks:
         figure=report(f"{RESULTS}/figures/benchmarks.png", caption="../report/benchmarks.rst", category="Benchmarks"),
     log:
         f"{RESULTS}/logs/benchmarks.log",
+    localrule: True
     threads: 1
     conda:
         "../envs/topicbench.yaml"

@@ -1,4 +1,6 @@
-# Stage 1: prepare each configured corpus once into the workflow's data directory.
+# Stage 1: prepare each configured corpus once into the workflow's data directory. Memory from the config
+# (mem_mb_per_prepare); on a cluster the prepares are grouped like the fits (group "prepare", one
+# group_slots each: see fit.smk).
 
 
 rule prepare_corpus:
@@ -13,7 +15,12 @@ rule prepare_corpus:
         f"{RESULTS}/logs/prepare/{{dataset}}.log",
     benchmark:
         f"{RESULTS}/benchmarks/prepare/{{dataset}}.tsv"
+    group:
+        "prepare"
     threads: 1
+    resources:
+        mem_mb=config["mem_mb_per_prepare"],
+        group_slots=1,
     conda:
         "../envs/topicbench.yaml"
     shell:
