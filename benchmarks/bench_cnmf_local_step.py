@@ -37,6 +37,7 @@ def main():
     parser.add_argument("--state", default=None)
     parser.add_argument("--save", default=None)
     parser.add_argument("--compare", default=None)
+    parser.add_argument("--repeats", type=int, default=1, help="time the local step this many times; report the fastest")
     args = parser.parse_args()
     counts = load_corpus(args.corpus).counts
     n_warm = args.warm * args.batch_size
@@ -54,9 +55,11 @@ def main():
     kernels.set_threads(1)
     test = counts[n_warm:n_warm + args.docs]
     method.local_step(test[:10])  # compile / load the numba cache outside the clock
-    start, cpu = time.perf_counter(), time.process_time()
-    local = method.local_step(test)
-    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+    seconds = cpu = np.inf
+    for _ in range(args.repeats):  # the fastest run: the machine is shared, interference only adds time
+        start, cpu_start = time.perf_counter(), time.process_time()
+        local = method.local_step(test)
+        seconds, cpu = min(seconds, time.perf_counter() - start), min(cpu, time.process_time() - cpu_start)
     values, grad, _, _ = nmf_kernels.cnmf_objective(test, np.exp(method.expected_log_beta()).T,
                                                 method.expected_beta().sum(axis=0), method.locations,
                                                 local["u"], local["alpha"])

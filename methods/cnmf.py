@@ -61,15 +61,19 @@ class CorrelatedNMF(GammaPoissonTopics):
                                            self.hyper["local_tol"], want_sstats=want_sstats)
 
     # -- the updates -------------------------------------------------------------------------------
+    def topic_mass(self):
+        """S_k = sum_v E[beta_vk] = sum_v g_vk / h_k (h does not depend on v): no V x K quotient."""
+        return self.g.sum(axis=0) / self.h
+
     def location_gradient(self, local, scale):
         """Stochastic eq. 11.30: (D/|C_t|) sum_d (sum_v X_vd p_k^(vd) - S_k omega_kd) u_d - l_k / sigma^2, as K x m."""
-        topic_mass = self.expected_beta().sum(axis=0)
+        topic_mass = self.topic_mass()
         residual = local["expected"] - topic_mass * local["omega"]
         return scale * residual.T @ local["u"] - self.locations / self.sigma2
 
     def location_precision(self, local, scale):
         """G^-1 of eq. 11.35: sigma^-2 I + (D/|C_t|) sum_d S_k omega_kd u_d u_d', one m x m matrix per topic."""
-        weights = self.expected_beta().sum(axis=0) * local["omega"]  # S_k omega_kd, n_docs x K
+        weights = self.topic_mass() * local["omega"]  # S_k omega_kd, n_docs x K
         u = local["u"]
         n, m = u.shape
         outer = (u[:, :, None] * u[:, None, :]).reshape(n, m * m)  # u_d u_d', one row per document: one matrix product
