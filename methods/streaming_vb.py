@@ -16,6 +16,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import gammaln
 
+from topicbench.kernels import lda_bound
 from topicbench.lda import VariationalLDA
 from topicbench.method import require
 
@@ -54,22 +55,23 @@ class StreamingVB(VariationalLDA):
         self.last_inner_iterations = 0
         self.total_inner_iterations = 0  # batch-VB rounds over all minibatches: the cost in E-steps
         self.last_elbo = np.nan
+        self.elbo_trace = []  # the last minibatch's ELBO after each round
 
     def prior_lambda(self) -> np.ndarray:
         """The prior of the next minibatch: eta before any data, else the current posterior."""
         return np.full_like(self.lam, self.eta) if self.updates == 0 else self.lam.copy()
 
-    def topic_bound_under(self, prior, lam, elog_beta, lam_rows, prior_rows) -> float:
+    def topic_bound_under(self, prior, words, prior_rows) -> float:
         """E_q[log p(beta | prior)] - E_q[log q(beta | lambda)]: the topic terms of Hoffman et al. 2010 eq. 4 with the
-        Dirichlet(eta) prior replaced by Dirichlet(prior), as Broderick et al.'s update requires.
+        Dirichlet(eta) prior replaced by Dirichlet(prior), as Broderick et al.'s update requires, at the current lambda.
 
         Per column (prior - lambda) E[log beta] + log Gamma(lambda) - log Gamma(prior), per topic the normalisers
-        log Gamma(prior row sum) - log Gamma(lambda row sum). A column with lambda = prior adds zero, so ``prior``,
-        ``lam`` and ``elog_beta`` may hold only the columns where they differ, with the full row sums passed in:
-        within a minibatch lambda moves only in the minibatch's words, and the bound costs K x (those words).
+        log Gamma(prior row sum) - log Gamma(lambda row sum). A column with lambda = prior adds zero, so ``prior`` may
+        hold only the columns ``words`` where they differ, with the full row sums ``prior_rows``: within a minibatch
+        lambda moves only in the minibatch's words, and the bound costs K x (those words).
         """
-        return float(np.sum((prior - lam) * elog_beta) + np.sum(gammaln(lam) - gammaln(prior))
-                     + np.sum(gammaln(prior_rows) - gammaln(lam_rows)))
+        cross = lda_bound.topic_terms(prior, self.lam, self.exp_elog_beta, words)
+        return cross + float(np.sum(gammaln(prior_rows) - gammaln(self.lam.sum(axis=1))))
 
     def partial_fit(self, batch):
         counts = sp.csr_matrix(batch.counts)
@@ -77,14 +79,14 @@ class StreamingVB(VariationalLDA):
         prior = self.prior_lambda()
         prior_w, prior_rows = prior[:, words], prior.sum(axis=1)
         elbo_trace = []
+        gamma = None  # the first round starts at gamma = 1 (Alg. 1); later rounds warm-start (class docstring)
         for r in range(self.hyper["max_inner_iter"]):  # A = batch VB (Hoffman et al. 2010, Alg. 1) on this minibatch
-            gamma, sstats, _ = self.e_step(counts)  # E step, lambda fixed
+            gamma, sstats, _ = self.e_step(counts, gamma=gamma)  # E step, lambda fixed
             if self.updates == 0 and r == 0:  # the random start differs from the prior in every column
-                topic = self.topic_bound_under(prior, self.lam, np.log(self.exp_elog_beta), self.lam.sum(axis=1), prior_rows)
+                topic = self.topic_bound_under(prior, np.arange(self.n_words), prior_rows)
             else:  # lambda = prior outside the minibatch's words
-                topic = self.topic_bound_under(prior_w, self.lam[:, words], np.log(self.exp_elog_beta[:, words]),
-                                               self.lam.sum(axis=1), prior_rows)
-            elbo = self.doc_bound(counts, gamma) + topic  # eq. 4 with prior = q_{b-1}
+                topic = self.topic_bound_under(prior_w, words, prior_rows)
+            elbo = lda_bound.doc_bound(counts, self.exp_elog_beta, gamma, self.alpha) + topic  # eq. 4, prior q_{b-1}
             self.lam = prior + sstats  # M step with prior lambda_{b-1}: q_b = A(C_b, q_{b-1}) (Broderick et al., sec. 2.1)
             self._refresh()
             converged = bool(elbo_trace) and (elbo - elbo_trace[-1]) / abs(elbo_trace[-1]) < self.hyper["rel_tol"]
@@ -94,6 +96,7 @@ class StreamingVB(VariationalLDA):
         self.last_inner_iterations = len(elbo_trace)
         self.total_inner_iterations += len(elbo_trace)
         self.last_elbo = elbo_trace[-1]
+        self.elbo_trace = elbo_trace
         self.updates += 1
         self.docs_seen += len(batch)
 
