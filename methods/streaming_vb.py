@@ -85,7 +85,8 @@ class StreamingVB(VariationalLDA):
 
     def partial_fit(self, batch):
         counts = sp.csr_matrix(batch.counts)
-        words = np.unique(counts.indices)  # the only columns of lambda that batch VB on this minibatch moves
+        columns = lda_bound.minibatch_columns(counts, self.n_words)
+        words = columns[-1]  # the only columns of lambda that batch VB on this minibatch moves
         prior = self.prior_lambda()
         prior_w, prior_rows = prior[:, words], prior.sum(axis=1)
         elbo_trace = []
@@ -96,7 +97,7 @@ class StreamingVB(VariationalLDA):
                 topic = self.topic_bound_under(prior, np.arange(self.n_words), prior_rows)
             else:  # lambda = prior outside the minibatch's words
                 topic = self.topic_bound_under(prior_w, words, prior_rows)
-            elbo = lda_bound.doc_bound(counts, self.exp_elog_beta, gamma, self.alpha) + topic  # eq. 4, prior q_{b-1}
+            elbo = lda_bound.doc_bound(columns, self.exp_elog_beta, gamma, self.alpha) + topic  # eq. 4, prior q_{b-1}
             self.lam = prior + sstats  # M step with prior lambda_{b-1}: q_b = A(C_b, q_{b-1}) (Broderick et al., sec. 2.1)
             self._refresh()
             converged = bool(elbo_trace) and (elbo - elbo_trace[-1]) / abs(elbo_trace[-1]) < self.hyper["rel_tol"]

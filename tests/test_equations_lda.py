@@ -101,8 +101,14 @@ def test_bounds_match_eq4_term_by_term(counts):
     gamma[rng.random(gamma.shape) < 0.3] = ALPHA  # topics the E step left at the prior (the numba bound's short cut)
     expected = reference_doc_terms(counts, gamma, method.lam, ALPHA)
     assert method.doc_bound(counts, gamma) == pytest.approx(expected, rel=RTOL)
-    # streaming VB's stopping rule evaluates the same sum in numba (topicbench/kernels/lda_bound.py)
-    assert lda_bound.doc_bound(counts, method.exp_elog_beta, gamma, ALPHA) == pytest.approx(expected, rel=RTOL)
+    # streaming VB's stopping rule evaluates the same sum in numba over the minibatch's own columns
+    # (topicbench/kernels/lda_bound.py): on all documents, and on 5 that leave most words out
+    assert lda_bound.doc_bound(lda_bound.minibatch_columns(counts, V), method.exp_elog_beta, gamma,
+                               ALPHA) == pytest.approx(expected, rel=RTOL)
+    few = counts[10:15]
+    assert np.count_nonzero(few.sum(axis=0)) < V / 2
+    assert lda_bound.doc_bound(lda_bound.minibatch_columns(few, V), method.exp_elog_beta, gamma[10:15],
+                               ALPHA) == pytest.approx(reference_doc_terms(few, gamma[10:15], method.lam, ALPHA), rel=RTOL)
     assert method.topic_bound() == pytest.approx(reference_topic_terms(method.lam, ETA), rel=RTOL)
     fitted, _, _ = reference_e_step(counts, np.exp(elog_dirichlet(method.lam)), ALPHA, TIGHT["e_step_max_iter"],
                                     TIGHT["e_step_tol"])
