@@ -41,7 +41,8 @@ class StreamingVB(VariationalLDA):
     and gammas carried over from there stay near that arbitrary assignment of documents to topics (coordinate ascent
     does not leave it): warm-started from the start, a 1200-document planted corpus (K = 6, S = 200) ended its first
     minibatch at ELBO -49,400 instead of -43,000 and scored -3.76 instead of -3.69 nats/word held out, while warm
-    starts after the first minibatch only match restarts there (-3.69; benchmarks/RESULTS.md).
+    starts after the first minibatch only match restarts there (-3.69), and on nyt_like and nyt_topmost (K = 100)
+    score within -0.005..+0.001 nats/word of them (benchmarks/RESULTS.md).
 
     Start: the prior of the first minibatch is exactly lambda_0 = eta (Broderick et al. start from the
     prior). A symmetric lambda cannot break the symmetry between topics (every topic would receive the
