@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from topicbench.kernels import lda_bound
 from topicbench.kernels.lda_reference import elog_dirichlet, reference_doc_terms, reference_e_step, reference_sstats, reference_topic_terms
 from topicbench.method import get_method
 from topicbench.streams import Minibatch
@@ -97,8 +98,17 @@ def test_bounds_match_eq4_term_by_term(counts):
     method.lam = rng.gamma(0.5, 4.0, (K, V)) + 0.05
     method._refresh()
     gamma = rng.gamma(1.0, 3.0, (counts.shape[0], K)) + ALPHA
-    assert method.doc_bound(counts, gamma) == pytest.approx(reference_doc_terms(counts, gamma, method.lam, ALPHA),
-                                                            rel=RTOL)
+    gamma[rng.random(gamma.shape) < 0.3] = ALPHA  # topics the E step left at the prior (the numba bound's short cut)
+    expected = reference_doc_terms(counts, gamma, method.lam, ALPHA)
+    assert method.doc_bound(counts, gamma) == pytest.approx(expected, rel=RTOL)
+    # streaming VB's stopping rule evaluates the same sum in numba over the minibatch's own columns
+    # (topicbench/kernels/lda_bound.py): on all documents, and on 5 that leave most words out
+    assert lda_bound.doc_bound(lda_bound.minibatch_columns(counts, V), method.exp_elog_beta, gamma,
+                               ALPHA) == pytest.approx(expected, rel=RTOL)
+    few = counts[10:15]
+    assert np.count_nonzero(few.sum(axis=0)) < V / 2
+    assert lda_bound.doc_bound(lda_bound.minibatch_columns(few, V), method.exp_elog_beta, gamma[10:15],
+                               ALPHA) == pytest.approx(reference_doc_terms(few, gamma[10:15], method.lam, ALPHA), rel=RTOL)
     assert method.topic_bound() == pytest.approx(reference_topic_terms(method.lam, ETA), rel=RTOL)
     fitted, _, _ = reference_e_step(counts, np.exp(elog_dirichlet(method.lam)), ALPHA, TIGHT["e_step_max_iter"],
                                     TIGHT["e_step_tol"])
@@ -157,14 +167,15 @@ def test_streaming_vb_bound_is_eq4_under_the_previous_posterior():
     method.lam = rng.gamma(0.5, 4.0, (K, V)) + 0.05
     method._refresh()
     prior = rng.gamma(0.5, 2.0, (K, V)) + 0.01
-    rows = (method.lam.sum(axis=1), prior.sum(axis=1))
-    value = method.topic_bound_under(prior, method.lam, elog_dirichlet(method.lam), *rows)
+    value = method.topic_bound_under(prior, np.arange(V), prior.sum(axis=1))
     assert value == pytest.approx(reference_topic_terms(method.lam, prior), rel=RTOL)
     # within a minibatch lambda differs from the prior only in the minibatch's words: the bound over those columns
     # with the full row sums is the whole bound (the other columns' terms vanish)
     words = np.sort(rng.choice(V, 40, replace=False))
     lam = prior.copy()
     lam[:, words] = method.lam[:, words]
-    rows = (lam.sum(axis=1), prior.sum(axis=1))
-    value = method.topic_bound_under(prior[:, words], lam[:, words], elog_dirichlet(lam)[:, words], *rows)
+    lam[:2, words[:20]] = prior[:2, words[:20]]  # entries the minibatch left at the prior: they add exactly 0
+    method.lam = lam
+    method._refresh()
+    value = method.topic_bound_under(prior[:, words], words, prior.sum(axis=1))
     assert value == pytest.approx(reference_topic_terms(lam, prior), rel=RTOL)

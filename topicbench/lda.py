@@ -30,10 +30,11 @@ class VariationalLDA(Method):
     def _refresh(self) -> None:
         self.exp_elog_beta = kernels.exp_dirichlet_expectation(self.lam)
 
-    def e_step(self, counts: sp.csr_matrix, want_sstats: bool = True):
-        """Per-document (gamma, phi) with lambda fixed (Hoffman et al. 2010, Alg. 2 E step)."""
+    def e_step(self, counts: sp.csr_matrix, want_sstats: bool = True, gamma: np.ndarray | None = None):
+        """Per-document (gamma, phi) with lambda fixed (Hoffman et al. 2010, Alg. 2 E step), from ``gamma`` if given
+        (else from gamma = 1, as Algs. 1 and 2 start)."""
         return kernels.lda_e_step(counts, self.exp_elog_beta, self.alpha, self.hyper["e_step_max_iter"],
-                                  self.hyper["e_step_tol"], want_sstats=want_sstats)
+                                  self.hyper["e_step_tol"], gamma=gamma, want_sstats=want_sstats)
 
     # -- the stochastic natural-gradient step (online LDA, SVI, population VB) -----------------
     def step_size(self) -> float:

@@ -14,6 +14,8 @@ PVB = EQ + "test_population_vb_step_matches_alg1_by_hand"
 PVB_MASS = EQ + "test_population_size_sets_the_posterior_mass"
 SVB_MASS = EQ + "test_streaming_vb_mass_counts_every_token_seen"
 SVB_BOUND = EQ + "test_streaming_vb_bound_is_eq4_under_the_previous_posterior"
+SVB_WARM = "tests/test_streaming_population.py::test_svb_later_minibatch_is_warm_started_batch_vb_step_for_step"
+SVB_BATCH = "tests/test_streaming_population.py::test_svb_single_minibatch_is_batch_vb_step_for_step"
 M_STEP_KERNEL = "tests/test_kernels.py::test_natural_gradient_step_matches_numpy"
 E_STEP_KERNEL = "tests/test_kernels.py::test_converged_e_step_matches_reference[0.1-0.001]"
 ELOG_KERNEL = "tests/test_kernels.py::test_exp_dirichlet_expectation_matches_scipy"
@@ -123,6 +125,10 @@ MUTANTS = [
            find="return np.full_like(self.lam, self.eta) if self.updates == 0 else self.lam.copy()",
            replace="return self.lam.copy()", tests=[SVB_MASS]),
     Mutant(id="broderick_bound_uses_eta_not_the_prior", cites="Broderick et al. 2013, sec. 2.1 with Hoffman et al. eq. 4",
-           path="methods/streaming_vb.py", find="np.sum((prior - lam) * elog_beta)",
-           replace="np.sum((self.eta - lam) * elog_beta)", tests=[SVB_BOUND]),
+           path="methods/streaming_vb.py", find="lda_bound.topic_terms(prior, self.lam",
+           replace="lda_bound.topic_terms(np.full_like(prior, self.eta), self.lam", tests=[SVB_BOUND]),
+    Mutant(id="svb_rounds_restart_gamma", cites="Hoffman et al. 2010, Alg. 1 as coordinate ascent on eq. 4 (gamma kept)",
+           path="methods/streaming_vb.py", find="gamma=gamma if warm else None", replace="gamma=None", tests=[SVB_WARM]),
+    Mutant(id="svb_first_minibatch_warm_started", cites="Hoffman et al. 2010, Alg. 1 (gamma = 1 each pass) from the random start",
+           path="methods/streaming_vb.py", find="warm = self.updates > 0", replace="warm = True", tests=[SVB_BATCH]),
 ]
