@@ -52,11 +52,12 @@ def test_svb_single_minibatch_is_batch_vb_step_for_step(corpus):
     assert svb.last_elbo == pytest.approx(batch.elbo_trace[-1], rel=1e-12)
 
 
-def test_svb_later_minibatch_is_warm_started_batch_vb_step_for_step(corpus):
-    """On a later minibatch each round of SVB is a pass of batch VB under the prior q_{b-1} with the E step started
-    from the last round's gamma (the first round from gamma = 1): coordinate ascent on eq. 4 (methods/streaming_vb.py),
-    against that iteration written out with the numpy reference E step, and its ELBO after each round is eq. 4 under
-    that prior written out term by term.
+@pytest.mark.parametrize("warm_start", [False, True], ids=["restart", "warm"])
+def test_svb_later_minibatch_is_batch_vb_step_for_step(corpus, warm_start):
+    """On a later minibatch each round of SVB is a pass of batch VB under the prior q_{b-1}, its E step started at
+    gamma = 1 (Alg. 1, the default) or, with ``warm_start``, from the last round's gamma (the first round from
+    gamma = 1): coordinate ascent on eq. 4 (methods/streaming_vb.py), against that iteration written out with the
+    numpy reference E step, and its ELBO after each round is eq. 4 under that prior written out term by term.
 
     At e_step_tol = 1e-3 the E step stops well short of its fixed point, so where it starts shows in lambda (a
     restart from gamma = 1 moves it by ~1e-3 relative); the kernel and the reference then differ only by the
@@ -64,13 +65,15 @@ def test_svb_later_minibatch_is_warm_started_batch_vb_step_for_step(corpus):
     stopping iteration only when its change sits within that of the tolerance: rtol 1e-8 on lambda and bounds."""
     counts = corpus.split("train").counts
     common = {"K": N_TOPICS, "alpha": 0.1, "eta": 0.05, "e_step_tol": 1e-3, "e_step_max_iter": 200}
-    svb = get_method("streaming_vb")(N_WORDS, seed=5, batch_size=300, rel_tol=0.0, max_inner_iter=6, **common)
+    svb = get_method("streaming_vb")(N_WORDS, seed=5, batch_size=300, rel_tol=0.0, max_inner_iter=6,
+                                     warm_start=warm_start, **common)
     svb.partial_fit(_whole(counts[:300]))
     second = counts[300:600]
     prior = svb.lam.copy()
     lam, gamma, elbos = prior, None, []
     for _ in range(6):
-        gamma, sstats, _ = reference_e_step(second, np.exp(elog_dirichlet(lam)), 0.1, 200, 1e-3, gamma0=gamma)
+        gamma, sstats, _ = reference_e_step(second, np.exp(elog_dirichlet(lam)), 0.1, 200, 1e-3,
+                                            gamma0=gamma if warm_start else None)
         elbos.append(reference_doc_terms(second, gamma, lam, 0.1) + reference_topic_terms(lam, prior))
         lam = prior + sstats
     svb.partial_fit(Minibatch(second, np.arange(300, 600), np.arange(300, 600), None, 1))
@@ -87,7 +90,7 @@ def test_svb_minibatch_elbo_never_decreases(corpus):
     of ~10^5 terms of the bound."""
     counts = corpus.split("train").counts
     svb = get_method("streaming_vb")(N_WORDS, seed=4, K=N_TOPICS, batch_size=200, rel_tol=0.0, max_inner_iter=25,
-                                     alpha=0.1, e_step_tol=1e-2)
+                                     alpha=0.1, e_step_tol=1e-2, warm_start=True)
     svb.partial_fit(_whole(counts[:200]))  # the first minibatch restarts every round (Alg. 1 from the random start)
     for b, rows in enumerate((np.arange(200, 400), np.arange(400, 600)), start=1):
         svb.partial_fit(Minibatch(counts[rows], rows, rows, None, b))
@@ -124,8 +127,8 @@ def test_svb_posterior_accumulates_minibatch_statistics(corpus):
     svb.partial_fit(_whole(first))
     lam1 = svb.lam.copy()
     svb.partial_fit(Minibatch(second, np.arange(300, 600), np.arange(300, 600), None, 1))
-    # the statistics at the converged (lambda_2, gamma): the second minibatch's rounds are warm-started, and a fresh
-    # E step from gamma = 1 lands a few documents at another per-document optimum (9 of 2,400 entries, <= 1 token)
+    # the statistics at the converged (lambda_2, gamma) of the last round (with warm_start a fresh E step from
+    # gamma = 1 lands a few documents at another per-document optimum: 9 of 2,400 entries, <= 1 token)
     _, sstats2, _ = svb.e_step(second, gamma=svb.last_gamma)
     np.testing.assert_allclose(svb.lam - lam1, sstats2, rtol=1e-3, atol=1e-3)
     expected_mass = N_TOPICS * N_WORDS * svb.eta + counts[:600].sum()

@@ -14,7 +14,7 @@ PVB = EQ + "test_population_vb_step_matches_alg1_by_hand"
 PVB_MASS = EQ + "test_population_size_sets_the_posterior_mass"
 SVB_MASS = EQ + "test_streaming_vb_mass_counts_every_token_seen"
 SVB_BOUND = EQ + "test_streaming_vb_bound_is_eq4_under_the_previous_posterior"
-SVB_WARM = "tests/test_streaming_population.py::test_svb_later_minibatch_is_warm_started_batch_vb_step_for_step"
+SVB_WARM = "tests/test_streaming_population.py::test_svb_later_minibatch_is_batch_vb_step_for_step"
 SVB_BATCH = "tests/test_streaming_population.py::test_svb_single_minibatch_is_batch_vb_step_for_step"
 M_STEP_KERNEL = "tests/test_kernels.py::test_natural_gradient_step_matches_numpy"
 E_STEP_KERNEL = "tests/test_kernels.py::test_converged_e_step_matches_reference[0.1-0.001]"
@@ -130,5 +130,9 @@ MUTANTS = [
     Mutant(id="svb_rounds_restart_gamma", cites="Hoffman et al. 2010, Alg. 1 as coordinate ascent on eq. 4 (gamma kept)",
            path="methods/streaming_vb.py", find="gamma=gamma if warm else None", replace="gamma=None", tests=[SVB_WARM]),
     Mutant(id="svb_first_minibatch_warm_started", cites="Hoffman et al. 2010, Alg. 1 (gamma = 1 each pass) from the random start",
-           path="methods/streaming_vb.py", find="warm = self.updates > 0", replace="warm = True", tests=[SVB_BATCH]),
+           path="methods/streaming_vb.py", find='warm = self.hyper["warm_start"] and self.updates > 0',
+           replace="warm = True", tests=[SVB_BATCH]),
+    Mutant(id="svb_default_warm_started", cites="Hoffman et al. 2010, Alg. 1 (gamma = 1 each pass; warm_start off)",
+           path="methods/streaming_vb.py", find='warm = self.hyper["warm_start"] and self.updates > 0',
+           replace="warm = self.updates > 0", tests=[SVB_WARM]),
 ]
