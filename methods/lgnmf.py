@@ -65,17 +65,25 @@ its held-out tokens, with a flat prior on log alpha: w_m ∝ Delta_m exp(sum log
 eq. 13's weighted ensemble and sec. 3.4's grid and replaces only the mis-scaled eq. 8 score; eq. 8 is still
 computed and reported. ``criterion = "evidence"`` is the method as printed.
 """
+from concurrent.futures import ThreadPoolExecutor
+
+import numba
 import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
 from scipy.optimize import minimize_scalar
 from scipy.special import gammaln
+from threadpoolctl import ThreadpoolController
 
 from topicbench.evaluate import split_documents
 from topicbench.method import Method, require
 
 LOG_2PI = float(np.log(2.0 * np.pi))
 LN10 = float(np.log(10.0))
+# LG-NMF's products are V x K x K and smaller: OpenBLAS's 2-thread A'A (syrk) measured 8-45x slower than 1 thread on
+# the shared 2-core machine (benchmarks/RESULTS.md), so BLAS runs single-threaded here and the threads go to
+# the numba HALS rows and to the grid points of the online step.
+_BLAS = ThreadpoolController()
 
 # -- the MAP objective and its gradients (sec. 3.1, eqs. 6, 14-16) ---------------------------------
 def squared_error(X, D, S, sq_norm_C=None):
@@ -109,18 +117,43 @@ def hals(factor, hessian, linear, tol, max_iter):
 
     Column k's step F_k <- max(0, F_k + (linear_k - F hessian_k) / hessian_kk) is the exact minimiser in
     that coordinate (hessian_kk >= K > 0 or >= alpha > 0), so the objective never rises. Sweeps stop when
-    the squared change of a sweep is below tol^2 ||F||^2, or after max_iter sweeps.
+    the squared change of a sweep is below tol^2 ||F||^2, or after max_iter sweeps. The rows are separate
+    problems with one shared hessian, so each row runs its sweep's K coordinate steps in turn (the same steps,
+    in the same order, as the column-at-a-time form), in parallel over rows (``_hals_sweeps``).
     """
-    F = np.array(factor, dtype=np.float64, order="F")
+    F = np.array(factor, dtype=np.float64, order="C")
+    H = np.asarray(hessian, dtype=np.float64)
+    G = F @ H - np.asarray(linear)  # the rows' gradients (F hessian - linear), kept current by the sweeps
+    sweep = _hals_sweeps(F, G, np.ascontiguousarray(H.T), float(tol), int(max_iter))
+    return F, sweep
+
+
+@numba.njit(parallel=True, cache=True)
+def _hals_sweeps(F, G, Ht, tol, max_iter):
+    """HALS sweeps row by row: F_ik <- max(0, F_ik - G_ik / H_kk), then G_i += (change) hessian[:, k] = Ht[k]."""
+    n, K = F.shape
+    sweep = 0
     for sweep in range(1, max_iter + 1):
         change = 0.0
-        for k in range(F.shape[1]):
-            new = np.maximum(0.0, F[:, k] + (linear[:, k] - F @ hessian[:, k]) / hessian[k, k])
-            change += float(np.sum((new - F[:, k]) ** 2))
-            F[:, k] = new
-        if change <= tol * tol * float(np.sum(F * F)):
+        norm = 0.0
+        for i in numba.prange(n):
+            c = 0.0
+            for k in range(K):
+                new = max(0.0, F[i, k] - G[i, k] / Ht[k, k])
+                delta = new - F[i, k]
+                if delta != 0.0:
+                    F[i, k] = new
+                    c += delta * delta
+                    for j in range(K):
+                        G[i, j] += delta * Ht[k, j]
+            s = 0.0
+            for k in range(K):
+                s += F[i, k] * F[i, k]
+            change += c
+            norm += s
+        if change <= tol * tol * norm:
             break
-    return np.ascontiguousarray(F), sweep
+    return sweep
 
 
 def solve_loadings(X, S, D, tol, max_iter):
