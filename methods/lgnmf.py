@@ -67,7 +67,6 @@ computed and reported. ``criterion = "evidence"`` is the method as printed.
 """
 from concurrent.futures import ThreadPoolExecutor
 
-import numba
 import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
@@ -76,6 +75,7 @@ from scipy.special import gammaln
 from threadpoolctl import ThreadpoolController
 
 from topicbench.evaluate import split_documents
+from topicbench.lgnmf_kernels import hals_sweeps, projected_step
 from topicbench.method import Method, require
 
 LOG_2PI = float(np.log(2.0 * np.pi))
@@ -119,41 +119,13 @@ def hals(factor, hessian, linear, tol, max_iter):
     that coordinate (hessian_kk >= K > 0 or >= alpha > 0), so the objective never rises. Sweeps stop when
     the squared change of a sweep is below tol^2 ||F||^2, or after max_iter sweeps. The rows are separate
     problems with one shared hessian, so each row runs its sweep's K coordinate steps in turn (the same steps,
-    in the same order, as the column-at-a-time form), in parallel over rows (``_hals_sweeps``).
+    in the same order, as the column-at-a-time form), in parallel over rows (``topicbench.lgnmf_kernels.hals_sweeps``).
     """
     F = np.array(factor, dtype=np.float64, order="C")
     H = np.asarray(hessian, dtype=np.float64)
     G = F @ H - np.asarray(linear)  # the rows' gradients (F hessian - linear), kept current by the sweeps
-    sweep = _hals_sweeps(F, G, np.ascontiguousarray(H.T), float(tol), int(max_iter))
+    sweep = hals_sweeps(F, G, np.ascontiguousarray(H.T), float(tol), int(max_iter))
     return F, sweep
-
-
-@numba.njit(parallel=True, cache=True)
-def _hals_sweeps(F, G, Ht, tol, max_iter):
-    """HALS sweeps row by row: F_ik <- max(0, F_ik - G_ik / H_kk), then G_i += (change) hessian[:, k] = Ht[k]."""
-    n, K = F.shape
-    sweep = 0
-    for sweep in range(1, max_iter + 1):
-        change = 0.0
-        norm = 0.0
-        for i in numba.prange(n):
-            c = 0.0
-            for k in range(K):
-                new = max(0.0, F[i, k] - G[i, k] / Ht[k, k])
-                delta = new - F[i, k]
-                if delta != 0.0:
-                    F[i, k] = new
-                    c += delta * delta
-                    for j in range(K):
-                        G[i, j] += delta * Ht[k, j]
-            s = 0.0
-            for k in range(K):
-                s += F[i, k] * F[i, k]
-            change += c
-            norm += s
-        if change <= tol * tol * norm:
-            break
-    return sweep
 
 
 def solve_loadings(X, S, D, tol, max_iter):
@@ -391,6 +363,10 @@ class LatentGaussianNMF(Method):
 
     # -- the updates -------------------------------------------------------------------------------
     def partial_fit(self, batch):
+        with _BLAS.limit(limits=1, user_api="blas"):
+            self._partial_fit(batch)
+
+    def _partial_fit(self, batch):
         X = sp.csr_matrix(batch.counts, dtype=np.float64)
         rows = np.asarray(batch.rows)
         if self.hyper["criterion"] == "validation" and self._val is None:
@@ -443,34 +419,44 @@ class LatentGaussianNMF(Method):
         projected on D, S >= 0 (eq. 3's N+ support), D and S alternate (sec. 3.1's block cycle), S_b starts at
         the S-block solve given D (the paper does not say how S_b starts), and each step is eta capped at 1/L,
         L the block Hessian's largest eigenvalue (S_b'S_b + K I, or D'D + alpha I), so no step can raise l.
+        The grid points are independent fits: their steps run in ``threads`` Python threads (BLAS and the
+        ``projected_step`` kernel release the GIL), each point's arithmetic the same as one after another.
         """
         p = self.hyper
         K, eta = self.n_topics, float(p["eta"])
         C = sp.csr_matrix(X.T)
-        S_all, steps = [], []
-        for m, alpha in enumerate(self.alphas):
-            D = self.D[m]
-            S = solve_scores(X, D, alpha, p["solver_tol"], p["solver_max_iter"])
+        starts = [solve_scores(X, self.D[m], alpha, p["solver_tol"], p["solver_max_iter"]) for m, alpha in enumerate(self.alphas)]
+
+        def descend(m):
+            D, S, alpha, steps = self.D[m], starts[m], self.alphas[m], []
             for _ in range(p["sgd_iters"]):
                 StS = S.T @ S
                 step = min(eta, 1.0 / (np.linalg.eigvalsh(StS)[-1] + K))
-                D = np.maximum(0.0, D - step * loadings_gradient(X, D, S, StS, C))  # eq. 15
+                D = projected_step(D, D @ StS, C.indptr, C.indices, C.data, S, float(K), step)  # eq. 15
                 DtD = D.T @ D
                 step_s = min(eta, 1.0 / (np.linalg.eigvalsh(DtD)[-1] + alpha))
-                S = np.maximum(0.0, S - step_s * scores_gradient(X, D, S, alpha, DtD))  # eq. 16
+                S = projected_step(S, S @ DtD, X.indptr, X.indices, X.data, D, float(alpha), step_s)  # eq. 16
                 steps.append(min(step, step_s))
+            return D, S, min(steps)
+
+        if self.threads > 1 and len(starts) > 1:
+            with ThreadPoolExecutor(max_workers=min(self.threads, len(starts))) as pool:
+                fits = list(pool.map(descend, range(len(starts))))
+        else:
+            fits = [descend(m) for m in range(len(starts))]
+        for m, (D, _, _) in enumerate(fits):
             self.D[m] = D
-            S_all.append(S)
-        self.last_step = float(np.min(steps))
-        return S_all
+        self.last_step = float(min(f[2] for f in fits))
+        return [f[1] for f in fits]
 
     # -- prediction (sec. 3.3, eqs. 13 and 18) ------------------------------------------------------
     def grid_predictions(self, observed, word_ids):
         """p_m(w | d) for each grid point (M x nnz of ``word_ids``, CSR order), s_d fitted to ``observed`` with D_m fixed."""
         observed, word_ids = sp.csr_matrix(observed, dtype=np.float64), sp.csr_matrix(word_ids)
         p = self.hyper
-        return np.array([completion_probs(self.D[m], alpha, observed, word_ids, float(p["prob_floor"]), p["solver_tol"],
-                                          p["solver_max_iter"]) for m, alpha in enumerate(self.alphas)])
+        with _BLAS.limit(limits=1, user_api="blas"):
+            return np.array([completion_probs(self.D[m], alpha, observed, word_ids, float(p["prob_floor"]), p["solver_tol"],
+                                              p["solver_max_iter"]) for m, alpha in enumerate(self.alphas)])
 
     def predict_words(self, observed, word_ids):
         """Eq. 13 for words: sum_m w_m p_m(w | d), the ensemble averaging probabilities (DESIGN.md)."""
