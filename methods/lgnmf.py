@@ -75,7 +75,7 @@ from scipy.special import gammaln
 from threadpoolctl import ThreadpoolController
 
 from topicbench.evaluate import split_documents
-from topicbench.lgnmf_kernels import hals_sweeps, projected_step
+from topicbench.lgnmf_kernels import hals_sweeps, hals_sweeps_serial, projected_step
 from topicbench.method import Method, require
 
 LOG_2PI = float(np.log(2.0 * np.pi))
@@ -112,19 +112,20 @@ def scores_gradient(X, D, S, alpha, DtD=None):
 
 
 # -- exact block solves: nonnegative least squares by HALS coordinate descent ------------------------
-def hals(factor, hessian, linear, tol, max_iter):
+def hals(factor, hessian, linear, tol, max_iter, parallel=True):
     """min_{F >= 0} 1/2 tr(F hessian F') - tr(F' linear), one row per vector, by coordinate descent.
 
     Column k's step F_k <- max(0, F_k + (linear_k - F hessian_k) / hessian_kk) is the exact minimiser in
     that coordinate (hessian_kk >= K > 0 or >= alpha > 0), so the objective never rises. Sweeps stop when
     the squared change of a sweep is below tol^2 ||F||^2, or after max_iter sweeps. The rows are separate
     problems with one shared hessian, so each row runs its sweep's K coordinate steps in turn (the same steps,
-    in the same order, as the column-at-a-time form), in parallel over rows (``topicbench.lgnmf_kernels.hals_sweeps``).
+    in the same order, as the column-at-a-time form), in parallel over rows (``topicbench.lgnmf_kernels.hals_sweeps``),
+    or in the calling thread without the GIL (``parallel=False``).
     """
     F = np.array(factor, dtype=np.float64, order="C")
     H = np.asarray(hessian, dtype=np.float64)
     G = F @ H - np.asarray(linear)  # the rows' gradients (F hessian - linear), kept current by the sweeps
-    sweep = hals_sweeps(F, G, np.ascontiguousarray(H.T), float(tol), int(max_iter))
+    sweep = (hals_sweeps if parallel else hals_sweeps_serial)(F, G, np.ascontiguousarray(H.T), float(tol), int(max_iter))
     return F, sweep
 
 
@@ -134,7 +135,7 @@ def solve_loadings(X, S, D, tol, max_iter):
     return hals(D, S.T @ S + K * np.eye(K), X.T @ S, tol, max_iter)[0]
 
 
-def solve_scores(X, D, alpha, tol, max_iter, S=None):
+def solve_scores(X, D, alpha, tol, max_iter, S=None, parallel=True):
     """S-block of sec. 3.1: min_{S >= 0} F with D fixed; Hessian alpha I + D'D per document (eq. 10), linear term C'D.
 
     Without a warm start, S starts at the unconstrained solution clipped at zero, C'D (alpha I + D'D)^-1.
@@ -143,7 +144,7 @@ def solve_scores(X, D, alpha, tol, max_iter, S=None):
     linear = np.asarray(X @ D)
     if S is None:
         S = np.maximum(0.0, scipy.linalg.solve(hessian, linear.T, assume_a="pos").T)
-    return hals(S, hessian, linear, tol, max_iter)[0]
+    return hals(S, hessian, linear, tol, max_iter, parallel)[0]
 
 
 # -- the Laplace-approximate hyperparameter posterior (sec. 3.2, eqs. 7-10) ---------------------------
@@ -425,10 +426,13 @@ class LatentGaussianNMF(Method):
         p = self.hyper
         K, eta = self.n_topics, float(p["eta"])
         C = sp.csr_matrix(X.T)
-        starts = [solve_scores(X, self.D[m], alpha, p["solver_tol"], p["solver_max_iter"]) for m, alpha in enumerate(self.alphas)]
+        M = len(self.alphas)
+        pool = self.threads > 1 and M > 1
 
         def descend(m):
-            D, S, alpha, steps = self.D[m], starts[m], self.alphas[m], []
+            alpha, steps = self.alphas[m], []
+            D = self.D[m]
+            S = solve_scores(X, D, alpha, p["solver_tol"], p["solver_max_iter"], parallel=not pool)
             for _ in range(p["sgd_iters"]):
                 StS = S.T @ S
                 step = min(eta, 1.0 / (np.linalg.eigvalsh(StS)[-1] + K))
@@ -439,11 +443,11 @@ class LatentGaussianNMF(Method):
                 steps.append(min(step, step_s))
             return D, S, min(steps)
 
-        if self.threads > 1 and len(starts) > 1:
-            with ThreadPoolExecutor(max_workers=min(self.threads, len(starts))) as pool:
-                fits = list(pool.map(descend, range(len(starts))))
+        if pool:
+            with ThreadPoolExecutor(max_workers=min(self.threads, M)) as workers:
+                fits = list(workers.map(descend, range(M)))
         else:
-            fits = [descend(m) for m in range(len(starts))]
+            fits = [descend(m) for m in range(M)]
         for m, (D, _, _) in enumerate(fits):
             self.D[m] = D
         self.last_step = float(min(f[2] for f in fits))

@@ -29,27 +29,52 @@ def projected_step(F, FH, indptr, indices, data, B, prior, step):
     return out
 
 
+@numba.njit(inline="always")
+def _hals_row(F, G, Ht, i):
+    """One sweep over row i's K coordinates: F_ik <- max(0, F_ik - G_ik / H_kk), then G_i += (change) Ht[k]
+    (Ht[k] = hessian[:, k]). Returns the row's squared change and its squared norm after the sweep."""
+    K = F.shape[1]
+    c = 0.0
+    for k in range(K):
+        new = max(0.0, F[i, k] - G[i, k] / Ht[k, k])
+        delta = new - F[i, k]
+        if delta != 0.0:
+            F[i, k] = new
+            c += delta * delta
+            for j in range(K):
+                G[i, j] += delta * Ht[k, j]
+    s = 0.0
+    for k in range(K):
+        s += F[i, k] * F[i, k]
+    return c, s
+
+
 @numba.njit(parallel=True, cache=True)
 def hals_sweeps(F, G, Ht, tol, max_iter):
-    """HALS sweeps row by row: F_ik <- max(0, F_ik - G_ik / H_kk), then G_i += (change) hessian[:, k] = Ht[k]."""
-    n, K = F.shape
+    """HALS sweeps, rows in parallel, until the sweep's squared change <= tol^2 ||F||^2 or max_iter sweeps."""
     sweep = 0
     for sweep in range(1, max_iter + 1):
         change = 0.0
         norm = 0.0
-        for i in numba.prange(n):
-            c = 0.0
-            for k in range(K):
-                new = max(0.0, F[i, k] - G[i, k] / Ht[k, k])
-                delta = new - F[i, k]
-                if delta != 0.0:
-                    F[i, k] = new
-                    c += delta * delta
-                    for j in range(K):
-                        G[i, j] += delta * Ht[k, j]
-            s = 0.0
-            for k in range(K):
-                s += F[i, k] * F[i, k]
+        for i in numba.prange(F.shape[0]):
+            c, s = _hals_row(F, G, Ht, i)
+            change += c
+            norm += s
+        if change <= tol * tol * norm:
+            break
+    return sweep
+
+
+@numba.njit(nogil=True, cache=True)
+def hals_sweeps_serial(F, G, Ht, tol, max_iter):
+    """hals_sweeps in one thread without the GIL (the same steps; sums in row order): for Python threads,
+    which must not enter numba's parallel regions concurrently."""
+    sweep = 0
+    for sweep in range(1, max_iter + 1):
+        change = 0.0
+        norm = 0.0
+        for i in range(F.shape[0]):
+            c, s = _hals_row(F, G, Ht, i)
             change += c
             norm += s
         if change <= tol * tol * norm:
