@@ -84,6 +84,9 @@ LN10 = float(np.log(10.0))
 # the shared 2-core machine (benchmarks/RESULTS.md), so BLAS runs single-threaded here and the threads go to
 # the numba HALS rows and to the grid points of the online step.
 _BLAS = ThreadpoolController()
+# a HALS sweep of n rows costs n K^2 multiply-adds; below this, one parallel region per sweep costs more than it saves
+# (measured: the test suite's K <= 10 fits ran 3-9x slower with every sweep parallel)
+PARALLEL_SWEEP_WORK = 2_000_000
 
 # -- the MAP objective and its gradients (sec. 3.1, eqs. 6, 14-16) ---------------------------------
 def squared_error(X, D, S, sq_norm_C=None):
@@ -125,6 +128,7 @@ def hals(factor, hessian, linear, tol, max_iter, parallel=True):
     F = np.array(factor, dtype=np.float64, order="C")
     H = np.asarray(hessian, dtype=np.float64)
     G = F @ H - np.asarray(linear)  # the rows' gradients (F hessian - linear), kept current by the sweeps
+    parallel = parallel and F.size * F.shape[1] >= PARALLEL_SWEEP_WORK
     sweep = (hals_sweeps if parallel else hals_sweeps_serial)(F, G, np.ascontiguousarray(H.T), float(tol), int(max_iter))
     return F, sweep
 
