@@ -65,17 +65,28 @@ its held-out tokens, with a flat prior on log alpha: w_m ∝ Delta_m exp(sum log
 eq. 13's weighted ensemble and sec. 3.4's grid and replaces only the mis-scaled eq. 8 score; eq. 8 is still
 computed and reported. ``criterion = "evidence"`` is the method as printed.
 """
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
 from scipy.optimize import minimize_scalar
 from scipy.special import gammaln
+from threadpoolctl import ThreadpoolController
 
 from topicbench.evaluate import split_documents
+from topicbench.lgnmf_kernels import hals_sweeps, hals_sweeps_serial, projected_step
 from topicbench.method import Method, require
 
 LOG_2PI = float(np.log(2.0 * np.pi))
 LN10 = float(np.log(10.0))
+# LG-NMF's products are V x K x K and smaller: OpenBLAS's 2-thread A'A (syrk) measured 8-45x slower than 1 thread on
+# the shared 2-core machine (benchmarks/RESULTS.md), so BLAS runs single-threaded here and the threads go to
+# the numba HALS rows and to the grid points of the online step.
+_BLAS = ThreadpoolController()
+# a HALS sweep of n rows costs n K^2 multiply-adds; below this, one parallel region per sweep costs more than it saves
+# (measured: the test suite's K <= 10 fits ran 3-9x slower with every sweep parallel)
+PARALLEL_SWEEP_WORK = 2_000_000
 
 # -- the MAP objective and its gradients (sec. 3.1, eqs. 6, 14-16) ---------------------------------
 def squared_error(X, D, S, sq_norm_C=None):
@@ -104,23 +115,22 @@ def scores_gradient(X, D, S, alpha, DtD=None):
 
 
 # -- exact block solves: nonnegative least squares by HALS coordinate descent ------------------------
-def hals(factor, hessian, linear, tol, max_iter):
+def hals(factor, hessian, linear, tol, max_iter, parallel=True):
     """min_{F >= 0} 1/2 tr(F hessian F') - tr(F' linear), one row per vector, by coordinate descent.
 
     Column k's step F_k <- max(0, F_k + (linear_k - F hessian_k) / hessian_kk) is the exact minimiser in
     that coordinate (hessian_kk >= K > 0 or >= alpha > 0), so the objective never rises. Sweeps stop when
-    the squared change of a sweep is below tol^2 ||F||^2, or after max_iter sweeps.
+    the squared change of a sweep is below tol^2 ||F||^2, or after max_iter sweeps. The rows are separate
+    problems with one shared hessian, so each row runs its sweep's K coordinate steps in turn (the same steps,
+    in the same order, as the column-at-a-time form), in parallel over rows (``topicbench.lgnmf_kernels.hals_sweeps``),
+    or in the calling thread without the GIL (``parallel=False``).
     """
-    F = np.array(factor, dtype=np.float64, order="F")
-    for sweep in range(1, max_iter + 1):
-        change = 0.0
-        for k in range(F.shape[1]):
-            new = np.maximum(0.0, F[:, k] + (linear[:, k] - F @ hessian[:, k]) / hessian[k, k])
-            change += float(np.sum((new - F[:, k]) ** 2))
-            F[:, k] = new
-        if change <= tol * tol * float(np.sum(F * F)):
-            break
-    return np.ascontiguousarray(F), sweep
+    F = np.array(factor, dtype=np.float64, order="C")
+    H = np.asarray(hessian, dtype=np.float64)
+    G = F @ H - np.asarray(linear)  # the rows' gradients (F hessian - linear), kept current by the sweeps
+    parallel = parallel and F.size * F.shape[1] >= PARALLEL_SWEEP_WORK
+    sweep = (hals_sweeps if parallel else hals_sweeps_serial)(F, G, np.ascontiguousarray(H.T), float(tol), int(max_iter))
+    return F, sweep
 
 
 def solve_loadings(X, S, D, tol, max_iter):
@@ -129,7 +139,7 @@ def solve_loadings(X, S, D, tol, max_iter):
     return hals(D, S.T @ S + K * np.eye(K), X.T @ S, tol, max_iter)[0]
 
 
-def solve_scores(X, D, alpha, tol, max_iter, S=None):
+def solve_scores(X, D, alpha, tol, max_iter, S=None, parallel=True):
     """S-block of sec. 3.1: min_{S >= 0} F with D fixed; Hessian alpha I + D'D per document (eq. 10), linear term C'D.
 
     Without a warm start, S starts at the unconstrained solution clipped at zero, C'D (alpha I + D'D)^-1.
@@ -138,7 +148,7 @@ def solve_scores(X, D, alpha, tol, max_iter, S=None):
     linear = np.asarray(X @ D)
     if S is None:
         S = np.maximum(0.0, scipy.linalg.solve(hessian, linear.T, assume_a="pos").T)
-    return hals(S, hessian, linear, tol, max_iter)[0]
+    return hals(S, hessian, linear, tol, max_iter, parallel)[0]
 
 
 # -- the Laplace-approximate hyperparameter posterior (sec. 3.2, eqs. 7-10) ---------------------------
@@ -358,6 +368,10 @@ class LatentGaussianNMF(Method):
 
     # -- the updates -------------------------------------------------------------------------------
     def partial_fit(self, batch):
+        with _BLAS.limit(limits=1, user_api="blas"):
+            self._partial_fit(batch)
+
+    def _partial_fit(self, batch):
         X = sp.csr_matrix(batch.counts, dtype=np.float64)
         rows = np.asarray(batch.rows)
         if self.hyper["criterion"] == "validation" and self._val is None:
@@ -410,34 +424,47 @@ class LatentGaussianNMF(Method):
         projected on D, S >= 0 (eq. 3's N+ support), D and S alternate (sec. 3.1's block cycle), S_b starts at
         the S-block solve given D (the paper does not say how S_b starts), and each step is eta capped at 1/L,
         L the block Hessian's largest eigenvalue (S_b'S_b + K I, or D'D + alpha I), so no step can raise l.
+        The grid points are independent fits: their steps run in ``threads`` Python threads (BLAS and the
+        ``projected_step`` kernel release the GIL), each point's arithmetic the same as one after another.
         """
         p = self.hyper
         K, eta = self.n_topics, float(p["eta"])
         C = sp.csr_matrix(X.T)
-        S_all, steps = [], []
-        for m, alpha in enumerate(self.alphas):
+        M = len(self.alphas)
+        pool = self.threads > 1 and M > 1
+
+        def descend(m):
+            alpha, steps = self.alphas[m], []
             D = self.D[m]
-            S = solve_scores(X, D, alpha, p["solver_tol"], p["solver_max_iter"])
+            S = solve_scores(X, D, alpha, p["solver_tol"], p["solver_max_iter"], parallel=not pool)
             for _ in range(p["sgd_iters"]):
                 StS = S.T @ S
                 step = min(eta, 1.0 / (np.linalg.eigvalsh(StS)[-1] + K))
-                D = np.maximum(0.0, D - step * loadings_gradient(X, D, S, StS, C))  # eq. 15
+                D = projected_step(D, D @ StS, C.indptr, C.indices, C.data, S, float(K), step)  # eq. 15
                 DtD = D.T @ D
                 step_s = min(eta, 1.0 / (np.linalg.eigvalsh(DtD)[-1] + alpha))
-                S = np.maximum(0.0, S - step_s * scores_gradient(X, D, S, alpha, DtD))  # eq. 16
+                S = projected_step(S, S @ DtD, X.indptr, X.indices, X.data, D, float(alpha), step_s)  # eq. 16
                 steps.append(min(step, step_s))
+            return D, S, min(steps)
+
+        if pool:
+            with ThreadPoolExecutor(max_workers=min(self.threads, M)) as workers:
+                fits = list(workers.map(descend, range(M)))
+        else:
+            fits = [descend(m) for m in range(M)]
+        for m, (D, _, _) in enumerate(fits):
             self.D[m] = D
-            S_all.append(S)
-        self.last_step = float(np.min(steps))
-        return S_all
+        self.last_step = float(min(f[2] for f in fits))
+        return [f[1] for f in fits]
 
     # -- prediction (sec. 3.3, eqs. 13 and 18) ------------------------------------------------------
     def grid_predictions(self, observed, word_ids):
         """p_m(w | d) for each grid point (M x nnz of ``word_ids``, CSR order), s_d fitted to ``observed`` with D_m fixed."""
         observed, word_ids = sp.csr_matrix(observed, dtype=np.float64), sp.csr_matrix(word_ids)
         p = self.hyper
-        return np.array([completion_probs(self.D[m], alpha, observed, word_ids, float(p["prob_floor"]), p["solver_tol"],
-                                          p["solver_max_iter"]) for m, alpha in enumerate(self.alphas)])
+        with _BLAS.limit(limits=1, user_api="blas"):
+            return np.array([completion_probs(self.D[m], alpha, observed, word_ids, float(p["prob_floor"]), p["solver_tol"],
+                                              p["solver_max_iter"]) for m, alpha in enumerate(self.alphas)])
 
     def predict_words(self, observed, word_ids):
         """Eq. 13 for words: sum_m w_m p_m(w | d), the ensemble averaging probabilities (DESIGN.md)."""

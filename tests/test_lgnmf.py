@@ -343,6 +343,24 @@ def test_online_approaches_the_batch_map():
         assert F(online) <= bound * F(batch), (size, F(online) / F(batch))
 
 
+def test_online_step_is_the_projected_gradient_loop():
+    """online_step (the fused numba step, grid points in two threads) is eqs. 15-16 as the readable numpy loop over
+    loadings_gradient and scores_gradient, point by point. 1e-12: the same operations in the same order; only
+    BLAS's summation order in the K x K products may differ."""
+    X, _ = planted_counts(n_words=120, n_docs=200, K=4, seed=7)
+    model = LGNMF(120, seed=0, threads=2, corpus_size=400, K=4, grid="fixed", grid_size=2, criterion="evidence",
+                  batch_size=100, sgd_iters=5, eta=0.01)
+    Xb, D0 = X[:100], model.D.copy()
+    S_fit = model.online_step(Xb)
+    for m, alpha in enumerate(model.alphas):
+        D, S = D0[m], lg.solve_scores(Xb, D0[m], alpha, 1e-4, 50)
+        for _ in range(5):
+            D = np.maximum(0.0, D - min(0.01, 1 / (np.linalg.eigvalsh(S.T @ S)[-1] + 4)) * lg.loadings_gradient(Xb, D, S))
+            S = np.maximum(0.0, S - min(0.01, 1 / (np.linalg.eigvalsh(D.T @ D)[-1] + alpha)) * lg.scores_gradient(Xb, D, S, alpha))
+        np.testing.assert_allclose(model.D[m], D, rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(S_fit[m], S, rtol=1e-12, atol=1e-14)
+
+
 # -- the per-grid-point records reach the trace ------------------------------------------------------------
 def test_grid_extras_reach_the_trace(small_corpus):
     """progress() gives each grid point's log10 alpha, weight, eq. 8 and validation score; heldout_extras() its

@@ -4,6 +4,7 @@ from tests.mutants import Mutant
 PATH = "methods/lgnmf.py"
 T = "tests/test_lgnmf.py::"
 LAPLACE = T + "test_log_posterior_alpha_is_the_laplace_ratio"
+ONLINE = T + "test_online_step_is_the_projected_gradient_loop"
 GRID = [T + "test_laplace_grid_function", T + "test_laplace_grid_sits_at_the_mode_spaced_in_sd"]
 
 MUTANTS = [
@@ -37,6 +38,13 @@ MUTANTS = [
            tests=[T + "test_gradients_match_finite_differences"]),
     Mutant(id="hu_eq16_prior_gradient_sign", cites="Hu et al. 2014, eq. 16 (+ alpha s_:k)", path=PATH,
            find="- X @ D + alpha * S", replace="- X @ D - alpha * S", tests=[T + "test_gradients_match_finite_differences"]),
+    Mutant(id="hu_eq15_online_step_prior_without_k", cites="Hu et al. 2014, eq. 15 (K d_:k) in the online step (sec. 4)",
+           path=PATH, find="C.data, S, float(K), step)", replace="C.data, S, 1.0, step)", tests=[ONLINE]),
+    Mutant(id="hu_eq16_online_step_alpha_dropped", cites="Hu et al. 2014, eq. 16 (+ alpha s_:k) in the online step (sec. 4)",
+           path=PATH, find="X.data, D, float(alpha), step_s)", replace="X.data, D, 0.0, step_s)", tests=[ONLINE]),
+    Mutant(id="hu_eq15_16_projected_step_sign", cites="Hu et al. 2014, eqs. 15-16 (the C S and C'D terms of the gradients)",
+           path="topicbench/lgnmf_kernels.py", find="step * ((FH[i, k] - acc[k]) + prior * F[i, k])",
+           replace="step * ((FH[i, k] + acc[k]) + prior * F[i, k])", tests=[ONLINE]),
     Mutant(id="hu_sec34_sd_is_variance", cites="Hu et al. 2014, sec. 3.4 (grid spacing in sd = H^-1/2)", path=PATH,
            find="sd = 1.0 / np.sqrt(curvature) if curvature > 0", replace="sd = 1.0 / curvature if curvature > 0", tests=GRID),
     Mutant(id="hu_sec34_curvature_step", cites="Hu et al. 2014, sec. 3.4 (finite-difference Hessian)", path=PATH,
