@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections import namedtuple
 
+import numba
 import numpy as np
 import scipy.sparse as sp
 from numba import njit, prange
@@ -102,7 +103,7 @@ def _gather_topics(ids, exp_elog_beta_t, topics, sub):
         j += 1
 
 
-@njit(**_LOOP)
+@njit(inline="always", **_LOOP)  # inlined where it is called in every iteration: no call with eight array arguments
 def _topic_sweep(cts, sub, rows, theta, new_gamma, phinorm, weight, scratch):
     """``_gamma_sweep`` over the topics whose columns are sub[rows_a] (topic-major, ``_gather_topics``).
 
@@ -240,6 +241,7 @@ def _lda_doc(ids, cts, gamma, exp_theta, phinorm, counts, model, work):
     doc_phinorm = work.phinorm[:n_ids]
     weight = work.weight[:n_ids]
     n_sub = 0  # topics in the gathered copy; topic k is its row sub_row[k] (-1: not in it)
+    copy = sub[:0].reshape((0, n_ids))  # the copy as an n_sub x n_ids matrix, made at each gather
     for k in range(n_topics):
         sub_row[k] = -1
     lanes = n_topics
@@ -325,6 +327,7 @@ def _lda_doc(ids, cts, gamma, exp_theta, phinorm, counts, model, work):
                         _gather_topics(ids, exp_elog_beta_t, active[:n_active],
                                        sub[:n_active * n_ids].reshape((n_active, n_ids)))
                         n_sub = n_active
+                        copy = sub[:n_sub * n_ids].reshape((n_sub, n_ids))
                         for k in range(n_topics):
                             sub_row[k] = -1
                         for a in range(n_active):
@@ -337,7 +340,6 @@ def _lda_doc(ids, cts, gamma, exp_theta, phinorm, counts, model, work):
                     sparse = True
                     fresh = True
         if sparse:
-            copy = sub[:n_sub * n_ids].reshape((n_sub, n_ids))
             token_sum, min_phinorm = _topic_sweep(cts, copy, active_row[:n_active], theta_active[:n_active],
                                                   new_gamma[:n_active], doc_phinorm, weight, scratch)
             if fresh:
@@ -423,7 +425,7 @@ def _lda_e_step(indptr, indices, data, exp_elog_beta_t, alpha, gamma, max_iter, 
         word_total[w] = _sum(exp_elog_beta_t[w])
     model = Model(exp_elog_beta_t, word_total, alpha, exp_psi_alpha, max_iter, tol, skip_margin, want_sstats)
     bounds = np.linspace(0, n_docs, n_chunks + 1).astype(np.int64)
-    for chunk in prange(n_chunks):  # small chunks: documents differ in cost, threads balance better
+    for chunk in prange(n_chunks):  # small chunks handed out in turn (lda_e_step): documents differ in cost
         work = _workspace(n_topics, longest)
         for d in range(bounds[chunk], bounds[chunk + 1]):
             start, stop = indptr[d], indptr[d + 1]
@@ -487,11 +489,17 @@ def lda_e_step(counts: sp.csr_matrix, exp_elog_beta: np.ndarray, alpha, max_iter
     exp_elog_beta_t = _transpose(np.ascontiguousarray(exp_elog_beta, dtype=np.float64))
     n_chunks = max(1, min(N_CHUNKS, n_docs))
     doc_counts = np.zeros((n_docs, 3), dtype=np.int64)
-    sstats, iterations = _lda_e_step(
-        counts.indptr.astype(np.int64), counts.indices.astype(np.int64), counts.data.astype(np.float64),
-        exp_elog_beta_t, alpha, gamma, int(max_iter), float(tol), bool(want_sstats), n_chunks,
-        float(skip_margin), doc_counts,
-    )
+    # numba's prange splits the chunks into one contiguous share per thread up front; with chunk size 1 they are
+    # handed out one at a time, so a thread that finishes early (or was descheduled less) takes more. Same results.
+    previous = numba.set_parallel_chunksize(1)
+    try:
+        sstats, iterations = _lda_e_step(
+            counts.indptr.astype(np.int64), counts.indices.astype(np.int64), counts.data.astype(np.float64),
+            exp_elog_beta_t, alpha, gamma, int(max_iter), float(tol), bool(want_sstats), n_chunks,
+            float(skip_margin), doc_counts,
+        )
+    finally:
+        numba.set_parallel_chunksize(previous)
     if diagnostics is not None:
         gathers, fallbacks, reuses = doc_counts.sum(axis=0)
         diagnostics["gathers"] = int(gathers)
