@@ -13,6 +13,15 @@ and sstats within 1e-9 relative, or the script stops: a faster kernel must do th
 
     python benchmarks/bench_estep_kernel.py --corpus data/corpora/nyt_like --a git:main --b topicbench/kernels \\
         --threads 1 --repeats 9
+
+With ``--pass`` the stages are every minibatch of one shuffled pass instead, with the settings of
+bench_lda_speed.py (alpha = eta = 0.01, kappa = 0.7, tau0 = 1): each minibatch's E step is timed with the lambda
+the fit has when it reaches it, so the summed time is the E-step part of one fit (what the speed tables measure).
+Each repeat times the whole pass with A, then with B; the table gives medians over repeats (wall time), for
+corpora too small for the three fixed stages (e.g. wiki_bnpy, 7 minibatches):
+
+    python benchmarks/bench_estep_kernel.py --pass --corpus /tmp/peers_data/wiki_bnpy --K 100 --threads 2 \\
+        --repeats 5 --a git:main --b topicbench/kernels
 """
 from __future__ import annotations
 
@@ -107,10 +116,17 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=9)
     parser.add_argument("--K", type=int, default=100)
     parser.add_argument("--seed", type=int, default=0, help="seed of the shuffled document order")
+    parser.add_argument("--pass", dest="one_pass", action="store_true",
+                        help="time every minibatch of one pass of a fit (bench_lda_speed.py settings), medians")
     args = parser.parse_args()
 
     corpus = load_corpus(args.corpus)
     counts = corpus.split("train").counts.tocsr()
+    if args.one_pass:
+        numba.set_num_threads(args.threads)
+        with tempfile.TemporaryDirectory() as tmp:
+            compare_pass(counts, load_kernels(args.a, "a", Path(tmp)), load_kernels(args.b, "b", Path(tmp)), args)
+        return
     if counts.shape[0] < (TIMED_BATCH + 1) * BATCH:
         raise SystemExit(f"--corpus: {counts.shape[0]} training documents; need >= {(TIMED_BATCH + 1) * BATCH}")
     numba.set_num_threads(args.threads)
@@ -144,6 +160,54 @@ def compare(counts, kernels_a, kernels_b, args) -> None:
                 times[name].append(clock() - start)
         best_a, best_b = min(times["a"]) * 1e3, min(times["b"]) * 1e3
         print(f"{stage:6s} {run_a[2].mean():8.1f} {best_a:8.1f} {best_b:8.1f} {best_a / best_b:6.3f}", flush=True)
+
+
+def one_pass(counts, kernels, order, K: int):
+    """(minibatch, exp E[log beta] the fit uses for it) for every minibatch of one pass of online LDA with the
+    settings of bench_lda_speed.py, its E step run by ``kernels``."""
+    method = get_method("online_lda")(counts.shape[1], seed=0, threads=numba.get_num_threads(),
+                                      corpus_size=counts.shape[0], K=K, batch_size=BATCH, kappa=0.7, tau0=1.0)
+    method.e_step = lambda batch_counts, want_sstats=True: kernels.lda_e_step(
+        batch_counts, method.exp_elog_beta, method.alpha, method.hyper["e_step_max_iter"], method.hyper["e_step_tol"],
+        want_sstats=want_sstats)
+    stages = []
+    for update, start in enumerate(range(0, counts.shape[0], BATCH)):
+        rows = order[start:start + BATCH]
+        stages.append((counts[rows], method.exp_elog_beta.copy()))
+        method.partial_fit(Minibatch(counts[rows], rows, rows, None, update))
+    return stages, method.alpha, method.hyper["e_step_max_iter"], method.hyper["e_step_tol"]
+
+
+def compare_pass(counts, kernels_a, kernels_b, args) -> None:
+    """Both kernels on every minibatch of one pass; per-minibatch and whole-pass medians over the repeats."""
+    order = np.random.default_rng(args.seed).permutation(counts.shape[0])
+    stages, alpha, max_iter, tol = one_pass(counts, kernels_a, order, args.K)
+    run = {}
+    for name, kernels in (("a", kernels_a), ("b", kernels_b)):
+        run[name] = [kernels.lda_e_step(batch, beta, alpha, max_iter, tol) for batch, beta in stages]
+    for i, (x, y) in enumerate(zip(run["a"], run["b"])):
+        if not np.array_equal(x[2], y[2]):
+            raise SystemExit(f"minibatch {i}: A and B differ in iteration counts on {np.sum(x[2] != y[2])} documents")
+        for name, u, v in (("gamma", x[0], y[0]), ("sstats", x[1], y[1])):
+            if not np.allclose(v, u, rtol=1e-9, atol=1e-12):
+                raise SystemExit(f"minibatch {i}: A and B differ in {name} beyond rtol 1e-9")
+    times = {"a": np.zeros((args.repeats, len(stages))), "b": np.zeros((args.repeats, len(stages)))}
+    for r in range(args.repeats):
+        for name, kernels in (("a", kernels_a), ("b", kernels_b)):
+            for i, (batch, beta) in enumerate(stages):
+                start = time.perf_counter()
+                kernels.lda_e_step(batch, beta, alpha, max_iter, tol)
+                times[name][r, i] = time.perf_counter() - start
+    print(f"E steps of one pass ({len(stages)} minibatches of <= {BATCH}), K = {args.K}, {args.threads} thread(s), "
+          f"median of {args.repeats} (wall time); A = {args.a}, B = {args.b}")
+    print(f"{'batch':6s} {'iter/doc':>8s} {'A ms':>8s} {'B ms':>8s} {'A/B':>6s}")
+    for i in range(len(stages)):
+        a, b = np.median(times["a"][:, i]) * 1e3, np.median(times["b"][:, i]) * 1e3
+        print(f"{i:<6d} {run['a'][i][2].mean():8.1f} {a:8.1f} {b:8.1f} {a / b:6.3f}")
+    total_a, total_b = times["a"].sum(axis=1), times["b"].sum(axis=1)
+    ratios = total_a / total_b
+    print(f"{'pass':6s} {'':8s} {np.median(total_a) * 1e3:8.1f} {np.median(total_b) * 1e3:8.1f} "
+          f"{np.median(ratios):6.3f}  (paired A/B per repeat: {', '.join(f'{x:.3f}' for x in ratios)})", flush=True)
 
 
 if __name__ == "__main__":

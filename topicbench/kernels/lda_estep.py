@@ -8,7 +8,9 @@ over documents in document order, so results are bit-identical for 1 or N thread
 from __future__ import annotations
 
 import math
+from collections import namedtuple
 
+import numba
 import numpy as np
 import scipy.sparse as sp
 from numba import njit, prange
@@ -101,7 +103,7 @@ def _gather_topics(ids, exp_elog_beta_t, topics, sub):
         j += 1
 
 
-@njit(**_LOOP)
+@njit(inline="always", **_LOOP)  # inlined where it is called in every iteration: no call with eight array arguments
 def _topic_sweep(cts, sub, rows, theta, new_gamma, phinorm, weight, scratch):
     """``_gamma_sweep`` over the topics whose columns are sub[rows_a] (topic-major, ``_gather_topics``).
 
@@ -179,13 +181,51 @@ def _skipped_ok(exp_theta, topic_max, position, alpha, token_sum, min_phinorm, e
     return mass < eps * min_phinorm
 
 
+# What ``_lda_doc`` reads but never changes: the topics and the E step's settings, the same for every document.
+Model = namedtuple("Model", [
+    "exp_elog_beta_t",  # V x K, exp(E[log beta]) word-major (a word's K topics contiguous)
+    "word_total",  # sum_k exp_beta_kw, for the first sweep from gamma = 1 (``_gamma_sweep`` with ``uniform``)
+    "alpha",  # the Dirichlet prior on theta, K
+    "exp_psi_alpha",  # exp(psi(alpha_k)), bounds exp_theta_k of a topic skipped at gamma_k = alpha_k
+    "max_iter", "tol",  # stop at mean_k |change in gamma_k| < tol, or after max_iter sweeps
+    "skip_margin",  # how early topics are chosen to be skipped (SKIP_MARGIN; speed only, never the result)
+    "want_phinorm",  # leave phinorm_w of the final gamma (for the sufficient statistics)
+])
+
+# One thread's scratch arrays for ``_lda_doc``, made once per chunk of documents by ``_workspace``.
+Workspace = namedtuple("Workspace", [
+    "new_gamma",  # K: a sweep's sum_w n_w exp_beta_kw / phinorm_w, per topic of the sweep
+    "position",  # K: topic k's index in the active set (-1: skipped); k itself in a full sweep
+    "active",  # K: the active topics, in order
+    "sub_row",  # K: topic k's row in the gathered copy (-1: not in it)
+    "active_row",  # K: the a-th active topic's row in the gathered copy
+    "topic_max",  # K: max_w exp_beta_kw over the document's words (the skip bound's factor)
+    "theta_active",  # K + LANES: exp_theta of the active topics, zero-padded to a multiple of LANES
+    "gamma_active",  # K + LANES: gamma of the active topics, padded with 1
+    "bits",  # K + LANES int64: ``_exp_theta_block``'s powers of two
+    "sub",  # longest * K: the gathered copy, topic-major (``_gather_topics``)
+    "phinorm",  # longest: a sparse sweep's phinorm_w
+    "weight",  # longest: a sparse sweep's n_w / phinorm_w
+    "scratch",  # 1 int64, for ``_min_positive``
+])
+
+
 @njit(**_LOOP)
-def _lda_doc(ids, cts, exp_elog_beta_t, word_total, alpha, exp_psi_alpha, gamma, max_iter, tol, exp_theta, new_gamma,
-             phinorm, want_phinorm, work, skip_margin, counts):
+def _workspace(n_topics, longest):
+    """Scratch arrays for documents of at most ``longest`` distinct words (``Workspace``)."""
+    return Workspace(np.empty(n_topics), np.empty(n_topics, dtype=np.int64), np.empty(n_topics, dtype=np.int64),
+                     np.empty(n_topics, dtype=np.int64), np.empty(n_topics, dtype=np.int64), np.empty(n_topics),
+                     np.empty(n_topics + LANES), np.empty(n_topics + LANES), np.empty(n_topics + LANES, dtype=np.int64),
+                     np.empty(longest * n_topics), np.empty(longest), np.empty(longest), np.empty(1, dtype=np.int64))
+
+
+@njit(**_LOOP)
+def _lda_doc(ids, cts, gamma, exp_theta, phinorm, counts, model, work):
     """Coordinate ascent on one document's (gamma, phi) with topics fixed (Hoffman et al. 2010, Alg. 2 E step).
 
+    The document is (ids, cts), its n_w at word ids; ``gamma`` (K) is its start and receives the result.
     phi is never stored: phi_wk = exp_theta_k * exp_beta_kw / phinorm_w. On return ``exp_theta``
-    (and, if asked, ``phinorm``) belong to the final gamma. Returns the iterations used.
+    (and, if model.want_phinorm, ``phinorm``) belong to the final gamma. Returns the iterations used.
     Once few topics are active (see SKIP_EPS), the sweep runs over a topic-major copy of their columns
     (``_topic_sweep``); when the set shrinks, the copy is reused, re-gathered only for a topic not in it.
     A skipped topic has gamma_k = alpha_k, so exp_theta_k <= exp(psi(alpha_k)) exp(-psi(sum gamma)).
@@ -193,11 +233,15 @@ def _lda_doc(ids, cts, exp_elog_beta_t, word_total, alpha, exp_psi_alpha, gamma,
     """
     n_topics = gamma.shape[0]
     n_ids = ids.shape[0]
-    position, active, sub_row, active_row, topic_max, theta_active, sub, gamma_active, bits, doc_phinorm, weight, \
-        scratch = work
-    doc_phinorm = doc_phinorm[:n_ids]
-    weight = weight[:n_ids]
+    exp_elog_beta_t, word_total, alpha, exp_psi_alpha = model.exp_elog_beta_t, model.word_total, model.alpha, \
+        model.exp_psi_alpha
+    new_gamma, position, active, sub_row, active_row, topic_max = work.new_gamma, work.position, work.active, \
+        work.sub_row, work.active_row, work.topic_max
+    theta_active, gamma_active, bits, sub, scratch = work.theta_active, work.gamma_active, work.bits, work.sub, work.scratch
+    doc_phinorm = work.phinorm[:n_ids]
+    weight = work.weight[:n_ids]
     n_sub = 0  # topics in the gathered copy; topic k is its row sub_row[k] (-1: not in it)
+    copy = sub[:0].reshape((0, n_ids))  # the copy as an n_sub x n_ids matrix, made at each gather
     for k in range(n_topics):
         sub_row[k] = -1
     lanes = n_topics
@@ -212,13 +256,13 @@ def _lda_doc(ids, cts, exp_elog_beta_t, word_total, alpha, exp_psi_alpha, gamma,
     skipped_max = 0.0  # max over skipped k of exp(psi(alpha_k)) max_w exp_beta_kw / alpha_k
     skipped_mass = 0.0  # sum over skipped k of exp(psi(alpha_k)) max_w exp_beta_kw
     skipped_alpha = 0.0  # sum over skipped k of alpha_k
-    threshold = SKIP_EPS * skip_margin
+    threshold = SKIP_EPS * model.skip_margin
     gathers = 0
     reuses = 0
     fallbacks = 0
     _exp_elog_theta(gamma, exp_theta, bits)
     iterations = 0
-    for it in range(max_iter):
+    for it in range(model.max_iter):
         iterations = it + 1
         if it > 0:  # which topics can be skipped, judged by the last sweep's bound with a margin
             decide = True
@@ -283,6 +327,7 @@ def _lda_doc(ids, cts, exp_elog_beta_t, word_total, alpha, exp_psi_alpha, gamma,
                         _gather_topics(ids, exp_elog_beta_t, active[:n_active],
                                        sub[:n_active * n_ids].reshape((n_active, n_ids)))
                         n_sub = n_active
+                        copy = sub[:n_sub * n_ids].reshape((n_sub, n_ids))
                         for k in range(n_topics):
                             sub_row[k] = -1
                         for a in range(n_active):
@@ -295,7 +340,6 @@ def _lda_doc(ids, cts, exp_elog_beta_t, word_total, alpha, exp_psi_alpha, gamma,
                     sparse = True
                     fresh = True
         if sparse:
-            copy = sub[:n_sub * n_ids].reshape((n_sub, n_ids))
             token_sum, min_phinorm = _topic_sweep(cts, copy, active_row[:n_active], theta_active[:n_active],
                                                   new_gamma[:n_active], doc_phinorm, weight, scratch)
             if fresh:
@@ -325,7 +369,7 @@ def _lda_doc(ids, cts, exp_elog_beta_t, word_total, alpha, exp_psi_alpha, gamma,
                     theta_active[a] = 0.0
                 for a in range(n_active):
                     exp_theta[active[a]] = theta_active[a]
-                if change / n_topics < tol:
+                if change / n_topics < model.tol:
                     break
                 continue
             if not fresh:
@@ -346,11 +390,11 @@ def _lda_doc(ids, cts, exp_elog_beta_t, word_total, alpha, exp_psi_alpha, gamma,
                                               word_total, uniform)  # uniform: the first sweep from gamma = 1
         change = _update_gamma(alpha, gamma, exp_theta, new_gamma, position)
         _exp_elog_theta(gamma, exp_theta, bits)
-        if change / n_topics < tol:
+        if change / n_topics < model.tol:
             break
     if sparse:
         _exp_elog_theta(gamma, exp_theta, bits)
-    if want_phinorm:
+    if model.want_phinorm:
         for j in range(n_ids):
             phinorm[j] = _dot(exp_theta, exp_elog_beta_t[ids[j]]) + 1e-100
     counts[0] = gathers
@@ -379,21 +423,16 @@ def _lda_e_step(indptr, indices, data, exp_elog_beta_t, alpha, gamma, max_iter, 
     word_total = np.empty(n_words)  # sum_k exp_beta_kw, for the first sweep (``_gamma_sweep`` with ``uniform``)
     for w in prange(n_words):
         word_total[w] = _sum(exp_elog_beta_t[w])
+    model = Model(exp_elog_beta_t, word_total, alpha, exp_psi_alpha, max_iter, tol, skip_margin, want_sstats)
     bounds = np.linspace(0, n_docs, n_chunks + 1).astype(np.int64)
-    for chunk in prange(n_chunks):  # small chunks: documents differ in cost, threads balance better
-        new_gamma = np.empty(n_topics)
-        work = (np.empty(n_topics, dtype=np.int64), np.empty(n_topics, dtype=np.int64),
-                np.empty(n_topics, dtype=np.int64), np.empty(n_topics, dtype=np.int64), np.empty(n_topics),
-                np.empty(n_topics + LANES), np.empty(longest * n_topics), np.empty(n_topics + LANES),
-                np.empty(n_topics + LANES, dtype=np.int64), np.empty(longest), np.empty(longest),
-                np.empty(1, dtype=np.int64))
+    for chunk in prange(n_chunks):  # small chunks handed out in turn (lda_e_step): documents differ in cost
+        work = _workspace(n_topics, longest)
         for d in range(bounds[chunk], bounds[chunk + 1]):
             start, stop = indptr[d], indptr[d + 1]
             ids = indices[start:stop]
             cts = data[start:stop]
             phinorm = token_weight[start:stop]
-            iterations[d] = _lda_doc(ids, cts, exp_elog_beta_t, word_total, alpha, exp_psi_alpha, gamma[d], max_iter,
-                                     tol, exp_theta[d], new_gamma, phinorm, want_sstats, work, skip_margin, doc_counts[d])
+            iterations[d] = _lda_doc(ids, cts, gamma[d], exp_theta[d], phinorm, doc_counts[d], model, work)
             if want_sstats:
                 for j in range(stop - start):
                     phinorm[j] = cts[j] / phinorm[j]
@@ -450,11 +489,17 @@ def lda_e_step(counts: sp.csr_matrix, exp_elog_beta: np.ndarray, alpha, max_iter
     exp_elog_beta_t = _transpose(np.ascontiguousarray(exp_elog_beta, dtype=np.float64))
     n_chunks = max(1, min(N_CHUNKS, n_docs))
     doc_counts = np.zeros((n_docs, 3), dtype=np.int64)
-    sstats, iterations = _lda_e_step(
-        counts.indptr.astype(np.int64), counts.indices.astype(np.int64), counts.data.astype(np.float64),
-        exp_elog_beta_t, alpha, gamma, int(max_iter), float(tol), bool(want_sstats), n_chunks,
-        float(skip_margin), doc_counts,
-    )
+    # numba's prange splits the chunks into one contiguous share per thread up front; with chunk size 1 they are
+    # handed out one at a time, so a thread that finishes early (or was descheduled less) takes more. Same results.
+    previous = numba.set_parallel_chunksize(1)
+    try:
+        sstats, iterations = _lda_e_step(
+            counts.indptr.astype(np.int64), counts.indices.astype(np.int64), counts.data.astype(np.float64),
+            exp_elog_beta_t, alpha, gamma, int(max_iter), float(tol), bool(want_sstats), n_chunks,
+            float(skip_margin), doc_counts,
+        )
+    finally:
+        numba.set_parallel_chunksize(previous)
     if diagnostics is not None:
         gathers, fallbacks, reuses = doc_counts.sum(axis=0)
         diagnostics["gathers"] = int(gathers)

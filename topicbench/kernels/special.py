@@ -92,7 +92,7 @@ _LN2_HI = 0.6931471803691238  # ln 2 with its last 32 bits zero: m * _LN2_HI is 
 _LN2_LO = 1.9082149292705877e-10  # ln 2 - _LN2_HI
 
 
-@njit(**_LOOP)
+@njit(inline="always", **_LOOP)  # inlined: the E step calls it in every iteration on a few lanes
 def _exp_theta_block(gamma, psi_total, exp_theta, bits):
     """exp_theta_k = exp(psi(gamma_k) - psi_total), as ``_digamma_parts`` and exp, for all k at once.
 
