@@ -22,28 +22,29 @@ from topicbench.method import require
 
 
 class StreamingVB(VariationalLDA):
-    """Hyperparameters: K, alpha, eta, minibatch size S, the E-step's tolerance and cap, and the per-minibatch
-    batch-VB stopping rule: stop when the minibatch ELBO's relative improvement falls below ``rel_tol``
-    (the rule of batch VB, Hoffman et al. 2010 Alg. 1) or after ``max_inner_iter`` E/M rounds. The minibatch ELBO is
-    eq. 4 exactly, but its K x V topic terms are summed only over the minibatch's words: every other column of
-    lambda equals the prior's there and adds zero (``topic_bound_under``); within those words, so are the ~90% of
-    entries whose statistic is below an ulp of the prior. Both bounds run in numba (topicbench/kernels/lda_bound.py).
+    """Hyperparameters: K, alpha, eta, minibatch size S, the E-step's tolerance and cap, and the per-minibatch batch-VB
+    stopping rule: stop when the minibatch ELBO's relative improvement falls below ``rel_tol`` (the rule of batch
+    VB, Hoffman et al. 2010 Alg. 1) or after ``max_inner_iter`` E/M rounds; ``warm_start`` (below). The minibatch
+    ELBO is eq. 4 exactly, but its K x V topic terms are summed only over the minibatch's words: every other column
+    of lambda equals the prior's there and adds zero (``topic_bound_under``); within those words, so are the ~90% of
+    entries whose statistic is below an ulp of the prior. Both bounds run in numba
+    (topicbench/kernels/lda_bound.py).
 
-    Warm start (``warm_start``, off by default). Batch VB is coordinate ascent on the minibatch ELBO L(lambda, gamma, phi) (Hoffman et al. 2010,
-    sec. 2.1, eq. 5 and the text after it): the M step maximises L in lambda with phi fixed, each phi and gamma update
-    of the E step maximises it in that block. On every minibatch after the first, only the first round starts the E
-    step at gamma = 1 (as Algs. 1 and 2 do for documents not seen before); later rounds start it from the last round's
-    gamma. That is still coordinate ascent, so the ELBO after each round never falls
-    (``test_svb_minibatch_elbo_never_decreases``), whereas restarting at gamma = 1 each round lets an E step that stops
-    at e_step_tol end at a worse gamma than the last round's and lower it. The rounds' E steps then take a few
-    iterations per document instead of ~35 (nyt_like, K = 100, S = 1024), and the rule may stop at other rounds.
-    The first minibatch restarts every round, exactly Alg. 1: its first E step runs under the random start below,
-    and gammas carried over from there stay near that arbitrary assignment of documents to topics (coordinate ascent
-    does not leave it): warm-started from the start, a 1200-document planted corpus (K = 6, S = 200) ended its first
-    minibatch at ELBO -49,400 instead of -43,000 and scored -3.76 instead of -3.69 nats/word held out, while warm
-    starts after the first minibatch only match restarts there (-3.69), and on nyt_like and nyt_topmost (K = 100)
-    score within -0.005..+0.001 nats/word of them (benchmarks/RESULTS.md). Off by default because Alg. 1 and
-    Broderick et al.'s primitive restart every E step, the restarted run is the one the papers report, and on
+    Warm start (``warm_start``, off by default). Batch VB is coordinate ascent on the minibatch ELBO L(lambda,
+    gamma, phi) (Hoffman et al. 2010, sec. 2.1, eq. 5 and the text after it): the M step maximises L in lambda with
+    phi fixed, each phi and gamma update of the E step maximises it in that block. On every minibatch after the
+    first, only the first round starts the E step at gamma = 1 (as Algs. 1 and 2 do for documents not seen before);
+    later rounds start it from the last round's gamma. That is still coordinate ascent, so the ELBO after each round
+    never falls (``test_svb_minibatch_elbo_never_decreases``), whereas restarting at gamma = 1 each round lets an E
+    step that stops at e_step_tol end at a worse gamma than the last round's and lower it. The rounds' E steps then
+    take a few iterations per document instead of ~35 (nyt_like, K = 100, S = 1024), and the rule may stop at other
+    rounds. The first minibatch restarts every round, exactly Alg. 1: its first E step runs under the random start
+    below, and gammas carried over from there stay near that arbitrary assignment of documents to topics (coordinate
+    ascent does not leave it): warm-started from the start, a 1200-document planted corpus (K = 6, S = 200) ended
+    its first minibatch at ELBO -49,400 instead of -43,000 and scored -3.76 instead of -3.69 nats/word held out,
+    while warm starts after the first minibatch only match restarts there (-3.69), and on nyt_like and nyt_topmost
+    (K = 100) score within -0.005..+0.001 nats/word of them (benchmarks/RESULTS.md). Off by default because Alg. 1
+    and Broderick et al.'s primitive restart every E step, the restarted run is the one the papers report, and on
     nyt_topmost the warm start scored lower on every seed (-0.002..-0.005 nats/word) while being ~1.4x faster.
 
     Start: the prior of the first minibatch is exactly lambda_0 = eta (Broderick et al. start from the
