@@ -13,7 +13,7 @@ import scipy.sparse as sp
 from numba import njit, prange
 
 from .kernels import lda_e_step
-from .kernels.dense import N_CHUNKS, _LOOP, _dot, _dot4
+from .kernels.dense import N_CHUNKS, _LOOP, _dot, _dot4, _weighted_rows
 from .kernels.sparse import _group_by_word
 from .kernels.special import _digamma_parts
 
@@ -114,30 +114,16 @@ def _gather_columns(ids, exp_elog_beta_t, sub):
 
 
 @njit(**_LOOP)
-def _cnmf_value(cts, sub, topic_mass, scores, top, alpha, u, phinorm):
+def _cnmf_value(cts, sub, topics, topic_mass, scores, top, alpha, u, phinorm):
     """One document's part of the C-NMF objective at (u_d, alpha_d), with p^(vd) optimal (eq. 11.24).
 
     f = sum_v X_vd ln sum_k exp(E ln beta_vk + alpha_d + l_k'u_d) - sum_k S_k omega_kd - |u_d|^2 / 2,
     omega_kd = exp(alpha_d + l_k'u_d), S_k = sum_v E[beta_vk]: the terms of the bound (eqs. 11.13,
     11.23) that involve the document, given ``scores`` = exp(l_k'u_d - top) (``_cnmf_scores``) and the document's
-    columns ``sub`` (``_gather_columns``). Fills phinorm_v = sum_k exp(E ln beta_vk) scores_k, four topics a pass.
+    columns ``sub`` (``_gather_columns``; ``topics`` = 0..K-1, its rows). Fills phinorm_v = sum_k exp(E ln beta_vk) scores_k, four topics a pass.
     """
-    n_topics = scores.shape[0]
     n_ids = phinorm.shape[0]
-    for j in range(n_ids):
-        phinorm[j] = 1e-100
-    k = 0
-    while k + 4 <= n_topics:
-        t0, t1, t2, t3 = scores[k], scores[k + 1], scores[k + 2], scores[k + 3]
-        s0, s1, s2, s3 = sub[k], sub[k + 1], sub[k + 2], sub[k + 3]
-        for j in range(n_ids):
-            phinorm[j] += (t0 * s0[j] + t1 * s1[j]) + (t2 * s2[j] + t3 * s3[j])
-        k += 4
-    while k < n_topics:
-        t0, s0 = scores[k], sub[k]
-        for j in range(n_ids):
-            phinorm[j] += t0 * s0[j]
-        k += 1
+    _weighted_rows(scores, sub, topics, phinorm)
     value = 0.0
     n_tokens = 0.0
     for j in range(n_ids):
@@ -147,6 +133,14 @@ def _cnmf_value(cts, sub, topic_mass, scores, top, alpha, u, phinorm):
     for i in range(u.shape[0]):
         value -= 0.5 * u[i] * u[i]
     return value
+
+
+@njit(**_LOOP)
+def _cnmf_at(point, cts, sub, topics, locations_t, topic_mass, n_tokens, scores, phinorm):
+    """(objective, alpha_d, top) at u_d = ``point`` with alpha_d by eq. 11.32 there: one trial point of the ascent."""
+    top = _cnmf_scores(locations_t, point, scores)
+    alpha = _cnmf_best_alpha(topic_mass, scores, top, n_tokens)
+    return _cnmf_value(cts, sub, topics, topic_mass, scores, top, alpha, point, phinorm), alpha, top
 
 
 @njit(**_LOOP)
@@ -220,6 +214,7 @@ def _cnmf_doc(ids, cts, exp_elog_beta_t, topic_mass, locations, locations_t, cur
     n_ids = ids.shape[0]
     n_topics = scores.shape[0]
     sub = sub[:n_topics * n_ids].reshape((n_topics, n_ids))  # contiguous rows
+    topics = np.arange(n_topics)  # sub's rows, for ``_weighted_rows``
     weight = weight[:n_ids]
     _gather_columns(ids, exp_elog_beta_t, sub)
     n_tokens = 0.0
@@ -229,9 +224,7 @@ def _cnmf_doc(ids, cts, exp_elog_beta_t, topic_mass, locations, locations_t, cur
         for p in range(m):
             inv_hessian[i, p] = 0.0
         inv_hessian[i, i] = 1.0 / (1.0 + n_tokens * curvature[i])
-    top = _cnmf_scores(locations_t, u, scores)
-    alpha = _cnmf_best_alpha(topic_mass, scores, top, n_tokens)
-    value = _cnmf_value(cts, sub, topic_mass, scores, top, alpha, u, phinorm)
+    value, alpha, top = _cnmf_at(u, cts, sub, topics, locations_t, topic_mass, n_tokens, scores, phinorm)
     _cnmf_gradient(cts, sub, locations, topic_mass, scores, top, alpha, u, phinorm, weight, omega, expected, grad)
     evaluations = 1
     ascent_steps = 0
@@ -240,9 +233,7 @@ def _cnmf_doc(ids, cts, exp_elog_beta_t, topic_mass, locations, locations_t, cur
     for it in range(max_iter):  # phase 1: the chapter's steepest ascent (eq. 11.31), into the basin it climbs
         for i in range(m):
             trial[i] = u[i] + step * grad[i]
-        trial_top = _cnmf_scores(locations_t, trial, scores)
-        trial_alpha = _cnmf_best_alpha(topic_mass, scores, trial_top, n_tokens)
-        trial_value = _cnmf_value(cts, sub, topic_mass, scores, trial_top, trial_alpha, trial, phinorm)
+        trial_value, trial_alpha, trial_top = _cnmf_at(trial, cts, sub, topics, locations_t, topic_mass, n_tokens, scores, phinorm)
         evaluations += 1
         ascent_steps = it + 1
         current = trial_value >= value
@@ -272,9 +263,7 @@ def _cnmf_doc(ids, cts, exp_elog_beta_t, topic_mass, locations, locations_t, cur
         for _ in range(60):
             for i in range(m):
                 trial[i] = u[i] + t * direction[i]
-            trial_top = _cnmf_scores(locations_t, trial, scores)
-            trial_alpha = _cnmf_best_alpha(topic_mass, scores, trial_top, n_tokens)
-            trial_value = _cnmf_value(cts, sub, topic_mass, scores, trial_top, trial_alpha, trial, phinorm)
+            trial_value, trial_alpha, trial_top = _cnmf_at(trial, cts, sub, topics, locations_t, topic_mass, n_tokens, scores, phinorm)
             evaluations += 1
             if trial_value >= value + 1e-4 * t * slope:  # Armijo: a real ascent, not rounding
                 accepted = True
@@ -299,7 +288,7 @@ def _cnmf_doc(ids, cts, exp_elog_beta_t, topic_mass, locations, locations_t, cur
             grad[i] = new_grad[i]
     if not current:  # scores and phinorm of the final (u_d, alpha_d), for the global statistics
         top = _cnmf_scores(locations_t, u, scores)
-        value = _cnmf_value(cts, sub, topic_mass, scores, top, alpha, u, phinorm)
+        value = _cnmf_value(cts, sub, topics, topic_mass, scores, top, alpha, u, phinorm)
         evaluations += 1
     for j in range(n_ids):
         phinorm[j] = cts[j] / phinorm[j]  # X_vd / phinorm_v, the global statistics' weight
@@ -412,7 +401,8 @@ def _cnmf_objective(indptr, indices, data, exp_elog_beta_t, topic_mass, location
         scores, phinorm, weight, sub = np.empty(n_topics), np.empty(n_ids), np.empty(n_ids), np.empty((n_topics, n_ids))
         _gather_columns(indices[start:stop], exp_elog_beta_t, sub)
         top = _cnmf_scores(locations_t, u[d], scores)
-        values[d] = _cnmf_value(data[start:stop], sub, topic_mass, scores, top, alpha[d], u[d], phinorm)
+        values[d] = _cnmf_value(data[start:stop], sub, np.arange(n_topics), topic_mass, scores, top, alpha[d], u[d],
+                                phinorm)
         _cnmf_gradient(data[start:stop], sub, locations, topic_mass, scores, top, alpha[d], u[d], phinorm, weight,
                        omega[d], expected[d], grad_u[d])
     return values

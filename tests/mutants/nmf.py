@@ -30,9 +30,9 @@ MUTANTS = [
            tests=[CNMF_GRAD_U]),
     Mutant(id="paisley_11_24_cnmf_beta_dropped_from_objective",
            cites="Paisley et al. 2014, eqs. 11.23-11.24 (C-NMF, E ln beta_vk dropped from the objective's log-sum)",
-           path="topicbench/nmf_kernels.py",
-           find="phinorm[j] += (t0 * s0[j] + t1 * s1[j]) + (t2 * s2[j] + t3 * s3[j])",
-           replace="phinorm[j] += (t0 + t1) + (t2 + t3)",
+           path="topicbench/kernels/dense.py",  # the normaliser C-NMF shares with LDA's sparse sweep (_weighted_rows)
+           find="out[j] += (t0 * s0[j] + t1 * s1[j]) + (t2 * s2[j] + t3 * s3[j])",
+           replace="out[j] += (t0 + t1) + (t2 + t3)",
            tests=["tests/test_cnmf.py::test_objective_matches_direct_formula"]),
     Mutant(id="paisley_sec_11_5_1_elog_beta_rate_dropped",
            cites="Paisley et al. 2014, sec. 11.5.1 (E ln beta_vk = psi(g_vk) - ln h_vk)",

@@ -15,7 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit, prange
 
-from .dense import _LOOP, N_CHUNKS, _dot, _dot4, _min_positive, _sum, _transpose
+from .dense import _LOOP, N_CHUNKS, _dot, _dot4, _min_positive, _sum, _transpose, _weighted_rows
 from .sparse import _group_by_word
 from .special import _digamma_one_division, _digamma_parts, _exp_elog_theta, _exp_theta_block
 
@@ -113,21 +113,7 @@ def _topic_sweep(cts, sub, rows, theta, new_gamma, phinorm, weight, scratch):
     """
     n_words = phinorm.shape[0]
     n = rows.shape[0]
-    for j in range(n_words):
-        phinorm[j] = 1e-100
-    a = 0
-    while a + 4 <= n:
-        t0, t1, t2, t3 = theta[a], theta[a + 1], theta[a + 2], theta[a + 3]
-        s0, s1, s2, s3 = sub[rows[a]], sub[rows[a + 1]], sub[rows[a + 2]], sub[rows[a + 3]]
-        for j in range(n_words):
-            phinorm[j] += (t0 * s0[j] + t1 * s1[j]) + (t2 * s2[j] + t3 * s3[j])
-        a += 4
-    while a < n:
-        t0 = theta[a]
-        s0 = sub[rows[a]]
-        for j in range(n_words):
-            phinorm[j] += t0 * s0[j]
-        a += 1
+    _weighted_rows(theta, sub, rows, phinorm)
     for j in range(n_words):
         weight[j] = cts[j] / phinorm[j]
     a = 0
