@@ -16,12 +16,18 @@ class UsageError(ValueError):
 
 def _parse_assignments(pairs: list[str] | None, what: str) -> dict:
     """``NAME=VALUE`` pairs; VALUE is read as YAML (``1e-4`` stays a string here: the declared type converts it)."""
+    from .method import check_yaml11_number
+
     out = {}
     for pair in pairs or []:
         key, eq, value = pair.partition("=")
         if not eq or not key.strip():
             raise UsageError(f"{what} {pair!r} is not NAME=VALUE")
         key = key.strip()
+        try:
+            check_yaml11_number(value, f"{what} {key}")
+        except ValueError as err:
+            raise UsageError(str(err)) from None
         if key in out:
             raise UsageError(f"{what} {key} is given twice ({out[key]!r} and {value!r})")
         try:

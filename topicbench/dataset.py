@@ -37,7 +37,13 @@ class Dataset:
         unknown = sorted(set(given) - set(cls.params))
         if unknown:
             raise CorpusError(f"dataset {cls.name}: unknown parameter(s) {unknown}; known: {sorted(cls.params)}")
-        return {**cls.params, **{key: cls._typed(key, value) for key, value in given.items()}}
+        resolved = {**cls.params, **{key: cls._typed(key, value) for key, value in given.items()}}
+        for key, value in resolved.items():  # ranges every recipe shares, checked before any file is read
+            if key.endswith("seed") and isinstance(value, int) and not 0 <= value < 2**63:
+                raise CorpusError(f"dataset {cls.name}: parameter {key} must be a seed in [0, 2**63), got {value}")
+            if key == "test_fraction" and isinstance(value, float) and not 0 <= value < 1:
+                raise CorpusError(f"dataset {cls.name}: parameter test_fraction must be in [0, 1), got {value}")
+        return resolved
 
     @classmethod
     def _typed(cls, key: str, value: Any) -> Any:
