@@ -280,3 +280,14 @@ def test_aggregate_full_disk_keeps_the_old_table(tmp_path, tiny_corpus, capsys, 
     err = capsys.readouterr().err
     assert code == 2 and "No space left" in err and str(table) in err, err
     assert checksums(tmp_path) == before and hidden_leftovers(tmp_path) == []
+
+
+def test_empty_trace_is_never_written_as_a_run(tmp_path, tiny_corpus):
+    """write_outputs given a trace with no row (a run that scored nothing) -> OutputError; the old run untouched."""
+    out = tmp_path / "run"
+    spec = RunSpec(method="online_lda", params={"K": 3, "batch_size": 20}, n_checkpoints=2)
+    trace, method = run(spec, tiny_corpus, out)
+    before = checksums(out)
+    with pytest.raises(OutputError, match="scored nothing"):
+        run_module.write_outputs(out, trace.iloc[:0], method, ["w"] * 60, spec)
+    assert checksums(out) == before and not hidden_leftovers(tmp_path)
