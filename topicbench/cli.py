@@ -200,6 +200,16 @@ def cmd_aggregate(args) -> int:
 
     from . import io
 
+    if not args.traces:
+        raise UsageError("aggregate needs at least one trace.parquet (none given)")
+    out = Path(args.out)
+    if out.exists() or out.is_symlink():  # only an earlier table is replaced, never a user's file or an input
+        if any(out.resolve() == Path(t).resolve() for t in args.traces):
+            raise UsageError(f"--out {out} is one of the traces it would aggregate")
+        if (not out.is_file() or out.is_symlink() or out.read_bytes()[:4] != b"PAR1"
+                or (out.parent / "model.npz").exists()):
+            raise UsageError(f"--out {out} exists and is not an earlier aggregate table (a Parquet file outside a run "
+                             f"folder); it is left as it is")
     frames = []
     for path in args.traces:
         try:

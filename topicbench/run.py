@@ -384,6 +384,28 @@ def clean_stale_staging(out_dir: Path) -> None:
                 shutil.rmtree(stale, ignore_errors=True)
 
 
+def _is_run_file(path: Path) -> bool:
+    """A file a run wrote (by its first bytes), not a user's file that happens to carry a run file's name."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(1 << 16)
+    except OSError:
+        return False
+    if path.name == "model.npz":  # a zip holding the runner's _spec_json member
+        return head.startswith(b"PK") and _zip_has(path, "_spec_json.npy")
+    if path.name == "trace.parquet":
+        return head.startswith(b"PAR1")
+    return head.startswith(b"rank\ttopic\tweight\ttop_words")  # topics.tsv's header
+
+
+def _zip_has(path: Path, member: str) -> bool:
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return member in archive.namelist()
+    except (OSError, zipfile.BadZipFile):
+        return False
+
+
 def check_output_location(out_dir: str | os.PathLike, spec: RunSpec, corpus=None) -> None:
     """Before compute: ``out_dir`` is a directory we may replace (absent, or holding only a run's files), its
     nearest existing ancestor takes a file, and the disk has room for the model (two copies while staging)."""
@@ -395,7 +417,7 @@ def check_output_location(out_dir: str | os.PathLike, spec: RunSpec, corpus=None
     if out_dir.exists():
         if not out_dir.is_dir():
             raise OutputError(f"--out {out_dir} is an existing file, not a run folder")
-        other = sorted(p.name for p in out_dir.iterdir() if p.name not in RUN_FILES)
+        other = sorted(p.name for p in out_dir.iterdir() if p.name not in RUN_FILES or not _is_run_file(p))
         if other:
             raise OutputError(f"--out {out_dir} holds files that are not a run's outputs ({', '.join(other[:5])}); "
                               f"a run replaces its whole folder, so give an empty or new folder")

@@ -352,6 +352,18 @@ def test_synthetic_negative_seed(tmp_path, capsys):
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.parametrize("name", [
+    pytest.param("../../x", id="name-with-dotdot"),
+    pytest.param("a\nb", id="name-with-newline"),
+    pytest.param("$(rm -rf ~)", id="name-with-shell"),
+])
+def test_unsafe_corpus_name(tmp_path, capsys, name):
+    """--name that is not a safe name (it becomes the runs' dataset column) -> exit 2 naming it, before any work."""
+    code, err = run_cli(["prepare", "nyt_like", "--out", tmp_path / "out", "--name", name, "--param", "n_train=10"], capsys)
+    assert code == 2 and f"--name {name!r} is not a safe corpus name" in err
+    assert not (tmp_path / "out").exists()
+
+
 def test_synthetic_int_parameter_given_bool(tmp_path, capsys):
     """n_train=true for a synthetic corpus -> exit 2 naming n_train (not 1 document)."""
     code, err = run_cli(["prepare", "nyt_like", "--out", tmp_path / "out", "--param", "n_train=true"], capsys)
