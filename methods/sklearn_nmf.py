@@ -43,10 +43,16 @@ class SklearnNMF(Method):
         require(float(p["tol"]) >= 0, cls.name, "tol", f"must be >= 0, got {p['tol']!r}")
         require(int(p["transform_max_iter"]) >= 1, cls.name, "transform_max_iter", f"must be >= 1, got {p['transform_max_iter']!r}")
         require(0.0 < float(p["uniform_mix"]) < 1.0, cls.name, "uniform_mix", f"must lie in (0, 1), got {p['uniform_mix']!r}")
+        # NNDSVD factors the first minibatch (batch_size x V) into K components: K <= min(batch_size, V)
+        require(p["init"] == "random" or p["K"] <= p["batch_size"], cls.name, "K",
+                f"must be <= batch_size for init={p['init']!r} (an SVD of the first minibatch), got K={p['K']}, "
+                f"batch_size={p['batch_size']}")
 
     def __init__(self, n_words, seed=0, threads=1, corpus_size=None, **params):
         super().__init__(n_words, seed=seed, threads=threads, corpus_size=corpus_size, **params)
         h = self.hyper
+        require(h["init"] == "random" or self.n_topics <= self.n_words, self.name, "K",
+                f"must be <= the vocabulary size ({self.n_words} words) for init={h['init']!r}, got K={self.n_topics}")
         self.model = MiniBatchNMF(n_components=self.n_topics, beta_loss="kullback-leibler", init=h["init"],
                                   batch_size=int(h["batch_size"]), forget_factor=float(h["forget_factor"]), tol=float(h["tol"]),
                                   transform_max_iter=int(h["transform_max_iter"]), random_state=self.seed)

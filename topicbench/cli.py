@@ -16,12 +16,18 @@ class UsageError(ValueError):
 
 def _parse_assignments(pairs: list[str] | None, what: str) -> dict:
     """``NAME=VALUE`` pairs; VALUE is read as YAML (``1e-4`` stays a string here: the declared type converts it)."""
+    from .method import check_yaml11_number
+
     out = {}
     for pair in pairs or []:
         key, eq, value = pair.partition("=")
         if not eq or not key.strip():
             raise UsageError(f"{what} {pair!r} is not NAME=VALUE")
         key = key.strip()
+        try:
+            check_yaml11_number(value, f"{what} {key}")
+        except ValueError as err:
+            raise UsageError(str(err)) from None
         if key in out:
             raise UsageError(f"{what} {key} is given twice ({out[key]!r} and {value!r})")
         try:
@@ -194,6 +200,16 @@ def cmd_aggregate(args) -> int:
 
     from . import io
 
+    if not args.traces:
+        raise UsageError("aggregate needs at least one trace.parquet (none given)")
+    out = Path(args.out)
+    if out.exists() or out.is_symlink():  # only an earlier table is replaced, never a user's file or an input
+        if any(out.resolve() == Path(t).resolve() for t in args.traces):
+            raise UsageError(f"--out {out} is one of the traces it would aggregate")
+        if (not out.is_file() or out.is_symlink() or out.read_bytes()[:4] != b"PAR1"
+                or (out.parent / "model.npz").exists()):
+            raise UsageError(f"--out {out} exists and is not an earlier aggregate table (a Parquet file outside a run "
+                             f"folder); it is left as it is")
     frames = []
     for path in args.traces:
         try:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from .corpus import Corpus, CorpusError, is_corpus_dir, save_corpus
-from .method import REPO_ROOT, load_plugins
+from .method import REPO_ROOT, SAFE_NAME, load_plugins
 
 DATASETS_DIR = REPO_ROOT / "datasets"
 
@@ -37,7 +37,13 @@ class Dataset:
         unknown = sorted(set(given) - set(cls.params))
         if unknown:
             raise CorpusError(f"dataset {cls.name}: unknown parameter(s) {unknown}; known: {sorted(cls.params)}")
-        return {**cls.params, **{key: cls._typed(key, value) for key, value in given.items()}}
+        resolved = {**cls.params, **{key: cls._typed(key, value) for key, value in given.items()}}
+        for key, value in resolved.items():  # ranges every recipe shares, checked before any file is read
+            if key.endswith("seed") and isinstance(value, int) and not 0 <= value < 2**63:
+                raise CorpusError(f"dataset {cls.name}: parameter {key} must be a seed in [0, 2**63), got {value}")
+            if key == "test_fraction" and isinstance(value, float) and not 0 <= value < 1:
+                raise CorpusError(f"dataset {cls.name}: parameter test_fraction must be in [0, 1), got {value}")
+        return resolved
 
     @classmethod
     def _typed(cls, key: str, value: Any) -> Any:
@@ -165,6 +171,9 @@ def prepare(name: str, out_dir: str | os.PathLike, corpora_dir=None, corpus_name
     a corpus with no documents, or none in the train split, is an error naming the source.
     """
     dataset_cls = get_dataset(name)
+    if corpus_name is not None and not SAFE_NAME.fullmatch(corpus_name):  # the runs' dataset column, job names
+        raise CorpusError(f"--name {corpus_name!r} is not a safe corpus name (letters, digits, '_', '.', '-'; "
+                          f"no leading dot)")
     resolved = dataset_cls.resolve_params(params)
     out_dir = check_out_dir(out_dir, input_paths(resolved, corpora_dir), corpora_dir)
     if hasattr(dataset_cls, "write"):  # streams to disk (paper-scale synthetic corpora) with the same bytes

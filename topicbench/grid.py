@@ -15,7 +15,7 @@ from pathlib import Path
 from dataclasses import fields
 from typing import Any
 
-from .method import SAFE_NAME, coerce, get_method
+from .method import SAFE_NAME, check_yaml11_number, coerce, get_method
 from .run import RunSpec
 
 SETTING_NAMES = {f.name for f in fields(RunSpec)} - {"method", "params", "seed", "experiment", "dataset", "threads", "label"}
@@ -174,7 +174,17 @@ def check_config_file(path) -> None:
             seen[key] = key_node.start_mark.line + 1
         return loader.construct_mapping(node)
 
+    def number(loader, node):  # a plain scalar YAML 1.1 reads as another number than it shows (010 is 8)
+        if node.style is None:
+            try:
+                check_yaml11_number(node.value, f"{path}, line {node.start_mark.line + 1}")
+            except ValueError as err:
+                raise GridError(str(err)) from None
+        return loader.construct_yaml_int(node) if node.tag.endswith(":int") else loader.construct_yaml_float(node)
+
     StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, mapping)
+    StrictLoader.add_constructor("tag:yaml.org,2002:int", number)
+    StrictLoader.add_constructor("tag:yaml.org,2002:float", number)
     with open(path, encoding="utf-8") as handle:
         yaml.load(handle, Loader=StrictLoader)
 

@@ -44,6 +44,22 @@ class ParamError(ValueError):
 SAFE_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]*")
 # YAML 1.2 core-schema numbers (https://yaml.org/spec/1.2.2/#1032-tag-resolution)
 YAML12_NUMBER = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")
+INT64_MAX = 2**63 - 1
+# plain scalars YAML 1.1 (PyYAML: the CLI's --param, Snakemake's config) reads as numbers YAML 1.2 does not, and
+# not as written: 010 is octal 8, 1:30 is sexagesimal 90, 0b11 is binary 3
+YAML11_ONLY_NUMBER = re.compile(r"[-+]?(0[0-7_]+|0b[01_]+|[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?)")
+
+
+def check_yaml11_number(text: str, what: str) -> None:
+    """ValueError naming ``what`` if the plain YAML scalar ``text`` is a number only YAML 1.1 reads, and reads
+    as another value than it shows (``010`` is 8, ``1:30`` is 90): never a silently changed value."""
+    text = text.strip()
+    if YAML11_ONLY_NUMBER.fullmatch(text):
+        read = yaml.safe_load(text)
+        if re.fullmatch(r"[-+]?[0-9_]+", text) and read == int(text):  # 00 or 07: the same value either way
+            return
+        raise ValueError(f"{what}: {text!r} reads as {read!r} in YAML 1.1 (octal, binary or base-60); "
+                         f"write the number in decimal, or quote it for text")
 
 
 def coerce(value: Any, kind: type, what: str, optional: bool = False) -> Any:
@@ -83,6 +99,8 @@ def coerce(value: Any, kind: type, what: str, optional: bool = False) -> Any:
     if kind is int:
         if isinstance(value, (float, np.floating)) and not float(value).is_integer():
             raise ValueError(f"{what} must be a whole number, got {value!r}")
+        if not -INT64_MAX - 1 <= int(value) <= INT64_MAX:  # numba kernels, numpy arrays and the trace hold int64
+            raise ValueError(f"{what} must fit a 64-bit integer (|value| < 2**63), got {value!r}")
         return int(value)
     return float(value)
 

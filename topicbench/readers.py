@@ -66,6 +66,13 @@ def open_binary(path) -> io.BufferedIOBase:
     return open(path, "rb")
 
 
+def _drop_bom(text: str, encoding: str) -> str:
+    """A UTF-8 file's byte-order mark (Windows editors write one) is not text: not part of a first word or header."""
+    import codecs
+
+    return text[1:] if text.startswith("\ufeff") and codecs.lookup(encoding).name == "utf-8" else text
+
+
 def read_lines(path, encoding: str = "utf-8") -> Iterable[tuple[int, str]]:
     """Yield (1-based line number, line without newline); corrupt archives and bad encodings name the file and line."""
     line_no = 0
@@ -78,6 +85,8 @@ def read_lines(path, encoding: str = "utf-8") -> Iterable[tuple[int, str]]:
                 except UnicodeDecodeError as err:
                     raise ReaderError(f"{where(path, line_no)}: not valid {encoding} text ({err.reason} at byte {err.start}); "
                                       f"pass the file's encoding if it is not {encoding}") from err
+                if line_no == 1:
+                    text = _drop_bom(text, encoding)
                 yield line_no, text.rstrip("\r\n")
     except (EOFError, OSError, lzma.LZMAError, zlib_error()) as err:
         raise _read_failure(path, err, line_no + 1) from err
@@ -106,7 +115,7 @@ def read_text(path, encoding: str = "utf-8") -> str:
     except (EOFError, OSError, lzma.LZMAError, zlib_error()) as err:
         raise _read_failure(path, err) from err
     try:
-        return raw.decode(encoding)
+        return _drop_bom(raw.decode(encoding), encoding)
     except UnicodeDecodeError as err:
         line = raw[: err.start].count(b"\n") + 1
         raise ReaderError(f"{where(path, line)}: not valid {encoding} text ({err.reason} at byte {err.start}); "

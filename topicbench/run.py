@@ -86,6 +86,16 @@ class RunSpec:
         for name in ("seed", "subset_seed", "eval_seed", "topic_history_words"):
             if getattr(self, name) < 0:
                 raise ValueError(f"run setting {name!r} must be >= 0, got {getattr(self, name)}")
+        for name in ("seed", "subset_seed", "eval_seed"):  # the peers' RandomState (and so every method) takes < 2**32
+            if getattr(self, name) >= 2**32:
+                raise ValueError(f"run setting {name!r} must be < 2**32 (a RandomState seed), got {getattr(self, name)}")
+        if typed.get("batch_size") is None:  # a batch method: one update per whole pass over the training set
+            if not float(self.passes).is_integer():
+                raise ValueError(f"run setting 'passes' must be a whole number for the batch method {self.method} "
+                                 f"(one update per full pass), got {self.passes}")
+            if self.max_docs is not None:
+                raise ValueError(f"run setting 'max_docs' does not apply to the batch method {self.method} (it sees "
+                                 f"every document each pass); use passes or train_subset")
         for name in ("max_docs", "max_test_docs"):
             if getattr(self, name) is not None and getattr(self, name) < 1:
                 raise ValueError(f"run setting {name!r} must be >= 1 (or null: no limit), got {getattr(self, name)}")
@@ -167,7 +177,9 @@ def top_words_table(method: Method, vocab: list[str], n_words: int = 20) -> pd.D
     return pd.DataFrame(rows)
 
 
-def _subset_rows(n_docs: int, size: int | None, seed: int) -> np.ndarray:
+def _subset_rows(n_docs: int, size: int | None, seed: int, what: str = "") -> np.ndarray:
+    if what and size is not None and size > n_docs:  # an exact subset size, never silently the whole split
+        raise StreamError(f"run setting {what!r} = {size} exceeds the {n_docs} documents of the training split")
     if size is None or size >= n_docs:
         return np.arange(n_docs)
     return np.sort(np.random.default_rng([seed, 0x5B5E7]).permutation(n_docs)[:size])
@@ -223,12 +235,15 @@ def _run(spec, corpus, out_dir, progress_every_s):
     # views: int64 row indices into the corpus; counts are read from disk a minibatch or a chunk at a time
     train = corpus.split("train")
     if spec.train_subset is not None:
-        train = train.select(_subset_rows(train.n_docs, spec.train_subset, spec.subset_seed))
+        train = train.select(_subset_rows(train.n_docs, spec.train_subset, spec.subset_seed, "train_subset"))
     test = corpus.split("test")
     if spec.max_test_docs is not None and test.n_docs > spec.max_test_docs:
         test = test.select(_subset_rows(test.n_docs, spec.max_test_docs, spec.eval_seed))
     kwargs = {"corpus_size": train.n_docs} if method_cls.uses_corpus_size else {}
     method = method_cls(corpus.n_words, seed=spec.seed, threads=threads, **kwargs, **spec.params)
+    if spec.topic_history_words > corpus.n_words:
+        raise ValueError(f"run setting 'topic_history_words' = {spec.topic_history_words} exceeds the corpus's "
+                         f"{corpus.n_words} words")
     protocol = Protocol(spec.observed_fraction, spec.folds, spec.eval_seed)
     holdout = make_holdout(spec.holdout, spec.holdout_n, spec.n_checkpoints)
     batch_method = method.batch_size is None
@@ -369,6 +384,28 @@ def clean_stale_staging(out_dir: Path) -> None:
                 shutil.rmtree(stale, ignore_errors=True)
 
 
+def _is_run_file(path: Path) -> bool:
+    """A file a run wrote (by its first bytes), not a user's file that happens to carry a run file's name."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(1 << 16)
+    except OSError:
+        return False
+    if path.name == "model.npz":  # a zip holding the runner's _spec_json member
+        return head.startswith(b"PK") and _zip_has(path, "_spec_json.npy")
+    if path.name == "trace.parquet":
+        return head.startswith(b"PAR1")
+    return head.startswith(b"rank\ttopic\tweight\ttop_words")  # topics.tsv's header
+
+
+def _zip_has(path: Path, member: str) -> bool:
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return member in archive.namelist()
+    except (OSError, zipfile.BadZipFile):
+        return False
+
+
 def check_output_location(out_dir: str | os.PathLike, spec: RunSpec, corpus=None) -> None:
     """Before compute: ``out_dir`` is a directory we may replace (absent, or holding only a run's files), its
     nearest existing ancestor takes a file, and the disk has room for the model (two copies while staging)."""
@@ -380,7 +417,7 @@ def check_output_location(out_dir: str | os.PathLike, spec: RunSpec, corpus=None
     if out_dir.exists():
         if not out_dir.is_dir():
             raise OutputError(f"--out {out_dir} is an existing file, not a run folder")
-        other = sorted(p.name for p in out_dir.iterdir() if p.name not in RUN_FILES)
+        other = sorted(p.name for p in out_dir.iterdir() if p.name not in RUN_FILES or not _is_run_file(p))
         if other:
             raise OutputError(f"--out {out_dir} holds files that are not a run's outputs ({', '.join(other[:5])}); "
                               f"a run replaces its whole folder, so give an empty or new folder")
@@ -415,6 +452,8 @@ def write_outputs(out_dir: Path, trace: pd.DataFrame, method: Method, vocab: lis
     the complete old run or the complete new one, never a mix; a killed run's staging folder is removed by
     the next run of that folder (``clean_stale_staging``)."""
     out_dir = Path(out_dir).absolute()
+    if trace.empty:  # a run that scored nothing is not a run: keep whatever out_dir holds
+        raise OutputError(f"the run scored nothing (no trace row), so nothing was written to {out_dir}")
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     stage = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.staging-{os.getpid()}-", dir=out_dir.parent))
     try:

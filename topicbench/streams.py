@@ -43,6 +43,8 @@ def stream_order(kind: str, n_docs: int, seed: int, passes: float = 1.0, times=N
     if passes <= 0:
         raise StreamError(f"passes must be positive, got {passes}")
     total = int(round(passes * n_docs))
+    if total < 1:
+        raise StreamError(f"passes = {passes} of {n_docs} training documents rounds to no document to train on")
     rng = np.random.default_rng([seed, 0x57])
     if kind == "with_replacement":
         return rng.integers(n_docs, size=total)
@@ -242,6 +244,12 @@ class EveryNthBatch(HeldoutPolicy):
         if batch_method and self.n > 1:
             raise StreamError(f"held-out policy every_nth_batch with n = {self.n} on a batch method: its minibatch "
                               f"{self.n} is pass {self.n}, every document of which it has already trained on")
+
+    def training_order(self, order, stream, seed, batch_size, n_docs, batch_method):
+        if -(-len(order) // batch_size) < self.n:
+            raise StreamError(f"held-out policy every_nth_batch: holdout_n = {self.n} but the stream has only "
+                              f"{-(-len(order) // batch_size)} minibatches, so no batch would be scored")
+        return super().training_order(order, stream, seed, batch_size, n_docs, batch_method)
 
     def before_batch(self, batch, trained):
         if (batch.index + 1) % self.n == 0:

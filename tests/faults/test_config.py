@@ -159,3 +159,16 @@ def test_yaml_merge_keys_are_not_duplicates(tmp_path):
     check_config_file(path)
     for shipped in ("ci", "default", "paper"):
         check_config_file(Path(REPO) / "workflow" / "config" / f"{shipped}.yaml")
+
+
+@pytest.mark.parametrize("text, shown, read", [
+    pytest.param("K: [010]", "'010'", "8", id="config-octal-010"),
+    pytest.param("tau0: [1:30]", "'1:30'", "90", id="config-base60-1:30"),
+    pytest.param("seed: 0b11", "'0b11'", "3", id="config-binary-0b11"),
+])
+def test_yaml11_only_numbers_in_a_config_file(tmp_path, text, shown, read):
+    """A config number YAML 1.1 reads as another value (010 is 8, 1:30 is 90) -> GridError naming file, line and both."""
+    path = tmp_path / "c.yaml"
+    path.write_text(f"experiments:\n  e:\n    grid:\n      {text}\n      quoted: ['010', \"1:30\"]\n      same: [07, 0x10]\n")
+    with pytest.raises(GridError, match=rf"c.yaml, line 4: {shown} reads as {read} in YAML 1.1"):
+        check_config_file(path)

@@ -5,6 +5,7 @@ import math
 
 import pytest
 
+from _run_util import tiny_corpus  # noqa: F401
 from topicbench.cli import main as cli
 from topicbench.method import ParamError, get_method
 from topicbench.run import RunSpec
@@ -33,6 +34,15 @@ def run_cli(tmp_path, capsys, *args):
     pytest.param(["--method", "online_lda", "--param", "K=[3]"], "'K'", "must be a number", id="K-a-list"),
     pytest.param(["--method", "online_lda", "--param", 'K="6"'], "'K'", "got the text '6'", id="K-quoted-text"),
     pytest.param(["--method", "bnmf", "--param", "a0=abc"], "'a0'", "must be a number", id="optional-float-given-text"),
+    pytest.param(["--method", "online_lda", "--param", "K=010"], "--param K", "'010' reads as 8", id="K-octal-010-is-not-8"),
+    pytest.param(["--method", "online_lda", "--param", "K=1:30"], "--param K", "'1:30' reads as 90",
+                 id="K-base60-1:30-is-not-90"),
+    pytest.param(["--method", "online_lda", "--param", "e_step_max_iter=100000000000000000000"], "'e_step_max_iter'",
+                 "64-bit integer", id="int-beyond-int64"),
+    pytest.param(["--method", "online_lda", "--param", "batch_size=1e20"], "'batch_size'", "64-bit integer",
+                 id="batch_size-1e20-beyond-int64"),
+    pytest.param(["--method", "sklearn_nmf", "--param", "K=30", "--param", "batch_size=20"], "'K'",
+                 "must be <= batch_size for init='nndsvda'", id="sklearn_nmf-K-beyond-its-nndsvd-init"),
 ])
 def test_cli_hyperparameter_of_wrong_type(tmp_path, capsys, args, culprit, message):
     """A hyperparameter that cannot be its declared type -> exit 2 naming it, before data is read."""
@@ -63,6 +73,17 @@ def test_cli_hyperparameter_of_wrong_type(tmp_path, capsys, args, culprit, messa
     pytest.param(["--method", "online_lda", "--set", "report_elbo=2"], "'report_elbo'", "true or false",
                  id="report_elbo-an-integer"),
     pytest.param(["--method", "online_lda", "--set", "thread=2"], "unknown run setting", "'thread'", id="unknown-setting"),
+    pytest.param(["--method", "online_lda", "--seed", "18446744073709551617"], "'seed'", "64-bit integer",
+                 id="seed-beyond-int64"),
+    pytest.param(["--method", "sklearn_lda", "--seed", "4294967296"], "'seed'", "< 2**32", id="seed-2**32-for-the-peers"),
+    pytest.param(["--method", "online_lda", "--set", "eval_seed=4294967296"], "'eval_seed'", "< 2**32",
+                 id="eval_seed-2**32"),
+    pytest.param(["--method", "batch_lda", "--set", "passes=1.5"], "'passes'", "whole number for the batch method",
+                 id="batch-method-fractional-passes-not-rounded-up"),
+    pytest.param(["--method", "batch_lda", "--set", "max_docs=50"], "'max_docs'", "does not apply to the batch method",
+                 id="batch-method-max_docs-not-ignored"),
+    pytest.param(["--method", "online_lda", "--set", "n_checkpoints=0x10", "--set", "holdout_n=010"], "--set holdout_n",
+                 "'010' reads as 8", id="run-setting-octal"),
 ])
 def test_cli_run_setting_of_wrong_type_or_range(tmp_path, capsys, args, culprit, message):
     """A run setting of the wrong type or out of range -> exit 2 naming it, before data is read."""
@@ -132,3 +153,31 @@ def test_cli_spec_file_missing(tmp_path, capsys):
     missing = tmp_path / "nope.json"
     code, err = run_cli(tmp_path, capsys, "--spec", str(missing))
     assert code == 2 and f"--spec {missing}" in err, err
+
+
+@pytest.mark.parametrize("args, message", [
+    pytest.param(["--set", "passes=1e-9"], "passes = 1e-09 of 120 training documents rounds to no document",
+                 id="passes-rounding-to-no-document"),
+    pytest.param(["--set", "train_subset=1000"], "'train_subset' = 1000 exceeds the 120 documents",
+                 id="train_subset-beyond-the-split-not-clamped"),
+    pytest.param(["--set", "topic_history_words=61"], "'topic_history_words' = 61 exceeds the corpus's 60 words",
+                 id="topic_history_words-beyond-V"),
+    pytest.param(["--set", "holdout=every_nth_batch", "--set", "holdout_n=7"],
+                 "holdout_n = 7 but the stream has only 6 minibatches", id="every_nth_batch-beyond-the-stream"),
+    pytest.param(["--method", "sklearn_nmf", "--param", "K=100", "--param", "batch_size=120"],
+                 "'K' must be <= the vocabulary size (60 words)", id="sklearn_nmf-K-beyond-V"),
+])
+def test_run_impossible_on_this_corpus(tmp_path, capsys, monkeypatch, tiny_corpus, args, message):
+    """A run setting impossible on the corpus it names -> exit 2 naming it, before warm-up or fit; nothing written."""
+    from topicbench import run as run_module
+
+    def no_compute(*_):
+        raise AssertionError("compute started before the bad setting was found")
+
+    monkeypatch.setattr(run_module, "_warm_up", no_compute)
+    method = [] if "--method" in args else ["--method", "online_lda", "--param", "K=3"]
+    batch = [] if any(a.startswith("batch_size=") for a in args) else ["--param", "batch_size=20"]
+    code = cli(["run", "--corpus", str(tiny_corpus), "--out", str(tmp_path / "out"), *method, *batch, *args])
+    err = capsys.readouterr().err
+    assert code == 2 and message in err, err
+    assert not (tmp_path / "out").exists() and not list(tmp_path.glob(".out.*"))

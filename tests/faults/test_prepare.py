@@ -322,6 +322,9 @@ def test_disk_full_while_removing_the_old_copy(tmp_path, capsys, monkeypatch, sr
     pytest.param("max_df=.nan", "max_df", id="param-float-given-nan"),
     pytest.param("dedupe=yes please", "dedupe", id="param-bool-given-word"),
     pytest.param("path=3", "path", id="param-path-given-number"),
+    pytest.param("split_seed=-1", "split_seed", id="param-negative-seed-before-reading"),
+    pytest.param("test_fraction=-0.1", "test_fraction", id="param-negative-test-fraction-before-reading"),
+    pytest.param("test_fraction=1", "test_fraction", id="param-test-fraction-one-before-reading"),
 ])
 def test_bad_parameter_fails_before_any_work(tmp_path, capsys, param, named):
     """A dataset parameter unknown or of the wrong type -> exit 2 naming it, before --out is created."""
@@ -331,6 +334,33 @@ def test_bad_parameter_fails_before_any_work(tmp_path, capsys, param, named):
         args += ["--param", f"path={tmp_path / 't.csv'}"]
     code, err = run_cli(args + ["--param", param], capsys)
     assert code == 2 and (f"parameter {named} must be" in err or f"unknown parameter(s) ['{named}']" in err)
+    assert not (tmp_path / "out").exists()
+
+
+def test_dataset_parameter_read_as_octal(tmp_path, capsys):
+    """--param vocab_size=010 (YAML 1.1 octal 8) -> exit 2 naming the parameter and both readings, nothing written."""
+    code, err = run_cli(["prepare", "nyt_like", "--out", tmp_path / "out", "--param", "n_train=010"], capsys)
+    assert code == 2 and "--param n_train: '010' reads as 8" in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_synthetic_negative_seed(tmp_path, capsys):
+    """seed=-1 for a synthetic corpus -> exit 2 naming seed (not numpy's 'expected non-negative integer')."""
+    code, err = run_cli(["prepare", "nyt_like", "--out", tmp_path / "out", "--param", "n_train=10", "--param", "n_test=2",
+                         "--param", "n_words=20", "--param", "n_topics=2", "--param", "seed=-1"], capsys)
+    assert code == 2 and "parameter seed must be a seed in [0, 2**63), got -1" in err
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("name", [
+    pytest.param("../../x", id="name-with-dotdot"),
+    pytest.param("a\nb", id="name-with-newline"),
+    pytest.param("$(rm -rf ~)", id="name-with-shell"),
+])
+def test_unsafe_corpus_name(tmp_path, capsys, name):
+    """--name that is not a safe name (it becomes the runs' dataset column) -> exit 2 naming it, before any work."""
+    code, err = run_cli(["prepare", "nyt_like", "--out", tmp_path / "out", "--name", name, "--param", "n_train=10"], capsys)
+    assert code == 2 and f"--name {name!r} is not a safe corpus name" in err
     assert not (tmp_path / "out").exists()
 
 

@@ -280,3 +280,50 @@ def test_aggregate_full_disk_keeps_the_old_table(tmp_path, tiny_corpus, capsys, 
     err = capsys.readouterr().err
     assert code == 2 and "No space left" in err and str(table) in err, err
     assert checksums(tmp_path) == before and hidden_leftovers(tmp_path) == []
+
+
+def test_empty_trace_is_never_written_as_a_run(tmp_path, tiny_corpus):
+    """write_outputs given a trace with no row (a run that scored nothing) -> OutputError; the old run untouched."""
+    out = tmp_path / "run"
+    spec = RunSpec(method="online_lda", params={"K": 3, "batch_size": 20}, n_checkpoints=2)
+    trace, method = run(spec, tiny_corpus, out)
+    before = checksums(out)
+    with pytest.raises(OutputError, match="scored nothing"):
+        run_module.write_outputs(out, trace.iloc[:0], method, ["w"] * 60, spec)
+    assert checksums(out) == before and not hidden_leftovers(tmp_path)
+
+
+@pytest.mark.parametrize("name, content", [
+    pytest.param("model.npz", b"my own notes, not a model", id="user-file-named-model.npz"),
+    pytest.param("trace.parquet", b"a,b\n1,2\n", id="user-csv-named-trace.parquet"),
+    pytest.param("topics.tsv", b"my topics\n", id="user-file-named-topics.tsv"),
+])
+def test_out_holding_a_user_file_with_a_run_file_name(tmp_path, tiny_corpus, name, content):
+    """--out holding a user's file that merely carries a run file's name -> exit 2 naming it; the file kept."""
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / name).write_bytes(content)
+    code = cli(["run", "--corpus", str(tiny_corpus), "--out", str(out), *FAST_RUN])
+    assert code == 2 and (out / name).read_bytes() == content and sorted(os.listdir(out)) == [name]
+    assert not hidden_leftovers(tmp_path)
+
+
+@pytest.mark.parametrize("target", [
+    pytest.param("user-file", id="aggregate-out-a-user-file"),
+    pytest.param("input", id="aggregate-out-one-of-its-inputs"),
+    pytest.param("run-trace", id="aggregate-out-a-run-trace"),
+])
+def test_aggregate_never_overwrites_what_is_not_its_table(tmp_path, tiny_corpus, capsys, target):
+    """aggregate --out naming a user's file, one of its inputs or a run's trace -> exit 2 naming it; the file kept."""
+    runs = [tmp_path / "r0", tmp_path / "r1"]
+    for seed, folder in enumerate(runs):
+        assert cli(["run", "--corpus", str(tiny_corpus), "--out", str(folder), "--seed", str(seed), *FAST_RUN]) == 0
+    out = {"user-file": tmp_path / "notes.txt", "input": runs[0] / "trace.parquet",
+           "run-trace": runs[1] / "trace.parquet"}[target]
+    if target == "user-file":
+        out.write_text("precious")
+    before = out.read_bytes()
+    capsys.readouterr()
+    code = cli(["aggregate", "--out", str(out), str(runs[0] / "trace.parquet")])
+    assert code == 2 and f"--out {out}" in capsys.readouterr().err
+    assert out.read_bytes() == before

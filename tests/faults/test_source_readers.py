@@ -239,3 +239,32 @@ def test_nyt_topmost_stand_in_prepares(tmp_path, capsys):
     meta = json.loads((tmp_path / "out" / "corpus.json").read_text())
     assert (meta["n_docs"], meta["n_train"]) == (4, 3)
     assert ast.literal_eval((tmp_path / "corpora/nyt_topmost/label2id.txt").read_text()) == {"arts": 0, "sports": 1}
+
+
+@pytest.mark.parametrize("kind", [
+    pytest.param("vocab", id="bom-vocabulary"),
+    pytest.param("jsonl", id="bom-jsonl"),
+    pytest.param("csv", id="bom-csv-header"),
+])
+def test_utf8_bom_is_not_text(tmp_path, capsys, kind):
+    """A UTF-8 source starting with a byte-order mark (Windows) -> prepared as if without it: no BOM in a word or header."""
+    src = tmp_path / "src"
+    src.mkdir()
+    words = ["apple", "bread", "cheese", "dates"]
+    texts = [" ".join(words[(i + j) % 4] for j in range(6)) for i in range(12)]
+    if kind == "vocab":
+        rows = [(d, w, 1 + (d + w) % 3) for d in range(1, 13) for w in range(1, 5)]
+        docword, vocab = uci(src, rows, n_words=4, vocab=words)
+        vocab.write_text("\ufeff" + "".join(f"{w}\n" for w in words), encoding="utf-8")
+        args = bow_args("uci", docword, vocab, tmp_path / "out")
+    else:
+        body = ("\n".join(json.dumps({"text": t}) for t in texts) if kind == "jsonl" else "text\n" + "\n".join(texts))
+        (src / f"t.{kind}").write_text("\ufeff" + body + "\n", encoding="utf-8")
+        args = ["prepare", "user_text", "--out", tmp_path / "out", "--param", f"format={kind}",
+                "--param", f"path={src / f't.{kind}'}", "--param", "max_df=1.0", "--param", "min_df=1"]
+    before = digest(src)
+    code, err = run_cli(args, capsys)
+    assert code == 0, err
+    assert "\ufeff" not in (tmp_path / "out" / "vocab.txt").read_text(encoding="utf-8")
+    assert sorted((tmp_path / "out" / "vocab.txt").read_text(encoding="utf-8").split()) == sorted(words)
+    assert digest(src) == before
