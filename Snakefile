@@ -29,6 +29,10 @@ include: "workflow/rules/figures_plugins.smk"
 include: "workflow/rules/paper.smk"
 
 
+onstart:
+    mark_folders(config)  # results_dir and data_dir are the workflow's from now on (topicbench.grid.check_folders_owned)
+
+
 rule all:
     input:
         all_targets(),

@@ -203,6 +203,38 @@ def check_paths(config: dict, runs: dict) -> None:
             raise GridError(f"{path} would be written outside {key} {config[key]!r}")
 
 
+# Snakemake deletes a job's existing outputs before it runs the job. A results_dir or data_dir that already holds
+# names the workflow writes must be one the workflow made (it leaves FOLDER_MARK there when it starts), or a
+# user's files of those names would be replaced.
+FOLDER_MARK = ".topicbench-folder"
+WORKFLOW_ENTRIES = {
+    "results_dir": ("all_traces.parquet", "benchmarks", "figures", "logs", "paper", "report", "runs", "tables"),
+    "data_dir": ("corpora",),
+}
+
+
+def check_folders_owned(config: dict) -> None:
+    """Before any job: results_dir and data_dir are new, hold none of the workflow's names, or carry FOLDER_MARK."""
+    for key, entries in WORKFLOW_ENTRIES.items():
+        root = Path(config[key])
+        if not root.is_dir() or (root / FOLDER_MARK).exists():
+            continue
+        clash = [name for name in entries if os.path.lexists(root / name)]
+        if clash:
+            raise GridError(f"{key} {str(root)!r} already holds {', '.join(clash)}, which the workflow writes, but "
+                            f"topicbench did not make it (no {FOLDER_MARK} there): its jobs would replace those "
+                            f"files. Give a new or empty folder, or, if an earlier topicbench workflow made it, "
+                            f"create {str(root / FOLDER_MARK)!r}")
+
+
+def mark_folders(config: dict) -> None:
+    """Leave FOLDER_MARK in results_dir and data_dir (the workflow's onstart), so later runs may replace their files."""
+    for key in WORKFLOW_ENTRIES:
+        root = Path(config[key])
+        root.mkdir(parents=True, exist_ok=True)
+        (root / FOLDER_MARK).touch()
+
+
 def expand_all(config: dict) -> dict[str, dict]:
     experiments = config.get("experiments") or {}
     if not experiments:

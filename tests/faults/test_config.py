@@ -8,7 +8,8 @@ from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
 from _run_util import REPO
-from topicbench.grid import GridError, check_config_file, check_paths, expand_all, run_id
+from topicbench.grid import (FOLDER_MARK, GridError, check_config_file, check_folders_owned, check_paths, expand_all,
+                             mark_folders, run_id)
 
 SCHEMA = str(REPO / "workflow" / "config" / "schema.yaml")
 BASE = {
@@ -126,6 +127,46 @@ def test_results_dir_that_is_a_file(tmp_path):
     with pytest.raises(GridError, match="results_dir .* is a file"):
         check_paths(cfg, expand_all(cfg))
     assert target.read_text() == "keep me"
+
+
+@pytest.mark.parametrize("key, user_file", [
+    pytest.param("results_dir", "all_traces.parquet", id="results_dir-user-all_traces"),
+    pytest.param("results_dir", "figures/hoffman_fig1.png", id="results_dir-user-figures"),
+    pytest.param("results_dir", "paper/topicbench.md", id="results_dir-user-paper"),
+    pytest.param("data_dir", "corpora/nyt_like/corpus.json", id="data_dir-user-corpora"),
+])
+def test_user_folder_with_workflow_names(tmp_path, key, user_file):
+    """A user's folder holding a name the workflow writes as results_dir/data_dir -> GridError naming it, file kept.
+
+    Snakemake would delete the file before the job. Once the folder carries topicbench's mark (left by the
+    workflow's onstart), the same check passes."""
+    folders = {"results_dir": tmp_path / "mine", "data_dir": tmp_path / "data"}
+    folders[key] = tmp_path / "mine"
+    if key == "data_dir":
+        folders["results_dir"] = tmp_path / "results"
+    target = tmp_path / "mine" / user_file
+    target.parent.mkdir(parents=True)
+    target.write_text("keep me")
+    (tmp_path / "mine" / "notes.txt").write_text("mine too")
+    cfg = config(**{k: str(v) for k, v in folders.items()})
+    with pytest.raises(GridError, match=f"{key} .*mine.* already holds {user_file.split('/')[0]}.*{FOLDER_MARK}"):
+        check_folders_owned(cfg)
+    assert target.read_text() == "keep me"
+    mark_folders(cfg)
+    check_folders_owned(cfg)
+
+
+def test_user_folder_with_other_files_is_accepted(tmp_path):
+    """A user's results_dir holding only names the workflow never writes -> accepted, the mark added beside them.
+
+    Its jobs cannot touch those files."""
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "thesis.tex").write_text("keep me")
+    cfg = config(results_dir=str(mine), data_dir=str(tmp_path / "data"))
+    check_folders_owned(cfg)
+    mark_folders(cfg)
+    assert (mine / FOLDER_MARK).exists() and (mine / "thesis.tex").read_text() == "keep me"
 
 
 @pytest.mark.parametrize("corpora_dir", [

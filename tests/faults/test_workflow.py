@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from _run_util import REPO, TINY, env, hidden_leftovers
+from topicbench.grid import FOLDER_MARK
 
 # results_dir with a space and a command substitution: every path in the rules' shell commands must be quoted
 RESULTS = "res $(touch INJECTED) x"
@@ -133,3 +134,23 @@ def test_bad_config_fails_at_dag_build(tmp_path, change, culprit):
     assert result.returncode != 0 and culprit in result.stderr + result.stdout, result.stderr[-2000:]
     assert not (tmp_path / "data").exists() and not list(tmp_path.rglob("INJECTED"))
 
+
+
+def test_workflow_marks_its_folders(killed_then_resumed):
+    """A workflow that ran -> results_dir and data_dir carry topicbench's mark, so a rerun may replace their files."""
+    workdir, *_ = killed_then_resumed
+    assert (workdir / RESULTS / FOLDER_MARK).exists() and (workdir / "data" / FOLDER_MARK).exists()
+
+
+def test_user_results_folder_fails_at_dag_build(tmp_path):
+    """results_dir a user's folder holding all_traces.parquet -> Snakemake exits at DAG build naming it, file untouched.
+
+    The workflow writes that name, and Snakemake deletes a job's old outputs before it runs the job."""
+    mine = tmp_path / RESULTS
+    mine.mkdir()
+    (mine / "all_traces.parquet").write_text("my own table")
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(TINY_CONFIG))
+    result = snakemake(tmp_path, "--cores", "1", TARGET)
+    assert result.returncode != 0 and "already holds all_traces.parquet" in result.stderr + result.stdout, \
+        result.stderr[-2000:]
+    assert (mine / "all_traces.parquet").read_text() == "my own table" and not (tmp_path / "data").exists()

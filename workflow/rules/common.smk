@@ -2,7 +2,7 @@
 import json
 import shlex
 
-from topicbench.grid import check_config_file, check_paths, expand_all
+from topicbench.grid import check_config_file, check_folders_owned, check_paths, expand_all, mark_folders
 
 for _path in workflow.configfiles:
     check_config_file(_path)  # duplicate keys, which YAML would drop silently
@@ -10,6 +10,7 @@ RESULTS = config["results_dir"]
 DATA = config["data_dir"]
 RUNS = expand_all(config)  # raises GridError naming the experiment, run and grid point
 check_paths(config, RUNS)  # no run or corpus folder outside results_dir / data_dir
+check_folders_owned(config)  # no user file where a job writes (Snakemake deletes a job's old outputs)
 FIGURE_TARGETS = []  # each figures_*.smk appends the files it draws for experiments in the config
 
 
