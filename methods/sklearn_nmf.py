@@ -63,6 +63,9 @@ class SklearnNMF(Method):
     def partial_fit(self, batch):
         """One MiniBatchNMF step: W of the minibatch by multiplicative updates, then H from the forgetful A, B."""
         # rho = forget_factor^(batch_size / |X|) is fixed at the first call; a nominal-size batch keeps it forget_factor
+        require(self.updates > 0 or self.hyper["init"] == "random" or self.n_topics <= len(batch), self.name, "K",
+                f"must be <= the first minibatch's {len(batch)} documents for init={self.hyper['init']!r} (an SVD of "
+                f"that minibatch; the training split is smaller than batch_size), got K={self.n_topics}")
         self.model.partial_fit(batch.counts.astype(np.float64))
         self.updates += 1
         self.docs_seen += len(batch)

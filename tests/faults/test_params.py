@@ -181,3 +181,12 @@ def test_run_impossible_on_this_corpus(tmp_path, capsys, monkeypatch, tiny_corpu
     err = capsys.readouterr().err
     assert code == 2 and message in err, err
     assert not (tmp_path / "out").exists() and not list(tmp_path.glob(".out.*"))
+
+
+def test_sklearn_nmf_K_beyond_a_short_first_minibatch(tmp_path, capsys, tiny_corpus):
+    """sklearn_nmf K above the first minibatch's documents (training split < batch_size) -> exit 2 naming K, no output."""
+    code = cli(["run", "--corpus", str(tiny_corpus), "--out", str(tmp_path / "out"), "--method", "sklearn_nmf",
+                "--param", "K=40", "--param", "batch_size=100", "--set", "train_subset=30"])
+    err = capsys.readouterr().err
+    assert code == 2 and "'K' must be <= the first minibatch's 30 documents" in err, err
+    assert not (tmp_path / "out").exists() and not list(tmp_path.glob(".out.*"))
