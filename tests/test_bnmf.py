@@ -286,3 +286,12 @@ def test_topic_weights_count_the_tokens_of_each_topic(tiny):
     method.partial_fit(whole(counts))
     # c0 = 0.05 V is subtracted from masses of ~counts.sum() / K: rounding of order 1e-13 relative
     assert method.topic_weights().sum() == pytest.approx(counts.sum(), rel=1e-10)
+
+
+def test_defaults_are_sec_11_6():
+    """Sec. 11.6's settings: c0 = 0.05 V on beta ~ Gamma(c0/V, c0), a0 = b0 = 1/K on theta, rho_t = (1 + t)^-0.5."""
+    method = BNMF(400, seed=0, corpus_size=1000, K=8, batch_size=100)
+    assert method.c0 == pytest.approx(0.05 * 400, rel=1e-15)
+    assert (method.a0, method.b0) == (1 / 8, 1 / 8)
+    assert method.step_size() == pytest.approx((1 + 1) ** -0.5, rel=1e-15)
+

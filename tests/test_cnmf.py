@@ -462,3 +462,14 @@ def test_predictions_are_the_point_estimate_rates_normalised():
     rows = np.repeat(np.arange(targets.shape[0]), np.diff(targets.indptr))
     expected = (rates / rates.sum(axis=1, keepdims=True))[rows, targets.indices]
     np.testing.assert_allclose(method.predict_words(observed, targets), expected, rtol=1e-10)  # exp of shifted scores
+
+
+def test_defaults_and_start_are_sec_11_6():
+    """Sec. 11.6: m = 50, sigma^2 = 1/m, c0 = 0.05 V, rho_t = (1 + t)^-0.5, and the locations start from their prior
+    l_k ~ N(0, sigma^2 I): their sample variance over K m = 5000 draws is sigma^2 (standard error sigma^2 sqrt(2/5000)
+    = 2% of it; 10% is 5 standard errors)."""
+    method = CNMF(300, seed=0, corpus_size=1000, K=100, batch_size=100)
+    assert method.locations.shape == (100, 50) and method.sigma2 == 1 / 50
+    assert method.c0 == pytest.approx(0.05 * 300, rel=1e-15)
+    assert method.step_size() == pytest.approx(2 ** -0.5, rel=1e-15)
+    assert np.mean(method.locations ** 2) == pytest.approx(1 / 50, rel=0.1)

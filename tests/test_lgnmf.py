@@ -168,6 +168,46 @@ def test_predictions_normalised_and_weighted_mixture(fitted):
     assert method.topics().shape == (5, V) and method.topic_weights().shape == (5,)
 
 
+def test_topics_are_the_highest_weight_grid_points(fitted):
+    """topics(): the columns of D at the grid point of largest eq. 13 weight, each normalised to sum to one."""
+    method, _ = fitted
+    saved = method.grid_weights
+    try:
+        method.grid_weights = np.array([0.1, 0.2, 0.6, 0.1])
+        D = method.D[2]
+        mass = D.sum(axis=0)
+        expected = np.where(mass[:, None] > 0, D.T / np.where(mass > 0, mass, 1.0)[:, None], 0.0)
+        np.testing.assert_allclose(method.topics(), expected, rtol=1e-15, atol=0)
+    finally:
+        method.grid_weights = saved
+
+
+def test_validation_criterion_is_the_protocols_completion_score():
+    """criterion = "validation": the validation documents are split in halves as the harness's document completion
+    splits them (round(N_d / 2) observed), each grid point's score is the harness's per-word log predictive of its
+    own MAP fit (topicbench.evaluate with the ensemble's weight all on that point, held-out counts weighing each
+    word), and the weights are Delta_m exp(the score summed over the held-out tokens), normalised."""
+    from topicbench.evaluate import loglik_per_word
+
+    X, _ = planted_counts(n_words=120, n_docs=150, K=3, seed=9)
+    method = LGNMF(120, seed=1, corpus_size=150, K=3, grid_size=3, search_iters=1, search_tol=0.5)
+    method.partial_fit(whole(X))
+    observed, heldout = method._val
+    whole_docs = np.asarray((observed + heldout).sum(axis=1)).ravel()
+    assert np.array_equal(np.asarray(observed.sum(axis=1)).ravel(), np.round(0.5 * whole_docs))
+    weights, tokens = method.grid_weights.copy(), heldout.sum()
+    try:
+        for m in range(3):
+            method.grid_weights = np.eye(3)[m]
+            score, n = loglik_per_word(method, [(observed, heldout)])
+            assert n == tokens and method.validation[m] == pytest.approx(score, rel=1e-12)  # summation order only
+    finally:
+        method.grid_weights = weights
+    log_w = np.log(method.cell_width) + method.validation * tokens
+    # the per-token scores times the token count give back the sums up to rounding (~1e-13 in an exponent)
+    np.testing.assert_allclose(weights, np.exp(log_w - log_w.max()) / np.exp(log_w - log_w.max()).sum(), rtol=1e-9)
+
+
 def test_state_round_trip(fitted):
     method, X = fitted
     clone = LGNMF.from_state(method.state(), X.shape[1], seed=9, corpus_size=X.shape[0], **{

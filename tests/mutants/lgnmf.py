@@ -69,4 +69,24 @@ MUTANTS = [
            path=PATH, find="(self.corpus_size - len(self.validation_rows)) / X.shape[0]",
            replace="self.corpus_size / X.shape[0]",
            tests=[T + "test_online_scale_is_the_fitted_documents_over_the_minibatch"]),
+    Mutant(id="hu_sec34_alpha_is_e_to_the_log10", cites="Hu et al. 2014, sec. 3.4 / Fig. 4 (the search's axis is log10 alpha: alpha = 10^x)",
+           path=PATH, find="alpha = 10.0 ** float(log10_alpha)", replace="alpha = np.exp(float(log10_alpha))",
+           tests=[T + "test_search_maximises_the_density_of_log_alpha"]),
+    Mutant(id="hu_eq13_topics_from_the_lowest_weight_point", cites="Hu et al. 2014, eq. 13 (the read-out's topics: the highest-weight grid point)",
+           path=PATH, find="return int(np.argmax(self.grid_weights))", replace="return int(np.argmin(self.grid_weights))",
+           tests=[T + "test_topics_are_the_highest_weight_grid_points"]),
+    Mutant(id="validation_criterion_per_token_not_summed", cites="LG-NMF's validation criterion (eq. 13's weights with "
+           "exp(sum of held-out log predictives), the deviation in methods/lgnmf.py's docstring)", path=PATH,
+           find="self.grid_weights = normalised_weights(np.log(self.cell_width) + val_total)",
+           replace="self.grid_weights = normalised_weights(np.log(self.cell_width) + self.validation)",
+           tests=[T + "test_validation_criterion_is_the_protocols_completion_score"]),
+    Mutant(id="validation_criterion_ignores_counts", cites="LG-NMF's validation criterion: the harness's per-word log "
+           "predictive (each held-out word weighted by its count)", path=PATH,
+           find="return float(heldout.data @ np.log(probs)), float(heldout.data.sum())",
+           replace="return float(np.sum(np.log(probs))), float(heldout.data.sum())",
+           tests=[T + "test_validation_criterion_is_the_protocols_completion_score"]),
+    Mutant(id="validation_criterion_not_halves", cites="LG-NMF's validation criterion: document completion, observe half, "
+           "predict half", path=PATH, find="self._val = split_documents(X[pick], 0.5, self.seed)",
+           replace="self._val = split_documents(X[pick], 0.9, self.seed)",
+           tests=[T + "test_validation_criterion_is_the_protocols_completion_score"]),
 ]

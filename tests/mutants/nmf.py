@@ -229,4 +229,16 @@ MUTANTS = [
            find="weights = np.where(weights.sum(axis=1, keepdims=True) > 0, weights, mass[None, :])",
            replace="weights = np.where(weights.sum(axis=1, keepdims=True) > 0, weights, 1.0)",
            tests=["tests/test_nmf_peers.py::test_mixture_with_floor_is_the_normalised_reconstruction_mixed_with_uniform"]),
+    # sec. 11.6's prior constants and start
+    Mutant(id="paisley_sec_11_6_a0_over_v", cites="Paisley et al. 2014, sec. 11.6 (a0 = b0 = 1/K)", path="methods/bnmf.py",
+           find='self.a0 = 1.0 / K if self.hyper["a0"] is None', replace='self.a0 = 1.0 / n_words if self.hyper["a0"] is None',
+           tests=["tests/test_bnmf.py::test_defaults_are_sec_11_6"]),
+    Mutant(id="paisley_sec_11_6_sigma2_over_k", cites="Paisley et al. 2014, sec. 11.6 (sigma^2 = 1/m)", path="methods/cnmf.py",
+           find='self.sigma2 = 1.0 / m if self.hyper["sigma2"] is None', replace='self.sigma2 = 1.0 / K if self.hyper["sigma2"] is None',
+           tests=["tests/test_cnmf.py::test_defaults_and_start_are_sec_11_6"]),
+    Mutant(id="paisley_sec_11_6_locations_start_sd_is_variance",
+           cites="Paisley et al. 2014, sec. 11.6 with eq. 11.13 (l_k ~ N(0, sigma^2 I): sd sigma)", path="methods/cnmf.py",
+           find="self.locations = self.rng.normal(0.0, np.sqrt(self.sigma2), size=(K, m))",
+           replace="self.locations = self.rng.normal(0.0, self.sigma2, size=(K, m))",
+           tests=["tests/test_cnmf.py::test_defaults_and_start_are_sec_11_6"]),
 ]
