@@ -259,3 +259,39 @@ def test_stochastic_step_is_unbiased_and_interpolates(small_corpus):
     rho = damped.last_rho
     np.testing.assert_allclose(damped.g, (1 - rho) * state["g"] + rho * halves[0].g, rtol=1e-12)
     np.testing.assert_allclose(damped.h, (1 - rho) * state["h"] + rho * halves[0].h, rtol=1e-12)
+
+
+def test_predictions_are_the_q_mean_rates_normalised(tiny):
+    """p(w | d) = sum_k E[theta_kd] E[beta_wk] / sum_v sum_k E[theta_kd] E[beta_vk] (sec. 11.6: the q means'
+    Poisson rates normalised over the vocabulary), with E[theta_kd] = a_kd / b_k, b_k = b0 + sum_v g_vk / h_k
+    (eq. 11.29) and E[beta_wk] = g_wk / h_k, written out from q's parameters."""
+    counts = tiny
+    method = BNMF(counts.shape[1], seed=3, corpus_size=counts.shape[0], batch_size=None, **TIGHT)
+    method.partial_fit(whole(counts))
+    observed, targets = counts[:6], counts[6:12]
+    shape, _, _ = method.local_step(observed, want_sstats=False)
+    e_beta = method.g / method.h[None, :]  # V x K
+    e_theta = shape / (method.b0 + e_beta.sum(axis=0))  # documents x K
+    rates = e_theta @ e_beta.T
+    rows = np.repeat(np.arange(targets.shape[0]), np.diff(targets.indptr))
+    expected = (rates / rates.sum(axis=1, keepdims=True))[rows, targets.indices]
+    np.testing.assert_allclose(method.predict_words(observed, targets), expected, rtol=1e-12)  # summation order only
+
+
+def test_topic_weights_count_the_tokens_of_each_topic(tiny):
+    """In batch mode (rho = 1, D/|C_t| = 1) eq. 11.25 sets g_vk = c0/V + sum_d X_vd p_k^(vd), so sum_v g_vk - c0 is
+    topic k's expected token count, and the topics' together are the corpus's tokens (p^(vd) sums to 1)."""
+    counts = tiny
+    method = BNMF(counts.shape[1], seed=3, corpus_size=counts.shape[0], batch_size=None, **TIGHT)
+    method.partial_fit(whole(counts))
+    # c0 = 0.05 V is subtracted from masses of ~counts.sum() / K: rounding of order 1e-13 relative
+    assert method.topic_weights().sum() == pytest.approx(counts.sum(), rel=1e-10)
+
+
+def test_defaults_are_sec_11_6():
+    """Sec. 11.6's settings: c0 = 0.05 V on beta ~ Gamma(c0/V, c0), a0 = b0 = 1/K on theta, rho_t = (1 + t)^-0.5."""
+    method = BNMF(400, seed=0, corpus_size=1000, K=8, batch_size=100)
+    assert method.c0 == pytest.approx(0.05 * 400, rel=1e-15)
+    assert (method.a0, method.b0) == (1 / 8, 1 / 8)
+    assert method.step_size() == pytest.approx((1 + 1) ** -0.5, rel=1e-15)
+

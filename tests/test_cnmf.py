@@ -392,6 +392,17 @@ def test_correlation_readout_is_the_ctm_correlation():
     np.testing.assert_allclose(method.topic_correlations(), np.corrcoef(draws.T), atol=0.01)
 
 
+def test_correlation_readout_given_u_is_the_fitted_y_correlation():
+    """Given fitted u_d (not isotropic), eq. 11.36 is read in coordinates where they are: l_k -> Cov(u)^1/2 l_k, so
+    the read-out is exactly the sample correlation of the fitted y_dk = l_k'u_d (Cov(y) = L Cov(u) L')."""
+    rng = np.random.default_rng(3)
+    method = CNMF(30, seed=0, corpus_size=10, K=5, m=3, batch_size=10)
+    method.locations = rng.normal(size=(5, 3))
+    u = rng.normal(size=(400, 3)) @ np.array([[2.0, 0.0, 0.0], [0.7, 0.5, 0.0], [0.0, -0.3, 0.1]])  # anisotropic
+    # both sides are exact functions of the same 400 u_d (no sampling error): float64 rounding only
+    np.testing.assert_allclose(method.topic_correlations(u), np.corrcoef((u @ method.locations.T).T), atol=1e-12)
+
+
 def test_recovers_planted_topics_and_correlations():
     """On documents with logistic-normal topic proportions (the CTM's, eqs. 11.10-11.12) with a planted covariance
     of clear positive and negative correlations, C-NMF recovers the topics (Hungarian-matched cosine >= 0.95 each)
@@ -434,3 +445,31 @@ def test_logistic_normal_generator_names_bad_input():
         logistic_normal_corpus(10, 20, np.eye(2), 0.1, 0, seed=0)
     counts, topics, theta = logistic_normal_corpus(10, 20, np.eye(2), 0.1, 20, seed=0)
     assert counts.shape == (10, 20) and topics.shape == (2, 20) and np.allclose(theta.sum(axis=1), 1.0)
+
+
+def test_predictions_are_the_point_estimate_rates_normalised():
+    """p(w | d) = sum_k omega_kd E[beta_wk] / sum_v sum_k omega_kd E[beta_vk], omega_kd = exp(alpha_d + l_k'u_d)
+    at the local step's (u_d, alpha_d) and E[beta_wk] = g_wk / h_k (sec. 11.6), written out from the parameters."""
+    rng = np.random.default_rng(9)
+    counts = sp.csr_matrix(rng.poisson(rng.gamma(0.5, 1.0, (60, 1)) * rng.dirichlet(np.full(50, 0.3), 60) * 40.0))
+    counts = counts[np.asarray(counts.sum(axis=1)).ravel() > 0]
+    method = CNMF(50, seed=1, corpus_size=counts.shape[0], K=6, m=3, batch_size=20)
+    method.partial_fit(Minibatch(counts[:20], np.arange(20), np.arange(20), None, 0))
+    observed, targets = counts[20:26], counts[26:32]
+    local = method.local_step(observed, want_sstats=False)
+    omega = np.exp(local["alpha"][:, None] + local["u"] @ method.locations.T)  # documents x K
+    rates = omega @ (method.g / method.h[None, :]).T
+    rows = np.repeat(np.arange(targets.shape[0]), np.diff(targets.indptr))
+    expected = (rates / rates.sum(axis=1, keepdims=True))[rows, targets.indices]
+    np.testing.assert_allclose(method.predict_words(observed, targets), expected, rtol=1e-10)  # exp of shifted scores
+
+
+def test_defaults_and_start_are_sec_11_6():
+    """Sec. 11.6: m = 50, sigma^2 = 1/m, c0 = 0.05 V, rho_t = (1 + t)^-0.5, and the locations start from their prior
+    l_k ~ N(0, sigma^2 I): their sample variance over K m = 5000 draws is sigma^2 (standard error sigma^2 sqrt(2/5000)
+    = 2% of it; 10% is 5 standard errors)."""
+    method = CNMF(300, seed=0, corpus_size=1000, K=100, batch_size=100)
+    assert method.locations.shape == (100, 50) and method.sigma2 == 1 / 50
+    assert method.c0 == pytest.approx(0.05 * 300, rel=1e-15)
+    assert method.step_size() == pytest.approx(2 ** -0.5, rel=1e-15)
+    assert np.mean(method.locations ** 2) == pytest.approx(1 / 50, rel=0.1)

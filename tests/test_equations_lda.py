@@ -114,6 +114,9 @@ def test_bounds_match_eq4_term_by_term(counts):
                                     TIGHT["e_step_tol"])
     per_word = reference_doc_terms(counts, fitted, method.lam, ALPHA) / counts.sum()
     assert method.heldout_elbo(counts) == pytest.approx(per_word, rel=RTOL)
+    # elbo(): the whole of eq. 4 for ``counts`` as the corpus, the fitted document terms plus the topic terms
+    whole = reference_doc_terms(counts, fitted, method.lam, ALPHA) + reference_topic_terms(method.lam, ETA)
+    assert method.elbo(counts) == pytest.approx(whole, rel=RTOL)
 
 
 # -- population VB: McInerney et al. 2015, Alg. 1 ----------------------------------------------------------------
@@ -179,3 +182,34 @@ def test_streaming_vb_bound_is_eq4_under_the_previous_posterior():
     method._refresh()
     value = method.topic_bound_under(prior[:, words], words, prior.sum(axis=1))
     assert value == pytest.approx(reference_topic_terms(lam, prior), rel=RTOL)
+
+
+# -- the read-outs: predict_words and topic_weights (the contract every LDA-family method shares) ---------------
+def test_predict_words_is_the_posterior_mean_mixture(counts):
+    """p(w | observed) = sum_k E[theta_dk] E[beta_kw] with E[theta_dk] = gamma_dk / sum_j gamma_dj (the Dirichlet
+    mean, gamma fitted to the observed part by the E step) and E[beta_kw] = lambda_kw / sum_v lambda_kv: against
+    the reference E step and those two means written out, on an arbitrary lambda."""
+    rng = np.random.default_rng(12)
+    method = get_method("online_lda")(V, seed=9, corpus_size=600, K=K, alpha=ALPHA, eta=ETA, batch_size=20, **TIGHT)
+    method.lam = rng.gamma(0.5, 4.0, (K, V)) + 0.05
+    method._refresh()
+    observed, targets = counts[:12], counts[12:24]
+    gamma, _, _ = reference_e_step(observed, np.exp(elog_dirichlet(method.lam)), ALPHA, TIGHT["e_step_max_iter"],
+                                   TIGHT["e_step_tol"])
+    mixture = (gamma / gamma.sum(axis=1, keepdims=True)) @ (method.lam / method.lam.sum(axis=1, keepdims=True))
+    rows = np.repeat(np.arange(targets.shape[0]), np.diff(targets.indptr))
+    np.testing.assert_allclose(method.predict_words(observed, targets), mixture[rows, targets.indices], rtol=RTOL)
+
+
+def test_topic_weights_count_the_tokens_of_each_topic(counts):
+    """After a batch VB pass lambda = eta + sum_d n_dw phi_dwk (Alg. 1), so lambda_k's mass minus its V prior
+    pseudo-counts eta is the expected number of tokens of topic k: the reference statistics' row sums, which
+    together are the corpus's tokens (phi sums to 1 per token)."""
+    method = get_method("batch_lda")(V, seed=10, K=K, alpha=ALPHA, eta=ETA, rel_tol=0.0, **TIGHT)
+    lam = method.lam.copy()
+    method.partial_fit(batch_of(counts, 0, counts.shape[0]))
+    sstats = reference_sstats(lam, counts, ALPHA, TIGHT["e_step_max_iter"], TIGHT["e_step_tol"])
+    # 1e-7: lambda agrees with the reference to RTOL = 1e-8 (module docstring); subtracting V eta = 7.5 from row
+    # masses of ~400 tokens magnifies that by < 1.02, and 10x headroom covers the sums over V
+    np.testing.assert_allclose(method.topic_weights(), sstats.sum(axis=1), rtol=1e-7)
+    assert method.topic_weights().sum() == pytest.approx(counts.sum(), rel=1e-7)

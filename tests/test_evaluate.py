@@ -3,7 +3,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from topicbench.evaluate import Protocol, Unigram, fold_splits, loglik_per_word, split_documents
+from topicbench import evaluate
+from topicbench.evaluate import Protocol, Unigram, fold_splits, loglik_per_word, protocol_splits, split_documents
 
 
 def random_counts(seed=0, n_docs=50, n_words=40):
@@ -53,6 +54,58 @@ def test_loglik_per_word_is_the_token_average_of_log_probabilities():
     dense = heldout.toarray()
     assert tokens == dense.sum()
     assert loglik == pytest.approx((dense * np.log(probs)).sum() / dense.sum(), rel=1e-12)
+
+
+class ObservedFrequency:
+    """Predicts a document's held-out words from its own observed part, (n_obs_dw + 1) / (N_obs_d + V): its score
+    depends on exactly which tokens the protocol hands it as observed."""
+
+    def predict_words(self, observed, word_ids):
+        dense, word_ids = sp.csr_matrix(observed).toarray(), sp.csr_matrix(word_ids)
+        rows = np.repeat(np.arange(word_ids.shape[0]), np.diff(word_ids.indptr))
+        return (dense[rows, word_ids.indices] + 1.0) / (dense.sum(axis=1)[rows] + dense.shape[1])
+
+
+@pytest.mark.parametrize("chunk", [evaluate.EVAL_CHUNK_DOCS, 7])
+def test_loglik_conditions_each_document_on_its_observed_part_only(monkeypatch, chunk):
+    """Document completion: each held-out token is scored given its own document's observed part, never the
+    held-out part (a leak) and never another document's (the chunks must stay aligned): against the formula
+    applied to the split matrices by hand."""
+    monkeypatch.setattr(evaluate, "EVAL_CHUNK_DOCS", chunk)
+    counts = random_counts(3)
+    observed, heldout = split_documents(counts, 0.5, seed=1)
+    loglik, tokens = loglik_per_word(ObservedFrequency(), [(observed, heldout)])
+    obs, held = observed.toarray(), heldout.toarray()
+    by_hand = (held * np.log((obs + 1.0) / (obs.sum(axis=1, keepdims=True) + obs.shape[1]))).sum() / held.sum()
+    assert tokens == held.sum()
+    assert loglik == pytest.approx(by_hand, rel=1e-12)  # the same float64 sums in another order
+
+
+def test_threefold_score_pools_every_token_once():
+    """Paisley et al.'s threefold completion holds out each token exactly once, so the pooled per-word score of a
+    fixed distribution is its average log probability over every token of the corpus (per word, not per fold)."""
+    counts = random_counts(4)
+    probs = np.random.default_rng(1).dirichlet(np.ones(counts.shape[1]))
+    loglik, tokens = loglik_per_word(Oracle(probs), fold_splits(counts, 3, seed=2))
+    dense = counts.toarray()
+    assert tokens == dense.sum()
+    assert loglik == pytest.approx((dense * np.log(probs)).sum() / dense.sum(), rel=1e-12)
+    # and observed-dependent predictions pool the folds' sums over all tokens (not a mean of per-fold means)
+    folds = fold_splits(counts, 3, seed=2)
+    total = sum((h.toarray() * np.log((o.toarray() + 1.0) / (o.toarray().sum(axis=1, keepdims=True) + counts.shape[1])))
+                .sum() for o, h in folds)
+    assert loglik_per_word(ObservedFrequency(), folds)[0] == pytest.approx(total / dense.sum(), rel=1e-12)
+
+
+def test_protocol_splits_follow_the_protocol():
+    """One split observing round(fraction N_d) tokens per document by default (McInerney et al.'s halves); k folds
+    for folds = k."""
+    counts = random_counts(5)
+    lengths = np.asarray(counts.sum(axis=1)).ravel()
+    [(observed, heldout)] = protocol_splits(counts, Protocol(observed_fraction=0.75, seed=3))
+    assert np.array_equal(np.asarray(observed.sum(axis=1)).ravel(), np.round(0.75 * lengths))
+    assert ((observed + heldout) != counts).nnz == 0
+    assert len(protocol_splits(counts, Protocol(folds=3))) == 3
 
 
 def test_unigram_uses_add_one_training_frequencies():

@@ -168,6 +168,46 @@ def test_predictions_normalised_and_weighted_mixture(fitted):
     assert method.topics().shape == (5, V) and method.topic_weights().shape == (5,)
 
 
+def test_topics_are_the_highest_weight_grid_points(fitted):
+    """topics(): the columns of D at the grid point of largest eq. 13 weight, each normalised to sum to one."""
+    method, _ = fitted
+    saved = method.grid_weights
+    try:
+        method.grid_weights = np.array([0.1, 0.2, 0.6, 0.1])
+        D = method.D[2]
+        mass = D.sum(axis=0)
+        expected = np.where(mass[:, None] > 0, D.T / np.where(mass > 0, mass, 1.0)[:, None], 0.0)
+        np.testing.assert_allclose(method.topics(), expected, rtol=1e-15, atol=0)
+    finally:
+        method.grid_weights = saved
+
+
+def test_validation_criterion_is_the_protocols_completion_score():
+    """criterion = "validation": the validation documents are split in halves as the harness's document completion
+    splits them (round(N_d / 2) observed), each grid point's score is the harness's per-word log predictive of its
+    own MAP fit (topicbench.evaluate with the ensemble's weight all on that point, held-out counts weighing each
+    word), and the weights are Delta_m exp(the score summed over the held-out tokens), normalised."""
+    from topicbench.evaluate import loglik_per_word
+
+    X, _ = planted_counts(n_words=120, n_docs=150, K=3, seed=9)
+    method = LGNMF(120, seed=1, corpus_size=150, K=3, grid_size=3, search_iters=1, search_tol=0.5)
+    method.partial_fit(whole(X))
+    observed, heldout = method._val
+    whole_docs = np.asarray((observed + heldout).sum(axis=1)).ravel()
+    assert np.array_equal(np.asarray(observed.sum(axis=1)).ravel(), np.round(0.5 * whole_docs))
+    weights, tokens = method.grid_weights.copy(), heldout.sum()
+    try:
+        for m in range(3):
+            method.grid_weights = np.eye(3)[m]
+            score, n = loglik_per_word(method, [(observed, heldout)])
+            assert n == tokens and method.validation[m] == pytest.approx(score, rel=1e-12)  # summation order only
+    finally:
+        method.grid_weights = weights
+    log_w = np.log(method.cell_width) + method.validation * tokens
+    # the per-token scores times the token count give back the sums up to rounding (~1e-13 in an exponent)
+    np.testing.assert_allclose(weights, np.exp(log_w - log_w.max()) / np.exp(log_w - log_w.max()).sum(), rtol=1e-9)
+
+
 def test_state_round_trip(fitted):
     method, X = fitted
     clone = LGNMF.from_state(method.state(), X.shape[1], seed=9, corpus_size=X.shape[0], **{
@@ -301,6 +341,30 @@ def test_laplace_grid_sits_at_the_mode_spaced_in_sd(placed):
     assert method.grid_weights.sum() == pytest.approx(1.0, abs=1e-12) and np.all(method.grid_weights >= 0)
 
 
+def test_search_maximises_the_density_of_log_alpha(monkeypatch):
+    """Sec. 3.4 searches, and places the grid, in u = log alpha, where the posterior density is alpha p~(alpha | C)
+    (the Jacobian of alpha = e^u; eq. 13's cells are equal in u). With eq. 8 replaced by a known
+    p~(alpha | C) = exp(-(log alpha)^2 / 2), the density of u is exp(u - u^2 / 2): mode u = 1 and curvature 1, not
+    p~'s own mode u = 0. The fits still run; only the criterion is planted."""
+    monkeypatch.setattr(lg, "log_posterior_alpha", lambda X, D, S, alpha, *args, **kwargs: -0.5 * np.log(alpha) ** 2)
+    X, _, _ = lg_model_data(30, 40, 2, 1.0, seed=6)
+    method = LGNMF(30, seed=0, corpus_size=40, K=2, grid_size=3, criterion="evidence", search_tol=0.002,
+                   search_iters=1)
+    method.partial_fit(whole(X))
+    # Brent stops within search_tol = 0.002 decades of the mode
+    assert method.mode_log10_alpha * np.log(10) == pytest.approx(1.0, abs=0.002 * np.log(10))
+    # central differences are exact on a quadratic up to rounding (~1e-16 / h^2, h = 0.05 decades)
+    assert method.curvature == pytest.approx(1.0, rel=1e-9)
+
+
+def test_fixed_grid_points_sit_at_the_cell_centres():
+    """grid = "fixed": grid_size equal cells in log10 alpha over [min, max], alpha_m at each cell's centre (the
+    midpoint rule that eq. 13's Delta_m p~(alpha_m) weights assume), Delta_m the cell width in log alpha."""
+    method = LGNMF(30, seed=0, corpus_size=40, K=2, grid="fixed", grid_size=4, log10_alpha_min=-2.0, log10_alpha_max=2.0)
+    np.testing.assert_allclose(method.grid_log_alpha / np.log(10), [-1.5, -0.5, 0.5, 1.5], rtol=0, atol=1e-14)
+    assert method.cell_width == pytest.approx(np.log(10), rel=1e-15)
+
+
 def test_laplace_grid_function():
     """laplace_grid: points mode + (m - (M-1)/2) spacing sd, sd = H^-1/2, cell = spacing sd; no sd without curvature."""
     points, cell, sd = lg.laplace_grid(1.0, 4.0, 5, 0.5, 0.3)
@@ -359,6 +423,27 @@ def test_online_step_is_the_projected_gradient_loop():
             S = np.maximum(0.0, S - min(0.01, 1 / (np.linalg.eigvalsh(D.T @ D)[-1] + alpha)) * lg.scores_gradient(Xb, D, S, alpha))
         np.testing.assert_allclose(model.D[m], D, rtol=1e-12, atol=1e-14)
         np.testing.assert_allclose(S_fit[m], S, rtol=1e-12, atol=1e-14)
+
+
+def test_online_scale_is_the_fitted_documents_over_the_minibatch(monkeypatch):
+    """Sec. 4's N / N_b scales a minibatch's document terms to the fitted corpus: the validation documents
+    (criterion "validation") are never fitted, so N counts the corpus without them and N_b the minibatch without
+    them. Every eq. 8 evaluation (the search's and the grid's) must receive that ratio."""
+    X, _ = planted_counts(n_words=60, n_docs=100, K=2, seed=8)
+    seen = []
+    real = lg.log_posterior_alpha
+
+    def spy(X, D, S, alpha, shape, rate, scale=1.0, sq_norm_C=None):
+        seen.append(scale)
+        return real(X, D, S, alpha, shape, rate, scale, sq_norm_C)
+
+    monkeypatch.setattr(lg, "log_posterior_alpha", spy)
+    model = LGNMF(60, seed=0, corpus_size=400, K=2, grid_size=2, batch_size=50, sgd_iters=1, search_iters=1,
+                  search_tol=0.5, validation_fraction=0.1)
+    model.partial_fit(Minibatch(X[:50], np.arange(50), np.arange(50), None, 0))
+    n_val = len(model.validation_rows)
+    assert n_val == 5 and seen
+    assert all(s == (400 - n_val) / (50 - n_val) for s in seen), set(seen)
 
 
 # -- the per-grid-point records reach the trace ------------------------------------------------------------

@@ -47,3 +47,25 @@ def test_fits_and_beats_the_word_frequency_baseline(tiny, peer):
 def test_bad_hyperparameters_fail_before_compute(peer, bad, culprit):
     with pytest.raises(ParamError, match=culprit):
         RunSpec(method=peer, params={"K": 4, **bad}).check()
+
+
+def test_mixture_with_floor_is_the_normalised_reconstruction_mixed_with_uniform():
+    """The peers' predictive: (1 - eps) (W H)_dw / sum_v (W H)_dv + eps / V, V the vocabulary size (not K), with
+    weights_dk = W_dk sum_v H_kv; a document with all-zero weights takes the model's marginal over words,
+    sum_k H_kw / sum_kv H_kv. Written out densely by hand."""
+    import scipy.sparse as sp
+
+    from topicbench.nmf import mixture_with_floor
+
+    rng = np.random.default_rng(3)
+    H = rng.gamma(0.5, 1.0, (4, 9))  # K = 4 topics over V = 9 words (K != V, so the floor's denominator shows)
+    W = rng.gamma(1.0, 1.0, (3, 4))
+    W[2] = 0.0  # a document with no weight on any topic
+    words = sp.csr_matrix(rng.integers(0, 3, (3, 9)))
+    eps = 0.01
+    rate = W @ H
+    rate[2] = H.sum(axis=0)
+    expected = (1 - eps) * (rate / rate.sum(axis=1, keepdims=True)) + eps / 9
+    rows = np.repeat(np.arange(3), np.diff(words.indptr))
+    got = mixture_with_floor(words, W * H.sum(axis=1), H, eps)
+    np.testing.assert_allclose(got, expected[rows, words.indices], rtol=1e-13)  # summation order only

@@ -236,3 +236,16 @@ def test_final_checkpoint_quality_columns():
     assert row["recovery_frac_090"] == 7 / 8
     with pytest.raises(ValueError, match="do not match the reference vocabulary"):
         final_checkpoint_quality(Fixed(truth[:, :-1]), counts)
+
+
+def test_final_checkpoint_recovery_counts_at_0_90():
+    """recovery_frac_090 is the fraction of true topics matched at cosine >= 0.90, its name's threshold: one fitted
+    topic blurred to a cosine between 0.5 and 0.9 with its true topic (computed by hand) counts as not recovered."""
+    counts, truth = random_corpus(4)
+    fitted = truth.copy()
+    fitted[0] = truth[0] + 0.1 * truth[0].max() * np.full(truth.shape[1], 1.0)  # the same topic under a flat haze
+    cos = fitted[0] @ truth[0] / (np.linalg.norm(fitted[0]) * np.linalg.norm(truth[0]))
+    assert 0.5 < cos < 0.9
+    row = final_checkpoint_quality(Fixed(fitted), counts, truth_topics=truth)
+    assert row["recovery_frac_090"] == 7 / 8
+    assert row["recovery_cosine"] == pytest.approx((7 + cos) / 8, abs=1e-12)  # unit cosines up to rounding

@@ -20,6 +20,9 @@ M_STEP_KERNEL = "tests/test_kernels.py::test_natural_gradient_step_matches_numpy
 E_STEP_KERNEL = "tests/test_kernels.py::test_converged_e_step_matches_reference[0.1-0.001]"
 ELOG_KERNEL = "tests/test_kernels.py::test_exp_dirichlet_expectation_matches_scipy"
 ELOG_THETA_KERNEL = "tests/test_kernels.py::test_dirichlet_expectation_matches_scipy"
+PREDICT = EQ + "test_predict_words_is_the_posterior_mean_mixture"
+WEIGHTS = EQ + "test_topic_weights_count_the_tokens_of_each_topic"
+THETA_MEAN = "theta = gamma / gamma.sum(axis=1, keepdims=True)"
 
 LDA = "topicbench/lda.py"
 DENSE = "topicbench/kernels/dense.py"
@@ -135,4 +138,23 @@ MUTANTS = [
     Mutant(id="svb_default_warm_started", cites="Hoffman et al. 2010, Alg. 1 (gamma = 1 each pass; warm_start off)",
            path="methods/streaming_vb.py", find='warm = self.hyper["warm_start"] and self.updates > 0',
            replace="warm = self.updates > 0", tests=[SVB_WARM]),
+    # -- the read-outs every LDA-family method shares: predict_words (E[theta] E[beta]), topic_weights, elbo() -------
+    Mutant(id="hoffman_predict_theta_mean_without_prior", cites="Hoffman et al. 2010, eq. 6's q(theta) = Dirichlet(gamma): "
+           "E[theta_k] = gamma_k / sum gamma (alpha included)", path=LDA, find=THETA_MEAN,
+           replace="theta = (gamma - self.alpha) / (gamma - self.alpha).sum(axis=1, keepdims=True)", tests=[PREDICT]),
+    Mutant(id="hoffman_predict_theta_exp_elog_not_mean", cites="Hoffman et al. 2010, q(theta) = Dirichlet(gamma): the "
+           "predictive uses E[theta], not exp E[log theta] normalised", path=LDA, find=THETA_MEAN,
+           replace="theta = np.exp(kernels.dirichlet_expectation(gamma))\n        theta /= theta.sum(axis=1, keepdims=True)",
+           tests=[PREDICT]),
+    Mutant(id="hoffman_predict_beta_exp_elog_not_mean", cites="Hoffman et al. 2010, q(beta_k) = Dirichlet(lambda_k): "
+           "E[beta_kw] = lambda_kw / sum_v lambda_kv", path=LDA,
+           find="return kernels.mixture_probs(word_ids, theta, self.topics())",
+           replace="return kernels.mixture_probs(word_ids, theta, self.exp_elog_beta / self.exp_elog_beta.sum(axis=1, keepdims=True))",
+           tests=[PREDICT]),
+    Mutant(id="hoffman_topic_weights_one_eta", cites="Hoffman et al. 2010, Alg. 1 M step (lambda_k = eta + sstats_k: "
+           "V pseudo-counts eta per topic)", path=LDA, find="return self.lam.sum(axis=1) - self.n_words * self.eta",
+           replace="return self.lam.sum(axis=1) - self.eta", tests=[WEIGHTS]),
+    Mutant(id="hoffman_eq4_elbo_topic_terms_subtracted", cites="Hoffman et al. 2010, eq. 4 (document terms + topic terms)",
+           path=LDA, find="return self.doc_bound(counts, gamma) + self.topic_bound()",
+           replace="return self.doc_bound(counts, gamma) - self.topic_bound()", tests=[BOUNDS]),
 ]
