@@ -7,6 +7,7 @@ the config value ``corpora_dir`` and raise :class:`DatasetUnavailable` when it i
 """
 from __future__ import annotations
 
+import inspect
 import math
 import numbers
 import os
@@ -107,6 +108,11 @@ def get_dataset(name: str) -> type[Dataset]:
     if name not in datasets:
         raise CorpusError(f"unknown dataset {name!r}; available: {sorted(datasets)}")
     return datasets[name]
+
+
+def reads_corpora_dir(recipe: type[Dataset]) -> bool:
+    """A recipe that reads a real corpus from ``corpora_dir`` (it calls ``source_dir``), not a synthetic one."""
+    return not recipe.synthetic and "source_dir(" in inspect.getsource(recipe)
 
 
 def input_paths(params: dict[str, Any], corpora_dir=None) -> list[Path]:

@@ -136,9 +136,7 @@ def expand_experiment(name: str, experiment: dict, datasets: dict) -> dict[str, 
 def check_datasets(datasets: dict, used: set[str] = frozenset(), corpora_dir: str | None = None) -> None:
     """Every dataset entry names a known recipe with known parameters, and every dataset an experiment uses
     that reads a real corpus finds ``corpora_dir``: before any job (DAG build), not in the prepare job."""
-    import inspect
-
-    from .dataset import get_dataset
+    from .dataset import get_dataset, reads_corpora_dir
 
     for name, entry in datasets.items():
         _safe_component("dataset name", name)
@@ -147,8 +145,7 @@ def check_datasets(datasets: dict, used: set[str] = frozenset(), corpora_dir: st
             recipe.resolve_params(dict(entry.get("params") or {}))
         except (ValueError, KeyError, TypeError) as err:
             raise GridError(f"dataset {name}: {err}") from None
-        reads_corpora_dir = not recipe.synthetic and "source_dir(" in inspect.getsource(recipe)
-        if name in used and reads_corpora_dir and not (corpora_dir and Path(corpora_dir).is_dir()):
+        if name in used and reads_corpora_dir(recipe) and not (corpora_dir and Path(corpora_dir).is_dir()):
             where = f"corpora_dir {corpora_dir!r} is not a folder" if corpora_dir else "the config sets no corpora_dir"
             raise GridError(f"dataset {name} (recipe {recipe.name}) reads a real corpus from corpora_dir, but {where} "
                             f"(DatasetUnavailable)")
