@@ -56,6 +56,18 @@ def test_batch_elbo_never_decreases(small_corpus):
     assert elbo[-1] - elbo[0] > 0.1 * abs(elbo[0])  # and it really moved
 
 
+def test_batch_mode_keeps_q_theta_between_passes(small_corpus):
+    """Batch VB (eqs. 11.25-11.29) updates one q(theta) by coordinate ascent, pass after pass: a late pass's local
+    step starts at the last pass's q(theta), near its fixed point, not at the flat start a new document gets."""
+    counts = small_corpus.split("train").counts
+    method = BNMF(counts.shape[1], seed=1, corpus_size=counts.shape[0], K=8, batch_size=None)
+    for _ in range(25):
+        method.partial_fit(whole(counts))
+    _, _, from_flat = method.local_step(counts)  # the same topics, q(theta) restarted
+    # measured 1.7 iterations per document against 22.9 from the flat start; a restart every pass gives equal counts
+    assert method.last_local_iter < 0.25 * from_flat.mean(), (method.last_local_iter, from_flat.mean())
+
+
 def test_elbo_matches_direct_sum():
     """The closed-form bound equals a direct evaluation of its terms on a tiny problem."""
     from scipy.special import digamma, gammaln

@@ -15,6 +15,10 @@ CNMF_PRECISION = "tests/test_cnmf.py::test_newton_precision_is_negative_hessian_
 CNMF_NEWTON = "tests/test_cnmf.py::test_location_newton_step"
 
 MUTANTS = [
+    Mutant(id="paisley_batch_forgets_q_theta",
+           cites="Paisley et al. 2014, eqs. 11.25-11.29 (batch VB: one q(theta), updated pass after pass, never restarted)",
+           path="methods/bnmf.py", find="shape=self._batch_shape if warm else None)", replace="shape=None)",
+           tests=["tests/test_bnmf.py::test_batch_mode_keeps_q_theta_between_passes"]),
     # eq. 11.24: p_k^(vd) ∝ exp(E ln beta_vk + E ln omega_kd)
     Mutant(id="paisley_11_24_bnmf_rate_dropped_from_elog_theta",
            cites="Paisley et al. 2014, eq. 11.24 (B-NMF, E ln theta = psi(a) - ln b)",
