@@ -13,7 +13,7 @@ import scipy.sparse as sp
 from numba import njit, prange
 
 from .kernels import lda_e_step
-from .kernels.dense import N_CHUNKS, _LOOP, _dot, _dot4, _weighted_rows
+from .kernels.dense import N_CHUNKS, _LOOP, _dot, _dot4, _gather_topics, _weighted_rows
 from .kernels.sparse import _group_by_word
 from .kernels.special import _digamma_parts
 
@@ -94,33 +94,14 @@ def _cnmf_best_alpha(topic_mass, scores, top, n_tokens):
 
 
 @njit(**_LOOP)
-def _gather_columns(ids, exp_elog_beta_t, sub):
-    """sub[k, j] = exp(E ln beta_{ids_j, k}): the document's words, topic-major (each row contiguous over the words),
-    so the sweeps below take the words as vector lanes. Gathered once per document, read at every evaluation."""
-    n_topics = exp_elog_beta_t.shape[1]
-    n_ids = ids.shape[0]
-    j = 0
-    while j + 4 <= n_ids:
-        r0, r1, r2, r3 = exp_elog_beta_t[ids[j]], exp_elog_beta_t[ids[j + 1]], exp_elog_beta_t[ids[j + 2]], exp_elog_beta_t[ids[j + 3]]
-        for k in range(n_topics):
-            row = sub[k]
-            row[j], row[j + 1], row[j + 2], row[j + 3] = r0[k], r1[k], r2[k], r3[k]
-        j += 4
-    while j < n_ids:
-        r0 = exp_elog_beta_t[ids[j]]
-        for k in range(n_topics):
-            sub[k, j] = r0[k]
-        j += 1
-
-
-@njit(**_LOOP)
 def _cnmf_value(cts, sub, topics, topic_mass, scores, top, alpha, u, phinorm):
     """One document's part of the C-NMF objective at (u_d, alpha_d), with p^(vd) optimal (eq. 11.24).
 
     f = sum_v X_vd ln sum_k exp(E ln beta_vk + alpha_d + l_k'u_d) - sum_k S_k omega_kd - |u_d|^2 / 2,
     omega_kd = exp(alpha_d + l_k'u_d), S_k = sum_v E[beta_vk]: the terms of the bound (eqs. 11.13,
     11.23) that involve the document, given ``scores`` = exp(l_k'u_d - top) (``_cnmf_scores``) and the document's
-    columns ``sub`` (``_gather_columns``; ``topics`` = 0..K-1, its rows). Fills phinorm_v = sum_k exp(E ln beta_vk) scores_k, four topics a pass.
+    columns ``sub`` (``_gather_topics`` of all K topics, ``topics`` = 0..K-1). Fills phinorm_v = sum_k exp(E ln
+    beta_vk) scores_k, four topics a pass.
     """
     n_ids = phinorm.shape[0]
     _weighted_rows(scores, sub, topics, phinorm)
@@ -214,9 +195,9 @@ def _cnmf_doc(ids, cts, exp_elog_beta_t, topic_mass, locations, locations_t, cur
     n_ids = ids.shape[0]
     n_topics = scores.shape[0]
     sub = sub[:n_topics * n_ids].reshape((n_topics, n_ids))  # contiguous rows
-    topics = np.arange(n_topics)  # sub's rows, for ``_weighted_rows``
+    topics = np.arange(n_topics)  # every topic: sub's rows
     weight = weight[:n_ids]
-    _gather_columns(ids, exp_elog_beta_t, sub)
+    _gather_topics(ids, exp_elog_beta_t, topics, sub)  # once per document, read at every evaluation
     n_tokens = 0.0
     for j in range(n_ids):
         n_tokens += cts[j]
@@ -233,7 +214,8 @@ def _cnmf_doc(ids, cts, exp_elog_beta_t, topic_mass, locations, locations_t, cur
     for it in range(max_iter):  # phase 1: the chapter's steepest ascent (eq. 11.31), into the basin it climbs
         for i in range(m):
             trial[i] = u[i] + step * grad[i]
-        trial_value, trial_alpha, trial_top = _cnmf_at(trial, cts, sub, topics, locations_t, topic_mass, n_tokens, scores, phinorm)
+        trial_value, trial_alpha, trial_top = _cnmf_at(trial, cts, sub, topics, locations_t, topic_mass,
+                                                           n_tokens, scores, phinorm)
         evaluations += 1
         ascent_steps = it + 1
         current = trial_value >= value
@@ -263,7 +245,8 @@ def _cnmf_doc(ids, cts, exp_elog_beta_t, topic_mass, locations, locations_t, cur
         for _ in range(60):
             for i in range(m):
                 trial[i] = u[i] + t * direction[i]
-            trial_value, trial_alpha, trial_top = _cnmf_at(trial, cts, sub, topics, locations_t, topic_mass, n_tokens, scores, phinorm)
+            trial_value, trial_alpha, trial_top = _cnmf_at(trial, cts, sub, topics, locations_t, topic_mass,
+                                                               n_tokens, scores, phinorm)
             evaluations += 1
             if trial_value >= value + 1e-4 * t * slope:  # Armijo: a real ascent, not rounding
                 accepted = True
@@ -399,9 +382,10 @@ def _cnmf_objective(indptr, indices, data, exp_elog_beta_t, topic_mass, location
         start, stop = indptr[d], indptr[d + 1]
         n_ids = stop - start
         scores, phinorm, weight, sub = np.empty(n_topics), np.empty(n_ids), np.empty(n_ids), np.empty((n_topics, n_ids))
-        _gather_columns(indices[start:stop], exp_elog_beta_t, sub)
+        topics = np.arange(n_topics)
+        _gather_topics(indices[start:stop], exp_elog_beta_t, topics, sub)
         top = _cnmf_scores(locations_t, u[d], scores)
-        values[d] = _cnmf_value(data[start:stop], sub, np.arange(n_topics), topic_mass, scores, top, alpha[d], u[d],
+        values[d] = _cnmf_value(data[start:stop], sub, topics, topic_mass, scores, top, alpha[d], u[d],
                                 phinorm)
         _cnmf_gradient(data[start:stop], sub, locations, topic_mass, scores, top, alpha[d], u[d], phinorm, weight,
                        omega[d], expected[d], grad_u[d])

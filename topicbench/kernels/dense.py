@@ -39,6 +39,31 @@ def _dot4(a, b0, b1, b2, b3):
     return s0, s1, s2, s3
 
 
+@njit(**_LOOP)
+def _gather_topics(ids, exp_elog_beta_t, topics, sub):
+    """sub[a, j] = exp_beta_{topics_a, ids_j}: a document's columns of some topics, topic-major (each row contiguous
+    over the words), so the sweeps take the words as vector lanes (LDA's active topics, C-NMF's all K). Eight words
+    at a time, so each store of a row is eight contiguous doubles."""
+    n_ids = ids.shape[0]
+    j = 0
+    while j + 8 <= n_ids:
+        r0, r1, r2, r3 = (exp_elog_beta_t[ids[j]], exp_elog_beta_t[ids[j + 1]], exp_elog_beta_t[ids[j + 2]],
+                          exp_elog_beta_t[ids[j + 3]])
+        r4, r5, r6, r7 = (exp_elog_beta_t[ids[j + 4]], exp_elog_beta_t[ids[j + 5]], exp_elog_beta_t[ids[j + 6]],
+                          exp_elog_beta_t[ids[j + 7]])
+        for a in range(topics.shape[0]):
+            k = topics[a]
+            row = sub[a]
+            row[j], row[j + 1], row[j + 2], row[j + 3] = r0[k], r1[k], r2[k], r3[k]
+            row[j + 4], row[j + 5], row[j + 6], row[j + 7] = r4[k], r5[k], r6[k], r7[k]
+        j += 8
+    while j < n_ids:
+        r0 = exp_elog_beta_t[ids[j]]
+        for a in range(topics.shape[0]):
+            sub[a, j] = r0[topics[a]]
+        j += 1
+
+
 @njit(inline="always", **_LOOP)  # inlined into the sweeps that call it at every iteration
 def _weighted_rows(weights, matrix, rows, out):
     """out_j = 1e-100 + sum_a weights_a matrix[rows_a, j], four rows a pass with the columns as vector lanes: the

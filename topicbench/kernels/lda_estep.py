@@ -15,7 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit, prange
 
-from .dense import _LOOP, N_CHUNKS, _dot, _dot4, _min_positive, _sum, _transpose, _weighted_rows
+from .dense import _LOOP, N_CHUNKS, _dot, _dot4, _gather_topics, _min_positive, _sum, _transpose, _weighted_rows
 from .sparse import _group_by_word
 from .special import _digamma_one_division, _digamma_parts, _exp_elog_theta, _exp_theta_block
 
@@ -77,30 +77,6 @@ def _gamma_sweep(ids, cts, exp_elog_beta_t, exp_theta, new_gamma, topic_max, tra
         min_phinorm = min(min_phinorm, s + 1e-100)
         j += 1
     return token_sum, min_phinorm
-
-
-@njit(**_LOOP)
-def _gather_topics(ids, exp_elog_beta_t, topics, sub):
-    """sub[a, j] = exp_beta_{topics_a, ids_j}: the document's columns of some topics, topic-major (each row
-    contiguous over the words). Eight words at a time, so each store of a row is eight contiguous doubles."""
-    n_ids = ids.shape[0]
-    j = 0
-    while j + 8 <= n_ids:
-        r0, r1, r2, r3 = (exp_elog_beta_t[ids[j]], exp_elog_beta_t[ids[j + 1]], exp_elog_beta_t[ids[j + 2]],
-                          exp_elog_beta_t[ids[j + 3]])
-        r4, r5, r6, r7 = (exp_elog_beta_t[ids[j + 4]], exp_elog_beta_t[ids[j + 5]], exp_elog_beta_t[ids[j + 6]],
-                          exp_elog_beta_t[ids[j + 7]])
-        for a in range(topics.shape[0]):
-            k = topics[a]
-            row = sub[a]
-            row[j], row[j + 1], row[j + 2], row[j + 3] = r0[k], r1[k], r2[k], r3[k]
-            row[j + 4], row[j + 5], row[j + 6], row[j + 7] = r4[k], r5[k], r6[k], r7[k]
-        j += 8
-    while j < n_ids:
-        r0 = exp_elog_beta_t[ids[j]]
-        for a in range(topics.shape[0]):
-            sub[a, j] = r0[topics[a]]
-        j += 1
 
 
 @njit(inline="always", **_LOOP)  # inlined where it is called in every iteration: no call with eight array arguments
