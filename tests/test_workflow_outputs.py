@@ -1,0 +1,55 @@
+"""Every file a shipped config's workflow writes lies under results_dir or data_dir, under a name that
+``grid.check_folders_owned`` guards.
+
+The folder check refuses an unmarked user folder that holds one of ``grid.WORKFLOW_ENTRIES``: Snakemake deletes a job's
+old outputs before it runs the job, so a user's file of such a name would be lost. That list is written by hand; a new
+rule whose output, log or benchmark file starts with another name would slip past the check. This test reads the
+whole DAG of each shipped config from a dry run, so it fails as soon as a rule writes elsewhere.
+"""
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from topicbench.grid import WORKFLOW_ENTRIES
+
+REPO = Path(__file__).resolve().parents[1]
+CONFIGS = sorted(p.stem for p in (REPO / "workflow" / "config").glob("*.yaml") if p.stem != "schema")
+FILE_LINE = re.compile(r"^\s+(output|log|benchmark): (.*)$")
+
+
+def written_files(config: str, results: Path, data: Path) -> list[str]:
+    """The output, log and benchmark paths of every job in the dry-run DAG (none of them exists yet)."""
+    cmd = [sys.executable, "-m", "snakemake", "-n", "-s", str(REPO / "Snakefile"), "--configfile",
+           str(REPO / "workflow" / "config" / f"{config}.yaml"), "--config", f"results_dir={results}", f"data_dir={data}"]
+    result = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=600,
+                            env={**os.environ, "USER": "topicbench"})
+    if result.returncode != 0 and "corpora_dir" in result.stdout + result.stderr:
+        corpora_dir = yaml.safe_load((REPO / "workflow" / "config" / f"{config}.yaml").read_text()).get("corpora_dir")
+        pytest.skip(f"{config}.yaml reads real corpora, not available here ({corpora_dir})")
+    assert result.returncode == 0, (result.stdout + result.stderr)[-3000:]
+    paths = []
+    for line in result.stdout.splitlines():
+        match = FILE_LINE.match(line)
+        if match:
+            paths += [p.strip() for p in match.group(2).split(",") if p.strip()]
+    return paths
+
+
+@pytest.mark.parametrize("config", CONFIGS)
+def test_every_written_name_is_guarded(tmp_path, config):
+    """A rule writing outside results_dir/data_dir, or under a name WORKFLOW_ENTRIES lacks -> this test fails."""
+    results, data = tmp_path / "results", tmp_path / "data"
+    paths = written_files(config, results, data)
+    assert len(paths) > 10, paths  # the dry run printed the jobs' files (the parse still matches Snakemake's format)
+    roots = {"results_dir": results, "data_dir": data}
+    unguarded = []
+    for path in paths:
+        owner = [key for key, root in roots.items() if Path(path).is_relative_to(root)]
+        if not owner or Path(path).relative_to(roots[owner[0]]).parts[0] not in WORKFLOW_ENTRIES[owner[0]]:
+            unguarded.append(path)
+    assert not unguarded, f"{config}.yaml: written outside the guarded names: {sorted(set(unguarded))[:10]}"
