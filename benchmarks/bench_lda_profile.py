@@ -5,6 +5,14 @@ document in each minibatch. One shuffled pass, the settings of bench_lda_speed.p
 tau0 = 1, E step to mean |change in gamma| < 1e-3 or 100 iterations).
 
     python benchmarks/bench_lda_profile.py --corpus /tmp/tb/nyt_topmost /tmp/tb/wiki_bnpy --K 50 100
+
+With ``--per-minibatch-peer sklearn_lda`` it times instead, minibatch by minibatch, online LDA's whole update and the
+peer's (``threads`` numba threads / joblib workers) on the same minibatches from the same lambda_0, the peer right
+after online LDA, over several seeds: which minibatches decide a pass's ratio. The first minibatch, under the random
+lambda_0, keeps every topic active in every document (no topic falls to alpha), so online LDA's E step runs its dense
+sweeps there, the same arithmetic as the peer's BLAS products; later minibatches run its sparse sweeps.
+
+    python benchmarks/bench_lda_profile.py --corpus /tmp/tb/wiki_bnpy --K 50 --per-minibatch-peer sklearn_lda --seeds 0 1 2
 """
 from __future__ import annotations
 
@@ -44,14 +52,54 @@ def profile(corpus, K, batch_size, threads, seed=0):
     return cpu, iterations, words
 
 
+def per_minibatch(corpus, K, batch_size, threads, peer_name, seed):
+    """Wall seconds per minibatch, (online LDA, peer), each whole update, on one seed's shuffled pass."""
+    import copy
+
+    train = corpus.split("train")
+    settings = dict(K=K, batch_size=batch_size, kappa=0.7, tau0=1.0, alpha=0.01, eta=0.01)
+    ours = get_method("online_lda")(corpus.n_words, seed=seed, threads=threads, corpus_size=train.n_docs, **settings)
+    peer = get_method(peer_name)(corpus.n_words, seed=seed, threads=threads, corpus_size=train.n_docs, **settings)
+    order = stream_order("shuffled", train.n_docs, seed)
+    batches = [Minibatch(train.rows(order[i:i + batch_size]), order[i:i + batch_size], None, None, n)
+               for n, i in enumerate(range(0, len(order), batch_size))]
+    ours.warm_up(Minibatch(batches[0].counts[:2], order[:2], None, None, 0))
+    copy.deepcopy(peer).partial_fit(Minibatch(batches[0].counts[:50], order[:50], None, None, 0))  # workers up
+    times = []
+    for batch in batches:
+        t0 = time.perf_counter()
+        ours.partial_fit(batch)
+        t1 = time.perf_counter()
+        peer.partial_fit(batch)
+        times.append((t1 - t0, time.perf_counter() - t1))
+    return np.array(times)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", nargs="+", required=True)
     parser.add_argument("--K", type=int, nargs="+", default=[100])
     parser.add_argument("--batch-size", type=int, default=1024)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--per-minibatch-peer", default=None, help="e.g. sklearn_lda: paired per-minibatch times")
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0])
     args = parser.parse_args()
     kernels.set_threads(args.threads)
+    if args.per_minibatch_peer:
+        print(f"| corpus | K | minibatch | online LDA s (median over seeds) | {args.per_minibatch_peer} s | "
+              f"paired ratio per seed (median) |\n|---|---|---|---|---|---|")
+        for path in args.corpus:
+            corpus = load_corpus(path)
+            for K in args.K:
+                runs = np.array([per_minibatch(corpus, K, args.batch_size, args.threads, args.per_minibatch_peer, s)
+                                 for s in args.seeds])  # seeds x minibatches x (ours, peer)
+                rows = [(str(b), runs[:, b]) for b in range(runs.shape[1])] + [("whole pass", runs.sum(axis=1))]
+                for label, t in rows:
+                    ratio = t[:, 1] / t[:, 0]
+                    print(f"| {corpus.meta.get('name')} | {K} | {label} | {np.median(t[:, 0]):.3f} | "
+                          f"{np.median(t[:, 1]):.3f} | {', '.join(f'{r:.1f}' for r in ratio)} ({np.median(ratio):.1f}x) |",
+                          flush=True)
+        return
     print("| corpus | K | distinct words/doc | E step CPU s | M step CPU s | exp E[log beta] CPU s | E-step share "
           "| E-step iterations/doc, per minibatch |\n|---|---|---|---|---|---|---|---|")
     for path in args.corpus:
