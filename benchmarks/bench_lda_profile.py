@@ -35,10 +35,12 @@ def profile(corpus, K, batch_size, threads, seed=0):
     batches = [train.rows(order[i:i + batch_size]) for i in range(0, len(order), batch_size)]
     lda.warm_up(Minibatch(batches[0][:2], order[:2], None, None, 0))  # compile off the clock (a deep copy fits)
     cpu = {"E step": 0.0, "M step": 0.0, "exp E[log beta]": 0.0}
-    iterations = []
+    iterations, sweeps = [], []
     for counts in batches:
+        diagnostics = {}
         t0 = time.process_time()
-        _, sstats, its = lda.e_step(counts)
+        _, sstats, its = kernels.lda_e_step(counts, lda.exp_elog_beta, lda.alpha, lda.hyper["e_step_max_iter"],
+                                            lda.hyper["e_step_tol"], diagnostics=diagnostics)
         t1 = time.process_time()
         lda.lam = kernels.natural_gradient_step(lda.lam, lda.step_size(), lda.eta, train.n_docs / counts.shape[0], sstats)
         t2 = time.process_time()
@@ -48,8 +50,9 @@ def profile(corpus, K, batch_size, threads, seed=0):
         cpu["exp E[log beta]"] += time.process_time() - t2
         lda.updates += 1
         iterations.append(float(np.mean(its)))
+        sweeps.append((diagnostics["dense_sweeps"], diagnostics["sparse_sweeps"], diagnostics["active_topics_swept"]))
     words = np.mean([c.nnz / c.shape[0] for c in batches])
-    return cpu, iterations, words
+    return cpu, iterations, words, np.array(sweeps)
 
 
 def per_minibatch(corpus, K, batch_size, threads, peer_name, seed):
@@ -101,14 +104,17 @@ def main():
                           flush=True)
         return
     print("| corpus | K | distinct words/doc | E step CPU s | M step CPU s | exp E[log beta] CPU s | E-step share "
-          "| E-step iterations/doc, per minibatch |\n|---|---|---|---|---|---|---|---|")
+          "| E-step iterations/doc, per minibatch | sweeps over all K topics, per minibatch | mean active topics of the "
+          "other sweeps |\n|---|---|---|---|---|---|---|---|---|---|")
     for path in args.corpus:
         corpus = load_corpus(path)
         for K in args.K:
-            cpu, its, words = profile(corpus, K, args.batch_size, args.threads)
+            cpu, its, words, sweeps = profile(corpus, K, args.batch_size, args.threads)
+            dense = ", ".join(f"{d / (d + s):.0%}" for d, s, _ in sweeps)
+            active = ", ".join(f"{a / max(s, 1):.1f}" for _, s, a in sweeps)
             print(f"| {corpus.meta.get('name')} | {K} | {words:.0f} | {cpu['E step']:.2f} | {cpu['M step']:.2f} | "
                   f"{cpu['exp E[log beta]']:.2f} | {cpu['E step'] / sum(cpu.values()):.0%} | "
-                  f"{', '.join(f'{x:.0f}' for x in its)} |", flush=True)
+                  f"{', '.join(f'{x:.0f}' for x in its)} | {dense} | {active} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -211,6 +211,10 @@ def test_fallback_sweeps_match_reference(make):
         assert diagnostics["reused_sets"] > 0  # a shrunken set swept from the last gather's topic-major copy
         if margin == 2.0 ** 40:
             assert diagnostics["fallback_sweeps"] > 0
+        # every iteration sweeps once, a fall-back twice; the first sweep of each document is over all topics
+        assert diagnostics["dense_sweeps"] + diagnostics["sparse_sweeps"] == iterations.sum() + diagnostics["fallback_sweeps"]
+        assert diagnostics["dense_sweeps"] >= counts.shape[0] and diagnostics["sparse_sweeps"] > 0
+        assert 0 < diagnostics["active_topics_swept"] < diagnostics["sparse_sweeps"] * exp_elog_beta.shape[0]
         assert np.array_equal(iterations, ref_iterations)
         np.testing.assert_allclose(gamma, ref_gamma, rtol=1e-9, atol=1e-12)
         np.testing.assert_allclose(sstats, ref_sstats, rtol=1e-9, atol=1e-12)

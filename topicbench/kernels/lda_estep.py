@@ -191,7 +191,8 @@ def _lda_doc(ids, cts, gamma, exp_theta, phinorm, counts, model, work):
     Once few topics are active (see SKIP_EPS), the sweep runs over a topic-major copy of their columns
     (``_topic_sweep``); when the set shrinks, the copy is reused, re-gathered only for a topic not in it.
     A skipped topic has gamma_k = alpha_k, so exp_theta_k <= exp(psi(alpha_k)) exp(-psi(sum gamma)).
-    ``counts`` receives (gathers, fall-back sweeps redone over all topics, sets reusing the copy) for diagnostics.
+    ``counts`` receives (gathers, fall-back sweeps redone over all topics, sets reusing the copy, sweeps over all
+    topics, active topics summed over the sparse sweeps) for diagnostics.
     """
     n_topics = gamma.shape[0]
     n_ids = ids.shape[0]
@@ -222,6 +223,8 @@ def _lda_doc(ids, cts, gamma, exp_theta, phinorm, counts, model, work):
     gathers = 0
     reuses = 0
     fallbacks = 0
+    dense_sweeps = 0
+    active_swept = 0  # the active topics of every sparse sweep, summed
     _exp_elog_theta(gamma, exp_theta, bits)
     iterations = 0
     for it in range(model.max_iter):
@@ -302,6 +305,7 @@ def _lda_doc(ids, cts, gamma, exp_theta, phinorm, counts, model, work):
                     sparse = True
                     fresh = True
         if sparse:
+            active_swept += n_active
             token_sum, min_phinorm = _topic_sweep(cts, copy, active_row[:n_active], theta_active[:n_active],
                                                   new_gamma[:n_active], doc_phinorm, weight, scratch)
             if fresh:
@@ -348,6 +352,7 @@ def _lda_doc(ids, cts, gamma, exp_theta, phinorm, counts, model, work):
         if uniform:
             for k in range(n_topics):
                 uniform = uniform and exp_theta[k] == exp_theta[0]
+        dense_sweeps += 1
         token_sum, min_phinorm = _gamma_sweep(ids, cts, exp_elog_beta_t, exp_theta, new_gamma, topic_max, it == 0,
                                               word_total, uniform)  # uniform: the first sweep from gamma = 1
         change = _update_gamma(alpha, gamma, exp_theta, new_gamma, position)
@@ -362,6 +367,8 @@ def _lda_doc(ids, cts, gamma, exp_theta, phinorm, counts, model, work):
     counts[0] = gathers
     counts[1] = fallbacks
     counts[2] = reuses
+    counts[3] = dense_sweeps
+    counts[4] = active_swept
     return iterations
 
 
@@ -439,7 +446,8 @@ def lda_e_step(counts: sp.csr_matrix, exp_elog_beta: np.ndarray, alpha, max_iter
     ``skip_margin`` scales the bound at which topics are chosen to be skipped (see SKIP_EPS); it changes
     only the speed, never the result, which is what lets a test force the fall-back path. If given,
     ``diagnostics`` receives the totals "gathers", "reused_sets" (active sets swept from the last gather's copy)
-    and "fallback_sweeps" (sweeps redone over all topics).
+    and "fallback_sweeps" (sweeps redone over all topics), "dense_sweeps" and "sparse_sweeps" (sweeps over all K
+    topics and over the active ones) and "active_topics_swept" (the active topics, summed over the sparse sweeps).
     """
     if not skip_margin > 0:
         raise ValueError(f"skip_margin must be > 0, got {skip_margin!r}")
@@ -450,7 +458,7 @@ def lda_e_step(counts: sp.csr_matrix, exp_elog_beta: np.ndarray, alpha, max_iter
     gamma = np.ones((n_docs, n_topics)) if gamma is None else np.array(gamma, dtype=np.float64, copy=True)
     exp_elog_beta_t = _transpose(np.ascontiguousarray(exp_elog_beta, dtype=np.float64))
     n_chunks = max(1, min(N_CHUNKS, n_docs))
-    doc_counts = np.zeros((n_docs, 3), dtype=np.int64)
+    doc_counts = np.zeros((n_docs, 5), dtype=np.int64)
     # numba's prange splits the chunks into one contiguous share per thread up front; with chunk size 1 they are
     # handed out one at a time, so a thread that finishes early (or was descheduled less) takes more. Same results.
     previous = numba.set_parallel_chunksize(1)
@@ -463,8 +471,11 @@ def lda_e_step(counts: sp.csr_matrix, exp_elog_beta: np.ndarray, alpha, max_iter
     finally:
         numba.set_parallel_chunksize(previous)
     if diagnostics is not None:
-        gathers, fallbacks, reuses = doc_counts.sum(axis=0)
+        gathers, fallbacks, reuses, dense, active = doc_counts.sum(axis=0)
         diagnostics["gathers"] = int(gathers)
         diagnostics["fallback_sweeps"] = int(fallbacks)
         diagnostics["reused_sets"] = int(reuses)
+        diagnostics["dense_sweeps"] = int(dense)  # over all K topics (the first sweeps, and fall-backs)
+        diagnostics["sparse_sweeps"] = int(iterations.sum() + fallbacks - dense)
+        diagnostics["active_topics_swept"] = int(active)  # summed over the sparse sweeps
     return gamma, sstats if want_sstats else None, iterations
