@@ -184,6 +184,19 @@ def test_streaming_vb_bound_is_eq4_under_the_previous_posterior():
     assert value == pytest.approx(reference_topic_terms(lam, prior), rel=RTOL)
 
 
+def test_streaming_vb_first_round_bound_is_eq4_at_the_random_start(counts):
+    """The first minibatch's first round runs its E step under the random start lambda (methods/streaming_vb.py), which
+    differs from the prior eta in every column, also those of words the minibatch lacks: its ELBO is eq. 4 over all V
+    columns, written out with the reference at that lambda and the round's gamma."""
+    method = get_method("streaming_vb")(V, seed=9, K=K, alpha=ALPHA, eta=ETA, max_inner_iter=1, **TIGHT)
+    start = method.lam.copy()
+    batch = counts[:8]
+    assert np.count_nonzero(np.asarray(batch.sum(axis=0)).ravel()) < V  # words the minibatch lacks
+    method.partial_fit(batch_of(counts, 0, 8))
+    by_hand = reference_doc_terms(batch, method.last_gamma, start, ALPHA) + reference_topic_terms(start, ETA)
+    assert method.elbo_trace[0] == pytest.approx(by_hand, rel=RTOL)
+
+
 # -- the read-outs: predict_words and topic_weights (the contract every LDA-family method shares) ---------------
 def test_predict_words_is_the_posterior_mean_mixture(counts):
     """p(w | observed) = sum_k E[theta_dk] E[beta_kw] with E[theta_dk] = gamma_dk / sum_j gamma_dj (the Dirichlet

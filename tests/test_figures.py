@@ -146,3 +146,60 @@ def test_mcinerney_alpha_not_n_follows_where_the_best_alpha_is():
     assert _claims.mcinerney_alpha_not_n(_mcinerney({"a": 4.0, "b": 4.0})).verdict == "not reproduced"
     j = _claims.mcinerney_alpha_not_n(_mcinerney({"a": 4.0, "b": 2.0}))
     assert j.verdict == "reproduced" and "b: log10 N = 4.00, best log10 alpha = 2" in j.numbers, j.numbers
+
+
+def test_hoffman_larger_corpus_is_reproduced_when_the_full_corpus_scores_higher():
+    """Hoffman et al. 2010, Fig. 1: the full corpus beats a subset (higher final log predictive on every seed)."""
+    rows = [pd.DataFrame({"experiment": "hoffman_fig1", "dataset": "d", "method": "online_lda", "label": label,
+                          "seed": seed, "docs_seen": [1, 2], "loglik_per_word": [-8.0, score]})
+            for seed in range(3) for label, score in (("online_full", -7.0 - 0.01 * seed), ("online_subset", -7.3))]
+    assert _claims.hoffman_larger_corpus(_Ctx({"hoffman_fig1": pd.concat(rows, ignore_index=True)})).verdict == "reproduced"
+
+
+def test_hoffman_best_setting_is_the_lowest_bound_perplexity():
+    """Hoffman et al. 2010, Table 1: the best (kappa, tau0) has the lowest perplexity bound exp(-elbo_per_word)."""
+    rows = []
+    for seed in range(3):
+        for kappa, tau0, elbo in ((0.5, 1.0, -7.3), (0.7, 64.0, -7.0), (0.9, 1024.0, -7.1)):
+            rows.append({"experiment": "hoffman_table1", "dataset": "d", "method": "online_lda", "label": "grid",
+                         "seed": seed, "p_batch_size": 256, "p_kappa": kappa, "p_tau0": tau0, "docs_seen": 1,
+                         "elbo_per_word": elbo - 0.001 * seed * kappa})
+    j = _claims.hoffman_best_setting(_Ctx({"hoffman_table1": pd.DataFrame(rows)}))
+    assert "best kappa = 0.7, tau0 = 64" in j.numbers and "runner-up kappa = 0.9, tau0 = 1024" in j.numbers, j.numbers
+    assert j.verdict == "reproduced"
+
+
+def _paisley(gaps):
+    rows = []
+    for i, (K, size) in enumerate(((50, 500), (50, 1000), (100, 500), (100, 1000))):
+        for method, gap in zip(("bnmf", "cnmf", "online_lda"), gaps):
+            rows.append({"experiment": "paisley_fig11_3", "dataset": "d", "method": method, "label": method, "seed": 0,
+                         "p_K": K, "p_batch_size": size, "docs_seen": 1, "eval_kind": "batch",
+                         "loglik_per_word": -7.0 + gap * (1 + 0.1 * i)})
+    return _Ctx({"paisley_fig11_3": pd.DataFrame(rows)})
+
+
+def test_paisley_comparable_needs_every_interval_inside_the_margin():
+    """Paisley et al. 2014, Fig. 11.3: "roughly the same" = every pairwise 95% interval inside +-0.05 nats/word.
+    Differences of ~0.01: reproduced; C-NMF ~0.04 above the others, its interval straddling the margin: mixed
+    (an interval that merely overlaps the margin is no equivalence); ~0.3 apart: not reproduced."""
+    assert _claims.paisley_comparable(_paisley((0.0, 0.01, 0.005))).verdict == "reproduced"
+    assert _claims.paisley_comparable(_paisley((0.0, 0.045, 0.0))).verdict == "mixed"
+    assert _claims.paisley_comparable(_paisley((0.0, 0.3, 0.0))).verdict == "not reproduced"
+
+
+def _grid(column, values, score):
+    rows = [{"experiment": "e", "dataset": "d", "method": "online_lda", "label": "g", "seed": seed, column: v,
+             "docs_seen": 1, "loglik_per_word": score(v) + 0.001 * seed * i}
+            for seed in range(3) for i, v in enumerate(values)]
+    return _Ctx({"e": pd.DataFrame(rows)})
+
+
+def test_scaling_judges_follow_the_direction_of_the_gains():
+    """More topics help (score rises with K): reproduced. Minibatch size with a diminishing return (a concave rise
+    over S = 16, 64, 256): reproduced; a convex rise (the second gain larger): not both parts hold."""
+    assert _claims.scaling_k(_grid("p_K", (10, 50, 100), lambda k: -7.5 + 0.004 * k)).verdict == "reproduced"
+    concave = _grid("p_batch_size", (16, 64, 256), lambda s: -7.0 + 0.1 * np.log2(s / 16) - 0.02 * np.log2(s / 16) ** 2)
+    assert _claims.scaling_batch(concave).verdict == "reproduced"
+    convex = _grid("p_batch_size", (16, 64, 256), lambda s: -7.0 + 0.02 * np.log2(s / 16) ** 2)
+    assert _claims.scaling_batch(convex).verdict != "reproduced"

@@ -58,3 +58,22 @@ def test_peer_step_moves_the_token_mass_as_alg2(peer, counts):
         expected = (1 - rho) * mass + rho * D / S * counts[rows].sum()
         mass = float(np.sum(method.topic_weights()))
         np.testing.assert_allclose(mass, expected, rtol=RTOL, err_msg=f"{peer}, step {t}")
+
+
+@pytest.mark.parametrize("peer", PEERS)
+def test_restored_peer_continues_the_step_schedule(peer, counts):
+    """A peer restored from its state after t steps takes step t with rho_t = (tau0 + t)^-kappa (Alg. 2's t counts the
+    updates before this one), so the token mass moves as in ``test_peer_step_moves_the_token_mass_as_alg2``."""
+    tau0, kappa = 3.0, 0.7
+    first = make(peer, tau0=tau0, kappa=kappa)
+    for t in range(2):
+        rows = np.arange(S * t, S * (t + 1))
+        first.partial_fit(Minibatch(counts[rows], rows, rows, None, t))
+    restored = make(peer, seed=1, tau0=tau0, kappa=kappa)
+    restored.load_state(first.state())
+    mass = float(np.sum(restored.topic_weights()))
+    rows = np.arange(2 * S, 3 * S)
+    restored.partial_fit(Minibatch(counts[rows], rows, rows, None, 2))
+    rho = (tau0 + 2) ** -kappa
+    np.testing.assert_allclose(np.sum(restored.topic_weights()), (1 - rho) * mass + rho * D / S * counts[rows].sum(),
+                               rtol=RTOL)
