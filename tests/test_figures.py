@@ -203,3 +203,61 @@ def test_scaling_judges_follow_the_direction_of_the_gains():
     assert _claims.scaling_batch(concave).verdict == "reproduced"
     convex = _grid("p_batch_size", (16, 64, 256), lambda s: -7.0 + 0.02 * np.log2(s / 16) ** 2)
     assert _claims.scaling_batch(convex).verdict != "reproduced"
+
+
+# -- the tables' numbers (a wrong best row is a wrong number) ----------------------------------------------------------
+class _TableCtx(_Ctx):
+    """A table's context: ``write`` keeps the table instead of writing files."""
+
+    def __init__(self, frames, tmp_path):
+        super().__init__(frames)
+        self.tmp_path, self.written = tmp_path, None
+
+    def output(self, role):
+        return str(self.tmp_path / f"{role}.out")
+
+    def corpus_caption(self, experiment):
+        return "corpus"
+
+    def write(self, caption, body="", table=None):
+        self.written = table
+
+
+def test_hoffman_table1_lists_each_minibatch_sizes_lowest_bound_setting(tmp_path):
+    """Hoffman et al. 2010, Table 1: per S, the (kappa, tau0) with the lowest eq. 16 perplexity bound exp(-elbo/word)."""
+    rows = []
+    for seed in range(2):
+        for size, best in ((16, (0.5, 64.0)), (256, (0.9, 1.0))):
+            for kappa, tau0 in ((0.5, 64.0), (0.9, 1.0), (0.7, 256.0)):
+                rows.append({"experiment": "hoffman_table1", "dataset": "d", "method": "online_lda", "label": "grid",
+                             "seed": seed, "p_batch_size": size, "p_kappa": kappa, "p_tau0": tau0, "docs_seen": 1,
+                             "elbo_per_word": -7.0 if (kappa, tau0) == best else -7.2 - 0.1 * kappa,
+                             "perplexity": 1500.0, "protocol": "document completion"})
+    ctx = _TableCtx({"hoffman_table1": pd.DataFrame(rows)}, tmp_path)
+    figlib.load_plugin("hoffman_table1").draw(ctx)
+    got = ctx.written.set_index("minibatch S")
+    assert got.loc[16, ["best kappa", "best tau0"]].tolist() == [0.5, 64.0]
+    assert got.loc[256, ["best kappa", "best tau0"]].tolist() == [0.9, 1.0]
+    assert got.loc[16, "perplexity (eq. 16 bound)"] == pytest.approx(np.exp(7.0))
+
+
+def test_mcinerney_fig3_table_reads_the_best_alpha_the_nearest_n_and_streaming_vbs_best():
+    """McInerney et al. 2015, Fig. 3: per corpus the best log10 alpha (highest mean score), the grid point nearest
+    log10 N (N = 3,000: 3.48, nearest 3, not ln N = 8.0) and streaming VB at its best minibatch size."""
+    plugin = figlib.load_plugin("mcinerney_fig3")
+    rows = []
+    for seed in range(2):
+        for x in (2.0, 3.0, 4.0, 5.0, 6.0, 7.0):
+            rows.append({"method": "population_vb", "p_log10_population": x, "p_batch_size": np.nan,
+                         "loglik_per_word": -7.0 - 0.05 * abs(x - 5.0) + 0.001 * seed})
+        for size, score in ((128, -7.3), (1024, -7.1)):
+            rows.append({"method": "streaming_vb", "p_log10_population": np.nan, "p_batch_size": size,
+                         "loglik_per_word": score + 0.001 * seed})
+        for row in rows[-8:]:
+            row.update(experiment="mcinerney_fig1_x", dataset="d", label=row["method"], seed=seed, docs_seen=1,
+                       stream="time_ordered", eval_kind="lookahead", corpus_size=3000)
+    table = plugin.alpha_table(pd.DataFrame(rows))
+    row = table.iloc[0]
+    assert row["best log10 alpha"] == 5.0 and row["log10 alpha nearest N"] == 3.0
+    assert row["PVB at alpha nearest N"] == pytest.approx(-7.1 + 0.0005)
+    assert row["streaming VB"] == pytest.approx(-7.1 + 0.0005)

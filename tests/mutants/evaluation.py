@@ -10,6 +10,7 @@ T = "tests/test_evaluate.py::"
 OBSERVED = T + "test_loglik_conditions_each_document_on_its_observed_part_only"
 SLICE = "tests/test_semisynthetic.py::test_each_document_draws_from_its_time_slice"
 FIG = "tests/test_figures.py::"
+FIG3 = FIG + "test_mcinerney_fig3_table_reads_the_best_alpha_the_nearest_n_and_streaming_vbs_best"
 CLAIMS = "workflow/figures/_claims.py"
 PREDICT = "probs = np.asarray(method.predict_words(obs, held), dtype=np.float64)"
 
@@ -94,4 +95,20 @@ MUTANTS = [
            "integer", path="topicbench/semisynthetic.py", find="np.maximum(np.rint(np.interp(",
            replace="np.maximum(np.floor(np.interp(",
            tests=["tests/test_semisynthetic.py::test_quantile_lengths_round_the_inverse_cdf_to_the_nearest_integer"]),
+    Mutant(id="table_hoffman_best_setting_highest_bound", cites="Hoffman et al. 2010, Table 1 (per S, the setting with "
+           "the lowest eq. 16 perplexity bound)", path="workflow/figures/hoffman_table1.py",
+           find='best = grid.loc[grid.groupby("p_batch_size")["bound_perplexity"].idxmin()]',
+           replace='best = grid.loc[grid.groupby("p_batch_size")["bound_perplexity"].idxmax()]',
+           tests=[FIG + "test_hoffman_table1_lists_each_minibatch_sizes_lowest_bound_setting"]),
+    Mutant(id="table_mcinerney_best_alpha_lowest_score", cites="McInerney et al. 2015, Fig. 3 (the best alpha: the "
+           "highest mean score)", path="workflow/figures/mcinerney_fig3.py",
+           find='"best log10 alpha": float(stats["mean"].idxmax())', replace='"best log10 alpha": float(stats["mean"].idxmin())',
+           tests=[FIG3]),
+    Mutant(id="table_mcinerney_nearest_n_in_natural_log", cites="McInerney et al. 2015, Fig. 3 (the alpha axis is log10; "
+           "the grid point nearest log10 N)", path="workflow/figures/mcinerney_fig3.py",
+           find="nearest = int(np.argmin(np.abs(stats.index - np.log10(n_true))))",
+           replace="nearest = int(np.argmin(np.abs(stats.index - np.log(n_true))))", tests=[FIG3]),
+    Mutant(id="table_mcinerney_streaming_vb_worst_setting", cites="McInerney et al. 2015, Figs. 1 and 3 (streaming VB at "
+           "its best setting)", path="workflow/figures/_mcinerney.py", find="best = finals.idxmax()",
+           replace="best = finals.idxmin()", tests=[FIG3]),
 ]
