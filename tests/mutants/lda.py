@@ -24,6 +24,7 @@ PREDICT = EQ + "test_predict_words_is_the_posterior_mean_mixture"
 WEIGHTS = EQ + "test_topic_weights_count_the_tokens_of_each_topic"
 PEER_MASS = "tests/test_peer_equations.py::test_peer_step_moves_the_token_mass_as_alg2"
 PEER_START = "tests/test_peer_equations.py::test_peer_starts_from_online_ldas_lambda"
+REF_STATIONARY = EQ + "test_reference_bound_is_stationary_at_the_reference_batch_vb_fixed_point"
 THETA_MEAN = "theta = gamma / gamma.sum(axis=1, keepdims=True)"
 
 LDA = "topicbench/lda.py"
@@ -188,4 +189,12 @@ MUTANTS = [
            "the random start differs from eta everywhere) in streaming VB's first round", path="methods/streaming_vb.py",
            find="if self.updates == 0 and r == 0:", replace="if self.updates == 0 and r == 1:",
            tests=[EQ + "test_streaming_vb_first_round_bound_is_eq4_at_the_random_start"]),
+    # -- the reference itself (topicbench/kernels/lda_reference.py), against eq. 4's stationarity at Alg. 1's fixed point --
+    Mutant(id="reference_theta_prior_without_minus_one", cites="Hoffman et al. 2010, eq. 4 (E[log p(theta | alpha)] = "
+           "log Gamma(K alpha) - K log Gamma(alpha) + (alpha - 1) sum_k E[log theta_k]) in the reference",
+           path="topicbench/kernels/lda_reference.py", find="(alpha - 1) * elog_theta[d].sum()",
+           replace="alpha * elog_theta[d].sum()", tests=[REF_STATIONARY]),
+    Mutant(id="reference_topic_prior_without_minus_one", cites="Hoffman et al. 2010, eq. 4 ((eta - 1) E[log beta]) in the "
+           "reference", path="topicbench/kernels/lda_reference.py", find="np.sum((prior - 1) * elog_beta)",
+           replace="np.sum(prior * elog_beta)", tests=[REF_STATIONARY]),
 ]
