@@ -184,6 +184,52 @@ def test_streaming_vb_bound_is_eq4_under_the_previous_posterior():
     assert value == pytest.approx(reference_topic_terms(lam, prior), rel=RTOL)
 
 
+def test_streaming_vb_first_round_bound_is_eq4_at_the_random_start(counts):
+    """The first minibatch's first round runs its E step under the random start lambda (methods/streaming_vb.py), which
+    differs from the prior eta in every column, also those of words the minibatch lacks: its ELBO is eq. 4 over all V
+    columns, written out with the reference at that lambda and the round's gamma."""
+    method = get_method("streaming_vb")(V, seed=9, K=K, alpha=ALPHA, eta=ETA, max_inner_iter=1, **TIGHT)
+    start = method.lam.copy()
+    batch = counts[:8]
+    assert np.count_nonzero(np.asarray(batch.sum(axis=0)).ravel()) < V  # words the minibatch lacks
+    method.partial_fit(batch_of(counts, 0, 8))
+    by_hand = reference_doc_terms(batch, method.last_gamma, start, ALPHA) + reference_topic_terms(start, ETA)
+    assert method.elbo_trace[0] == pytest.approx(by_hand, rel=RTOL)
+
+
+def test_reference_bound_is_stationary_at_the_reference_batch_vb_fixed_point():
+    """The reference itself against eq. 4 without the kernels: Alg. 1 (E step eqs. 5-6, M step lambda = eta + sstats)
+    is coordinate ascent on eq. 4, so at its fixed point every partial derivative of eq. 4 (phi optimal given gamma and
+    lambda, as ``reference_doc_terms`` writes it; by the envelope theorem its gradient is the partials at that phi)
+    vanishes. Central differences of the reference bound in every gamma_dk and lambda_kw: a wrong prior term, a
+    normaliser over the wrong axis or a dropped entropy in the reference moves the optimum off Alg. 1's fixed point."""
+    rng = np.random.default_rng(12)
+    counts = sp.csr_matrix(rng.integers(0, 4, (5, 6)).astype(float))
+    alpha, eta = 0.3, 0.2
+    lam = rng.gamma(100.0, 0.01, (2, 6))
+    for _ in range(3000):  # Alg. 1 to its fixed point (the tiny problem converges to rounding in a few hundred passes)
+        gamma, sstats, _ = reference_e_step(counts, np.exp(elog_dirichlet(lam)), alpha, 5000, 1e-15)
+        lam, previous = eta + sstats, lam
+        if np.abs(lam - previous).max() < 1e-14:
+            break
+
+    def bound(g, l):
+        return reference_doc_terms(counts, g, l, alpha) + reference_topic_terms(l, eta)
+
+    h = 1e-6
+    grads = []
+    for x, which in ((gamma, 0), (lam, 1)):
+        for i in np.ndindex(x.shape):
+            up, down = x.copy(), x.copy()
+            up[i] += h
+            down[i] -= h
+            args_up = (up, lam) if which == 0 else (gamma, up)
+            args_down = (down, lam) if which == 0 else (gamma, down)
+            grads.append((bound(*args_up) - bound(*args_down)) / (2 * h))
+    # rounding of a bound of ~ -60 over 2h: ~1e-14 * 60 / 1e-6 ~ 1e-6; a wrong term gives gradients of order 0.1-1
+    assert np.abs(grads).max() < 1e-4, np.abs(grads).max()
+
+
 # -- the read-outs: predict_words and topic_weights (the contract every LDA-family method shares) ---------------
 def test_predict_words_is_the_posterior_mean_mixture(counts):
     """p(w | observed) = sum_k E[theta_dk] E[beta_kw] with E[theta_dk] = gamma_dk / sum_j gamma_dj (the Dirichlet

@@ -105,6 +105,8 @@ def test_protocol_splits_follow_the_protocol():
     [(observed, heldout)] = protocol_splits(counts, Protocol(observed_fraction=0.75, seed=3))
     assert np.array_equal(np.asarray(observed.sum(axis=1)).ravel(), np.round(0.75 * lengths))
     assert ((observed + heldout) != counts).nnz == 0
+    [(observed, _)] = protocol_splits(counts, Protocol(seed=3))  # the default: halves
+    assert np.array_equal(np.asarray(observed.sum(axis=1)).ravel(), np.round(0.5 * lengths))
     assert len(protocol_splits(counts, Protocol(folds=3))) == 3
 
 

@@ -265,19 +265,11 @@ def test_unknown_hyperparameter():
 
 
 # -- eq. 8 against an independent Laplace approximation ---------------------------------------------------
-def test_log_posterior_alpha_is_the_laplace_ratio():
-    """Eqs. 7-10: log p~(alpha | C) = log p(C, x*, alpha) - log p_G(x* | alpha, C), rebuilt independently: the
-    joint from scipy.stats densities (N(., 1) likelihood, half-normal priors, Ga prior), p_G from Hessians of -log p
-    taken by finite differences, one K x K block per d_w and per s_d (the factorisation at the end of sec. 3.2).
-    F is quadratic in each vector, so the finite-difference Hessians are exact up to rounding (~1e-16 F / h^2 ~ 1e-8
-    relative to entries of order 1-10); atol 1e-5 nats on a total of ~ -300 leaves room for that, while dropping
-    eq. 9's term, a normaliser or the hyperprior moves the value by more than 1 nat."""
+def laplace_ratio_by_hand(X, D, S, alpha, shape, rate, h=1e-3):
+    """log p(C, x*, alpha) - log p_G(x* | alpha, C) (eqs. 7-10) from scipy.stats densities and finite-difference
+    Hessians of F, one K x K block per d_w and per s_d (the factorisation at the end of sec. 3.2)."""
     from scipy import stats
-    rng = np.random.default_rng(4)
-    V, N, K, alpha, h = 7, 9, 2, 0.8, 1e-3
-    X = sp.csr_matrix(rng.poisson(1.0, size=(N, V)).astype(float))
-    D, S = rng.uniform(0.1, 1.0, size=(V, K)), rng.uniform(0.1, 1.5, size=(N, K))
-    shape, rate = 2.0, 0.5
+    (V, K), N = D.shape, S.shape[0]
     joint = (stats.norm.logpdf(X.toarray().T, loc=D @ S.T).sum() + stats.halfnorm.logpdf(D, scale=1 / np.sqrt(K)).sum()
              + stats.halfnorm.logpdf(S, scale=1 / np.sqrt(alpha)).sum() + stats.gamma.logpdf(alpha, shape, scale=1 / rate))
 
@@ -301,7 +293,36 @@ def test_log_posterior_alpha_is_the_laplace_ratio():
             Sd = S.copy(); Sd[d] = s
             return lg.map_objective(X, D, Sd, alpha)
         log_pg += 0.5 * np.linalg.slogdet(block_hessian(S[d], f))[1] - 0.5 * K * np.log(2 * np.pi)
-    assert lg.log_posterior_alpha(X, D, S, alpha, shape, rate) == pytest.approx(joint - log_pg, abs=1e-5)
+    return joint - log_pg
+
+
+def test_log_posterior_alpha_is_the_laplace_ratio():
+    """Eqs. 7-10: log p~(alpha | C) = log p(C, x*, alpha) - log p_G(x* | alpha, C), rebuilt independently: the
+    joint from scipy.stats densities (N(., 1) likelihood, half-normal priors, Ga prior), p_G from Hessians of -log p
+    taken by finite differences, one K x K block per d_w and per s_d (the factorisation at the end of sec. 3.2).
+    F is quadratic in each vector, so the finite-difference Hessians are exact up to rounding (~1e-16 F / h^2 ~ 1e-8
+    relative to entries of order 1-10); atol 1e-5 nats on a total of ~ -300 leaves room for that, while dropping
+    eq. 9's term, a normaliser or the hyperprior moves the value by more than 1 nat."""
+    rng = np.random.default_rng(4)
+    V, N, K, alpha = 7, 9, 2, 0.8
+    X = sp.csr_matrix(rng.poisson(1.0, size=(N, V)).astype(float))
+    D, S = rng.uniform(0.1, 1.0, size=(V, K)), rng.uniform(0.1, 1.5, size=(N, K))
+    shape, rate = 2.0, 0.5
+    assert lg.log_posterior_alpha(X, D, S, alpha, shape, rate) == pytest.approx(laplace_ratio_by_hand(X, D, S, alpha, shape, rate), abs=1e-5)
+
+
+def test_minibatch_scale_estimates_the_corpus_laplace_ratio():
+    """Sec. 4's N/N_b: eq. 8 on a minibatch with scale = N/N_b is exact for a corpus of N/N_b copies of the minibatch,
+    whose Laplace ratio is rebuilt by hand (``laplace_ratio_by_hand``) on the copies: every document-side term and
+    the S'S in each d_w's precision (eq. 9) grow with the copies. Tolerance as in the unscaled test (~ -900 nats);
+    leaving eq. 9's S'S unscaled moves the value by > 1 nat."""
+    rng = np.random.default_rng(6)
+    V, N, K, alpha, copies = 6, 4, 2, 0.7, 3
+    X = sp.csr_matrix(rng.poisson(1.0, size=(N, V)).astype(float))
+    D, S = rng.uniform(0.1, 1.0, size=(V, K)), rng.uniform(0.1, 1.5, size=(N, K))
+    shape, rate = 2.0, 0.5
+    by_hand = laplace_ratio_by_hand(sp.vstack([X] * copies).tocsr(), D, np.vstack([S] * copies), alpha, shape, rate)
+    assert lg.log_posterior_alpha(X, D, S, alpha, shape, rate, scale=float(copies)) == pytest.approx(by_hand, abs=1e-5)
 
 
 # -- the sec. 3.4 grid ------------------------------------------------------------------------------------

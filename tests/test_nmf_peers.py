@@ -5,6 +5,7 @@ import pytest
 
 from topicbench.method import ParamError, get_method
 from topicbench.run import RunSpec, run
+from topicbench.streams import Minibatch
 
 from conftest import planted
 
@@ -69,3 +70,46 @@ def test_mixture_with_floor_is_the_normalised_reconstruction_mixed_with_uniform(
     rows = np.repeat(np.arange(3), np.diff(words.indptr))
     got = mixture_with_floor(words, W * H.sum(axis=1), H, eps)
     np.testing.assert_allclose(got, expected[rows, words.indices], rtol=1e-13)  # summation order only
+
+
+def _fitted(peer, tiny, steps=3):
+    model = get_method(peer)(tiny.n_words, seed=0, K=4, batch_size=100)
+    counts = tiny.split("train").counts
+    hs = []
+    for t in range(steps):
+        rows = np.arange(100 * t, 100 * (t + 1))
+        model.partial_fit(Minibatch(counts[rows], rows, rows, None, t))
+        hs.append(np.array(getattr(model.model, "_h", None)))  # a copy: the next chunk updates h in place
+    return model, hs
+
+
+def _by_hand(rate, eps):
+    """(1 - eps) rate / sum_v rate + eps / V: the documented predictive, from the model's own rate (W H)_d."""
+    return (1 - eps) * rate / rate.sum(axis=1, keepdims=True) + eps / rate.shape[1]
+
+
+def test_sklearn_nmf_predicts_the_normalised_reconstruction(tiny):
+    """p(w | d) = (1 - eps) (W H)_dw / sum_v (W H)_dv + eps / V with W = ``transform(observed)``, H = components_."""
+    model, _ = _fitted("sklearn_nmf", tiny)
+    test = tiny.split("test").counts
+    rate = model.model.transform(test.astype(np.float64)) @ model.model.components_
+    rows = np.repeat(np.arange(test.shape[0]), np.diff(test.indptr))
+    np.testing.assert_allclose(model.predict_words(test, test), _by_hand(rate, 1e-4)[rows, test.indices],
+                               rtol=1e-10)  # summation order of W H against the mixture's
+
+
+def test_gensim_nmf_predicts_the_normalised_reconstruction_and_keeps_running_means(tiny):
+    """p(w | d) = (1 - eps) (W h)_wd / sum_v (W h)_vd + eps / V with h = ``_solveproj`` of the observed part (from the
+    predictive's own random state, seed + 7919); and gensim's Nmf.update statistics after t chunks are the running means
+    A = (1/t) sum_i h_i h_i', of every chunk's h (Zhao and Tan's online NMF, as gensim's update keeps them)."""
+    model, hs = _fitted("gensim_nmf", tiny)
+    m = model.model
+    np.testing.assert_allclose(m.A, sum(h @ h.T for h in hs) / len(hs), rtol=1e-12)  # summation order only
+    test = tiny.split("test").counts
+    saved = m.random_state, m.v_max
+    m.random_state = np.random.RandomState(model.seed + 7919)
+    h = m._solveproj(test.T.tocsc().astype(np.float64), m._W, v_max=np.inf)
+    m.random_state, m.v_max = saved
+    rows = np.repeat(np.arange(test.shape[0]), np.diff(test.indptr))
+    np.testing.assert_allclose(model.predict_words(test, test), _by_hand((m._W @ h).T, 1e-4)[rows, test.indices],
+                               rtol=1e-10)  # summation order of W h against the mixture's

@@ -249,3 +249,15 @@ def test_final_checkpoint_recovery_counts_at_0_90():
     row = final_checkpoint_quality(Fixed(fitted), counts, truth_topics=truth)
     assert row["recovery_frac_090"] == 7 / 8
     assert row["recovery_cosine"] == pytest.approx((7 + cos) / 8, abs=1e-12)  # unit cosines up to rounding
+
+
+def test_final_checkpoint_diversity_lists_each_topics_top_25_words():
+    """Dieng, Ruiz & Blei 2020: diversity over "the top 25 words of all topics". Four topics with 10 own heaviest words
+    each, then the same 15 shared words: by hand (40 + 15) / (4 x 25) = 0.55 over the top 25 (1.0 over the top 10)."""
+    K, V = 4, 70
+    topics = np.zeros((K, V))
+    for k in range(K):
+        topics[k, 10 * k: 10 * k + 10] = np.arange(20, 10, -1)  # own words, weights 20..11
+        topics[k, 40:55] = np.linspace(5, 1, 15)  # shared words, all lighter
+    counts, _ = random_corpus(3, n_words=V)  # an NPMI reference over the same V words
+    assert final_checkpoint_quality(Fixed(topics), counts)["topic_diversity"] == pytest.approx(55 / 100, abs=1e-15)

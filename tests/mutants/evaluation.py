@@ -8,6 +8,10 @@ from tests.mutants import Mutant
 EV = "topicbench/evaluate.py"
 T = "tests/test_evaluate.py::"
 OBSERVED = T + "test_loglik_conditions_each_document_on_its_observed_part_only"
+SLICE = "tests/test_semisynthetic.py::test_each_document_draws_from_its_time_slice"
+FIG = "tests/test_figures.py::"
+FIG3 = FIG + "test_mcinerney_fig3_table_reads_the_best_alpha_the_nearest_n_and_streaming_vbs_best"
+CLAIMS = "workflow/figures/_claims.py"
 PREDICT = "probs = np.asarray(method.predict_words(obs, held), dtype=np.float64)"
 
 MUTANTS = [
@@ -35,4 +39,76 @@ MUTANTS = [
            find="recovery = planted_recovery(topics, truth_topics, threshold=0.9)",
            replace="recovery = planted_recovery(topics, truth_topics, threshold=0.5)",
            tests=["tests/test_quality.py::test_final_checkpoint_recovery_counts_at_0_90"]),
+    Mutant(id="protocol_default_not_halves", cites="McInerney et al. 2015's document completion: observe half, predict "
+           "half (Protocol's default)", path=EV, find="    observed_fraction: float = 0.5\n",
+           replace="    observed_fraction: float = 0.8\n", tests=[T + "test_protocol_splits_follow_the_protocol"]),
+    Mutant(id="diversity_default_top_10", cites="Dieng, Ruiz & Blei 2020: topic diversity over the top 25 words",
+           path="topicbench/quality.py", find="DIVERSITY_TOP_WORDS = 25 ", replace="DIVERSITY_TOP_WORDS = 10 ",
+           tests=["tests/test_quality.py::test_final_checkpoint_diversity_lists_each_topics_top_25_words"]),
+    # -- semi-synthetic corpora (topicbench/semisynthetic.py): the time slice of each document --------------------------
+    Mutant(id="semisynthetic_slice_over_the_training_rows", cites="semisynthetic.py's generation: s(d) = floor(d S / D), "
+           "D = n_train + n_test", path="topicbench/semisynthetic.py",
+           find="slices = np.asarray(rows, dtype=np.int64) * len(means) // self.n_docs",
+           replace="slices = np.minimum(np.asarray(rows, dtype=np.int64) * len(means) // self.n_train, len(means) - 1)",
+           tests=[SLICE]),
+    Mutant(id="semisynthetic_slice_means_not_sharpened", cites="semisynthetic.py: softmax(eta / T), eta / T ~ N(mu / T, "
+           "Sigma / T^2)", path="topicbench/semisynthetic.py",
+           find='"slice_means": src.slice_means[:, :K] / self.temperature,', replace='"slice_means": src.slice_means[:, :K],',
+           tests=[SLICE]),
+    # -- the claims' verdicts (workflow/figures/_claims.py): a wrong verdict is a wrong number too ----------------------
+    Mutant(id="claim_hoffman_faster_ratio_inverted", cites="Hoffman et al. 2010, Fig. 2 (online reaches batch VB's "
+           "perplexity sooner: log(t_batch / t_online) > 0)", path=CLAIMS, find="d.append(np.log(t_batch / t_online))",
+           replace="d.append(np.log(t_online / t_batch))", tests=[FIG + "test_hoffman_faster_is_reproduced_when_online_reaches_batch_vbs_final_perplexity_sooner"]),
+    Mutant(id="claim_hu_fraction_ratio_inverted", cites="Hu et al. 2014, Figs. 1-2 (LG-NMF reaches LDA's perplexity in "
+           "less time)", path=CLAIMS, find="d.append(np.log(t_lda / t_lg))", replace="d.append(np.log(t_lg / t_lda))",
+           tests=[FIG + "test_hu_fraction_is_reproduced_when_lgnmf_reaches_ldas_final_perplexity_sooner"]),
+    Mutant(id="claim_mcinerney_best_alpha_is_the_worst", cites="McInerney et al. 2015, Fig. 3 (the best alpha: the highest "
+           "held-out score)", path=CLAIMS, find="best = table.mean().idxmax()", replace="best = table.mean().idxmin()",
+           tests=[FIG + "test_mcinerney_alpha_not_n_follows_where_the_best_alpha_is"]),
+    Mutant(id="claim_mcinerney_half_of_the_corpora_strict", cites="McInerney et al. 2015, Fig. 3 ('often differs': at "
+           "least half of the corpora)", path=CLAIMS, find='verdict = "reproduced" if share >= 0.5 else',
+           replace='verdict = "reproduced" if share > 0.5 else',
+           tests=[FIG + "test_mcinerney_alpha_not_n_follows_where_the_best_alpha_is"]),
+    Mutant(id="claim_time_to_target_strict", cites="Hoffman et al. 2010, Fig. 2 (time to reach a perplexity: at or below "
+           "it; batch VB reaches its own final value)", path=CLAIMS, find="hit = run[run[column] <= target]",
+           replace="hit = run[run[column] < target]",
+           tests=[FIG + "test_hoffman_faster_is_reproduced_when_online_reaches_batch_vbs_final_perplexity_sooner"]),
+    Mutant(id="claim_paisley_interval_overlaps_not_inside", cites="Paisley et al. 2014, Fig. 11.3 ('roughly the same': "
+           "each 95% interval inside the margin)", path=CLAIMS,
+           find='-EQUIVALENCE_MARGIN <= s["lo"] and s["hi"] <= EQUIVALENCE_MARGIN',
+           replace='-EQUIVALENCE_MARGIN <= s["hi"] and s["lo"] <= EQUIVALENCE_MARGIN',
+           tests=[FIG + "test_paisley_comparable_needs_every_interval_inside_the_margin"]),
+    Mutant(id="claim_hoffman_larger_corpus_sign", cites="Hoffman et al. 2010, Fig. 1 (full corpus minus subset)",
+           path=CLAIMS, find='d = (final["online_full"] - final["online_subset"]).dropna()',
+           replace='d = (final["online_subset"] - final["online_full"]).dropna()',
+           tests=[FIG + "test_hoffman_larger_corpus_is_reproduced_when_the_full_corpus_scores_higher"]),
+    Mutant(id="claim_hoffman_best_setting_highest_perplexity", cites="Hoffman et al. 2010, Table 1 (best = lowest "
+           "perplexity bound)", path=CLAIMS, find="best, second = order[0], order[1]",
+           replace="best, second = order[-1], order[-2]", tests=[FIG + "test_hoffman_best_setting_is_the_lowest_bound_perplexity"]),
+    Mutant(id="claim_scaling_k_sign", cites="the harness's scaling claim (largest K minus smallest)", path=CLAIMS,
+           find="d = [g.iloc[-1] - g.iloc[0] for g in groups]", replace="d = [g.iloc[0] - g.iloc[-1] for g in groups]",
+           tests=[FIG + "test_scaling_judges_follow_the_direction_of_the_gains"]),
+    Mutant(id="claim_scaling_batch_diminishing_sign", cites="the harness's scaling claim (a diminishing return: the "
+           "first gain exceeds the second)", path=CLAIMS, find="directional([-x for x in second],",
+           replace="directional([x for x in second],", tests=[FIG + "test_scaling_judges_follow_the_direction_of_the_gains"]),
+    Mutant(id="semisynthetic_lengths_rounded_down", cites="semisynthetic.py: inverse-CDF lengths rounded to the nearest "
+           "integer", path="topicbench/semisynthetic.py", find="np.maximum(np.rint(np.interp(",
+           replace="np.maximum(np.floor(np.interp(",
+           tests=["tests/test_semisynthetic.py::test_quantile_lengths_round_the_inverse_cdf_to_the_nearest_integer"]),
+    Mutant(id="table_hoffman_best_setting_highest_bound", cites="Hoffman et al. 2010, Table 1 (per S, the setting with "
+           "the lowest eq. 16 perplexity bound)", path="workflow/figures/hoffman_table1.py",
+           find='best = grid.loc[grid.groupby("p_batch_size")["bound_perplexity"].idxmin()]',
+           replace='best = grid.loc[grid.groupby("p_batch_size")["bound_perplexity"].idxmax()]',
+           tests=[FIG + "test_hoffman_table1_lists_each_minibatch_sizes_lowest_bound_setting"]),
+    Mutant(id="table_mcinerney_best_alpha_lowest_score", cites="McInerney et al. 2015, Fig. 3 (the best alpha: the "
+           "highest mean score)", path="workflow/figures/mcinerney_fig3.py",
+           find='"best log10 alpha": float(stats["mean"].idxmax())', replace='"best log10 alpha": float(stats["mean"].idxmin())',
+           tests=[FIG3]),
+    Mutant(id="table_mcinerney_nearest_n_in_natural_log", cites="McInerney et al. 2015, Fig. 3 (the alpha axis is log10; "
+           "the grid point nearest log10 N)", path="workflow/figures/mcinerney_fig3.py",
+           find="nearest = int(np.argmin(np.abs(stats.index - np.log10(n_true))))",
+           replace="nearest = int(np.argmin(np.abs(stats.index - np.log(n_true))))", tests=[FIG3]),
+    Mutant(id="table_mcinerney_streaming_vb_worst_setting", cites="McInerney et al. 2015, Figs. 1 and 3 (streaming VB at "
+           "its best setting)", path="workflow/figures/_mcinerney.py", find="best = finals.idxmax()",
+           replace="best = finals.idxmin()", tests=[FIG3]),
 ]

@@ -22,6 +22,9 @@ ELOG_KERNEL = "tests/test_kernels.py::test_exp_dirichlet_expectation_matches_sci
 ELOG_THETA_KERNEL = "tests/test_kernels.py::test_dirichlet_expectation_matches_scipy"
 PREDICT = EQ + "test_predict_words_is_the_posterior_mean_mixture"
 WEIGHTS = EQ + "test_topic_weights_count_the_tokens_of_each_topic"
+PEER_MASS = "tests/test_peer_equations.py::test_peer_step_moves_the_token_mass_as_alg2"
+PEER_START = "tests/test_peer_equations.py::test_peer_starts_from_online_ldas_lambda"
+REF_STATIONARY = EQ + "test_reference_bound_is_stationary_at_the_reference_batch_vb_fixed_point"
 THETA_MEAN = "theta = gamma / gamma.sum(axis=1, keepdims=True)"
 
 LDA = "topicbench/lda.py"
@@ -157,4 +160,41 @@ MUTANTS = [
     Mutant(id="hoffman_eq4_elbo_topic_terms_subtracted", cites="Hoffman et al. 2010, eq. 4 (document terms + topic terms)",
            path=LDA, find="return self.doc_bound(counts, gamma) + self.topic_bound()",
            replace="return self.doc_bound(counts, gamma) - self.topic_bound()", tests=[BOUNDS]),
+    # -- the peers' mapping onto Alg. 2 (methods/gensim_lda.py, methods/sklearn_lda.py): the start, D/|S|, rho_t, eta --
+    Mutant(id="gensim_numdocs_not_pinned_to_d_minus_s", cites="Hoffman et al. 2010, Alg. 2 with sec. 2.2's D/|S| "
+           "(gensim adds |S| to numdocs: pinning it to D blends with (D + |S|)/|S|)", path="methods/gensim_lda.py",
+           find="self.model.state.numdocs = self.corpus_size - len(batch)",
+           replace="self.model.state.numdocs = self.corpus_size", tests=[PEER_MASS + "[gensim_lda]"]),
+    Mutant(id="gensim_offset_plus_one", cites="Hoffman et al. 2010, Alg. 2 (rho_t = (tau0 + t)^-kappa, t from 0)",
+           path="methods/gensim_lda.py", find='offset=float(h["tau0"])', replace='offset=float(h["tau0"]) + 1',
+           tests=[PEER_MASS + "[gensim_lda]"]),
+    Mutant(id="gensim_start_not_shifted_by_eta", cites="Hoffman et al. 2010, Alg. 2's lambda_0 (the paired start: "
+           "gensim keeps lambda - eta)", path="methods/gensim_lda.py", find="(self.n_topics, self.n_words)) - self.eta",
+           replace="(self.n_topics, self.n_words))", tests=[PEER_START + "[gensim_lda]"]),
+    Mutant(id="gensim_topic_weights_one_eta", cites="Hoffman et al. 2010, Alg. 1-2 (lambda_k = eta + statistics: V "
+           "pseudo-counts per topic)", path="methods/gensim_lda.py",
+           find="return self.lam().sum(axis=1) - self.n_words * self.eta", replace="return self.lam().sum(axis=1) - self.eta",
+           tests=[PEER_MASS + "[gensim_lda]"]),
+    Mutant(id="sklearn_n_batch_iter_from_one", cites="Hoffman et al. 2010, Alg. 2 (rho_t = (tau0 + t)^-kappa, t from 0; "
+           "sklearn counts from 1)", path="methods/sklearn_lda.py", find="self.model.n_batch_iter_ = self.updates  # rho",
+           replace="self.model.n_batch_iter_ = self.updates + 1  # rho", tests=[PEER_MASS + "[sklearn_lda]"]),
+    Mutant(id="sklearn_alpha_and_eta_swapped", cites="Hoffman et al. 2010, Alg. 2 (eta in lambda-tilde, alpha in gamma)",
+           path="methods/sklearn_lda.py", find='doc_topic_prior=float(h["alpha"]), topic_word_prior=self.eta',
+           replace='doc_topic_prior=self.eta, topic_word_prior=float(h["alpha"])', tests=[PEER_MASS + "[sklearn_lda]"]),
+    Mutant(id="gensim_restored_rho_counts_updates_not_documents", cites="Hoffman et al. 2010, Alg. 2 (rho_t after a "
+           "restore: gensim's t is num_updates / chunksize, documents merged)", path="methods/gensim_lda.py",
+           find="self.model.num_updates = self.docs_seen", replace="self.model.num_updates = self.updates",
+           tests=["tests/test_peer_equations.py::test_restored_peer_continues_the_step_schedule[gensim_lda]"]),
+    Mutant(id="broderick_first_round_bound_over_the_minibatch_words", cites="Hoffman et al. 2010, eq. 4 (all V columns: "
+           "the random start differs from eta everywhere) in streaming VB's first round", path="methods/streaming_vb.py",
+           find="if self.updates == 0 and r == 0:", replace="if self.updates == 0 and r == 1:",
+           tests=[EQ + "test_streaming_vb_first_round_bound_is_eq4_at_the_random_start"]),
+    # -- the reference itself (topicbench/kernels/lda_reference.py), against eq. 4's stationarity at Alg. 1's fixed point --
+    Mutant(id="reference_theta_prior_without_minus_one", cites="Hoffman et al. 2010, eq. 4 (E[log p(theta | alpha)] = "
+           "log Gamma(K alpha) - K log Gamma(alpha) + (alpha - 1) sum_k E[log theta_k]) in the reference",
+           path="topicbench/kernels/lda_reference.py", find="(alpha - 1) * elog_theta[d].sum()",
+           replace="alpha * elog_theta[d].sum()", tests=[REF_STATIONARY]),
+    Mutant(id="reference_topic_prior_without_minus_one", cites="Hoffman et al. 2010, eq. 4 ((eta - 1) E[log beta]) in the "
+           "reference", path="topicbench/kernels/lda_reference.py", find="np.sum((prior - 1) * elog_beta)",
+           replace="np.sum(prior * elog_beta)", tests=[REF_STATIONARY]),
 ]

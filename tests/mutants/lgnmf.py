@@ -89,4 +89,7 @@ MUTANTS = [
            "predict half", path=PATH, find="self._val = split_documents(X[pick], 0.5, self.seed)",
            replace="self._val = split_documents(X[pick], 0.9, self.seed)",
            tests=[T + "test_validation_criterion_is_the_protocols_completion_score"]),
+    Mutant(id="hu_sec4_word_precision_unscaled", cites="Hu et al. 2014, eq. 9 with sec. 4's N/N_b (the minibatch's S'S "
+           "in K I + S'S, scaled to the corpus)", path=PATH, find="K * np.eye(K) + scale * (S.T @ S), V)",
+           replace="K * np.eye(K) + (S.T @ S), V)", tests=[T + "test_minibatch_scale_estimates_the_corpus_laplace_ratio"]),
 ]

@@ -12,6 +12,7 @@ CNMF_SVI = "tests/test_cnmf.py::test_stochastic_beta_step_is_unbiased"
 CNMF_GRAD_U = "tests/test_cnmf.py::test_gradient_u_matches_finite_differences"
 CNMF_GRAD_L = "tests/test_cnmf.py::test_gradient_locations_matches_finite_differences"
 CNMF_PRECISION = "tests/test_cnmf.py::test_newton_precision_is_negative_hessian_with_p_fixed"
+GENSIM_NMF = "tests/test_nmf_peers.py::test_gensim_nmf_predicts_the_normalised_reconstruction_and_keeps_running_means"
 CNMF_NEWTON = "tests/test_cnmf.py::test_location_newton_step"
 
 MUTANTS = [
@@ -245,4 +246,21 @@ MUTANTS = [
            find="self.locations = self.rng.normal(0.0, np.sqrt(self.sigma2), size=(K, m))",
            replace="self.locations = self.rng.normal(0.0, self.sigma2, size=(K, m))",
            tests=["tests/test_cnmf.py::test_defaults_and_start_are_sec_11_6"]),
+    # -- the NMF peers (methods/sklearn_nmf.py, methods/gensim_nmf.py): their predictive and gensim's running statistics --
+    Mutant(id="sklearn_nmf_weights_without_topic_mass", cites="the NMF peers' predictive: theta_dk proportional to "
+           "W_dk sum_v H_kv, so that sum_k theta_dk phi_kw is the normalised rate (W H)_dw", path="methods/sklearn_nmf.py",
+           find="weights = self.model.transform(observed.astype(np.float64)) * H.sum(axis=1)",
+           replace="weights = self.model.transform(observed.astype(np.float64))",
+           tests=["tests/test_nmf_peers.py::test_sklearn_nmf_predicts_the_normalised_reconstruction"]),
+    Mutant(id="gensim_nmf_weights_without_topic_mass", cites="the NMF peers' predictive: theta_dk proportional to "
+           "h_kd sum_w W_wk (the normalised rate (W h)_wd)", path="methods/gensim_nmf.py",
+           find="mixture_with_floor(word_ids, h.T * W.sum(axis=0), W.T,", replace="mixture_with_floor(word_ids, h.T, W.T,",
+           tests=[GENSIM_NMF]),
+    Mutant(id="gensim_nmf_running_mean_overweights_the_past", cites="gensim Nmf.update (Zhao and Tan's online NMF): "
+           "A_t = ((t - 1) A_{t-1} + h h') / t", path="methods/gensim_nmf.py",
+           find="m.A = (m.A * (t - 1) + m._h.dot(m._h.T)) / t", replace="m.A = (m.A * t + m._h.dot(m._h.T)) / t",
+           tests=[GENSIM_NMF]),
+    Mutant(id="gensim_nmf_chunk_index_from_two", cites="gensim Nmf.update's chunk_overall_idx (t from 1: A_1 = h h')",
+           path="methods/gensim_nmf.py", find="t = self.updates + 1  #", replace="t = self.updates + 2  #",
+           tests=[GENSIM_NMF]),
 ]

@@ -1,0 +1,79 @@
+"""The peers' (gensim LdaModel, sklearn LatentDirichletAllocation) hyperparameter mapping, each against Hoffman,
+Blei and Bach 2010's Alg. 2 written out, not against online_lda's numbers (tests/test_agreement.py compares scores
+within 1%, which a D/|S| off by |S|/D or a start shifted by eta does not move).
+
+The mass identity: an E step's statistics sum to the minibatch's tokens (sum_k phi_dwk = 1 for every token), so
+whatever E step a peer runs (its own gamma start and stopping rule), Alg. 2's M step
+lambda <- (1 - rho_t) lambda + rho_t (eta + D/|S| sstats) moves the expected token counts sum_kw (lambda_kw - eta)
+(= sum_k topic_weights) to (1 - rho_t) (their previous value) + rho_t D/|S| N_S, with rho_t = (tau0 + t)^-kappa, t from 0.
+"""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from topicbench.method import get_method
+from topicbench.streams import Minibatch
+
+V, K, ALPHA, ETA, D, S = 120, 4, 0.2, 0.05, 900, 30
+PEERS = ("gensim_lda", "sklearn_lda")
+# phinorm's guard (gensim 1e-100, sklearn machine epsilon ~2e-16 on phinorm ~1e-2) moves the token sums by < 1e-13
+# relative; the tolerance leaves room for summation order over 10^4 entries.
+RTOL = 1e-9
+
+
+@pytest.fixture(scope="module")
+def counts():
+    rng = np.random.default_rng(5)
+    topics = rng.dirichlet(np.full(V, 0.05), K)
+    rows = [rng.multinomial(rng.integers(10, 40), rng.dirichlet(np.full(K, 0.3)) @ topics) for _ in range(3 * S)]
+    return sp.csr_matrix(np.array(rows, dtype=np.float64))
+
+
+def make(name, seed=0, **params):
+    return get_method(name)(V, seed=seed, corpus_size=D, **{"K": K, "alpha": ALPHA, "eta": ETA, "batch_size": S,
+                                                             "tau0": 3.0, "kappa": 0.7, **params})
+
+
+@pytest.mark.parametrize("peer", PEERS)
+def test_peer_starts_from_online_ldas_lambda(peer):
+    """Both docstrings: lambda_0 is online_lda's Gamma(100, 1/100) draw for the seed (a paired start), not shifted by eta."""
+    for seed in (0, 3):
+        lam0 = make("online_lda", seed).lam
+        # gensim keeps lambda - eta and adds eta back: two roundings of numbers ~1
+        np.testing.assert_allclose(make(peer, seed).state()["lambda"], lam0, rtol=1e-14, atol=0)
+
+
+@pytest.mark.parametrize("peer", PEERS)
+def test_peer_step_moves_the_token_mass_as_alg2(peer, counts):
+    """Per step t: sum_k topic_weights = (1 - rho_t) (previous) + rho_t D/|S| N_S, rho_t = (tau0 + t)^-kappa."""
+    tau0, kappa = 3.0, 0.7
+    method = make(peer, tau0=tau0, kappa=kappa)
+    mass = float(np.sum(method.topic_weights()))
+    np.testing.assert_allclose(mass, method.state()["lambda"].sum() - K * V * ETA, rtol=1e-12)  # V pseudo-counts eta
+    for t in range(3):
+        rows = np.arange(S * t, S * (t + 1))
+        batch = Minibatch(counts[rows], rows, rows, None, t)
+        method.partial_fit(batch)
+        rho = (tau0 + t) ** -kappa
+        expected = (1 - rho) * mass + rho * D / S * counts[rows].sum()
+        mass = float(np.sum(method.topic_weights()))
+        np.testing.assert_allclose(mass, expected, rtol=RTOL, err_msg=f"{peer}, step {t}")
+
+
+@pytest.mark.parametrize("peer", PEERS)
+def test_restored_peer_continues_the_step_schedule(peer, counts):
+    """A peer restored from its state after t steps takes step t with rho_t = (tau0 + t)^-kappa (Alg. 2's t counts the
+    updates before this one), so the token mass moves as in ``test_peer_step_moves_the_token_mass_as_alg2``."""
+    tau0, kappa = 3.0, 0.7
+    first = make(peer, tau0=tau0, kappa=kappa)
+    for t in range(2):
+        rows = np.arange(S * t, S * (t + 1))
+        first.partial_fit(Minibatch(counts[rows], rows, rows, None, t))
+    restored = make(peer, seed=1, tau0=tau0, kappa=kappa)
+    restored.load_state(first.state())
+    mass = float(np.sum(restored.topic_weights()))
+    rows = np.arange(2 * S, 3 * S)
+    restored.partial_fit(Minibatch(counts[rows], rows, rows, None, 2))
+    rho = (tau0 + 2) ** -kappa
+    np.testing.assert_allclose(np.sum(restored.topic_weights()), (1 - rho) * mass + rho * D / S * counts[rows].sum(),
+                               rtol=RTOL)
