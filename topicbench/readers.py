@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import bz2
 import csv
+import functools
 import gzip
 import io
 import json
 import lzma
 import re
+import sys
+import unicodedata
 from collections import Counter
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -312,7 +315,10 @@ def read_matrix_market(path, vocab_path, docs_in_rows: bool = True, encoding: st
         raise ReaderError(f"{path}: cannot be read as Matrix Market ({err})") from err
     matrix = sp.csr_matrix(matrix if docs_in_rows else matrix.T)
     if matrix.shape[1] != len(vocab):
-        raise ReaderError(f"{path}: matrix has {matrix.shape[1]} word columns but {vocab_path} has {len(vocab)} words")
+        hint = (f" (its {matrix.shape[0]} rows match: documents in columns? pass docs_in_rows="
+                f"{str(not docs_in_rows).lower()})" if matrix.shape[0] == len(vocab) else "")
+        raise ReaderError(f"{path}: matrix has {matrix.shape[1]} word {'columns' if docs_in_rows else 'rows'} but "
+                          f"{vocab_path} has {len(vocab)} words{hint}")
     if matrix.data.dtype.kind not in "iuf":
         raise ReaderError(f"{path}: counts must be integers, got Matrix Market field of dtype {matrix.data.dtype}")
     bad = ~np.isfinite(matrix.data) | (matrix.data < 0) | (matrix.data != np.round(matrix.data))
@@ -485,7 +491,26 @@ def english_stop_words() -> frozenset[str]:
     return ENGLISH_STOP_WORDS
 
 
-_TOKEN = re.compile(r"[^\W\d_]+")
+@functools.lru_cache(maxsize=1)
+def token_pattern() -> re.Pattern:
+    """A letter, then letters or combining marks (Unicode category M), in NFC text.
+
+    A mark is part of its word: Devanagari, Bengali or Thai vowel signs and viramas, and accents that stayed
+    decomposed after NFC (e + U+0301), would otherwise split a word into fragments (``हिन्दी`` -> ``न``,
+    ``द``) or silently drop its first letter. Variation selectors (emoji presentation, U+FE0F) are marks that
+    choose a glyph, not spelling: they end a word like any symbol."""
+    marks, start, prev = [], None, None
+    for code in range(sys.maxunicode + 1):
+        if unicodedata.category(chr(code))[0] == "M" and "VARIATION SELECTOR" not in unicodedata.name(chr(code), ""):
+            if start is None or code != prev + 1:
+                start is not None and marks.append((start, prev))
+                start = code
+            prev = code
+    marks.append((start, prev))
+    ranges = "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in marks)
+    return re.compile(f"[^\\W\\d_](?:[^\\W\\d_]|[{ranges}])*")
+
+
 _URL = re.compile(r"(?:https?://|www\.)\S+|@\w+|&\w+;")
 
 
@@ -515,12 +540,21 @@ class Preprocess:
         if self.min_doc_length < 1:
             raise CorpusError(f"preprocessing: min_doc_length must be >= 1, got {self.min_doc_length}")
 
-    def tokenize(self, text: str, stop: frozenset[str] = frozenset()) -> list[str]:
-        text = text.lower()
+    def tokenize(self, text: str, stop: frozenset[str] = frozenset(), tally: Counter | None = None) -> list[str]:
+        """Lower-cased NFC word tokens (see :func:`token_pattern`) of >= min_token_length characters, not in ``stop``;
+        ``tally`` counts the tokens found and those dropped as short or as stop words."""
+        text = unicodedata.normalize("NFC", text.lower())
         if self.strip_urls:
             text = _URL.sub(" ", text)
         n = self.min_token_length
-        return [t for t in _TOKEN.findall(text) if len(t) >= n and t not in stop]
+        found = token_pattern().findall(text)
+        kept = [t for t in found if len(t) >= n and t not in stop]
+        if tally is not None:
+            short = sum(len(t) < n for t in found)
+            tally["word_tokens"] += len(found)
+            tally["dropped_tokens_short"] += short
+            tally["dropped_tokens_stop"] += len(found) - short - len(kept)
+        return kept
 
 
 def bag_of_words(texts: Sequence[str], prep: Preprocess, source: str = "text") -> tuple[sp.csr_matrix, list[str], np.ndarray, dict]:
@@ -531,9 +565,10 @@ def bag_of_words(texts: Sequence[str], prep: Preprocess, source: str = "text") -
     """
     prep.check()
     stop = english_stop_words() if prep.stop_words else frozenset()
-    tokens = [prep.tokenize(t, stop) for t in texts]
+    tally: Counter = Counter()
+    tokens = [prep.tokenize(t, stop, tally) for t in texts]
     rows = np.arange(len(tokens))
-    report: dict[str, Any] = {**asdict(prep), "tokenizer": "lower-case, unicode alphabetic runs ([^\\W\\d_]+)",
+    report: dict[str, Any] = {**asdict(prep), "tokenizer": "lower-case NFC; a letter then letters or combining marks",
                               "stop_list": f"scikit-learn ENGLISH_STOP_WORDS ({len(stop)} words)" if stop else "none",
                               "input_documents": len(texts),
                               "input_whitespace_tokens": int(sum(len(t.split()) for t in texts))}
@@ -547,6 +582,7 @@ def bag_of_words(texts: Sequence[str], prep: Preprocess, source: str = "text") -
             seen.add(key)
             unique.append(i)
         report["dropped_duplicates"] = len(tokens) - len(unique)
+        report["dropped_tokens_duplicates"] = sum(map(len, tokens)) - sum(len(tokens[i]) for i in unique)
         rows = np.array(unique, dtype=np.int64)
         tokens = [tokens[i] for i in unique]
     if prep.vocab_file:
@@ -580,6 +616,9 @@ def bag_of_words(texts: Sequence[str], prep: Preprocess, source: str = "text") -
     keep = lengths >= prep.min_doc_length
     report["dropped_short"] = int((~keep).sum())
     report["dropped_empty"] = int((lengths == 0).sum())
+    # every word token is accounted for: word_tokens = n_tokens + the dropped_tokens_* counts
+    report.update(tally, dropped_tokens_outside_vocab=sum(map(len, tokens)) - len(flat),
+                  dropped_tokens_short_documents=int(lengths[~keep].sum()))
     if not keep.any():
         raise CorpusError(f"{source}: every document is shorter than min_doc_length={prep.min_doc_length} after preprocessing")
     report["kept_documents"] = int(keep.sum())
