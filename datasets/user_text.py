@@ -28,5 +28,6 @@ class UserText(TextDataset):
         else:
             raise CorpusError(f"user_text: format must be files, jsonl or csv, got {p['format']!r}")
         if "time_raw" in frame.columns:
-            frame["time"] = parse_time(frame.pop("time_raw"), p["time_format"], source=str(path))
+            frame["time"] = parse_time(frame.pop("time_raw"), p["time_format"], source=str(path),
+                                       line_numbers=frame["line"].tolist() if "line" in frame else None)
         return frame

@@ -54,11 +54,24 @@ def check_encoding(encoding: str, path) -> None:
         raise ReaderError(f"{path}: unknown text encoding {encoding!r}") from None
 
 
+COMPRESSED = (".gz", ".bz2", ".xz")
+
+
+def missing_file(path) -> ReaderError:
+    """A missing input file, naming a compressed or decompressed copy beside it (``x.csv`` for ``x.csv.gz``)."""
+    path = Path(path)
+    base = path.with_suffix("") if path.suffix.lower() in COMPRESSED else path
+    near = [p.name for p in [base, *(base.with_name(base.name + s) for s in COMPRESSED)] if p != path and p.is_file()]
+    hint = (f" ({', '.join(near)} is beside it: this reader opens {path.name} by name, so compress or decompress "
+            f"the file to match)" if near else "")
+    return ReaderError(f"{path}: file does not exist{hint}")
+
+
 def open_binary(path) -> io.BufferedIOBase:
     """Open a file, transparently decompressing .gz / .bz2 / .xz."""
     path = Path(path)
     if not path.is_file():
-        raise ReaderError(f"{path}: file does not exist" if not path.exists() else f"{path}: not a file")
+        raise missing_file(path) if not path.exists() else ReaderError(f"{path}: not a file")
     suffix = path.suffix.lower()
     if suffix == ".gz":
         return gzip.open(path, "rb")
@@ -98,7 +111,7 @@ def read_lines(path, encoding: str = "utf-8") -> Iterable[tuple[int, str]]:
 def _read_failure(path, err: BaseException, line: int | None = None) -> ReaderError:
     """A failed read as an error naming the file: a missing or unreadable file, or a truncated / corrupt one."""
     if isinstance(err, FileNotFoundError):
-        return ReaderError(f"{path}: file does not exist")
+        return missing_file(path)
     if isinstance(err, (PermissionError, IsADirectoryError, NotADirectoryError)):
         return ReaderError(f"{path}: cannot be read ({type(err).__name__}: {err.strerror})")
     return ReaderError(f"{where(path, line)}: truncated or corrupt file ({type(err).__name__}: {err})")
@@ -354,7 +367,7 @@ def read_text_files(directory, pattern: str = "*", encoding: str = "utf-8") -> p
 
 def read_jsonl(path, text_field: str = "text", time_field: str | None = None, id_field: str | None = None,
                encoding: str = "utf-8") -> pd.DataFrame:
-    """One JSON object per line; returns doc_id, text and (if asked) the raw time value."""
+    """One JSON object per line; returns doc_id, text, line (its number, for errors) and (if asked) the raw time value."""
     rows = []
     for line_no, line in read_lines(path, encoding):
         if not line.strip():
@@ -371,7 +384,8 @@ def read_jsonl(path, text_field: str = "text", time_field: str | None = None, id
         text = record[text_field]
         if isinstance(text, list):
             text = " ".join(map(str, text))
-        row = {"doc_id": str(record[id_field]) if id_field else str(line_no), "text": "" if text is None else str(text)}
+        row = {"doc_id": str(record[id_field]) if id_field else str(line_no), "text": "" if text is None else str(text),
+               "line": line_no}
         if time_field:
             row["time_raw"] = record[time_field]
         rows.append(row)
@@ -383,7 +397,8 @@ def read_jsonl(path, text_field: str = "text", time_field: str | None = None, id
 def read_csv_text(path, text_column: str | Sequence[str] = "text", time_column: str | None = None,
                   id_column: str | None = None, sep: str = ",", encoding: str = "utf-8",
                   extra_columns: Sequence[str] = ()) -> pd.DataFrame:
-    """A CSV/TSV with a text column (or several, joined by newlines) and optional time and id columns."""
+    """A CSV/TSV with a text column (or several, joined by newlines) and optional time and id columns; ``line`` is the
+    line each record starts on (a quoted field may span lines), for errors about its values."""
     text = re.sub(r"\r(?!\n)", " ", read_text(path, encoding))  # a bare CR inside an unquoted field is not a line end
     try:
         reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep)
@@ -403,6 +418,7 @@ def read_csv_text(path, text_column: str | Sequence[str] = "text", time_column: 
     position = {name: header.index(name) for name in wanted}
     rows = []
     records = iter(reader)
+    start = reader.line_num + 1
     while True:
         try:
             record = next(records)
@@ -410,13 +426,13 @@ def read_csv_text(path, text_column: str | Sequence[str] = "text", time_column: 
             break
         except csv.Error as err:
             raise ReaderError(f"{where(path, reader.line_num)}: not readable as CSV ({err})") from None
-        line_no = reader.line_num
+        line_no, first_line, start = reader.line_num, start, reader.line_num + 1
         if not record:
             continue
         if len(record) != len(header):
             raise ReaderError(f"{where(path, line_no)}: {len(record)} fields, header has {len(header)}")
         row = {"doc_id": record[position[id_column]] if id_column else str(len(rows)),
-               "text": "\n".join(record[position[c]] for c in text_columns)}
+               "text": "\n".join(record[position[c]] for c in text_columns), "line": first_line}
         if time_column:
             row["time_raw"] = record[position[time_column]]
         for column in extra_columns:
