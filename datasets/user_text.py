@@ -8,10 +8,10 @@ from topicbench.readers import TEXT_PARAMS, TextDataset, parse_time, read_csv_te
 class UserText(TextDataset):
     name = "user_text"
     description = ("Your own raw text: format=files (path=<folder>) | jsonl | csv, text/time/id columns, "
-                   "tokenised, stop-worded and vocabulary-selected as recorded in corpus.json")
+                   "tokenised, stop-worded and vocabulary-selected as recorded in corpus.json; strip_html=true for web pages")
     source = "user-supplied text"
     params = {**TEXT_PARAMS, "format": "jsonl", "path": None, "text_column": "text", "time_column": None,
-              "time_format": None, "id_column": None, "sep": ",", "encoding": "utf-8", "pattern": "*", "dedupe": False}
+              "time_format": None, "id_column": None, "sep": ",", "encoding": "utf-8", "pattern": "*", "dedupe": False, "strip_html": False}
     param_types = {**TextDataset.param_types, "text_column": (str, list)}
 
     def read(self, corpora_dir, **p):

@@ -312,6 +312,15 @@ def test_tokeniser_keeps_combining_marks_in_their_word():
     assert prep.tokenize("love\ufe0f party🎉time") == ["love", "party", "time"]
 
 
+def test_strip_html_is_asked_for():
+    """HTML tags -> words ("href", "div") unless strip_html=true, which removes tags, comments and script/style
+    blocks but keeps the text between tags; off by default, as "<id@host>" in mail is text."""
+    page = '<html><body><div class="x">Bond <b>markets</b></div><!-- hidden --><script>var tracker</script>' \
+           '<a href="https://x.org">rally</a></body></html>'
+    assert {"html", "div", "href"} <= set(Preprocess().tokenize(page))
+    assert Preprocess(strip_html=True).tokenize(page) == ["bond", "markets", "rally"]
+
+
 def test_every_dropped_token_is_counted():
     """Tokens dropped as short, stop words, duplicates, outside the vocabulary or in dropped documents -> counted in
     the report, and they add up: word_tokens = kept tokens + every dropped_tokens_* count."""

@@ -527,6 +527,7 @@ def token_pattern() -> re.Pattern:
     return re.compile(f"[^\\W\\d_](?:[^\\W\\d_]|[{ranges}])*")
 
 
+_HTML = re.compile(r"<(script|style)\b.*?</\1\s*>|<!--.*?-->|</?[a-zA-Z][^<>]*>", re.S | re.I)
 _URL = re.compile(r"(?:https?://|www\.)\S+|@\w+|&\w+;")
 
 
@@ -545,6 +546,7 @@ class Preprocess:
     strip_urls: bool = True
     min_doc_length: int = 1
     dedupe: bool = False
+    strip_html: bool = False  # tags, comments, script/style blocks (off by default: "<id@host>" is text in mail)
 
     def check(self) -> None:
         if self.vocab_size is not None and self.vocab_size < 1:
@@ -560,6 +562,8 @@ class Preprocess:
         """Lower-cased NFC word tokens (see :func:`token_pattern`) of >= min_token_length characters, not in ``stop``;
         ``tally`` counts the tokens found and those dropped as short or as stop words."""
         text = unicodedata.normalize("NFC", text.lower())
+        if self.strip_html:
+            text = _HTML.sub(" ", text)
         if self.strip_urls:
             text = _URL.sub(" ", text)
         n = self.min_token_length
@@ -708,7 +712,8 @@ class TextDataset(Dataset):
         self.culprit = self.name  # what errors name; read() may narrow it to the file it read
         frame = self.read(corpora_dir, **p).reset_index(drop=True)
         prep = Preprocess(vocab_size=p["vocab_size"], min_df=p["min_df"], max_df=p["max_df"], vocab_file=p["vocab_file"],
-                          min_doc_length=p["min_doc_length"], dedupe=p.get("dedupe", self.dedupe))
+                          min_doc_length=p["min_doc_length"], dedupe=p.get("dedupe", self.dedupe),
+                          strip_html=p.get("strip_html", False))
         if "time" in frame.columns and prep.dedupe:  # keep the earliest copy of a duplicate
             frame = frame.iloc[np.lexsort((np.arange(len(frame)), frame["time"].to_numpy()))].reset_index(drop=True)
         counts, vocab, rows, report = bag_of_words(frame["text"].tolist(), prep, source=self.culprit)
