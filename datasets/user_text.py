@@ -11,7 +11,8 @@ class UserText(TextDataset):
                    "tokenised, stop-worded and vocabulary-selected as recorded in corpus.json; strip_html=true for web pages")
     source = "user-supplied text"
     params = {**TEXT_PARAMS, "format": "jsonl", "path": None, "text_column": "text", "time_column": None,
-              "time_format": None, "id_column": None, "sep": ",", "encoding": "utf-8", "pattern": "*", "dedupe": False, "strip_html": False}
+              "time_format": None, "id_column": None, "sep": ",", "encoding": "utf-8", "pattern": "*", "dedupe": False, "strip_html": False,
+              "cjk_bigrams": True}
     param_types = {**TextDataset.param_types, "text_column": (str, list)}
 
     def read(self, corpora_dir, **p):

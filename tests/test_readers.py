@@ -7,6 +7,7 @@ the matrix that was written.
 import bz2
 import gzip
 import json
+from collections import Counter
 
 import numpy as np
 import pandas as pd
@@ -310,6 +311,17 @@ def test_tokeniser_keeps_combining_marks_in_their_word():
     assert prep.tokenize("e\u0301cole e\u0301te\u0301") == ["école", "été"]  # decomposed -> NFC, one word each
     assert prep.tokenize("Straße Ærø ภาษาไทย Привет مرحبا") == ["straße", "ærø", "ภาษาไทย", "привет", "مرحبا"]
     assert prep.tokenize("love\ufe0f party🎉time") == ["love", "party", "time"]
+
+
+def test_cjk_text_is_split_into_character_bigrams():
+    """Chinese/Japanese text (no spaces between words) -> overlapping character bigrams, not one token per sentence; a
+    lone character is a short token (dropped and counted); Korean (spaced) and Latin words beside it are unchanged."""
+    prep = Preprocess(stop_words=False)
+    assert prep.tokenize("東京都は日本") == ["東京", "京都", "都は", "は日", "日本"]
+    assert prep.tokenize("IBM在中国 한국어 문장") == ["ibm", "在中", "中国", "한국어", "문장"]
+    tally = Counter()
+    assert prep.tokenize("猫 dog", tally=tally) == ["dog"] and tally["dropped_tokens_short"] == 1
+    assert Preprocess(stop_words=False, cjk_bigrams=False).tokenize("東京都は日本") == ["東京都は日本"]
 
 
 def test_strip_html_is_asked_for():

@@ -527,6 +527,17 @@ def token_pattern() -> re.Pattern:
     return re.compile(f"[^\\W\\d_](?:[^\\W\\d_]|[{ranges}])*")
 
 
+# Han ideographs, Hiragana, Katakana (and their extensions): scripts written without spaces between words
+_CJK = re.compile("[\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f]+")
+
+
+def cjk_bigrams(match: re.Match) -> str:
+    """A run of CJK characters as its overlapping character bigrams (東京都 -> 東京 京都), the usual word stand-in
+    where there is no segmenter (as Lucene's CJKAnalyzer); a run of one character stays one (a short token)."""
+    run = match.group()
+    return " " + " ".join(run[i:i + 2] for i in range(max(len(run) - 1, 1))) + " "
+
+
 _HTML = re.compile(r"<(script|style)\b.*?</\1\s*>|<!--.*?-->|</?[a-zA-Z][^<>]*>", re.S | re.I)
 _URL = re.compile(r"(?:https?://|www\.)\S+|@\w+|&\w+;")
 
@@ -547,6 +558,7 @@ class Preprocess:
     min_doc_length: int = 1
     dedupe: bool = False
     strip_html: bool = False  # tags, comments, script/style blocks (off by default: "<id@host>" is text in mail)
+    cjk_bigrams: bool = True  # Chinese/Japanese text has no spaces: a run would otherwise be one "word"
 
     def check(self) -> None:
         if self.vocab_size is not None and self.vocab_size < 1:
@@ -566,6 +578,8 @@ class Preprocess:
             text = _HTML.sub(" ", text)
         if self.strip_urls:
             text = _URL.sub(" ", text)
+        if self.cjk_bigrams:
+            text = _CJK.sub(cjk_bigrams, text)
         n = self.min_token_length
         found = token_pattern().findall(text)
         kept = [t for t in found if len(t) >= n and t not in stop]
@@ -588,7 +602,7 @@ def bag_of_words(texts: Sequence[str], prep: Preprocess, source: str = "text") -
     tally: Counter = Counter()
     tokens = [prep.tokenize(t, stop, tally) for t in texts]
     rows = np.arange(len(tokens))
-    report: dict[str, Any] = {**asdict(prep), "tokenizer": "lower-case NFC; a letter then letters or combining marks",
+    report: dict[str, Any] = {**asdict(prep), "tokenizer": "lower-case NFC; a letter then letters or combining marks; CJK runs as character bigrams",
                               "stop_list": f"scikit-learn ENGLISH_STOP_WORDS ({len(stop)} words)" if stop else "none",
                               "input_documents": len(texts),
                               "input_whitespace_tokens": int(sum(len(t.split()) for t in texts))}
@@ -713,7 +727,7 @@ class TextDataset(Dataset):
         frame = self.read(corpora_dir, **p).reset_index(drop=True)
         prep = Preprocess(vocab_size=p["vocab_size"], min_df=p["min_df"], max_df=p["max_df"], vocab_file=p["vocab_file"],
                           min_doc_length=p["min_doc_length"], dedupe=p.get("dedupe", self.dedupe),
-                          strip_html=p.get("strip_html", False))
+                          strip_html=p.get("strip_html", False), cjk_bigrams=p.get("cjk_bigrams", True))
         if "time" in frame.columns and prep.dedupe:  # keep the earliest copy of a duplicate
             frame = frame.iloc[np.lexsort((np.arange(len(frame)), frame["time"].to_numpy()))].reset_index(drop=True)
         counts, vocab, rows, report = bag_of_words(frame["text"].tolist(), prep, source=self.culprit)
