@@ -335,3 +335,29 @@ def test_nber_titles_blank_month_names_line(tmp_path, capsys):
     code, err = prepare_fails(capsys, ["prepare", "nber_titles", "--out", tmp_path / "out", "--corpora-dir",
                                        tmp_path / "corpora"], tmp_path / "out", src)
     assert code == 2 and "nber_papers.csv.gz:4: paper w2: month '' is not an integer" in err
+
+
+def test_20news_file_outside_the_group_folders_is_counted(tmp_path, capsys):
+    """A 20news_bydate release with a file outside <split>/<group>/ (a README, a nested folder) -> not read as a message,
+    and counted with its name in corpus.json (was skipped silently)."""
+    import io
+    import tarfile
+
+    src = tmp_path / "corpora" / "20news_bydate"
+    src.mkdir(parents=True)
+    files = {f"20news-bydate-{split}/{group}/{i}": f"Subject: {group} post\n\napple bread cheese {group} {i}\n"
+             for split in ("train", "test") for group in ("sci.space", "rec.autos") for i in range(3)}
+    files["20news-bydate-train/README"] = "about this archive\n"
+    files["20news-bydate-train/sci.space/old/9"] = "Subject: x\n\nnested apple\n"
+    with tarfile.open(src / "20news-bydate.tar.xz", "w:xz") as tar:
+        for name, text in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(text.encode())
+            tar.addfile(info, io.BytesIO(text.encode()))
+    code, err = run_cli(["prepare", "20news_bydate", "--out", tmp_path / "out", "--corpora-dir", tmp_path / "corpora",
+                         "--param", "min_df=1", "--param", "max_df=1.0"], capsys)
+    assert code == 0, err
+    meta = json.loads((tmp_path / "out" / "corpus.json").read_text())
+    assert meta["n_docs"] == 12
+    assert meta["preprocessing"]["archive_files_skipped"] == {
+        "count": 2, "first": ["20news-bydate-train/README", "20news-bydate-train/sci.space/old/9"]}
