@@ -365,6 +365,18 @@ def read_text_files(directory, pattern: str = "*", encoding: str = "utf-8") -> p
                          "text": [read_text(p, encoding) for p in files]})
 
 
+def check_unique_ids(rows: list[dict], path, id_name: str | None) -> None:
+    """A source's own document ids must be unique: a repeat names both lines (not the prepared docs.parquet)."""
+    if not id_name:
+        return
+    first: dict[str, int] = {}
+    for row in rows:
+        if row["doc_id"] in first:
+            raise ReaderError(f"{where(path, row['line'])}: duplicate {id_name} {row['doc_id']!r} (first on line "
+                              f"{first[row['doc_id']]})")
+        first[row["doc_id"]] = row["line"]
+
+
 def read_jsonl(path, text_field: str = "text", time_field: str | None = None, id_field: str | None = None,
                encoding: str = "utf-8") -> pd.DataFrame:
     """One JSON object per line; returns doc_id, text, line (its number, for errors) and (if asked) the raw time value."""
@@ -382,6 +394,9 @@ def read_jsonl(path, text_field: str = "text", time_field: str | None = None, id
             if field is not None and field not in record:
                 raise ReaderError(f"{where(path, line_no)}: missing field {field!r}")
         text = record[text_field]
+        if isinstance(text, dict) or (isinstance(text, list) and any(isinstance(t, (dict, list)) for t in text)):
+            raise ReaderError(f"{where(path, line_no)}: field {text_field!r} is a JSON {type(text).__name__} of objects, "
+                              f"expected text (a string, or a list of strings)")
         if isinstance(text, list):
             text = " ".join(map(str, text))
         row = {"doc_id": str(record[id_field]) if id_field else str(line_no), "text": "" if text is None else str(text),
@@ -391,6 +406,7 @@ def read_jsonl(path, text_field: str = "text", time_field: str | None = None, id
         rows.append(row)
     if not rows:
         raise ReaderError(f"{path}: no documents")
+    check_unique_ids(rows, path, id_field)
     return pd.DataFrame(rows)
 
 
@@ -440,6 +456,7 @@ def read_csv_text(path, text_column: str | Sequence[str] = "text", time_column: 
         rows.append(row)
     if not rows:
         raise ReaderError(f"{path}: no documents")
+    check_unique_ids(rows, path, id_column)
     return pd.DataFrame(rows)
 
 

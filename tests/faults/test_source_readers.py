@@ -361,3 +361,22 @@ def test_20news_file_outside_the_group_folders_is_counted(tmp_path, capsys):
     assert meta["n_docs"] == 12
     assert meta["preprocessing"]["archive_files_skipped"] == {
         "count": 2, "first": ["20news-bydate-train/README", "20news-bydate-train/sci.space/old/9"]}
+
+
+@pytest.mark.parametrize("fmt, body, named", [
+    pytest.param("jsonl", '{"id": 1, "text": "apple bread"}\n{"id": 2, "text": "bread"}\n{"id": 1, "text": "cheese"}\n',
+                 "t.jsonl:3: duplicate id '1' (first on line 1)", id="user-text-jsonl-duplicate-id"),
+    pytest.param("csv", 'id,text\n7,"apple,\nbread"\n8,bread\n7,cheese\n', "t.csv:5: duplicate id '7' (first on line 2)",
+                 id="user-text-csv-duplicate-id"),
+    pytest.param("jsonl", '{"text": "apple bread"}\n{"text": {"body": "bread"}}\n', "t.jsonl:2: field 'text' is a JSON dict",
+                 id="user-text-jsonl-text-an-object"),
+])
+def test_user_text_bad_ids_and_fields_name_line(tmp_path, capsys, fmt, body, named):
+    """A repeated id_column value, or a text field holding a JSON object -> exit 2 naming file:line (was the prepared
+    docs.parquet, or the object's repr read as text)."""
+    (tmp_path / f"t.{fmt}").write_text(body)
+    extra = ["--param", "id_column=id"] if "duplicate" in named else []
+    code, err = prepare_fails(capsys, ["prepare", "user_text", "--out", tmp_path / "out", "--param", f"format={fmt}",
+                                       "--param", f"path={tmp_path / f't.{fmt}'}", *extra], tmp_path / "out",
+                              tmp_path / f"t.{fmt}")
+    assert code == 2 and named in err, err
