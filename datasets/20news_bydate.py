@@ -22,18 +22,21 @@ class News20Bydate(TextDataset):
     def read(self, corpora_dir, **p):
         src = self.source_dir(corpora_dir, "20news_bydate")
         archive = src / "20news-bydate.tar.xz"
-        rows = []
+        rows, skipped = [], []
         try:
             with tarfile.open(archive) as tar:
                 for member in tar:
                     if not member.isfile():
                         continue
                     parts = member.name.split("/")
-                    if len(parts) != 3:
+                    if len(parts) != 3:  # not <split>/<group>/<message>: counted, never read as a message
+                        skipped.append(member.name)
                         continue
                     text = tar.extractfile(member).read().decode("latin-1")
                     rows.append({"doc_id": member.name, "split": "test" if parts[0].endswith("test") else "train",
                                  "label": parts[1], "text": strip_headers(text) if p["strip_headers"] else text})
         except (tarfile.TarError, EOFError, OSError) as err:
             raise ReaderError(f"{archive}: truncated or corrupt archive ({err})") from err
+        if skipped:
+            self.notes["archive_files_skipped"] = {"count": len(skipped), "first": sorted(skipped)[:5]}
         return pd.DataFrame(rows).sort_values("doc_id", kind="stable")

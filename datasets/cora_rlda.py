@@ -18,6 +18,6 @@ class CoraRlda(Dataset):
                               f"has {n_read} documents")
         docs = make_docs_frame(counts.shape[0], split=seeded_split(counts.shape[0], p["test_fraction"], p["split_seed"]),
                                doc_id=[f"cora{i}" for i in lines], title=[titles[i] for i in lines])
-        meta = bow_meta(self.name, self.description, "CRAN lda 1.5.2 cora.* (see PROVENANCE.md)", 0,
+        meta = bow_meta(self.name, self.description, "CRAN lda 1.5.2 cora.* (see PROVENANCE.md)", n_read - len(lines),
                         f"seeded random: {p['test_fraction']:.0%} test, seed {p['split_seed']}")
         return corpus_from_bow(counts, vocab, docs, meta)

@@ -15,5 +15,6 @@ class JssPapers(TextDataset):
         frame["title"] = titles.to_numpy()
         frame["text"] = frame["title"] + "\n" + frame["text"].str.replace(r"<[^>]+>|\\\w+", " ", regex=True)
         frame["doc_id"] = "jss" + frame["doc_id"]
-        frame["time"] = parse_time(frame.pop("time_raw"), fmt="%Y-%m-%d", source=str(path))
+        frame["time"] = parse_time(frame.pop("time_raw"), fmt="%Y-%m-%d", source=str(path),
+                                   line_numbers=frame["line"].tolist())
         return frame

@@ -12,10 +12,13 @@ class NberTitles(TextDataset):
     def read(self, corpora_dir, **p):
         path = self.source_dir(corpora_dir, "nber_titles") / "nber_papers.csv.gz"
         frame = read_csv_text(path, "title", id_column="paper", extra_columns=("year", "month"))
-        try:
-            year, month = frame.pop("year").astype(int).to_numpy(), frame.pop("month").astype(int).to_numpy()
-        except ValueError as err:
-            raise ReaderError(f"{path}: year/month not integers ({err})") from err
+        for column in ("year", "month"):
+            bad = ~frame[column].str.fullmatch(r"\s*\d+\s*")
+            if bad.any():
+                row = frame[bad].iloc[0]
+                raise ReaderError(f"{path}:{row['line']}: paper {row['doc_id']}: {column} {row[column]!r} is not an "
+                                  f"integer ({int(bad.sum())} such rows)")
+        year, month = frame.pop("year").astype(int).to_numpy(), frame.pop("month").astype(int).to_numpy()
         frame["time"] = year + (month - 1) / 12.0
         frame["title"] = frame["text"]
         return frame

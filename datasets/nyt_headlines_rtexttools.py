@@ -12,7 +12,8 @@ class NYTHeadlines(TextDataset):
         path = self.source_dir(corpora_dir, "nyt_headlines_rtexttools") / "NYTimes.csv.gz"
         frame = read_csv_text(path, ["Title", "Subject"], time_column="Date", id_column="Article_ID", sep=";",
                               encoding="latin-1", extra_columns=("Title", "Topic.Code"))
-        frame["time"] = parse_time(frame.pop("time_raw"), fmt="%d-%b-%y", source=str(path))
+        frame["time"] = parse_time(frame.pop("time_raw"), fmt="%d-%b-%y", source=str(path),
+                                   line_numbers=frame["line"].tolist())
         frame["title"] = frame.pop("Title")
         frame["label"] = frame.pop("Topic.Code")
         return frame

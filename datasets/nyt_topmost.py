@@ -6,7 +6,7 @@ import scipy.sparse as sp
 
 from topicbench.corpus import Corpus, make_docs_frame, read_json, read_sparse_npz, read_text_file
 from topicbench.dataset import Dataset
-from topicbench.readers import ReaderError, bow_meta, read_lines, read_vocab
+from topicbench.readers import ReaderError, _drop_empty, bow_meta, read_lines, read_vocab
 
 
 def _mapping(path, parse) -> dict:
@@ -64,8 +64,8 @@ class NYTTopmost(Dataset):
             parts.append(counts)
             frames.append(make_docs_frame(counts.shape[0], split=[split] * counts.shape[0],
                                           doc_id=[f"{split}-{i}" for i in ids], time=times, label=labels))
-        counts = sp.vstack(parts, format="csr")
-        meta = bow_meta(self.name, self.description, "BobXWu/TopMost tutorials/datasets/NYT (see PROVENANCE.md)", 0,
-                        "the corpus's own train/test split")
+        counts, kept = _drop_empty(sp.vstack(parts, format="csr"))  # as every bag-of-words reader: dropped and counted
+        meta = bow_meta(self.name, self.description, "BobXWu/TopMost tutorials/datasets/NYT (see PROVENANCE.md)",
+                        sum(p.shape[0] for p in parts) - len(kept), "the corpus's own train/test split")
         meta["time_unit"] = "decimal year (year only)"
-        return Corpus(counts, vocab, pd.concat(frames, ignore_index=True), meta)
+        return Corpus(counts, vocab, pd.concat(frames, ignore_index=True).iloc[kept].reset_index(drop=True), meta)

@@ -17,7 +17,8 @@ class Sotu(TextDataset):
             raise ReaderError(f"sotu: unit must be 'speech' or 'paragraph', got {p['unit']!r}")
         src = self.source_dir(corpora_dir, "sotu")
         meta = read_csv_text(src / "metadata.csv", "president", time_column="date", id_column="fileid")
-        date_of = dict(zip(meta["doc_id"], parse_time(meta["time_raw"], fmt="%Y-%m-%d", source=str(src / "metadata.csv"))))
+        date_of = dict(zip(meta["doc_id"], parse_time(meta["time_raw"], fmt="%Y-%m-%d", source=str(src / "metadata.csv"),
+                                                        line_numbers=meta["line"].tolist())))
         rows = []
         archive = src / "speeches.tar.xz"
         try:

@@ -12,5 +12,5 @@ class TrumpTweets(TextDataset):
     def read(self, corpora_dir, **p):
         path = self.source_dir(corpora_dir, "trump_tweets_dslabs") / "trump_tweets.csv.gz"
         frame = read_csv_text(path, "text", time_column="created_at", id_column="id_str")
-        frame["time"] = parse_time(frame.pop("time_raw"), source=str(path))
+        frame["time"] = parse_time(frame.pop("time_raw"), source=str(path), line_numbers=frame["line"].tolist())
         return frame

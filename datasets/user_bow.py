@@ -10,8 +10,9 @@ READERS = {"uci": read_uci_bow, "ldac": read_ldac, "mm": read_matrix_market}
 
 class UserBow(Dataset):
     name = "user_bow"
-    description = "Your own bag-of-words corpus: format=uci|ldac|mm, path=<counts file>, vocab=<one word per line>"
-    params = {"format": "uci", "path": None, "vocab": None, "test_fraction": 0.1, "split_seed": 0}
+    description = ("Your own bag-of-words corpus: format=uci|ldac|mm, path=<counts file>, vocab=<one word per line>; "
+                   "a Matrix Market file with words in rows and documents in columns needs docs_in_rows=false")
+    params = {"format": "uci", "path": None, "vocab": None, "docs_in_rows": True, "test_fraction": 0.1, "split_seed": 0}
 
     def build(self, corpora_dir=None, **p):
         if p["format"] not in READERS:
@@ -20,10 +21,13 @@ class UserBow(Dataset):
             raise CorpusError("user_bow: needs --param path=<counts file> and --param vocab=<vocabulary file>")
         path = Path(p["path"]) if Path(p["path"]).is_absolute() or not corpora_dir else Path(corpora_dir) / p["path"]
         vocab_path = Path(p["vocab"]) if Path(p["vocab"]).is_absolute() or not corpora_dir else Path(corpora_dir) / p["vocab"]
-        counts, vocab, kept, n_input = READERS[p["format"]](path, vocab_path)
+        if not p["docs_in_rows"] and p["format"] != "mm":  # UCI and LDA-C say which id is the document
+            raise CorpusError(f"user_bow: docs_in_rows=false is for format=mm only, got format={p['format']}")
+        extra = {"docs_in_rows": p["docs_in_rows"]} if p["format"] == "mm" else {}
+        counts, vocab, kept, n_input = READERS[p["format"]](path, vocab_path, **extra)
         docs = make_docs_frame(len(kept), split=seeded_split(len(kept), p["test_fraction"], p["split_seed"]),
                                doc_id=[f"doc{i}" for i in kept])
         meta = bow_meta(self.name, self.description, f"{p['format']} file {path.name} + {vocab_path.name}",
                         n_input - len(kept),
-                        f"seeded random: {p['test_fraction']:.0%} test, seed {p['split_seed']}", format=p["format"])
+                        f"seeded random: {p['test_fraction']:.0%} test, seed {p['split_seed']}", format=p["format"], **extra)
         return corpus_from_bow(counts, vocab, docs, meta)

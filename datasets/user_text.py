@@ -8,10 +8,11 @@ from topicbench.readers import TEXT_PARAMS, TextDataset, parse_time, read_csv_te
 class UserText(TextDataset):
     name = "user_text"
     description = ("Your own raw text: format=files (path=<folder>) | jsonl | csv, text/time/id columns, "
-                   "tokenised, stop-worded and vocabulary-selected as recorded in corpus.json")
+                   "tokenised, stop-worded and vocabulary-selected as recorded in corpus.json; strip_html=true for web pages")
     source = "user-supplied text"
     params = {**TEXT_PARAMS, "format": "jsonl", "path": None, "text_column": "text", "time_column": None,
-              "time_format": None, "id_column": None, "sep": ",", "encoding": "utf-8", "pattern": "*", "dedupe": False}
+              "time_format": None, "id_column": None, "sep": ",", "encoding": "utf-8", "pattern": "*", "dedupe": False, "strip_html": False,
+              "cjk_bigrams": True}
     param_types = {**TextDataset.param_types, "text_column": (str, list)}
 
     def read(self, corpora_dir, **p):
@@ -28,5 +29,6 @@ class UserText(TextDataset):
         else:
             raise CorpusError(f"user_text: format must be files, jsonl or csv, got {p['format']!r}")
         if "time_raw" in frame.columns:
-            frame["time"] = parse_time(frame.pop("time_raw"), p["time_format"], source=str(path))
+            frame["time"] = parse_time(frame.pop("time_raw"), p["time_format"], source=str(path),
+                                       line_numbers=frame["line"].tolist() if "line" in frame else None)
         return frame

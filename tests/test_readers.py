@@ -7,6 +7,7 @@ the matrix that was written.
 import bz2
 import gzip
 import json
+from collections import Counter
 
 import numpy as np
 import pandas as pd
@@ -92,6 +93,87 @@ def test_empty_bow_documents_are_dropped_and_counted(tmp_path):
         assert (matrix != counts[kept]).nnz == 0
     out = prepare("user_bow", tmp_path / "c", format="ldac", path=str(tmp_path / "d.ldac"), vocab=str(vocab))
     assert json.loads((out / "corpus.json").read_text())["preprocessing"]["dropped_empty"] == 2
+
+
+# --- the same corpus in every format prepares to the same bytes ----------------------------------
+
+
+def _prepared(out):
+    """The prepared counts and vocabulary, as bytes (the shards are checksummed in the manifest)."""
+    return (out / "counts" / "manifest.json").read_bytes(), (out / "vocab.txt").read_bytes()
+
+
+def test_same_counts_in_every_bow_format_prepare_to_the_same_shards(tmp_path):
+    """UCI, gzipped UCI, LDA-C and Matrix Market (documents in rows, and in columns) of one matrix -> identical
+    shards, vocabulary and split: each reader's id offset and orientation are checked against the others."""
+    counts = random_counts(5, n_docs=40, n_words=25, empty_rows=(7,))
+    vocab = write_vocab(tmp_path / "vocab.txt", counts.shape[1])
+    scipy.io.mmwrite(tmp_path / "rows.mtx", counts.astype(np.int64), field="integer")
+    scipy.io.mmwrite(tmp_path / "cols.mtx", counts.T.tocoo().astype(np.int64), field="integer")
+    files = {"uci": write_uci(tmp_path / "docword.txt", counts), "uci_gz": write_uci(tmp_path / "docword.txt.gz", counts, gzip.open),
+             "ldac": write_ldac(tmp_path / "d.ldac", counts), "mm": tmp_path / "rows.mtx", "mm_cols": tmp_path / "cols.mtx"}
+    prepared = {}
+    for name, path in files.items():
+        extra = {"docs_in_rows": False} if name == "mm_cols" else {}
+        out = prepare("user_bow", tmp_path / name / "c", format=name.split("_")[0], path=str(path), vocab=str(vocab), **extra)
+        prepared[name] = _prepared(out)
+        corpus = load_corpus(out)
+        assert (corpus.counts != counts[np.flatnonzero(np.diff(counts.indptr))]).nnz == 0, name
+        assert corpus.meta["preprocessing"]["dropped_empty"] == 1, name
+    assert all(prepared[name] == prepared["uci"] for name in files), {n: p[0][:0] for n, p in prepared.items()}
+    with pytest.raises(ReaderError, match=r"cols\.mtx: matrix has 40 word columns .* 25 words \(its 25 rows match: "
+                                          r"documents in columns\? pass docs_in_rows=false\)"):
+        prepare("user_bow", tmp_path / "x", format="mm", path=str(tmp_path / "cols.mtx"), vocab=str(vocab))
+
+
+TEXTS = ['Markets, "bonds" and stocks\nrally today', "Café owners say: naïve résumé, café crème", "stocks fall; bonds rise",
+         "gold, silver\nand bonds", "résumé writing for café staff", "the and of", "gold stocks, gold bonds",
+         "silver markets rally", "café stocks rise\nagain", "naïve bonds"] * 3
+
+
+def _write_text_formats(root):
+    """TEXTS as a folder of files, JSONL, and CSV: plain, with a time column, CRLF, a BOM, latin-1. Params per format."""
+    import csv as csvlib
+    import io
+
+    (root / "files").mkdir()
+    for i, text in enumerate(TEXTS):
+        (root / "files" / f"{i:03d}.txt").write_text(text, encoding="utf-8")
+    with open(root / "d.jsonl", "w", encoding="utf-8") as handle:
+        for i, text in enumerate(TEXTS):
+            handle.write(json.dumps({"id": f"d{i}", "text": text, "t": f"20{10 + i % 9}-0{1 + i % 9}-15"}) + "\n")
+
+    def write_csv(name, time=False, crlf=False, bom=False, encoding="utf-8"):
+        buf = io.StringIO(newline="")
+        writer = csvlib.writer(buf, lineterminator="\r\n" if crlf else "\n")  # quotes fields with commas/newlines
+        writer.writerow(["id", "text"] + ["t"] * time)
+        for i, text in enumerate(TEXTS):
+            writer.writerow([f"d{i}", text.replace("\n", "\r\n") if crlf else text] + [f"2015-0{1 + i % 9}-15"] * time)
+        (root / name).write_bytes(b"\xef\xbb\xbf" * bom + buf.getvalue().encode(encoding))
+        return name
+
+    return {"files": {"format": "files", "path": "files"}, "jsonl": {"format": "jsonl", "path": "d.jsonl"},
+            "jsonl_time": {"format": "jsonl", "path": "d.jsonl", "time_column": "t", "id_column": "id"},
+            "csv": {"format": "csv", "path": write_csv("d.csv")},
+            "csv_time": {"format": "csv", "path": write_csv("t.csv", time=True), "time_column": "t"},
+            "csv_crlf": {"format": "csv", "path": write_csv("crlf.csv", crlf=True)},
+            "csv_bom": {"format": "csv", "path": write_csv("bom.csv", bom=True), "id_column": "id"},
+            "csv_latin1": {"format": "csv", "path": write_csv("l1.csv", encoding="latin-1"), "encoding": "latin-1"}}
+
+
+def test_same_text_in_every_text_format_prepares_to_the_same_counts(tmp_path):
+    """One text as files, JSONL and CSV (quoted commas and newlines, CRLF, BOM, latin-1, time column) -> identical
+    counts and vocabulary: no reader adds, loses or splits a word (a BOM or CR glued to a word would show)."""
+    cases = _write_text_formats(tmp_path)
+    prepared, tokens = {}, {}
+    for name, params in cases.items():
+        out = prepare("user_text", tmp_path / "out" / name, corpora_dir=tmp_path, min_df=2, max_df=0.5, **params)
+        prepared[name] = _prepared(out)
+        meta = json.loads((out / "corpus.json").read_text())
+        tokens[name] = (meta["n_tokens"], meta["preprocessing"]["word_tokens"])
+    assert all(prepared[name] == prepared["files"] for name in cases), tokens
+    assert len(set(tokens.values())) == 1, tokens
+    assert "café" in prepared["files"][1].decode() and load_corpus(tmp_path / "out" / "csv_time").has_time
 
 
 # --- bad input: every error names the file (and the line) -------------------------------------
@@ -219,6 +301,47 @@ def test_tokeniser_and_stop_list():
     assert prep.tokenize("The CAT's 3 hats, naïve café: see http://x.co/ab @bob &amp; a", ENGLISH_STOP_WORDS) == \
         ["cat", "hats", "naïve", "café"]
     assert len(ENGLISH_STOP_WORDS) == 318 and {"the", "and", "whereas"} <= ENGLISH_STOP_WORDS
+
+
+def test_tokeniser_keeps_combining_marks_in_their_word():
+    """Non-Latin scripts and decomposed accents -> whole words: a combining mark (vowel sign, virama, U+0301) never
+    splits a word or drops its letters; a variation selector (emoji presentation) is not part of a word."""
+    prep = Preprocess(stop_words=False)
+    assert prep.tokenize("हिन्दी भाषा") == ["हिन्दी", "भाषा"]  # Devanagari vowel signs (Mc) and virama (Mn)
+    assert prep.tokenize("e\u0301cole e\u0301te\u0301") == ["école", "été"]  # decomposed -> NFC, one word each
+    assert prep.tokenize("Straße Ærø ภาษาไทย Привет مرحبا") == ["straße", "ærø", "ภาษาไทย", "привет", "مرحبا"]
+    assert prep.tokenize("love\ufe0f party🎉time") == ["love", "party", "time"]
+
+
+def test_cjk_text_is_split_into_character_bigrams():
+    """Chinese/Japanese text (no spaces between words) -> overlapping character bigrams, not one token per sentence; a
+    lone character is a short token (dropped and counted); Korean (spaced) and Latin words beside it are unchanged."""
+    prep = Preprocess(stop_words=False)
+    assert prep.tokenize("東京都は日本") == ["東京", "京都", "都は", "は日", "日本"]
+    assert prep.tokenize("IBM在中国 한국어 문장") == ["ibm", "在中", "中国", "한국어", "문장"]
+    tally = Counter()
+    assert prep.tokenize("猫 dog", tally=tally) == ["dog"] and tally["dropped_tokens_short"] == 1
+    assert Preprocess(stop_words=False, cjk_bigrams=False).tokenize("東京都は日本") == ["東京都は日本"]
+
+
+def test_strip_html_is_asked_for():
+    """HTML tags -> words ("href", "div") unless strip_html=true, which removes tags, comments and script/style
+    blocks but keeps the text between tags; off by default, as "<id@host>" in mail is text."""
+    page = '<html><body><div class="x">Bond <b>markets</b></div><!-- hidden --><script>var tracker</script>' \
+           '<a href="https://x.org">rally</a></body></html>'
+    assert {"html", "div", "href"} <= set(Preprocess().tokenize(page))
+    assert Preprocess(strip_html=True).tokenize(page) == ["bond", "markets", "rally"]
+
+
+def test_every_dropped_token_is_counted():
+    """Tokens dropped as short, stop words, duplicates, outside the vocabulary or in dropped documents -> counted in
+    the report, and they add up: word_tokens = kept tokens + every dropped_tokens_* count."""
+    texts = ["the cat sat on a mat mat", "a dog", "x cat dog é", "cat cat dog", "the cat sat on a mat mat"]
+    counts, vocab, rows, report = bag_of_words(texts, Preprocess(min_df=2, max_df=1.0, dedupe=True, min_doc_length=2))
+    dropped = {k: v for k, v in report.items() if k.startswith("dropped_tokens_")}
+    assert dropped == {"dropped_tokens_short": 5, "dropped_tokens_stop": 4, "dropped_tokens_duplicates": 4,
+                       "dropped_tokens_outside_vocab": 3, "dropped_tokens_short_documents": 2}
+    assert report["word_tokens"] == 23 == counts.sum() + sum(dropped.values())
 
 
 def test_vocabulary_by_document_frequency():

@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import bz2
 import csv
+import functools
 import gzip
 import io
 import json
 import lzma
 import re
+import sys
+import unicodedata
 from collections import Counter
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -51,11 +54,24 @@ def check_encoding(encoding: str, path) -> None:
         raise ReaderError(f"{path}: unknown text encoding {encoding!r}") from None
 
 
+COMPRESSED = (".gz", ".bz2", ".xz")
+
+
+def missing_file(path) -> ReaderError:
+    """A missing input file, naming a compressed or decompressed copy beside it (``x.csv`` for ``x.csv.gz``)."""
+    path = Path(path)
+    base = path.with_suffix("") if path.suffix.lower() in COMPRESSED else path
+    near = [p.name for p in [base, *(base.with_name(base.name + s) for s in COMPRESSED)] if p != path and p.is_file()]
+    hint = (f" ({', '.join(near)} is beside it: this reader opens {path.name} by name, so compress or decompress "
+            f"the file to match)" if near else "")
+    return ReaderError(f"{path}: file does not exist{hint}")
+
+
 def open_binary(path) -> io.BufferedIOBase:
     """Open a file, transparently decompressing .gz / .bz2 / .xz."""
     path = Path(path)
     if not path.is_file():
-        raise ReaderError(f"{path}: file does not exist" if not path.exists() else f"{path}: not a file")
+        raise missing_file(path) if not path.exists() else ReaderError(f"{path}: not a file")
     suffix = path.suffix.lower()
     if suffix == ".gz":
         return gzip.open(path, "rb")
@@ -95,7 +111,7 @@ def read_lines(path, encoding: str = "utf-8") -> Iterable[tuple[int, str]]:
 def _read_failure(path, err: BaseException, line: int | None = None) -> ReaderError:
     """A failed read as an error naming the file: a missing or unreadable file, or a truncated / corrupt one."""
     if isinstance(err, FileNotFoundError):
-        return ReaderError(f"{path}: file does not exist")
+        return missing_file(path)
     if isinstance(err, (PermissionError, IsADirectoryError, NotADirectoryError)):
         return ReaderError(f"{path}: cannot be read ({type(err).__name__}: {err.strerror})")
     return ReaderError(f"{where(path, line)}: truncated or corrupt file ({type(err).__name__}: {err})")
@@ -312,7 +328,10 @@ def read_matrix_market(path, vocab_path, docs_in_rows: bool = True, encoding: st
         raise ReaderError(f"{path}: cannot be read as Matrix Market ({err})") from err
     matrix = sp.csr_matrix(matrix if docs_in_rows else matrix.T)
     if matrix.shape[1] != len(vocab):
-        raise ReaderError(f"{path}: matrix has {matrix.shape[1]} word columns but {vocab_path} has {len(vocab)} words")
+        hint = (f" (its {matrix.shape[0]} rows match: documents in columns? pass docs_in_rows="
+                f"{str(not docs_in_rows).lower()})" if matrix.shape[0] == len(vocab) else "")
+        raise ReaderError(f"{path}: matrix has {matrix.shape[1]} word {'columns' if docs_in_rows else 'rows'} but "
+                          f"{vocab_path} has {len(vocab)} words{hint}")
     if matrix.data.dtype.kind not in "iuf":
         raise ReaderError(f"{path}: counts must be integers, got Matrix Market field of dtype {matrix.data.dtype}")
     bad = ~np.isfinite(matrix.data) | (matrix.data < 0) | (matrix.data != np.round(matrix.data))
@@ -346,9 +365,21 @@ def read_text_files(directory, pattern: str = "*", encoding: str = "utf-8") -> p
                          "text": [read_text(p, encoding) for p in files]})
 
 
+def check_unique_ids(rows: list[dict], path, id_name: str | None) -> None:
+    """A source's own document ids must be unique: a repeat names both lines (not the prepared docs.parquet)."""
+    if not id_name:
+        return
+    first: dict[str, int] = {}
+    for row in rows:
+        if row["doc_id"] in first:
+            raise ReaderError(f"{where(path, row['line'])}: duplicate {id_name} {row['doc_id']!r} (first on line "
+                              f"{first[row['doc_id']]})")
+        first[row["doc_id"]] = row["line"]
+
+
 def read_jsonl(path, text_field: str = "text", time_field: str | None = None, id_field: str | None = None,
                encoding: str = "utf-8") -> pd.DataFrame:
-    """One JSON object per line; returns doc_id, text and (if asked) the raw time value."""
+    """One JSON object per line; returns doc_id, text, line (its number, for errors) and (if asked) the raw time value."""
     rows = []
     for line_no, line in read_lines(path, encoding):
         if not line.strip():
@@ -363,21 +394,27 @@ def read_jsonl(path, text_field: str = "text", time_field: str | None = None, id
             if field is not None and field not in record:
                 raise ReaderError(f"{where(path, line_no)}: missing field {field!r}")
         text = record[text_field]
+        if isinstance(text, dict) or (isinstance(text, list) and any(isinstance(t, (dict, list)) for t in text)):
+            raise ReaderError(f"{where(path, line_no)}: field {text_field!r} is a JSON {type(text).__name__} of objects, "
+                              f"expected text (a string, or a list of strings)")
         if isinstance(text, list):
             text = " ".join(map(str, text))
-        row = {"doc_id": str(record[id_field]) if id_field else str(line_no), "text": "" if text is None else str(text)}
+        row = {"doc_id": str(record[id_field]) if id_field else str(line_no), "text": "" if text is None else str(text),
+               "line": line_no}
         if time_field:
             row["time_raw"] = record[time_field]
         rows.append(row)
     if not rows:
         raise ReaderError(f"{path}: no documents")
+    check_unique_ids(rows, path, id_field)
     return pd.DataFrame(rows)
 
 
 def read_csv_text(path, text_column: str | Sequence[str] = "text", time_column: str | None = None,
                   id_column: str | None = None, sep: str = ",", encoding: str = "utf-8",
                   extra_columns: Sequence[str] = ()) -> pd.DataFrame:
-    """A CSV/TSV with a text column (or several, joined by newlines) and optional time and id columns."""
+    """A CSV/TSV with a text column (or several, joined by newlines) and optional time and id columns; ``line`` is the
+    line each record starts on (a quoted field may span lines), for errors about its values."""
     text = re.sub(r"\r(?!\n)", " ", read_text(path, encoding))  # a bare CR inside an unquoted field is not a line end
     try:
         reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep)
@@ -397,6 +434,7 @@ def read_csv_text(path, text_column: str | Sequence[str] = "text", time_column: 
     position = {name: header.index(name) for name in wanted}
     rows = []
     records = iter(reader)
+    start = reader.line_num + 1
     while True:
         try:
             record = next(records)
@@ -404,13 +442,13 @@ def read_csv_text(path, text_column: str | Sequence[str] = "text", time_column: 
             break
         except csv.Error as err:
             raise ReaderError(f"{where(path, reader.line_num)}: not readable as CSV ({err})") from None
-        line_no = reader.line_num
+        line_no, first_line, start = reader.line_num, start, reader.line_num + 1
         if not record:
             continue
         if len(record) != len(header):
             raise ReaderError(f"{where(path, line_no)}: {len(record)} fields, header has {len(header)}")
         row = {"doc_id": record[position[id_column]] if id_column else str(len(rows)),
-               "text": "\n".join(record[position[c]] for c in text_columns)}
+               "text": "\n".join(record[position[c]] for c in text_columns), "line": first_line}
         if time_column:
             row["time_raw"] = record[position[time_column]]
         for column in extra_columns:
@@ -418,6 +456,7 @@ def read_csv_text(path, text_column: str | Sequence[str] = "text", time_column: 
         rows.append(row)
     if not rows:
         raise ReaderError(f"{path}: no documents")
+    check_unique_ids(rows, path, id_column)
     return pd.DataFrame(rows)
 
 
@@ -485,7 +524,38 @@ def english_stop_words() -> frozenset[str]:
     return ENGLISH_STOP_WORDS
 
 
-_TOKEN = re.compile(r"[^\W\d_]+")
+@functools.lru_cache(maxsize=1)
+def token_pattern() -> re.Pattern:
+    """A letter, then letters or combining marks (Unicode category M), in NFC text.
+
+    A mark is part of its word: Devanagari, Bengali or Thai vowel signs and viramas, and accents that stayed
+    decomposed after NFC (e + U+0301), would otherwise split a word into fragments (``हिन्दी`` -> ``न``,
+    ``द``) or silently drop its first letter. Variation selectors (emoji presentation, U+FE0F) are marks that
+    choose a glyph, not spelling: they end a word like any symbol."""
+    marks, start, prev = [], None, None
+    for code in range(sys.maxunicode + 1):
+        if unicodedata.category(chr(code))[0] == "M" and "VARIATION SELECTOR" not in unicodedata.name(chr(code), ""):
+            if start is None or code != prev + 1:
+                start is not None and marks.append((start, prev))
+                start = code
+            prev = code
+    marks.append((start, prev))
+    ranges = "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in marks)
+    return re.compile(f"[^\\W\\d_](?:[^\\W\\d_]|[{ranges}])*")
+
+
+# Han ideographs, Hiragana, Katakana (and their extensions): scripts written without spaces between words
+_CJK = re.compile("[\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f]+")
+
+
+def cjk_bigrams(match: re.Match) -> str:
+    """A run of CJK characters as its overlapping character bigrams (東京都 -> 東京 京都), the usual word stand-in
+    where there is no segmenter (as Lucene's CJKAnalyzer); a run of one character stays one (a short token)."""
+    run = match.group()
+    return " " + " ".join(run[i:i + 2] for i in range(max(len(run) - 1, 1))) + " "
+
+
+_HTML = re.compile(r"<(script|style)\b.*?</\1\s*>|<!--.*?-->|</?[a-zA-Z][^<>]*>", re.S | re.I)
 _URL = re.compile(r"(?:https?://|www\.)\S+|@\w+|&\w+;")
 
 
@@ -504,6 +574,8 @@ class Preprocess:
     strip_urls: bool = True
     min_doc_length: int = 1
     dedupe: bool = False
+    strip_html: bool = False  # tags, comments, script/style blocks (off by default: "<id@host>" is text in mail)
+    cjk_bigrams: bool = True  # Chinese/Japanese text has no spaces: a run would otherwise be one "word"
 
     def check(self) -> None:
         if self.vocab_size is not None and self.vocab_size < 1:
@@ -515,12 +587,25 @@ class Preprocess:
         if self.min_doc_length < 1:
             raise CorpusError(f"preprocessing: min_doc_length must be >= 1, got {self.min_doc_length}")
 
-    def tokenize(self, text: str, stop: frozenset[str] = frozenset()) -> list[str]:
-        text = text.lower()
+    def tokenize(self, text: str, stop: frozenset[str] = frozenset(), tally: Counter | None = None) -> list[str]:
+        """Lower-cased NFC word tokens (see :func:`token_pattern`) of >= min_token_length characters, not in ``stop``;
+        ``tally`` counts the tokens found and those dropped as short or as stop words."""
+        text = unicodedata.normalize("NFC", text.lower())
+        if self.strip_html:
+            text = _HTML.sub(" ", text)
         if self.strip_urls:
             text = _URL.sub(" ", text)
+        if self.cjk_bigrams:
+            text = _CJK.sub(cjk_bigrams, text)
         n = self.min_token_length
-        return [t for t in _TOKEN.findall(text) if len(t) >= n and t not in stop]
+        found = token_pattern().findall(text)
+        kept = [t for t in found if len(t) >= n and t not in stop]
+        if tally is not None:
+            short = sum(len(t) < n for t in found)
+            tally["word_tokens"] += len(found)
+            tally["dropped_tokens_short"] += short
+            tally["dropped_tokens_stop"] += len(found) - short - len(kept)
+        return kept
 
 
 def bag_of_words(texts: Sequence[str], prep: Preprocess, source: str = "text") -> tuple[sp.csr_matrix, list[str], np.ndarray, dict]:
@@ -531,9 +616,10 @@ def bag_of_words(texts: Sequence[str], prep: Preprocess, source: str = "text") -
     """
     prep.check()
     stop = english_stop_words() if prep.stop_words else frozenset()
-    tokens = [prep.tokenize(t, stop) for t in texts]
+    tally: Counter = Counter()
+    tokens = [prep.tokenize(t, stop, tally) for t in texts]
     rows = np.arange(len(tokens))
-    report: dict[str, Any] = {**asdict(prep), "tokenizer": "lower-case, unicode alphabetic runs ([^\\W\\d_]+)",
+    report: dict[str, Any] = {**asdict(prep), "tokenizer": "lower-case NFC; a letter then letters or combining marks; CJK runs as character bigrams",
                               "stop_list": f"scikit-learn ENGLISH_STOP_WORDS ({len(stop)} words)" if stop else "none",
                               "input_documents": len(texts),
                               "input_whitespace_tokens": int(sum(len(t.split()) for t in texts))}
@@ -547,6 +633,7 @@ def bag_of_words(texts: Sequence[str], prep: Preprocess, source: str = "text") -
             seen.add(key)
             unique.append(i)
         report["dropped_duplicates"] = len(tokens) - len(unique)
+        report["dropped_tokens_duplicates"] = sum(map(len, tokens)) - sum(len(tokens[i]) for i in unique)
         rows = np.array(unique, dtype=np.int64)
         tokens = [tokens[i] for i in unique]
     if prep.vocab_file:
@@ -580,6 +667,9 @@ def bag_of_words(texts: Sequence[str], prep: Preprocess, source: str = "text") -
     keep = lengths >= prep.min_doc_length
     report["dropped_short"] = int((~keep).sum())
     report["dropped_empty"] = int((lengths == 0).sum())
+    # every word token is accounted for: word_tokens = n_tokens + the dropped_tokens_* counts
+    report.update(tally, dropped_tokens_outside_vocab=sum(map(len, tokens)) - len(flat),
+                  dropped_tokens_short_documents=int(lengths[~keep].sum()))
     if not keep.any():
         raise CorpusError(f"{source}: every document is shorter than min_doc_length={prep.min_doc_length} after preprocessing")
     report["kept_documents"] = int(keep.sum())
@@ -653,7 +743,8 @@ class TextDataset(Dataset):
         self.culprit = self.name  # what errors name; read() may narrow it to the file it read
         frame = self.read(corpora_dir, **p).reset_index(drop=True)
         prep = Preprocess(vocab_size=p["vocab_size"], min_df=p["min_df"], max_df=p["max_df"], vocab_file=p["vocab_file"],
-                          min_doc_length=p["min_doc_length"], dedupe=p.get("dedupe", self.dedupe))
+                          min_doc_length=p["min_doc_length"], dedupe=p.get("dedupe", self.dedupe),
+                          strip_html=p.get("strip_html", False), cjk_bigrams=p.get("cjk_bigrams", True))
         if "time" in frame.columns and prep.dedupe:  # keep the earliest copy of a duplicate
             frame = frame.iloc[np.lexsort((np.arange(len(frame)), frame["time"].to_numpy()))].reset_index(drop=True)
         counts, vocab, rows, report = bag_of_words(frame["text"].tolist(), prep, source=self.culprit)

@@ -9,6 +9,7 @@ import json
 import lzma
 
 import numpy as np
+import pandas as pd
 import pytest
 import scipy.sparse as sp
 
@@ -268,3 +269,114 @@ def test_utf8_bom_is_not_text(tmp_path, capsys, kind):
     assert "\ufeff" not in (tmp_path / "out" / "vocab.txt").read_text(encoding="utf-8")
     assert sorted((tmp_path / "out" / "vocab.txt").read_text(encoding="utf-8").split()) == sorted(words)
     assert digest(src) == before
+
+
+def test_nyt_topmost_empty_document_is_dropped_and_counted(tmp_path, capsys):
+    """An nyt_topmost release with an empty document row -> prepared without it, counted in dropped_empty (was refused
+    naming the output folder, not the source)."""
+    src = nyt(tmp_path / "corpora")
+    sp.save_npz(src / "train_bow.npz", sp.csr_matrix(np.array([[1, 1, 1], [0, 0, 0], [2, 0, 1]], dtype=np.int64)))
+    code, err = run_cli(["prepare", "nyt_topmost", "--out", tmp_path / "out", "--corpora-dir", tmp_path / "corpora"], capsys)
+    assert code == 0, err
+    meta = json.loads((tmp_path / "out" / "corpus.json").read_text())
+    assert (meta["n_docs"], meta["n_train"], meta["preprocessing"]["dropped_empty"]) == (3, 2, 1)
+    assert "train-1" not in pd.read_parquet(tmp_path / "out" / "docs.parquet")["doc_id"].tolist()
+
+
+@pytest.mark.parametrize("recipe", [pytest.param("wiki_bnpy", id="wiki-bnpy-empty-document"),
+                                    pytest.param("cora_rlda", id="cora-rlda-empty-document")])
+def test_named_ldac_recipe_counts_empty_documents(tmp_path, capsys, recipe):
+    """A release of an LDA-C recipe with an empty document ('0') -> dropped and counted in dropped_empty (was recorded 0)."""
+    src = cora(tmp_path / "corpora", n_titles=4) if recipe == "cora_rlda" else tmp_path / "corpora" / recipe
+    src.mkdir(parents=True, exist_ok=True)
+    name = "cora.ldac.gz" if recipe == "cora_rlda" else "train.ldac.gz"
+    with gzip.open(src / name, "wt") as handle:
+        handle.write("2 0:1 1:1\n0\n1 2:3\n2 0:2 2:1\n")
+    (src / "vocab.txt").write_text("a\nb\nc\n")
+    code, err = run_cli(["prepare", recipe, "--out", tmp_path / "out", "--corpora-dir", tmp_path / "corpora",
+                         "--param", "test_fraction=0.3"], capsys)
+    assert code == 0, err
+    meta = json.loads((tmp_path / "out" / "corpus.json").read_text())
+    assert (meta["n_docs"], meta["preprocessing"]["dropped_empty"]) == (3, 1)
+
+
+def test_decompressed_copy_of_a_compressed_source_named(tmp_path, capsys):
+    """A recipe's .gz source replaced by its decompressed copy -> exit 2 naming the missing file and the copy beside it."""
+    src = tmp_path / "corpora" / "wiki_bnpy"
+    src.mkdir(parents=True)
+    (src / "train.ldac").write_text("2 0:1 1:1\n1 2:3\n")
+    (src / "vocab.txt").write_text("a\nb\nc\n")
+    code, err = prepare_fails(capsys, ["prepare", "wiki_bnpy", "--out", tmp_path / "out", "--corpora-dir",
+                                       tmp_path / "corpora"], tmp_path / "out", src)
+    assert code == 2 and "train.ldac.gz: file does not exist (train.ldac is beside it" in err
+
+
+@pytest.mark.parametrize("fmt, body, named", [
+    pytest.param("csv", 'id,text,t\n1,"apple, bread\nand cheese",2001-01-01\n2,bread cheese,soon\n', "t.csv:4",
+                 id="user-text-csv-bad-time-after-multiline-field"),
+    pytest.param("jsonl", '{"text": "apple bread", "t": "2001-01-01"}\n\n{"text": "bread", "t": ""}\n', "t.jsonl:3",
+                 id="user-text-jsonl-missing-time"),
+])
+def test_user_text_bad_time_names_line(tmp_path, capsys, fmt, body, named):
+    """A time value that does not parse (after a quoted field spanning lines, or blank) -> exit 2 naming file:line."""
+    (tmp_path / f"t.{fmt}").write_text(body)
+    code, err = prepare_fails(capsys, ["prepare", "user_text", "--out", tmp_path / "out", "--param", f"format={fmt}",
+                                       "--param", f"path={tmp_path / f't.{fmt}'}", "--param", "time_column=t"],
+                              tmp_path / "out", tmp_path / f"t.{fmt}")
+    assert code == 2 and f"{named}: cannot parse time" in err
+
+
+def test_nber_titles_blank_month_names_line(tmp_path, capsys):
+    """An nber_titles release with a blank month -> exit 2 naming file:line and the paper (not a bare int() error)."""
+    src = tmp_path / "corpora" / "nber_titles"
+    src.mkdir(parents=True)
+    with gzip.open(src / "nber_papers.csv.gz", "wt") as handle:
+        handle.write('paper,year,month,title\nw1,1990,3,"Trade, growth\nand money"\nw2,1991,,Banks and money\n')
+    code, err = prepare_fails(capsys, ["prepare", "nber_titles", "--out", tmp_path / "out", "--corpora-dir",
+                                       tmp_path / "corpora"], tmp_path / "out", src)
+    assert code == 2 and "nber_papers.csv.gz:4: paper w2: month '' is not an integer" in err
+
+
+def test_20news_file_outside_the_group_folders_is_counted(tmp_path, capsys):
+    """A 20news_bydate release with a file outside <split>/<group>/ (a README, a nested folder) -> not read as a message,
+    and counted with its name in corpus.json (was skipped silently)."""
+    import io
+    import tarfile
+
+    src = tmp_path / "corpora" / "20news_bydate"
+    src.mkdir(parents=True)
+    files = {f"20news-bydate-{split}/{group}/{i}": f"Subject: {group} post\n\napple bread cheese {group} {i}\n"
+             for split in ("train", "test") for group in ("sci.space", "rec.autos") for i in range(3)}
+    files["20news-bydate-train/README"] = "about this archive\n"
+    files["20news-bydate-train/sci.space/old/9"] = "Subject: x\n\nnested apple\n"
+    with tarfile.open(src / "20news-bydate.tar.xz", "w:xz") as tar:
+        for name, text in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(text.encode())
+            tar.addfile(info, io.BytesIO(text.encode()))
+    code, err = run_cli(["prepare", "20news_bydate", "--out", tmp_path / "out", "--corpora-dir", tmp_path / "corpora",
+                         "--param", "min_df=1", "--param", "max_df=1.0"], capsys)
+    assert code == 0, err
+    meta = json.loads((tmp_path / "out" / "corpus.json").read_text())
+    assert meta["n_docs"] == 12
+    assert meta["preprocessing"]["archive_files_skipped"] == {
+        "count": 2, "first": ["20news-bydate-train/README", "20news-bydate-train/sci.space/old/9"]}
+
+
+@pytest.mark.parametrize("fmt, body, named", [
+    pytest.param("jsonl", '{"id": 1, "text": "apple bread"}\n{"id": 2, "text": "bread"}\n{"id": 1, "text": "cheese"}\n',
+                 "t.jsonl:3: duplicate id '1' (first on line 1)", id="user-text-jsonl-duplicate-id"),
+    pytest.param("csv", 'id,text\n7,"apple,\nbread"\n8,bread\n7,cheese\n', "t.csv:5: duplicate id '7' (first on line 2)",
+                 id="user-text-csv-duplicate-id"),
+    pytest.param("jsonl", '{"text": "apple bread"}\n{"text": {"body": "bread"}}\n', "t.jsonl:2: field 'text' is a JSON dict",
+                 id="user-text-jsonl-text-an-object"),
+])
+def test_user_text_bad_ids_and_fields_name_line(tmp_path, capsys, fmt, body, named):
+    """A repeated id_column value, or a text field holding a JSON object -> exit 2 naming file:line (was the prepared
+    docs.parquet, or the object's repr read as text)."""
+    (tmp_path / f"t.{fmt}").write_text(body)
+    extra = ["--param", "id_column=id"] if "duplicate" in named else []
+    code, err = prepare_fails(capsys, ["prepare", "user_text", "--out", tmp_path / "out", "--param", f"format={fmt}",
+                                       "--param", f"path={tmp_path / f't.{fmt}'}", *extra], tmp_path / "out",
+                              tmp_path / f"t.{fmt}")
+    assert code == 2 and named in err, err

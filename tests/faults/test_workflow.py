@@ -154,3 +154,23 @@ def test_user_results_folder_fails_at_dag_build(tmp_path):
     assert result.returncode != 0 and "already holds all_traces.parquet" in result.stderr + result.stdout, \
         result.stderr[-2000:]
     assert (mine / "all_traces.parquet").read_text() == "my own table" and not (tmp_path / "data").exists()
+
+
+def test_changed_user_corpus_file_reprepares(tmp_path):
+    """A user's corpus file (user_text path) edited after its prepare -> Snakemake plans the prepare again (the file
+    is the rule's input), never fits on the stale corpus."""
+    (tmp_path / "corpora").mkdir()
+    (tmp_path / "corpora" / "d.jsonl").write_text("".join(f'{{"text": "apple banana cherry w{i % 3} w{i % 4}"}}\n'
+                                                          for i in range(40)))
+    config = {**TINY_CONFIG, "corpora_dir": "corpora",
+              "datasets": {"tiny": {"recipe": "user_text", "params": {"path": "d.jsonl", "max_df": 1.0}}}}
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
+    corpus = "data/corpora/tiny/corpus.json"
+    done = snakemake(tmp_path, "--cores", "1", corpus)
+    assert done.returncode == 0 and (tmp_path / corpus).exists(), done.stderr[-2000:]
+    assert "Nothing to be done" in snakemake(tmp_path, "--cores", "1", "-n", corpus).stdout
+    time.sleep(1.1)  # a later modification time than the corpus.json (file systems with 1 s resolution)
+    with open(tmp_path / "corpora" / "d.jsonl", "a") as handle:
+        handle.write('{"text": "durian elder fig"}\n')
+    plan = snakemake(tmp_path, "--cores", "1", "-n", corpus)
+    assert plan.returncode == 0 and "prepare_corpus" in plan.stdout and "d.jsonl" in plan.stdout, plan.stdout[-2000:]

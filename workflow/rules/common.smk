@@ -59,6 +59,15 @@ def dataset_params(wildcards):
     )
 
 
+def dataset_inputs(wildcards):
+    """The files (and folders) a configured dataset's parameters name, e.g. user_text's path: a changed input
+    file re-prepares the corpus instead of leaving a stale one behind."""
+    from topicbench.dataset import input_paths
+
+    entry = config["datasets"][wildcards.dataset]
+    return sorted({str(path) for path in input_paths(entry.get("params") or {}, config.get("corpora_dir"))})
+
+
 def corpora_dir_arg():
     """``--corpora-dir <dir>`` shell-quoted, or nothing when the config has no corpora_dir (synthetic data only)."""
     return f"--corpora-dir {shlex.quote(config['corpora_dir'])}" if config.get("corpora_dir") else ""

@@ -4,6 +4,8 @@
 
 
 rule prepare_corpus:
+    input:
+        dataset_inputs,
     output:
         corpus=f"{DATA}/corpora/{{dataset}}/corpus.json",
     params:
