@@ -195,6 +195,8 @@ def cmd_run(args) -> int:
 
 
 def cmd_aggregate(args) -> int:
+    import hashlib
+
     import pandas as pd
     from pandas.api.types import is_bool_dtype, is_numeric_dtype
 
@@ -210,6 +212,16 @@ def cmd_aggregate(args) -> int:
                 or (out.parent / "model.npz").exists()):
             raise UsageError(f"--out {out} exists and is not an earlier aggregate table (a Parquet file outside a run "
                              f"folder); it is left as it is")
+    seen: dict[str, str] = {}  # one run's rows twice would count twice in every mean of every figure
+    for path in args.traces:
+        try:
+            key = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+        except OSError as err:
+            raise UsageError(f"trace {path} is unreadable ({err.strerror or err})") from None
+        if key in seen:
+            same = "is given twice" if Path(seen[key]).resolve() == Path(path).resolve() else "is a copy of"
+            raise UsageError(f"trace {path} {same} {seen[key]}: the same run would count twice")
+        seen[key] = path
     frames = []
     for path in args.traces:
         try:

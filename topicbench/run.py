@@ -505,9 +505,14 @@ def load_model(path: str | os.PathLike, n_words: int | None = None) -> Method:
         raise OutputError(f"model file {path} does not exist (run not finished?)") from None
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:
         raise OutputError(f"model file {path} is unreadable or not a topicbench model: {err}") from None
+    if n_words is not None and n_words != stored_words:
+        raise OutputError(f"model file {path} was fitted over {stored_words} words, not the {n_words} asked for")
     kwargs = {"corpus_size": corpus_size} if method_cls.uses_corpus_size else {}
-    n_words = stored_words if n_words is None else n_words
-    return method_cls.from_state(state, n_words, seed=spec["seed"], **kwargs, **spec["params"])
+    try:
+        return method_cls.from_state(state, stored_words, seed=spec["seed"], **kwargs, **spec["params"])
+    except (KeyError, ValueError, TypeError) as err:  # arrays of another method, or a hand-edited _method
+        raise OutputError(f"model file {path}: its arrays are not a {method_cls.name} model "
+                          f"({type(err).__name__}: {err})") from None
 
 
 __all__ = ["RunSpec", "run", "write_outputs", "load_model", "check_output_location", "OutputError", "ParamError"]

@@ -327,3 +327,55 @@ def test_aggregate_never_overwrites_what_is_not_its_table(tmp_path, tiny_corpus,
     code = cli(["aggregate", "--out", str(out), str(runs[0] / "trace.parquet")])
     assert code == 2 and f"--out {out}" in capsys.readouterr().err
     assert out.read_bytes() == before
+
+
+def test_killed_atomic_write_leaves_no_temporary_file(tmp_path, tiny_corpus):
+    """SIGKILL inside an atomic file write (aggregate's table, as figures and the paper write theirs) -> the old file
+    intact, and the next write of that file removes the dead writer's hidden temporary file."""
+    old = make_old_run(tmp_path, tiny_corpus)
+    table = tmp_path / "all.parquet"
+    args = [sys.executable, "-m", "topicbench.cli", "aggregate", "--out", str(table), str(old.dir / "trace.parquet")]
+    assert subprocess.run(args, env=env(), cwd=REPO, capture_output=True).returncode == 0
+    before = checksums(tmp_path)
+    killed = subprocess.run(args, env=env(TOPICBENCH_FAULT_AT="kill:atomic.write"), cwd=REPO, capture_output=True)
+    assert killed.returncode == -signal.SIGKILL and checksums(tmp_path) != before  # the temporary file is there
+    assert {k: v for k, v in checksums(tmp_path).items() if not k.startswith(".")} == before
+    assert subprocess.run(args, env=env(), cwd=REPO, capture_output=True).returncode == 0
+    assert hidden_leftovers(tmp_path) == []
+
+
+@pytest.mark.parametrize("copy", [
+    pytest.param(False, id="aggregate-same-trace-twice"),
+    pytest.param(True, id="aggregate-two-copies-of-one-run"),
+])
+def test_aggregate_refuses_one_run_twice(tmp_path, tiny_corpus, capsys, copy):
+    """aggregate given one trace twice, or a copied run folder beside its original -> exit 2 naming both paths,
+    no table (its rows would count twice in every mean)."""
+    old = make_old_run(tmp_path, tiny_corpus)
+    second = old.dir / "trace.parquet"
+    if copy:
+        shutil.copytree(old.dir, tmp_path / "copy")
+        second = tmp_path / "copy" / "trace.parquet"
+    code = cli(["aggregate", "--out", str(tmp_path / "all.parquet"), str(old.dir / "trace.parquet"), str(second)])
+    err = capsys.readouterr().err
+    assert code == 2 and str(old.dir / "trace.parquet") in err and str(second) in err, err
+    assert not (tmp_path / "all.parquet").exists()
+
+
+def test_load_model_of_another_method_named(tmp_path, tiny_corpus):
+    """A model.npz whose _method names another method than its arrays (edited, or a mislabeled copy) ->
+    OutputError naming the file and the method, not a KeyError."""
+    old = make_old_run(tmp_path, tiny_corpus)
+    state = dict(np.load(old.dir / "model.npz"))
+    state["_method"] = np.array("bnmf")
+    np.savez(tmp_path / "model.npz", **state)
+    with pytest.raises(OutputError, match=r"model\.npz.*bnmf"):
+        load_model(tmp_path / "model.npz")
+
+
+def test_load_model_vocabulary_size_mismatch(tmp_path, tiny_corpus):
+    """load_model(path, n_words=V) where the model was fitted over another vocabulary size -> OutputError naming
+    the file and both sizes (never a model silently of the stored size)."""
+    old = make_old_run(tmp_path, tiny_corpus)
+    with pytest.raises(OutputError, match=r"model\.npz.*60.*50|model\.npz.*50.*60"):
+        load_model(old.dir / "model.npz", n_words=50)
