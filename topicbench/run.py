@@ -298,10 +298,18 @@ def _run(spec, corpus, out_dir, progress_every_s):
             counts, docs = train.rows(event.rows), len(event.rows)
             seed = spec.eval_seed if event.salt is None else spec.eval_seed * 100003 + event.salt
             splits = protocol_splits(counts, Protocol(protocol.observed_fraction, protocol.folds, seed))
-        loglik, tokens = loglik_per_word(method, splits)
+        diverged = f"{method.name} with {spec.params or 'its defaults'} diverged by {processed} documents: "
+        try:
+            loglik, tokens = loglik_per_word(method, splits)
+        except FloatingPointError as err:
+            raise FitDiverged(f"{diverged}{err}; nothing was written") from None
         base_loglik, _ = loglik_per_word(unigram, splits)
         # Hoffman et al. 2010 eq. 16 bounds whole held-out documents: counts, not the completion halves
         elbo = method.heldout_elbo(counts) if spec.report_elbo else None
+        # a bound on log p(w) per word of discrete data is finite and <= 0; anything else is lost precision
+        # (e.g. alpha = 1e300 cancels in gammaln(K alpha) - K gammaln(alpha)), never a score to record
+        if tokens and not np.isfinite(loglik) or elbo is not None and not (np.isfinite(elbo) and elbo <= 0):
+            raise FitDiverged(f"{diverged}held-out log-likelihood {loglik}, ELBO per word {elbo}; nothing was written")
         row = {**base, "docs_seen": processed, "updates": n_updates, "fit_wall_s": fit_wall,
                "fit_cpu_s": fit_cpu, "eval_kind": event.kind, "heldout_docs": docs, "heldout_excluded": event.excluded,
                "heldout_tokens": tokens, "loglik_per_word": loglik, "perplexity": perplexity(loglik),
@@ -350,6 +358,10 @@ def _run(spec, corpus, out_dir, progress_every_s):
 
 
 RUN_FILES = ("model.npz", "topics.tsv", "trace.parquet")
+
+
+class FitDiverged(ValueError):
+    """A checkpoint's score is not a number a fit can have (NaN, inf, a positive bound): the run is refused."""
 
 
 class OutputError(OSError):

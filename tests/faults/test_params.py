@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from _run_util import tiny_corpus  # noqa: F401
+from _run_util import cli_subprocess, tiny_corpus  # noqa: F401
 from topicbench.cli import main as cli
 from topicbench.method import ParamError, get_method
 from topicbench.run import RunSpec
@@ -190,3 +190,30 @@ def test_sklearn_nmf_K_beyond_a_short_first_minibatch(tmp_path, capsys, tiny_cor
     err = capsys.readouterr().err
     assert code == 2 and "'K' must be <= the first minibatch's 30 documents" in err, err
     assert not (tmp_path / "out").exists() and not list(tmp_path.glob(".out.*"))
+
+
+@pytest.mark.parametrize("args, culprit", [
+    pytest.param(["--method", "online_lda", "--param", "alpha=1e300"], "'alpha': 1e+300",
+                 id="lda-alpha-1e300-positive-elbo"),
+    pytest.param(["--method", "bnmf", "--param", "a0=1e300", "--param", "b0=1e-300"], "'a0': 1e+300",
+                 id="bnmf-a0-huge-b0-tiny-zero-probability"),
+])
+def test_fit_whose_scores_are_not_numbers_is_refused(tmp_path, capsys, tiny_corpus, args, culprit):
+    """Hyperparameters so extreme that a checkpoint's score is NaN, inf or a positive per-word bound -> exit 2
+    naming the method and the hyperparameters (one line, no traceback), nothing written."""
+    code = cli(["run", "--corpus", str(tiny_corpus), "--out", str(tmp_path / "out"), "--param", "K=3",
+                "--param", "batch_size=20", "--set", "n_checkpoints=2", *args])
+    err = capsys.readouterr().err
+    assert code == 2 and "diverged" in err and culprit in err and args[1] in err, err
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("value", [pytest.param("0", id="NUMBA_NUM_THREADS-zero"),
+                                   pytest.param("four", id="NUMBA_NUM_THREADS-text")])
+def test_numba_thread_variable_that_is_not_a_count(tmp_path, value):
+    """NUMBA_NUM_THREADS=0 (numba's error names no variable) or text (numba silently uses every CPU) -> exit 2
+    naming NUMBA_NUM_THREADS, no traceback, nothing written."""
+    proc = cli_subprocess(["run", "--corpus", tmp_path / "no_corpus", "--out", tmp_path / "out", "--method",
+                           "online_lda"], NUMBA_NUM_THREADS=value)
+    assert proc.returncode == 2 and "NUMBA_NUM_THREADS" in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+    assert not (tmp_path / "out").exists()
