@@ -988,7 +988,9 @@ class CorpusWriter:
         meta = dict(meta)
         meta.update(n_docs=self.n_docs, n_words=self.n_words, n_tokens=self.n_tokens, n_train=self.n_train,
                     n_test=self.n_test,
-                    checksums={name: _sha256(self.staging / name) for name in (MANIFEST_FILE, VOCAB_FILE, DOCS_FILE)})
+                    checksums={name: _sha256(self.staging / name) for name in (MANIFEST_FILE, VOCAB_FILE, DOCS_FILE,
+                                                                                  TRUTH_FILE)
+                               if (self.staging / name).exists()})  # truth too: recovery is scored against it
         write_meta(self.staging, meta)
         return meta
 
@@ -1168,6 +1170,11 @@ def load_corpus(path: str | os.PathLike, verify_checksums: bool = True) -> Corpu
     if not isinstance(checksums, dict) or not all(isinstance(v, str) for v in checksums.values()):
         raise CorpusError(f"{path / META_FILE}: 'checksums' must map file names to sha256 strings")
     if verify_checksums:
+        # every corpus topicbench writes lists these: without them an edited file would load unnoticed
+        unlisted = [name for name in (counts_name, VOCAB_FILE, DOCS_FILE) if name not in checksums]
+        if unlisted:
+            raise CorpusError(f"{path / META_FILE}: 'checksums' does not list {', '.join(unlisted)}, so "
+                              f"{'it' if len(unlisted) == 1 else 'they'} cannot be verified; prepare the corpus again")
         for name, expected in checksums.items():
             _verify(path, name, expected, META_FILE)
     vocab = read_text_file(path / VOCAB_FILE).splitlines()
