@@ -11,6 +11,7 @@ import inspect
 import math
 import numbers
 import os
+import re
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -113,6 +114,11 @@ def get_dataset(name: str) -> type[Dataset]:
 def reads_corpora_dir(recipe: type[Dataset]) -> bool:
     """A recipe that reads a real corpus from ``corpora_dir`` (it calls ``source_dir``), not a synthetic one."""
     return not recipe.synthetic and "source_dir(" in inspect.getsource(recipe)
+
+
+def source_dirs(recipe: type[Dataset]) -> list[str]:
+    """The folders under ``corpora_dir`` a real recipe reads (its ``source_dir(corpora_dir, "<sub>")`` calls)."""
+    return re.findall(r"source_dir\(\s*corpora_dir\s*,\s*[\"']([^\"']+)[\"']", inspect.getsource(recipe))
 
 
 def input_paths(params: dict[str, Any], corpora_dir=None) -> list[Path]:
