@@ -295,6 +295,15 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(func=cmd_aggregate)
 
     args = parser.parse_args(argv)
+    for value in sys.argv[1:] if argv is None else argv:  # bytes the locale could not decode (LANG=C, non-ASCII)
+        try:
+            str(value).encode("utf-8")
+        except UnicodeEncodeError:
+            shown = os.fsencode(value).decode("utf-8", "replace")
+            print(f"topicbench: error: argument {shown!r} is not text in this locale "
+                  f"({sys.getfilesystemencoding()}); run under a UTF-8 locale (LANG=C.UTF-8) or with PYTHONUTF8=1",
+                  file=sys.stderr)
+            return 2
     from .corpus import CorpusError
     from .method import ParamError, UnknownMethodError
     from .streams import StreamError

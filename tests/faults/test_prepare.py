@@ -386,3 +386,14 @@ def test_cli_error_is_one_line_without_traceback(tmp_path, src):
     assert code == 2 and "Traceback" not in err
     assert err.strip().count("\n") == 0 and f"error: {tmp_path / 'keep'}:" in err
     assert (tmp_path / "keep" / "a.txt").read_text() == "a"
+
+
+def test_non_ascii_out_under_the_c_locale(tmp_path):
+    """--out with a non-ASCII name under LANG=C (the path decodes to surrogates that pyarrow and JSON refuse after
+    the corpus is read) -> exit 2 naming the argument and the locale, before any work, nothing written."""
+    docword, vocab = good_uci(tmp_path)
+    out = tmp_path / "cörpus"
+    code, err = run_subprocess(uci_args(docword, vocab, out), env={"LC_ALL": "C", "LANG": "C", "PYTHONUTF8": "0",
+                                                                    "PYTHONCOERCECLOCALE": "0"})
+    assert code == 2 and "rpus" in err and "UTF-8" in err and "Traceback" not in err, err
+    assert not out.exists() and not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
