@@ -28,7 +28,7 @@ import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
 from . import __version__, io, kernels
-from .corpus import Corpus, RowRange, load_corpus, release_memory
+from .corpus import Corpus, RowRange, is_corpus_dir, load_corpus, release_memory
 from .evaluate import Protocol, Unigram, loglik_per_word, perplexity, protocol_splits
 from .method import REPO_ROOT, SAFE_NAME, Method, ParamError, coerce, get_method
 from .quality import final_checkpoint_quality, planted_recovery
@@ -433,6 +433,10 @@ def check_output_location(out_dir: str | os.PathLike, spec: RunSpec, corpus=None
         if other:
             raise OutputError(f"--out {out_dir} holds files that are not a run's outputs ({', '.join(other[:5])}); "
                               f"a run replaces its whole folder, so give an empty or new folder")
+    inside = next((folder for folder in out_dir.parents if is_corpus_dir(folder)), None)
+    if inside is not None:
+        raise OutputError(f"--out {out_dir} lies inside the corpus folder {inside}, which preparing that corpus "
+                          f"again replaces as a whole (the run with it); give a folder outside it")
     ancestor = out_dir.parent
     while not ancestor.exists() and ancestor != ancestor.parent:
         ancestor = ancestor.parent

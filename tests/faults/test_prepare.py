@@ -397,3 +397,16 @@ def test_non_ascii_out_under_the_c_locale(tmp_path):
                                                                     "PYTHONCOERCECLOCALE": "0"})
     assert code == 2 and "rpus" in err and "UTF-8" in err and "Traceback" not in err, err
     assert not out.exists() and not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+def test_out_a_corpus_that_also_holds_a_users_folder(tmp_path, capsys, src):
+    """--out an existing corpus folder that also holds a user's entry (a run written inside it, notes) -> refused
+    naming the entry, which replacing the corpus would delete; the corpus and the entry kept."""
+    out = tmp_path / "corpus"
+    assert run_cli(uci_args(*src, out), capsys)[0] == 0
+    (out / "my_run").mkdir()
+    (out / "my_run" / "notes.txt").write_text("precious")
+    before = digest(out)
+    code, err = run_cli(uci_args(*src, out), capsys)
+    assert code == 2 and str(out) in err and "my_run" in err, err
+    assert digest(out) == before

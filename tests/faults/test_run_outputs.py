@@ -379,3 +379,12 @@ def test_load_model_vocabulary_size_mismatch(tmp_path, tiny_corpus):
     old = make_old_run(tmp_path, tiny_corpus)
     with pytest.raises(OutputError, match=r"model\.npz.*60.*50|model\.npz.*50.*60"):
         load_model(old.dir / "model.npz", n_words=50)
+
+
+def test_out_inside_a_corpus_folder(tmp_path, tiny_corpus, capsys):
+    """--out inside a corpus folder (which a later prepare replaces as a whole, run and all) -> exit 2 naming the
+    corpus folder, before the fit; the corpus unchanged."""
+    before = checksums(tiny_corpus)
+    code, err, _ = run_cli(tmp_path, capsys, tiny_corpus / "runs" / "r1", tiny_corpus)
+    assert code == 2 and str(tiny_corpus) in err and "corpus" in err, err
+    assert checksums(tiny_corpus) == before
