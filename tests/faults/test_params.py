@@ -217,3 +217,21 @@ def test_numba_thread_variable_that_is_not_a_count(tmp_path, value):
                            "online_lda"], NUMBA_NUM_THREADS=value)
     assert proc.returncode == 2 and "NUMBA_NUM_THREADS" in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_document_of_billions_of_tokens(tmp_path, capsys):
+    """A corpus whose documents hold a few counts of 2e9 each (each under the readers' int32 bound) -> exit 2 before
+    the fit naming the tokens and the longest document (document completion draws tokens one by one), not a
+    MemoryError traceback; nothing written."""
+    from topicbench.dataset import prepare
+
+    lines = [(d, w, 2_000_000_000 if d <= 10 else 1 + (d * w) % 4) for d in range(1, 41) for w in range(1, 31)]
+    (tmp_path / "docword.txt").write_text(f"40\n30\n{len(lines)}\n" + "".join(f"{d} {w} {c}\n" for d, w, c in lines))
+    (tmp_path / "vocab.txt").write_text("".join(f"w{i}\n" for i in range(30)))
+    corpus = prepare("user_bow", tmp_path / "c", format="uci", path=str(tmp_path / "docword.txt"),
+                     vocab=str(tmp_path / "vocab.txt"), test_fraction=0.5)
+    code = cli(["run", "--corpus", str(corpus), "--out", str(tmp_path / "out"), "--method", "batch_lda",
+                "--param", "K=3", "--set", "n_checkpoints=1"])
+    err = capsys.readouterr().err
+    assert code == 2 and "tokens" in err and "the longest 60,000,000,000" in err, err
+    assert not (tmp_path / "out").exists()
