@@ -235,3 +235,29 @@ def test_document_of_billions_of_tokens(tmp_path, capsys):
     err = capsys.readouterr().err
     assert code == 2 and "tokens" in err and "the longest 60,000,000,000" in err, err
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("damage", [
+    pytest.param(lambda t: t.assign(time=t["time"].where(t.index != 3)), id="time-ordered-a-missing-time"),
+    pytest.param(lambda t: t.assign(time=t["time"].map(lambda v: f"{v:g}")), id="time-ordered-times-as-text"),
+])
+def test_time_ordered_stream_over_bad_times(tmp_path, capsys, tiny_corpus, damage):
+    """A time_ordered stream over a docs.parquet whose time column has a missing value (NaN sorts last) or holds
+    text ('999' sorts after '2012') -> exit 2 naming the time column and docs.parquet, before the fit."""
+    import hashlib
+    import json
+    import shutil
+
+    import pandas as pd
+
+    corpus = tmp_path / "c"
+    shutil.copytree(tiny_corpus, corpus)
+    damage(pd.read_parquet(corpus / "docs.parquet")).to_parquet(corpus / "docs.parquet", index=False)
+    meta = json.loads((corpus / "corpus.json").read_text())  # a consistent corpus: the times themselves are the fault
+    meta["checksums"]["docs.parquet"] = hashlib.sha256((corpus / "docs.parquet").read_bytes()).hexdigest()
+    (corpus / "corpus.json").write_text(json.dumps(meta))
+    code = cli(["run", "--corpus", str(corpus), "--out", str(tmp_path / "out"), "--method", "online_lda",
+                "--param", "K=3", "--param", "batch_size=20", "--set", "n_checkpoints=2", "--set", "stream=time_ordered"])
+    err = capsys.readouterr().err
+    assert code == 2 and "'time' column (docs.parquet)" in err, err
+    assert not (tmp_path / "out").exists()
