@@ -160,25 +160,39 @@ def cmd_run(args) -> int:
 
     if args.exit_with_parent:
         _exit_with_parent()
-    spec_dict = {}
+    # one value from several places (--spec, --spec-json, the flags, --set, --param) must agree: a silent
+    # last-wins would run another seed, method or K than one of them says
+    sources: list[tuple[str, dict]] = []
     if args.spec:
         try:
             text = Path(args.spec).read_text()
         except OSError as err:
             raise UsageError(f"--spec {args.spec}: {err.strerror or err}") from None
-        spec_dict = _json_object(text, f"--spec {args.spec}")
+        sources.append((f"--spec {args.spec}", _json_object(text, f"--spec {args.spec}")))
     if args.spec_json:
-        spec_dict.update(_json_object(args.spec_json, "--spec-json"))
-    spec_dict.update({k: v for k, v in {
+        sources.append(("--spec-json", _json_object(args.spec_json, "--spec-json")))
+    sources.append(("the flags", {k: v for k, v in {
         "method": args.method, "seed": args.seed, "threads": args.threads, "experiment": args.experiment,
-        "dataset": args.dataset}.items() if v is not None})
-    params = spec_dict.get("params", {})
-    if not isinstance(params, dict):
-        raise UsageError(f"the spec's params must be an object of hyperparameters, got {params!r}")
-    params = dict(params)
-    params.update(_parse_assignments(args.param, "--param"))
+        "dataset": args.dataset}.items() if v is not None}))
+    sources.append(("--set", _parse_assignments(args.set, "--set")))
+    sources.append(("--param", {"params": _parse_assignments(args.param, "--param")}))
+    spec_dict, params, given_by = {}, {}, {}
+    for source, values in sources:
+        for key, value in values.items():
+            if key == "params":
+                if not isinstance(value, dict):
+                    raise UsageError(f"the spec's params must be an object of hyperparameters, got {value!r}")
+                for name, param in value.items():
+                    if name in params and params[name] != param:
+                        raise UsageError(f"hyperparameter {name!r} is given twice: {params[name]!r} by "
+                                         f"{given_by['params', name]} and {param!r} by {source}")
+                    params[name], given_by["params", name] = param, source
+            elif key in spec_dict and spec_dict[key] != value:
+                raise UsageError(f"run setting {key!r} is given twice: {spec_dict[key]!r} by {given_by[key]} and "
+                                 f"{value!r} by {source}")
+            else:
+                spec_dict[key], given_by[key] = value, source
     spec_dict["params"] = params
-    spec_dict.update(_parse_assignments(args.set, "--set"))
     known = {f.name for f in fields(RunSpec)}
     unknown = sorted(set(spec_dict) - known)
     if unknown:

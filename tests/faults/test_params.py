@@ -261,3 +261,21 @@ def test_time_ordered_stream_over_bad_times(tmp_path, capsys, tiny_corpus, damag
     err = capsys.readouterr().err
     assert code == 2 and "'time' column (docs.parquet)" in err, err
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("args, culprit", [
+    pytest.param(["--method", "online_lda", "--seed", "1", "--set", "seed=2"], "'seed'", id="seed-flag-and-set"),
+    pytest.param(["--method", "online_lda", "--spec-json", '{"method": "batch_lda"}'], "'method'",
+                 id="method-flag-and-spec-json"),
+    pytest.param(["--spec-json", '{"method": "online_lda", "params": {"K": 4}}', "--param", "K=3"], "'K'",
+                 id="K-spec-json-and-param"),
+    pytest.param(["--method", "online_lda", "--threads", "1", "--set", "threads=2"], "'threads'",
+                 id="threads-flag-and-set"),
+    pytest.param(["--method", "online_lda", "--set", 'params={"K": 5}', "--param", "K=3"], "'K'",
+                 id="K-set-params-and-param"),
+])
+def test_one_setting_given_two_ways(tmp_path, capsys, args, culprit):
+    """One run setting or hyperparameter given two different ways (--seed and --set seed=, --spec-json and --param)
+    -> exit 2 naming it and both sources before data is read, not a silent last-wins."""
+    code, err = run_cli(tmp_path, capsys, *args)
+    assert code == 2 and culprit in err and "given twice" in err, err
