@@ -1,6 +1,7 @@
 """A run's outputs are one unit: a kill or a full disk at any write step leaves the complete old run or the
 complete new one, never a mix; the output location is checked before compute; an orphaned fit stops; a broken
 model or trace read later is named."""
+import json
 import os
 import shutil
 import signal
@@ -388,3 +389,20 @@ def test_out_inside_a_corpus_folder(tmp_path, tiny_corpus, capsys):
     code, err, _ = run_cli(tmp_path, capsys, tiny_corpus / "runs" / "r1", tiny_corpus)
     assert code == 2 and str(tiny_corpus) in err and "corpus" in err, err
     assert checksums(tiny_corpus) == before
+
+
+def test_figure_reads_a_model_of_another_vocabulary(tmp_path, tiny_corpus):
+    """A figure whose experiment's corpus was re-prepared with another vocabulary size than its model's run ->
+    OutputError naming the model and both sizes, not topics labelled with the wrong words."""
+    sys.path.insert(0, str(REPO / "workflow" / "scripts"))
+    import figlib
+
+    old = make_old_run(tmp_path, tiny_corpus)
+    corpus = tmp_path / "corpus"
+    shutil.copytree(tiny_corpus, corpus)
+    meta = json.loads((corpus / "corpus.json").read_text())
+    meta["n_words"] = 50  # only what the figure reads matters here
+    (corpus / "corpus.json").write_text(json.dumps(meta))
+    ctx = figlib.Context("f", None, ["e"], None, {"e": str(corpus)}, {"e/l": str(old.dir / "model.npz")}, {})
+    with pytest.raises(OutputError, match=r"model\.npz.*60 words.*50"):
+        ctx.model("e", "l")
