@@ -344,7 +344,11 @@ def _run(spec, corpus, out_dir, progress_every_s):
     score(holdout.at_end(processed, trained))
     if rows:  # topic quality of the final model, against documents it never trained on where there are any
         reference, which = (test_counts, "test") if test.n_docs else (train, "train")
-        quality = final_checkpoint_quality(method, reference, truth_topics)
+        try:
+            quality = final_checkpoint_quality(method, reference, truth_topics)
+        except ValueError as err:  # topics without a word (all zero or NaN): name the run, not only the measure
+            raise FitDiverged(f"{method.name} with {spec.params or 'its defaults'} ended with unusable topics: {err}; "
+                              f"nothing was written") from None
         rows[-1].update(npmi=quality["npmi"], topic_diversity=quality["topic_diversity"], npmi_reference=which)
 
     trace = pd.DataFrame(rows)

@@ -197,14 +197,17 @@ def test_sklearn_nmf_K_beyond_a_short_first_minibatch(tmp_path, capsys, tiny_cor
                  id="lda-alpha-1e300-positive-elbo"),
     pytest.param(["--method", "bnmf", "--param", "a0=1e300", "--param", "b0=1e-300"], "'a0': 1e+300",
                  id="bnmf-a0-huge-b0-tiny-zero-probability"),
+    pytest.param(["--method", "lgnmf", "--param", "log10_alpha_min=200", "--param", "log10_alpha_max=300",
+                  "--param", "grid_size=2"], "'log10_alpha_min': 200", id="lgnmf-alpha-1e200-topics-without-words"),
 ])
 def test_fit_whose_scores_are_not_numbers_is_refused(tmp_path, capsys, tiny_corpus, args, culprit):
-    """Hyperparameters so extreme that a checkpoint's score is NaN, inf or a positive per-word bound -> exit 2
-    naming the method and the hyperparameters (one line, no traceback), nothing written."""
-    code = cli(["run", "--corpus", str(tiny_corpus), "--out", str(tmp_path / "out"), "--param", "K=3",
-                "--param", "batch_size=20", "--set", "n_checkpoints=2", *args])
+    """Hyperparameters so extreme that a checkpoint's score is NaN, inf or a positive per-word bound, or the final
+    topics list no word -> exit 2 naming the method and the hyperparameters (one line, no traceback), nothing written."""
+    batch = [] if "lgnmf" in args else ["--param", "batch_size=20"]
+    code = cli(["run", "--corpus", str(tiny_corpus), "--out", str(tmp_path / "out"), "--param", "K=3", *batch,
+                "--set", "n_checkpoints=2", *args])
     err = capsys.readouterr().err
-    assert code == 2 and "diverged" in err and culprit in err and args[1] in err, err
+    assert code == 2 and ("diverged" in err or "unusable topics" in err) and culprit in err and args[1] in err, err
     assert not (tmp_path / "out").exists()
 
 
