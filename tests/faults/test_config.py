@@ -175,8 +175,8 @@ def test_user_folder_with_other_files_is_accepted(tmp_path):
     pytest.param("EMPTY", id="corpora_dir-without-this-corpus"),
 ])
 def test_real_dataset_without_corpora_dir(corpora_dir, tmp_path):
-    """An experiment on a real corpus with corpora_dir unset, missing, or a folder without that corpus's source
-    folder -> GridError at DAG build naming the dataset and corpora_dir, not a failed prepare job."""
+    """A real-corpus experiment with corpora_dir unset, missing, or without that corpus's folder -> GridError at DAG
+    build naming the dataset and corpora_dir, not a failed prepare job."""
     cfg = config(datasets={**BASE["datasets"], "news": {"recipe": "20news_bydate"}}, **{"experiments.e.dataset": "news"})
     if corpora_dir == "EMPTY":
         corpora_dir = str(tmp_path)  # exists, but holds no 20news_bydate/
@@ -227,9 +227,8 @@ def test_yaml11_only_numbers_in_a_config_file(tmp_path, text, shown, read):
     pytest.param({"results_dir": "res", "data_dir": "corpora", "corpora_dir": "corpora"}, id="data_dir-is-corpora_dir"),
 ])
 def test_output_folders_inside_each_other(tmp_path, layout):
-    """results_dir or data_dir inside a folder the other one replaces (a corpus folder, runs/), or inside the
-    shared corpora_dir -> GridError at DAG build naming both keys (a prepare or a run swap would take the other's
-    files with it)."""
+    """results_dir/data_dir inside a folder the other replaces (a corpus, runs/) or in corpora_dir -> GridError at
+    DAG build naming both keys (a prepare or a run swap would take the other's files with it)."""
     (tmp_path / "corpora").mkdir()
     cfg = config(**{key: str(tmp_path / value) for key, value in layout.items()})
     with pytest.raises(GridError, match=r"(results_dir|data_dir) .* inside .*(data_dir|results_dir|corpora_dir)"):

@@ -201,8 +201,8 @@ def test_sklearn_nmf_K_beyond_a_short_first_minibatch(tmp_path, capsys, tiny_cor
                   "--param", "grid_size=2"], "'log10_alpha_min': 200", id="lgnmf-alpha-1e200-topics-without-words"),
 ])
 def test_fit_whose_scores_are_not_numbers_is_refused(tmp_path, capsys, tiny_corpus, args, culprit):
-    """Hyperparameters so extreme that a checkpoint's score is NaN, inf or a positive per-word bound, or the final
-    topics list no word -> exit 2 naming the method and the hyperparameters (one line, no traceback), nothing written."""
+    """Hyperparameters giving a NaN, inf or positive per-word score, or topics without a word -> exit 2 naming the
+    method and the hyperparameters (one line, no traceback), nothing written."""
     batch = [] if "lgnmf" in args else ["--param", "batch_size=20"]
     code = cli(["run", "--corpus", str(tiny_corpus), "--out", str(tmp_path / "out"), "--param", "K=3", *batch,
                 "--set", "n_checkpoints=2", *args])
@@ -245,8 +245,8 @@ def test_document_of_billions_of_tokens(tmp_path, capsys):
     pytest.param(lambda t: t.assign(time=t["time"].map(lambda v: f"{v:g}")), id="time-ordered-times-as-text"),
 ])
 def test_time_ordered_stream_over_bad_times(tmp_path, capsys, tiny_corpus, damage):
-    """A time_ordered stream over a docs.parquet whose time column has a missing value (NaN sorts last) or holds
-    text ('999' sorts after '2012') -> exit 2 naming the time column and docs.parquet, before the fit."""
+    """A time_ordered stream over missing times (NaN sorts last) or text times ('999' after '2012') -> exit 2
+    naming docs.parquet's time column, before the fit."""
     import hashlib
     import json
     import shutil
@@ -278,7 +278,7 @@ def test_time_ordered_stream_over_bad_times(tmp_path, capsys, tiny_corpus, damag
                  id="K-set-params-and-param"),
 ])
 def test_one_setting_given_two_ways(tmp_path, capsys, args, culprit):
-    """One run setting or hyperparameter given two different ways (--seed and --set seed=, --spec-json and --param)
-    -> exit 2 naming it and both sources before data is read, not a silent last-wins."""
+    """One setting given two different ways (--seed and --set seed=, --spec-json and --param) -> exit 2 naming it
+    and both sources before data is read, not a silent last-wins."""
     code, err = run_cli(tmp_path, capsys, *args)
     assert code == 2 and culprit in err and "given twice" in err, err

@@ -389,8 +389,8 @@ def test_cli_error_is_one_line_without_traceback(tmp_path, src):
 
 
 def test_non_ascii_out_under_the_c_locale(tmp_path):
-    """--out with a non-ASCII name under LANG=C (the path decodes to surrogates that pyarrow and JSON refuse after
-    the corpus is read) -> exit 2 naming the argument and the locale, before any work, nothing written."""
+    """A non-ASCII --out under LANG=C (surrogates pyarrow and JSON refuse after the read) -> exit 2 naming the
+    argument and the locale, before any work, nothing written."""
     docword, vocab = good_uci(tmp_path)
     out = tmp_path / "cörpus"
     code, err = run_subprocess(uci_args(docword, vocab, out), env={"LC_ALL": "C", "LANG": "C", "PYTHONUTF8": "0",

@@ -364,8 +364,8 @@ def test_aggregate_refuses_one_run_twice(tmp_path, tiny_corpus, capsys, copy):
 
 
 def test_load_model_of_another_method_named(tmp_path, tiny_corpus):
-    """A model.npz whose _method names another method than its arrays (edited, or a mislabeled copy) ->
-    OutputError naming the file and the method, not a KeyError."""
+    """A model.npz whose _method names another method than its arrays -> OutputError naming the file and the
+    method, not a KeyError."""
     old = make_old_run(tmp_path, tiny_corpus)
     state = dict(np.load(old.dir / "model.npz"))
     state["_method"] = np.array("bnmf")
@@ -392,8 +392,8 @@ def test_out_inside_a_corpus_folder(tmp_path, tiny_corpus, capsys):
 
 
 def test_figure_reads_a_model_of_another_vocabulary(tmp_path, tiny_corpus):
-    """A figure whose experiment's corpus was re-prepared with another vocabulary size than its model's run ->
-    OutputError naming the model and both sizes, not topics labelled with the wrong words."""
+    """A figure's model fitted over another vocabulary size than its corpus -> OutputError naming the model and
+    both sizes, not topics labelled with the wrong words."""
     sys.path.insert(0, str(REPO / "workflow" / "scripts"))
     import figlib
 
