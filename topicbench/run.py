@@ -200,6 +200,15 @@ def _id_ranks(corpus: Corpus) -> np.ndarray:
     return pc.rank(ids, sort_keys="ascending", tiebreaker="first").to_numpy().astype(np.int64)
 
 
+def _check_heldout_tokens(splits, spec: RunSpec, where: str) -> None:
+    """Document completion must hold out at least one token, or the log predictive is 0/0 (a NaN score)."""
+    if not any(heldout.nnz for _, heldout in splits):
+        lengths = np.asarray(sum(observed + heldout for observed, heldout in splits[:1]).sum(axis=1)).ravel()
+        raise StreamError(f"{where} holds out no token: observed_fraction={spec.observed_fraction} (folds="
+                          f"{spec.folds}) of its {len(lengths)} documents, the longest {int(lengths.max(initial=0))} "
+                          f"tokens, keeps every token observed; lower observed_fraction or use longer documents")
+
+
 def _warm_up(method: Method, stream: Stream) -> float:
     """Compile (or load from numba's cache) the kernels the fit will call, off the fit clock; returns the wall time.
 
@@ -271,6 +280,8 @@ def _run(spec, corpus, out_dir, progress_every_s):
     test_counts = test.counts if test.n_docs else None  # the held-out set: its configured size, read once
     release_memory()  # setup's per-document temporaries (split masks) go back to the OS before the fit
     fixed_splits = protocol_splits(test_counts, protocol) if holdout.name == "fixed" else None
+    if fixed_splits is not None:
+        _check_heldout_tokens(fixed_splits, spec, "the test split")  # before the fit, not a NaN score after it
     compile_wall = _warm_up(method, stream)  # numba compiles (or loads) the method's kernels off the fit clock
     # constant per-run columns
     base = {"experiment": spec.experiment, "dataset": spec.dataset or corpus.meta.get("name", ""),
@@ -298,6 +309,7 @@ def _run(spec, corpus, out_dir, progress_every_s):
             counts, docs = train.rows(event.rows), len(event.rows)
             seed = spec.eval_seed if event.salt is None else spec.eval_seed * 100003 + event.salt
             splits = protocol_splits(counts, Protocol(protocol.observed_fraction, protocol.folds, seed))
+        _check_heldout_tokens(splits, spec, f"the checkpoint at {processed} documents")
         diverged = f"{method.name} with {spec.params or 'its defaults'} diverged by {processed} documents: "
         try:
             loglik, tokens = loglik_per_word(method, splits)

@@ -282,3 +282,24 @@ def test_one_setting_given_two_ways(tmp_path, capsys, args, culprit):
     and both sources before data is read, not a silent last-wins."""
     code, err = run_cli(tmp_path, capsys, *args)
     assert code == 2 and culprit in err and "given twice" in err, err
+
+
+@pytest.mark.parametrize("holdout", [pytest.param([], id="fixed-test-split-holds-out-nothing"),
+                                     pytest.param(["--set", "holdout=every_nth_batch", "--set", "holdout_n=2"],
+                                                  id="every-nth-batch-holds-out-nothing")])
+def test_document_completion_that_holds_out_no_token(tmp_path, capsys, holdout):
+    """observed_fraction=0.9 over one-token documents (round(0.9) = 1: every token observed) -> exit 2 naming
+    observed_fraction (before the fit for the fixed test split), never a NaN log-likelihood in the trace."""
+    from topicbench.dataset import prepare
+
+    lines = [(d, 1 + (7 * d) % 20, 1) for d in range(1, 81)]
+    (tmp_path / "docword.txt").write_text("80\n20\n80\n" + "".join(f"{d} {w} {c}\n" for d, w, c in lines))
+    (tmp_path / "vocab.txt").write_text("".join(f"w{i}\n" for i in range(20)))
+    corpus = prepare("user_bow", tmp_path / "c", format="uci", path=str(tmp_path / "docword.txt"),
+                     vocab=str(tmp_path / "vocab.txt"), test_fraction=0.2)
+    code = cli(["run", "--corpus", str(corpus), "--out", str(tmp_path / "out"), "--method", "online_lda",
+                "--param", "K=3", "--param", "batch_size=10", "--set", "n_checkpoints=2",
+                "--set", "observed_fraction=0.9", *holdout])
+    err = capsys.readouterr().err
+    assert code == 2 and "holds out no token" in err and "observed_fraction=0.9" in err, err
+    assert not (tmp_path / "out").exists()
