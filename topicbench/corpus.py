@@ -29,6 +29,7 @@ wrong corpus costs hours of compute before anyone notices.
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import mmap
@@ -212,6 +213,7 @@ class ShardedCounts:
         self.starts = np.array([s["rows"][0] for s in self.shards] + [self.shape[0]], dtype=np.int64)
         self._maps: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         self._fds: dict[tuple[int, str], tuple[int, int]] = {}
+        self._inodes: dict[tuple[int, str], int] = {}
 
     def __del__(self):
         for fd, _ in getattr(self, "_fds", {}).values():
@@ -226,6 +228,9 @@ class ShardedCounts:
     def arrays(self, s: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(indptr, indices, data) of shard s, memory-mapped (opened once, kept)."""
         if s not in self._maps:
+            for part in ("indptr", "indices", "data"):  # the files mapped: a later pread must read these same files
+                with contextlib.suppress(OSError):
+                    self._inodes[s, part] = os.stat(self.shard_file(s, part)).st_ino
             self._maps[s] = tuple(_open_npy(self.shard_file(s, part)) for part in ("indptr", "indices", "data"))
         return self._maps[s]
 
@@ -244,7 +249,12 @@ class ShardedCounts:
         key = (s, part)
         if key not in self._fds:
             array = self.arrays(s)[("indptr", "indices", "data").index(part)]
-            self._fds[key] = (os.open(self.shard_file(s, part), os.O_RDONLY), int(array.offset))
+            fd = os.open(self.shard_file(s, part), os.O_RDONLY)
+            if os.fstat(fd).st_ino != self._inodes.get(key):  # a prepare swapped the folder since it was mapped
+                os.close(fd)
+                raise CorpusError(f"{self.shard_file(s, part)}: replaced while this process was reading the corpus "
+                                  f"(prepared again into the same folder?): its rows would mix two corpora; rerun")
+            self._fds[key] = (fd, int(array.offset))
         return self._fds[key]
 
     def rows(self, rows: np.ndarray) -> sp.csr_matrix:

@@ -342,3 +342,18 @@ def test_checksums_removed_then_a_file_edited(tmp_path, capsys, drop):
     (path / "vocab.txt").write_text("apple\nbread\ncheddar\n")
     code, err = info(path, capsys)
     assert code == 2 and "corpus.json" in err and "vocab.txt" in err, err
+
+
+def test_corpus_prepared_again_while_a_run_reads_it(tmp_path):
+    """A corpus prepared again into its folder while a run reads its shards -> CorpusError naming the replaced
+    shard, never rows of the new corpus under the old one's row pointers."""
+    from topicbench.corpus import CorpusError, load_corpus
+
+    path = tiny(tmp_path, shard_rows=2)
+    corpus = load_corpus(path)
+    first = corpus.store.rows(np.array([0])).toarray()
+    other = Corpus(sp.csr_matrix(np.array(TINY)[::-1]), ["apple", "bread", "cheese"], make_docs_frame(4), {"name": "t"})
+    save_corpus(other, path, shard_rows=2)  # the swap: same folder, new files
+    with pytest.raises(CorpusError, match=r"counts/0000[01]\..*replaced while"):
+        corpus.store.rows(np.array([0, 3]))
+    assert first.sum() > 0
