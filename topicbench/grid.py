@@ -192,6 +192,10 @@ def check_config_file(path) -> None:
 
 def check_paths(config: dict, runs: dict) -> None:
     """results_dir and data_dir are folders (or absent), and no run or corpus path leaves them."""
+    for key in ("results_dir", "data_dir", "corpora_dir"):  # YAML and Snakemake do not expand ~: a folder named ~
+        if str(config.get(key) or "").startswith("~"):        # in the working directory, one `rm -rf ~` from loss
+            raise GridError(f"{key} {config[key]!r} starts with '~', which is not expanded to the home folder here "
+                            f"(it would be a folder named '~'); give the full path")
     for key in ("results_dir", "data_dir"):
         root = Path(config[key])
         if root.exists() and not root.is_dir():

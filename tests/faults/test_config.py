@@ -239,3 +239,15 @@ def test_results_dir_equal_to_data_dir_is_accepted(tmp_path):
     """results_dir == data_dir (their entries never clash: corpora/ versus runs/, figures/...) -> accepted."""
     cfg = config(results_dir=str(tmp_path / "out"), data_dir=str(tmp_path / "out"))
     check_paths(cfg, expand_all(cfg))
+
+
+@pytest.mark.parametrize("key", ["results_dir", "data_dir", "corpora_dir"])
+def test_tilde_is_not_the_home_folder(tmp_path, monkeypatch, key):
+    """results_dir: ~/results in a config (YAML and Snakemake do not expand ~) -> GridError naming the key, no
+    folder literally named '~' made in the working directory."""
+    monkeypatch.chdir(tmp_path)
+    cfg = config(results_dir=str(tmp_path / "r"), data_dir=str(tmp_path / "d"))
+    cfg[key] = "~/topicbench_out"
+    with pytest.raises(GridError, match=f"{key} .*'~'"):
+        check_paths(cfg, expand_all(cfg))
+    assert not (tmp_path / "~").exists()

@@ -410,3 +410,11 @@ def test_out_a_corpus_that_also_holds_a_users_folder(tmp_path, capsys, src):
     code, err = run_cli(uci_args(*src, out), capsys)
     assert code == 2 and str(out) in err and "my_run" in err, err
     assert digest(out) == before
+
+
+def test_out_with_an_unexpanded_tilde(tmp_path, capsys, src, monkeypatch):
+    """--out=~/corpus (the shell does not expand ~ after '=') -> exit 2 naming --out, no folder named '~' made."""
+    monkeypatch.chdir(tmp_path)
+    code, err = run_cli(uci_args(*src, "~/corpus"), capsys)
+    assert code == 2 and "--out" in err and "'~'" in err, err
+    assert not (tmp_path / "~").exists()
