@@ -142,7 +142,9 @@ def check_datasets(datasets: dict, used: set[str] = frozenset(), corpora_dir: st
         _safe_component("dataset name", name)
         try:
             recipe = get_dataset(entry["recipe"])
-            recipe.resolve_params(dict(entry.get("params") or {}))
+            resolved = recipe.resolve_params(dict(entry.get("params") or {}))
+            if recipe.synthetic and hasattr(recipe, "recipe"):  # its ranges (n_train >= 1, temperature > 0, ...),
+                recipe().recipe(**resolved).check()                # data-free: here, not in the prepare job
         except (ValueError, KeyError, TypeError) as err:
             raise GridError(f"dataset {name}: {err}") from None
         if name in used and reads_corpora_dir(recipe):

@@ -251,3 +251,15 @@ def test_tilde_is_not_the_home_folder(tmp_path, monkeypatch, key):
     with pytest.raises(GridError, match=f"{key} .*'~'"):
         check_paths(cfg, expand_all(cfg))
     assert not (tmp_path / "~").exists()
+
+
+@pytest.mark.parametrize("param, value", [pytest.param("n_train", 0, id="synthetic-n_train-zero"),
+                                          pytest.param("temperature", 0.0, id="synthetic-temperature-zero"),
+                                          pytest.param("min_length", 50, id="synthetic-min_length-above-max")])
+def test_synthetic_dataset_out_of_range_at_dag_build(param, value):
+    """A synthetic dataset parameter of the right type but out of range (n_train: 0, temperature: 0) -> GridError at
+    DAG build naming the dataset and the parameter, not a failed prepare job after other jobs ran."""
+    params = {"n_train": 120, "n_test": 20, "n_words": 60, "n_topics": 3, "min_length": 20, "max_length": 40}
+    cfg = config(datasets={"d": {"recipe": "nyt_like", "params": {**params, param: value}}})
+    with pytest.raises(GridError, match=f"dataset d: .*{param}"):
+        expand_all(cfg)
