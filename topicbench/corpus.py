@@ -1078,9 +1078,10 @@ def read_manifest(path: Path) -> dict:
     return manifest
 
 
-def validate_shards(store: ShardedCounts, block_entries: int = 1 << 20) -> None:
-    """Every shard against the format, one shard (and within it ``block_entries`` entries) at a time."""
-    n_words = store.shape[1]
+def validate_shards(store: ShardedCounts, block_entries: int = 1 << 20) -> int:
+    """Every shard against the format, one shard (and within it ``block_entries`` entries) at a time; returns the
+    number of tokens."""
+    n_words, n_tokens = store.shape[1], 0
     for s, shard in enumerate(store.shards):
         lo_row, hi_row = shard["rows"]
         indptr, indices, data = store.arrays(s)
@@ -1100,6 +1101,7 @@ def validate_shards(store: ShardedCounts, block_entries: int = 1 << 20) -> None:
                               f"empty ({int((lengths == 0).sum())} empty documents in this shard)")
         for a in range(0, len(indices), block_entries):
             ids, counts = np.asarray(indices[a:a + block_entries]), np.asarray(data[a:a + block_entries])
+            n_tokens += int(counts.sum(dtype=np.int64))
             bad = (ids < 0) | (ids >= n_words)
             if bad.any():
                 k = a + int(np.flatnonzero(bad)[0])
@@ -1121,10 +1123,12 @@ def validate_shards(store: ShardedCounts, block_entries: int = 1 << 20) -> None:
                 raise CorpusError(f"{names['indices']}: word ids not increasing within document row {row}")
             store.release(s)
         store.release(s)
+    return n_tokens
 
 
-def _check_docs_file(docs: DocsFile, n_docs: int, where: Path, counts_name: str) -> None:
-    """docs.parquet against the counts, a row group at a time (ids by 64-bit hash, 8 bytes per document)."""
+def _check_docs_file(docs: DocsFile, n_docs: int, where: Path, counts_name: str) -> int:
+    """docs.parquet against the counts, a row group at a time (ids by 64-bit hash, 8 bytes per document); returns
+    the number of training documents."""
     names = docs.names()
     for column in ("doc_id", "split"):
         if column not in names:
@@ -1143,6 +1147,7 @@ def _check_docs_file(docs: DocsFile, n_docs: int, where: Path, counts_name: str)
         raise CorpusError(f"{docs.path}: duplicate doc_id {dup!r}")
     if n_train == 0:
         raise CorpusError(f"{docs.path}: no document in the train split ({n_docs} documents, all test)")
+    return n_train
 
 
 def release_memory() -> None:
@@ -1200,11 +1205,15 @@ def load_corpus(path: str | os.PathLike, verify_checksums: bool = True) -> Corpu
                     _verify(path, f"{COUNTS_DIR}/{name}", shard["sha256"][part], MANIFEST_FILE)
         store = ShardedCounts(path, manifest)
         check_vocab(vocab, store.shape[1], str(path), MANIFEST_FILE)
-        validate_shards(store)
+        n_tokens = validate_shards(store)
+        if manifest.get("n_tokens", n_tokens) != n_tokens:
+            raise CorpusError(f"{path / MANIFEST_FILE}: n_tokens={manifest['n_tokens']!r} but the shards hold {n_tokens}")
         docs = DocsFile(path / DOCS_FILE, store.shape[0])
-        _check_docs_file(docs, store.shape[0], path, MANIFEST_FILE)
+        n_train = _check_docs_file(docs, store.shape[0], path, MANIFEST_FILE)
+        counted = {"n_tokens": n_tokens, "n_train": n_train, "n_test": store.shape[0] - n_train}
     n_docs, n_words = store.shape
-    for key, actual in (("n_docs", n_docs), ("n_words", n_words)):
+    # the summary numbers figures and captions quote: a hand edit of corpus.json must not reach them
+    for key, actual in (("n_docs", n_docs), ("n_words", n_words), *(() if legacy else counted.items())):
         if key in meta and meta[key] != actual:
             raise CorpusError(f"{path / META_FILE}: {key}={meta[key]!r} but the corpus files have {actual}")
     truth = None

@@ -357,3 +357,18 @@ def test_corpus_prepared_again_while_a_run_reads_it(tmp_path):
     with pytest.raises(CorpusError, match=r"counts/0000[01]\..*replaced while"):
         corpus.store.rows(np.array([0, 3]))
     assert first.sum() > 0
+
+
+@pytest.mark.parametrize("file, key", [pytest.param("corpus.json", "n_tokens", id="corpus-json-n_tokens-edited"),
+                                       pytest.param("corpus.json", "n_train", id="corpus-json-n_train-edited"),
+                                       pytest.param("counts/manifest.json", "n_tokens", id="manifest-n_tokens-edited")])
+def test_summary_numbers_edited_by_hand(tmp_path, capsys, file, key):
+    """A corpus.json or manifest whose token or training-document count was edited (checksums made to match) -> exit
+    2 naming the file and the key, not a wrong number in every figure caption."""
+    path = tiny(tmp_path)
+    meta = json.loads((path / file).read_text())
+    meta[key] = 7
+    (path / file).write_text(json.dumps(meta))
+    rechecksum(path)
+    code, err = info(path, capsys)
+    assert code == 2 and file in err and f"{key}=7" in err, err
