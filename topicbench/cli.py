@@ -160,25 +160,39 @@ def cmd_run(args) -> int:
 
     if args.exit_with_parent:
         _exit_with_parent()
-    spec_dict = {}
+    # one value from several places (--spec, --spec-json, the flags, --set, --param) must agree: a silent
+    # last-wins would run another seed, method or K than one of them says
+    sources: list[tuple[str, dict]] = []
     if args.spec:
         try:
             text = Path(args.spec).read_text()
         except OSError as err:
             raise UsageError(f"--spec {args.spec}: {err.strerror or err}") from None
-        spec_dict = _json_object(text, f"--spec {args.spec}")
+        sources.append((f"--spec {args.spec}", _json_object(text, f"--spec {args.spec}")))
     if args.spec_json:
-        spec_dict.update(_json_object(args.spec_json, "--spec-json"))
-    spec_dict.update({k: v for k, v in {
+        sources.append(("--spec-json", _json_object(args.spec_json, "--spec-json")))
+    sources.append(("the flags", {k: v for k, v in {
         "method": args.method, "seed": args.seed, "threads": args.threads, "experiment": args.experiment,
-        "dataset": args.dataset}.items() if v is not None})
-    params = spec_dict.get("params", {})
-    if not isinstance(params, dict):
-        raise UsageError(f"the spec's params must be an object of hyperparameters, got {params!r}")
-    params = dict(params)
-    params.update(_parse_assignments(args.param, "--param"))
+        "dataset": args.dataset}.items() if v is not None}))
+    sources.append(("--set", _parse_assignments(args.set, "--set")))
+    sources.append(("--param", {"params": _parse_assignments(args.param, "--param")}))
+    spec_dict, params, given_by = {}, {}, {}
+    for source, values in sources:
+        for key, value in values.items():
+            if key == "params":
+                if not isinstance(value, dict):
+                    raise UsageError(f"the spec's params must be an object of hyperparameters, got {value!r}")
+                for name, param in value.items():
+                    if name in params and params[name] != param:
+                        raise UsageError(f"hyperparameter {name!r} is given twice: {params[name]!r} by "
+                                         f"{given_by['params', name]} and {param!r} by {source}")
+                    params[name], given_by["params", name] = param, source
+            elif key in spec_dict and spec_dict[key] != value:
+                raise UsageError(f"run setting {key!r} is given twice: {spec_dict[key]!r} by {given_by[key]} and "
+                                 f"{value!r} by {source}")
+            else:
+                spec_dict[key], given_by[key] = value, source
     spec_dict["params"] = params
-    spec_dict.update(_parse_assignments(args.set, "--set"))
     known = {f.name for f in fields(RunSpec)}
     unknown = sorted(set(spec_dict) - known)
     if unknown:
@@ -195,6 +209,8 @@ def cmd_run(args) -> int:
 
 
 def cmd_aggregate(args) -> int:
+    import hashlib
+
     import pandas as pd
     from pandas.api.types import is_bool_dtype, is_numeric_dtype
 
@@ -210,6 +226,16 @@ def cmd_aggregate(args) -> int:
                 or (out.parent / "model.npz").exists()):
             raise UsageError(f"--out {out} exists and is not an earlier aggregate table (a Parquet file outside a run "
                              f"folder); it is left as it is")
+    seen: dict[str, str] = {}  # one run's rows twice would count twice in every mean of every figure
+    for path in args.traces:
+        try:
+            key = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+        except OSError as err:
+            raise UsageError(f"trace {path} is unreadable ({err.strerror or err})") from None
+        if key in seen:
+            same = "is given twice" if Path(seen[key]).resolve() == Path(path).resolve() else "is a copy of"
+            raise UsageError(f"trace {path} {same} {seen[key]}: the same run would count twice")
+        seen[key] = path
     frames = []
     for path in args.traces:
         try:
@@ -283,6 +309,21 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(func=cmd_aggregate)
 
     args = parser.parse_args(argv)
+    for value in sys.argv[1:] if argv is None else argv:  # bytes the locale could not decode (LANG=C, non-ASCII)
+        try:
+            str(value).encode("utf-8")
+        except UnicodeEncodeError:
+            shown = os.fsencode(value).decode("utf-8", "replace")
+            print(f"topicbench: error: argument {shown!r} is not text in this locale "
+                  f"({sys.getfilesystemencoding()}); run under a UTF-8 locale (LANG=C.UTF-8) or with PYTHONUTF8=1",
+                  file=sys.stderr)
+            return 2
+    for flag in ("out", "corpus", "corpora_dir", "spec"):  # --out=~/x reaches us unexpanded: a folder named ~
+        value = getattr(args, flag, None)
+        if isinstance(value, str) and value.startswith("~"):
+            print(f"topicbench: error: --{flag.replace('_', '-')} {value!r} starts with '~', which the shell did not "
+                  f"expand to the home folder (it would be a folder named '~'); give the full path", file=sys.stderr)
+            return 2
     from .corpus import CorpusError
     from .method import ParamError, UnknownMethodError
     from .streams import StreamError

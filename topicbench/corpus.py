@@ -29,6 +29,7 @@ wrong corpus costs hours of compute before anyone notices.
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import mmap
@@ -212,6 +213,7 @@ class ShardedCounts:
         self.starts = np.array([s["rows"][0] for s in self.shards] + [self.shape[0]], dtype=np.int64)
         self._maps: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         self._fds: dict[tuple[int, str], tuple[int, int]] = {}
+        self._inodes: dict[tuple[int, str], int] = {}
 
     def __del__(self):
         for fd, _ in getattr(self, "_fds", {}).values():
@@ -226,6 +228,9 @@ class ShardedCounts:
     def arrays(self, s: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(indptr, indices, data) of shard s, memory-mapped (opened once, kept)."""
         if s not in self._maps:
+            for part in ("indptr", "indices", "data"):  # the files mapped: a later pread must read these same files
+                with contextlib.suppress(OSError):
+                    self._inodes[s, part] = os.stat(self.shard_file(s, part)).st_ino
             self._maps[s] = tuple(_open_npy(self.shard_file(s, part)) for part in ("indptr", "indices", "data"))
         return self._maps[s]
 
@@ -244,7 +249,12 @@ class ShardedCounts:
         key = (s, part)
         if key not in self._fds:
             array = self.arrays(s)[("indptr", "indices", "data").index(part)]
-            self._fds[key] = (os.open(self.shard_file(s, part), os.O_RDONLY), int(array.offset))
+            fd = os.open(self.shard_file(s, part), os.O_RDONLY)
+            if os.fstat(fd).st_ino != self._inodes.get(key):  # a prepare swapped the folder since it was mapped
+                os.close(fd)
+                raise CorpusError(f"{self.shard_file(s, part)}: replaced while this process was reading the corpus "
+                                  f"(prepared again into the same folder?): its rows would mix two corpora; rerun")
+            self._fds[key] = (fd, int(array.offset))
         return self._fds[key]
 
     def rows(self, rows: np.ndarray) -> sp.csr_matrix:
@@ -988,7 +998,9 @@ class CorpusWriter:
         meta = dict(meta)
         meta.update(n_docs=self.n_docs, n_words=self.n_words, n_tokens=self.n_tokens, n_train=self.n_train,
                     n_test=self.n_test,
-                    checksums={name: _sha256(self.staging / name) for name in (MANIFEST_FILE, VOCAB_FILE, DOCS_FILE)})
+                    checksums={name: _sha256(self.staging / name) for name in (MANIFEST_FILE, VOCAB_FILE, DOCS_FILE,
+                                                                                  TRUTH_FILE)
+                               if (self.staging / name).exists()})  # truth too: recovery is scored against it
         write_meta(self.staging, meta)
         return meta
 
@@ -1066,9 +1078,10 @@ def read_manifest(path: Path) -> dict:
     return manifest
 
 
-def validate_shards(store: ShardedCounts, block_entries: int = 1 << 20) -> None:
-    """Every shard against the format, one shard (and within it ``block_entries`` entries) at a time."""
-    n_words = store.shape[1]
+def validate_shards(store: ShardedCounts, block_entries: int = 1 << 20) -> int:
+    """Every shard against the format, one shard (and within it ``block_entries`` entries) at a time; returns the
+    number of tokens."""
+    n_words, n_tokens = store.shape[1], 0
     for s, shard in enumerate(store.shards):
         lo_row, hi_row = shard["rows"]
         indptr, indices, data = store.arrays(s)
@@ -1088,6 +1101,7 @@ def validate_shards(store: ShardedCounts, block_entries: int = 1 << 20) -> None:
                               f"empty ({int((lengths == 0).sum())} empty documents in this shard)")
         for a in range(0, len(indices), block_entries):
             ids, counts = np.asarray(indices[a:a + block_entries]), np.asarray(data[a:a + block_entries])
+            n_tokens += int(counts.sum(dtype=np.int64))
             bad = (ids < 0) | (ids >= n_words)
             if bad.any():
                 k = a + int(np.flatnonzero(bad)[0])
@@ -1109,10 +1123,12 @@ def validate_shards(store: ShardedCounts, block_entries: int = 1 << 20) -> None:
                 raise CorpusError(f"{names['indices']}: word ids not increasing within document row {row}")
             store.release(s)
         store.release(s)
+    return n_tokens
 
 
-def _check_docs_file(docs: DocsFile, n_docs: int, where: Path, counts_name: str) -> None:
-    """docs.parquet against the counts, a row group at a time (ids by 64-bit hash, 8 bytes per document)."""
+def _check_docs_file(docs: DocsFile, n_docs: int, where: Path, counts_name: str) -> int:
+    """docs.parquet against the counts, a row group at a time (ids by 64-bit hash, 8 bytes per document); returns
+    the number of training documents."""
     names = docs.names()
     for column in ("doc_id", "split"):
         if column not in names:
@@ -1131,6 +1147,7 @@ def _check_docs_file(docs: DocsFile, n_docs: int, where: Path, counts_name: str)
         raise CorpusError(f"{docs.path}: duplicate doc_id {dup!r}")
     if n_train == 0:
         raise CorpusError(f"{docs.path}: no document in the train split ({n_docs} documents, all test)")
+    return n_train
 
 
 def release_memory() -> None:
@@ -1168,6 +1185,11 @@ def load_corpus(path: str | os.PathLike, verify_checksums: bool = True) -> Corpu
     if not isinstance(checksums, dict) or not all(isinstance(v, str) for v in checksums.values()):
         raise CorpusError(f"{path / META_FILE}: 'checksums' must map file names to sha256 strings")
     if verify_checksums:
+        # every corpus topicbench writes lists these: without them an edited file would load unnoticed
+        unlisted = [name for name in (counts_name, VOCAB_FILE, DOCS_FILE) if name not in checksums]
+        if unlisted:
+            raise CorpusError(f"{path / META_FILE}: 'checksums' does not list {', '.join(unlisted)}, so "
+                              f"{'it' if len(unlisted) == 1 else 'they'} cannot be verified; prepare the corpus again")
         for name, expected in checksums.items():
             _verify(path, name, expected, META_FILE)
     vocab = read_text_file(path / VOCAB_FILE).splitlines()
@@ -1183,11 +1205,15 @@ def load_corpus(path: str | os.PathLike, verify_checksums: bool = True) -> Corpu
                     _verify(path, f"{COUNTS_DIR}/{name}", shard["sha256"][part], MANIFEST_FILE)
         store = ShardedCounts(path, manifest)
         check_vocab(vocab, store.shape[1], str(path), MANIFEST_FILE)
-        validate_shards(store)
+        n_tokens = validate_shards(store)
+        if manifest.get("n_tokens", n_tokens) != n_tokens:
+            raise CorpusError(f"{path / MANIFEST_FILE}: n_tokens={manifest['n_tokens']!r} but the shards hold {n_tokens}")
         docs = DocsFile(path / DOCS_FILE, store.shape[0])
-        _check_docs_file(docs, store.shape[0], path, MANIFEST_FILE)
+        n_train = _check_docs_file(docs, store.shape[0], path, MANIFEST_FILE)
+        counted = {"n_tokens": n_tokens, "n_train": n_train, "n_test": store.shape[0] - n_train}
     n_docs, n_words = store.shape
-    for key, actual in (("n_docs", n_docs), ("n_words", n_words)):
+    # the summary numbers figures and captions quote: a hand edit of corpus.json must not reach them
+    for key, actual in (("n_docs", n_docs), ("n_words", n_words), *(() if legacy else counted.items())):
         if key in meta and meta[key] != actual:
             raise CorpusError(f"{path / META_FILE}: {key}={meta[key]!r} but the corpus files have {actual}")
     truth = None

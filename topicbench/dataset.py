@@ -11,6 +11,7 @@ import inspect
 import math
 import numbers
 import os
+import re
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -115,6 +116,11 @@ def reads_corpora_dir(recipe: type[Dataset]) -> bool:
     return not recipe.synthetic and "source_dir(" in inspect.getsource(recipe)
 
 
+def source_dirs(recipe: type[Dataset]) -> list[str]:
+    """The folders under ``corpora_dir`` a real recipe reads (its ``source_dir(corpora_dir, "<sub>")`` calls)."""
+    return re.findall(r"source_dir\(\s*corpora_dir\s*,\s*[\"']([^\"']+)[\"']", inspect.getsource(recipe))
+
+
 def input_paths(params: dict[str, Any], corpora_dir=None) -> list[Path]:
     """The existing files and folders named by string parameters (as given, or under ``corpora_dir``)."""
     found = []
@@ -162,8 +168,12 @@ def check_out_dir(out_dir: str | os.PathLike, inputs: list[Path] = (), corpora_d
         ours = {LEGACY_COUNTS_FILE, VOCAB_FILE, DOCS_FILE, META_FILE, TRUTH_FILE}
         # Snakemake deletes a rule's output (corpus.json) before re-running it: the data files (the counts
         # folder or the older counts.npz) and nothing foreign beside them are what a corpus leaves then
-        remains = (all((e in ours and (out / e).is_file()) or (e == COUNTS_DIR and (out / e).is_dir()) for e in entries)
-                   and {VOCAB_FILE, DOCS_FILE} <= set(entries) and bool({COUNTS_DIR, LEGACY_COUNTS_FILE} & set(entries)))
+        foreign = [e for e in entries if not ((e in ours and (out / e).is_file()) or (e == COUNTS_DIR and (out / e).is_dir()))]
+        remains = (not foreign and {VOCAB_FILE, DOCS_FILE} <= set(entries)
+                   and bool({COUNTS_DIR, LEGACY_COUNTS_FILE} & set(entries)))
+        if foreign and is_corpus_dir(out):  # replacing the corpus replaces the whole folder, these with it
+            raise refuse(f"it is a corpus that also holds {', '.join(map(repr, foreign[:5]))}, which replacing it "
+                         f"would delete; move them out first")
         if entries and not is_corpus_dir(out) and not remains:
             raise refuse(f"it is a non-empty folder that is not a topicbench corpus ({len(entries)} entries, e.g. "
                          f"{entries[0]!r}); choose a new or empty folder")

@@ -39,10 +39,31 @@ class Protocol:
         return f"document completion (observe {self.observed_fraction:g} of tokens, predict the rest)"
 
 
+TOKEN_BYTES = 48  # _token_ranks' per-token arrays: entry, doc, key, order, rank (8 B each) and the keep mask
+
+
+def _check_token_memory(counts: sp.csr_matrix) -> None:
+    """Document completion draws tokens one by one, so its memory grows with the tokens, not the nonzeros: a
+    document of a few huge counts is refused here, naming its length, instead of a MemoryError traceback."""
+    n_tokens = int(counts.data.sum(dtype=np.int64))
+    try:
+        with open("/proc/meminfo") as handle:
+            available = next(int(line.split()[1]) * 1024 for line in handle if line.startswith("MemAvailable:"))
+    except (OSError, StopIteration, ValueError, IndexError):
+        return  # no way to tell: let numpy try
+    if n_tokens * TOKEN_BYTES > available:
+        longest = int(np.asarray(counts.sum(axis=1, dtype=np.int64)).max())
+        raise ValueError(f"document completion expands tokens one by one: {counts.shape[0]} documents of "
+                         f"{n_tokens:,} tokens (the longest {longest:,}) need about "
+                         f"{n_tokens * TOKEN_BYTES / 2**30:.1f} GiB, more than the {available / 2**30:.1f} GiB "
+                         f"available; drop or cap the outsized documents in the corpus")
+
+
 def _token_ranks(counts: sp.csr_matrix, seed: int):
     """Expand counts to tokens and give each token a random rank within its document."""
     counts = sp.csr_matrix(counts)
     n_docs = counts.shape[0]
+    _check_token_memory(counts)
     nnz_doc = np.repeat(np.arange(n_docs), np.diff(counts.indptr))
     token_entry = np.repeat(np.arange(counts.nnz), counts.data.astype(np.int64))
     token_doc = nnz_doc[token_entry]

@@ -136,19 +136,25 @@ def expand_experiment(name: str, experiment: dict, datasets: dict) -> dict[str, 
 def check_datasets(datasets: dict, used: set[str] = frozenset(), corpora_dir: str | None = None) -> None:
     """Every dataset entry names a known recipe with known parameters, and every dataset an experiment uses
     that reads a real corpus finds ``corpora_dir``: before any job (DAG build), not in the prepare job."""
-    from .dataset import get_dataset, reads_corpora_dir
+    from .dataset import get_dataset, reads_corpora_dir, source_dirs
 
     for name, entry in datasets.items():
         _safe_component("dataset name", name)
         try:
             recipe = get_dataset(entry["recipe"])
-            recipe.resolve_params(dict(entry.get("params") or {}))
+            resolved = recipe.resolve_params(dict(entry.get("params") or {}))
+            if recipe.synthetic and hasattr(recipe, "recipe"):  # its ranges (n_train >= 1, temperature > 0, ...),
+                recipe().recipe(**resolved).check()                # data-free: here, not in the prepare job
         except (ValueError, KeyError, TypeError) as err:
             raise GridError(f"dataset {name}: {err}") from None
-        if name in used and reads_corpora_dir(recipe) and not (corpora_dir and Path(corpora_dir).is_dir()):
-            where = f"corpora_dir {corpora_dir!r} is not a folder" if corpora_dir else "the config sets no corpora_dir"
-            raise GridError(f"dataset {name} (recipe {recipe.name}) reads a real corpus from corpora_dir, but {where} "
-                            f"(DatasetUnavailable)")
+        if name in used and reads_corpora_dir(recipe):
+            missing = [sub for sub in source_dirs(recipe) if not (Path(corpora_dir or ".") / sub).is_dir()]
+            if not (corpora_dir and Path(corpora_dir).is_dir()) or missing:
+                where = (f"corpora_dir {corpora_dir!r} has no folder {missing[0]}/" if corpora_dir and missing
+                         and Path(corpora_dir).is_dir() else f"corpora_dir {corpora_dir!r} is not a folder"
+                         if corpora_dir else "the config sets no corpora_dir")
+                raise GridError(f"dataset {name} (recipe {recipe.name}) reads a real corpus from corpora_dir, but "
+                                f"{where} (DatasetUnavailable)")
 
 
 def check_config_file(path) -> None:
@@ -188,10 +194,25 @@ def check_config_file(path) -> None:
 
 def check_paths(config: dict, runs: dict) -> None:
     """results_dir and data_dir are folders (or absent), and no run or corpus path leaves them."""
+    for key in ("results_dir", "data_dir", "corpora_dir"):  # YAML and Snakemake do not expand ~: a folder named ~
+        if str(config.get(key) or "").startswith("~"):        # in the working directory, one `rm -rf ~` from loss
+            raise GridError(f"{key} {config[key]!r} starts with '~', which is not expanded to the home folder here "
+                            f"(it would be a folder named '~'); give the full path")
     for key in ("results_dir", "data_dir"):
         root = Path(config[key])
         if root.exists() and not root.is_dir():
             raise GridError(f"{key} {str(root)!r} is a file, not a folder")
+    # a folder the workflow replaces as a whole (a corpus, a run) or the shared corpora must not hold the other
+    # output folder: a prepare or a run swap would take its files along, and corpora_dir is read-only input
+    owners = [("data_dir", Path(config["data_dir"]) / "corpora"), ("results_dir", Path(config["results_dir"]) / "runs")]
+    if config.get("corpora_dir"):
+        owners.append(("corpora_dir", Path(config["corpora_dir"])))
+    for key in ("results_dir", "data_dir"):
+        inner = os.path.abspath(config[key])
+        for owner, folder in owners:
+            if owner != key and os.path.commonpath([inner, os.path.abspath(folder)]) == os.path.abspath(folder):
+                raise GridError(f"{key} {config[key]!r} lies inside {owner}'s {str(folder)!r}: give folders apart "
+                                f"from each other")
     targets = [("results_dir", Path(config["results_dir"]) / "runs" / rid) for rid in runs]
     targets += [("data_dir", Path(config["data_dir"]) / "corpora" / name) for name in config.get("datasets", {})]
     for key, path in targets:

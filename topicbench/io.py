@@ -4,6 +4,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
+import glob
 import os
 import re
 import shutil
@@ -40,16 +41,39 @@ def atomic_path(path: str | os.PathLike):
     """Yield a temporary path beside ``path``; rename it over ``path`` only if the block succeeds."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    _remove_dead_writers_tmp(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}-", suffix=".tmp", dir=path.parent)
     os.close(fd)
     tmp = Path(tmp)
     try:
         os.chmod(tmp, 0o666 & ~current_umask())  # mkstemp's 0600 would survive the rename
         yield tmp
+        fault_point("atomic.write")
         os.replace(tmp, path)
     finally:
         if tmp.exists():
             tmp.unlink()
+
+
+def _remove_dead_writers_tmp(path: Path) -> None:
+    """Remove ``.<name>.<pid>-<random>.tmp`` files beside ``path`` whose writer is gone (SIGKILLed mid-write):
+    nothing else ever removes them. Only that exact pattern, and only for a pid that no longer runs."""
+    pattern = re.compile(re.escape(f".{path.name}.") + r"(\d+)-[A-Za-z0-9_]+\.tmp")
+    for stale in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):
+        match = pattern.fullmatch(stale.name)
+        if match and not _pid_running(int(match.group(1))):
+            with contextlib.suppress(FileNotFoundError):
+                stale.unlink()
+
+
+def _pid_running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def current_umask() -> int:

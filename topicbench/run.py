@@ -28,7 +28,7 @@ import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
 from . import __version__, io, kernels
-from .corpus import Corpus, RowRange, load_corpus, release_memory
+from .corpus import Corpus, RowRange, is_corpus_dir, load_corpus, release_memory
 from .evaluate import Protocol, Unigram, loglik_per_word, perplexity, protocol_splits
 from .method import REPO_ROOT, SAFE_NAME, Method, ParamError, coerce, get_method
 from .quality import final_checkpoint_quality, planted_recovery
@@ -200,6 +200,15 @@ def _id_ranks(corpus: Corpus) -> np.ndarray:
     return pc.rank(ids, sort_keys="ascending", tiebreaker="first").to_numpy().astype(np.int64)
 
 
+def _check_heldout_tokens(splits, spec: RunSpec, where: str) -> None:
+    """Document completion must hold out at least one token, or the log predictive is 0/0 (a NaN score)."""
+    if not any(heldout.nnz for _, heldout in splits):
+        lengths = np.asarray(sum(observed + heldout for observed, heldout in splits[:1]).sum(axis=1)).ravel()
+        raise StreamError(f"{where} holds out no token: observed_fraction={spec.observed_fraction} (folds="
+                          f"{spec.folds}) of its {len(lengths)} documents, the longest {int(lengths.max(initial=0))} "
+                          f"tokens, keeps every token observed; lower observed_fraction or use longer documents")
+
+
 def _warm_up(method: Method, stream: Stream) -> float:
     """Compile (or load from numba's cache) the kernels the fit will call, off the fit clock; returns the wall time.
 
@@ -271,6 +280,8 @@ def _run(spec, corpus, out_dir, progress_every_s):
     test_counts = test.counts if test.n_docs else None  # the held-out set: its configured size, read once
     release_memory()  # setup's per-document temporaries (split masks) go back to the OS before the fit
     fixed_splits = protocol_splits(test_counts, protocol) if holdout.name == "fixed" else None
+    if fixed_splits is not None:
+        _check_heldout_tokens(fixed_splits, spec, "the test split")  # before the fit, not a NaN score after it
     compile_wall = _warm_up(method, stream)  # numba compiles (or loads) the method's kernels off the fit clock
     # constant per-run columns
     base = {"experiment": spec.experiment, "dataset": spec.dataset or corpus.meta.get("name", ""),
@@ -298,10 +309,19 @@ def _run(spec, corpus, out_dir, progress_every_s):
             counts, docs = train.rows(event.rows), len(event.rows)
             seed = spec.eval_seed if event.salt is None else spec.eval_seed * 100003 + event.salt
             splits = protocol_splits(counts, Protocol(protocol.observed_fraction, protocol.folds, seed))
-        loglik, tokens = loglik_per_word(method, splits)
+        _check_heldout_tokens(splits, spec, f"the checkpoint at {processed} documents")
+        diverged = f"{method.name} with {spec.params or 'its defaults'} diverged by {processed} documents: "
+        try:
+            loglik, tokens = loglik_per_word(method, splits)
+        except FloatingPointError as err:
+            raise FitDiverged(f"{diverged}{err}; nothing was written") from None
         base_loglik, _ = loglik_per_word(unigram, splits)
         # Hoffman et al. 2010 eq. 16 bounds whole held-out documents: counts, not the completion halves
         elbo = method.heldout_elbo(counts) if spec.report_elbo else None
+        # a bound on log p(w) per word of discrete data is finite and <= 0; anything else is lost precision
+        # (e.g. alpha = 1e300 cancels in gammaln(K alpha) - K gammaln(alpha)), never a score to record
+        if tokens and not np.isfinite(loglik) or elbo is not None and not (np.isfinite(elbo) and elbo <= 0):
+            raise FitDiverged(f"{diverged}held-out log-likelihood {loglik}, ELBO per word {elbo}; nothing was written")
         row = {**base, "docs_seen": processed, "updates": n_updates, "fit_wall_s": fit_wall,
                "fit_cpu_s": fit_cpu, "eval_kind": event.kind, "heldout_docs": docs, "heldout_excluded": event.excluded,
                "heldout_tokens": tokens, "loglik_per_word": loglik, "perplexity": perplexity(loglik),
@@ -336,7 +356,11 @@ def _run(spec, corpus, out_dir, progress_every_s):
     score(holdout.at_end(processed, trained))
     if rows:  # topic quality of the final model, against documents it never trained on where there are any
         reference, which = (test_counts, "test") if test.n_docs else (train, "train")
-        quality = final_checkpoint_quality(method, reference, truth_topics)
+        try:
+            quality = final_checkpoint_quality(method, reference, truth_topics)
+        except ValueError as err:  # topics without a word (all zero or NaN): name the run, not only the measure
+            raise FitDiverged(f"{method.name} with {spec.params or 'its defaults'} ended with unusable topics: {err}; "
+                              f"nothing was written") from None
         rows[-1].update(npmi=quality["npmi"], topic_diversity=quality["topic_diversity"], npmi_reference=which)
 
     trace = pd.DataFrame(rows)
@@ -350,6 +374,10 @@ def _run(spec, corpus, out_dir, progress_every_s):
 
 
 RUN_FILES = ("model.npz", "topics.tsv", "trace.parquet")
+
+
+class FitDiverged(ValueError):
+    """A checkpoint's score is not a number a fit can have (NaN, inf, a positive bound): the run is refused."""
 
 
 class OutputError(OSError):
@@ -421,6 +449,10 @@ def check_output_location(out_dir: str | os.PathLike, spec: RunSpec, corpus=None
         if other:
             raise OutputError(f"--out {out_dir} holds files that are not a run's outputs ({', '.join(other[:5])}); "
                               f"a run replaces its whole folder, so give an empty or new folder")
+    inside = next((folder for folder in out_dir.parents if is_corpus_dir(folder)), None)
+    if inside is not None:
+        raise OutputError(f"--out {out_dir} lies inside the corpus folder {inside}, which preparing that corpus "
+                          f"again replaces as a whole (the run with it); give a folder outside it")
     ancestor = out_dir.parent
     while not ancestor.exists() and ancestor != ancestor.parent:
         ancestor = ancestor.parent
@@ -505,9 +537,14 @@ def load_model(path: str | os.PathLike, n_words: int | None = None) -> Method:
         raise OutputError(f"model file {path} does not exist (run not finished?)") from None
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:
         raise OutputError(f"model file {path} is unreadable or not a topicbench model: {err}") from None
+    if n_words is not None and n_words != stored_words:
+        raise OutputError(f"model file {path} was fitted over {stored_words} words, not the {n_words} asked for")
     kwargs = {"corpus_size": corpus_size} if method_cls.uses_corpus_size else {}
-    n_words = stored_words if n_words is None else n_words
-    return method_cls.from_state(state, n_words, seed=spec["seed"], **kwargs, **spec["params"])
+    try:
+        return method_cls.from_state(state, stored_words, seed=spec["seed"], **kwargs, **spec["params"])
+    except (KeyError, ValueError, TypeError) as err:  # arrays of another method, or a hand-edited _method
+        raise OutputError(f"model file {path}: its arrays are not a {method_cls.name} model "
+                          f"({type(err).__name__}: {err})") from None
 
 
 __all__ = ["RunSpec", "run", "write_outputs", "load_model", "check_output_location", "OutputError", "ParamError"]

@@ -52,7 +52,16 @@ def stream_order(kind: str, n_docs: int, seed: int, passes: float = 1.0, times=N
         if times is None:
             raise StreamError("time_ordered stream needs document times; this corpus has no 'time' column")
         ids = np.arange(n_docs) if doc_ids is None else np.asarray(doc_ids)
-        order = np.lexsort((ids, np.asarray(times)))
+        times = np.asarray(times)
+        # text sorts as text ('999' after '2012') and NaN sorts last: either would silently reorder the stream
+        if times.dtype.kind not in "iuf":
+            raise StreamError(f"time_ordered stream: the corpus's 'time' column (docs.parquet) holds {times.dtype} "
+                              f"values, not numbers (e.g. {times[0]!r})")
+        if not np.isfinite(times).all():
+            raise StreamError(f"time_ordered stream: the corpus's 'time' column (docs.parquet) has "
+                              f"{int((~np.isfinite(times)).sum())} missing or infinite value(s), first at training "
+                              f"row {int(np.flatnonzero(~np.isfinite(times))[0])}")
+        order = np.lexsort((ids, times))
         if passes != 1:
             raise StreamError("time_ordered is a true stream: one pass only")
         return order

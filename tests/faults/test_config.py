@@ -172,11 +172,14 @@ def test_user_folder_with_other_files_is_accepted(tmp_path):
 @pytest.mark.parametrize("corpora_dir", [
     pytest.param(None, id="corpora_dir-not-set"),
     pytest.param("/nonexistent/corpora", id="corpora_dir-missing"),
+    pytest.param("EMPTY", id="corpora_dir-without-this-corpus"),
 ])
-def test_real_dataset_without_corpora_dir(corpora_dir):
-    """An experiment on a real corpus with corpora_dir unset or missing -> GridError at DAG build naming the
-    dataset and corpora_dir, not a failed prepare job."""
+def test_real_dataset_without_corpora_dir(corpora_dir, tmp_path):
+    """A real-corpus experiment with corpora_dir unset, missing, or without that corpus's folder -> GridError at DAG
+    build naming the dataset and corpora_dir, not a failed prepare job."""
     cfg = config(datasets={**BASE["datasets"], "news": {"recipe": "20news_bydate"}}, **{"experiments.e.dataset": "news"})
+    if corpora_dir == "EMPTY":
+        corpora_dir = str(tmp_path)  # exists, but holds no 20news_bydate/
     if corpora_dir:
         cfg["corpora_dir"] = corpora_dir
     with pytest.raises(GridError, match="dataset news .*corpora_dir"):
@@ -213,3 +216,50 @@ def test_yaml11_only_numbers_in_a_config_file(tmp_path, text, shown, read):
     path.write_text(f"experiments:\n  e:\n    grid:\n      {text}\n      quoted: ['010', \"1:30\"]\n      same: [07, 0x10]\n")
     with pytest.raises(GridError, match=rf"c.yaml, line 4: {shown} reads as {read} in YAML 1.1"):
         check_config_file(path)
+
+
+@pytest.mark.parametrize("layout", [
+    pytest.param({"results_dir": "data/corpora/d", "data_dir": "data"}, id="results_dir-inside-a-corpus-folder"),
+    pytest.param({"results_dir": "data/corpora", "data_dir": "data"}, id="results_dir-is-data_dir-corpora"),
+    pytest.param({"results_dir": "res", "data_dir": "res/runs"}, id="data_dir-inside-results_dir-runs"),
+    pytest.param({"results_dir": "corpora/res", "data_dir": "data", "corpora_dir": "corpora"},
+                 id="results_dir-inside-corpora_dir"),
+    pytest.param({"results_dir": "res", "data_dir": "corpora", "corpora_dir": "corpora"}, id="data_dir-is-corpora_dir"),
+])
+def test_output_folders_inside_each_other(tmp_path, layout):
+    """results_dir/data_dir inside a folder the other replaces (a corpus, runs/) or in corpora_dir -> GridError at
+    DAG build naming both keys (a prepare or a run swap would take the other's files with it)."""
+    (tmp_path / "corpora").mkdir()
+    cfg = config(**{key: str(tmp_path / value) for key, value in layout.items()})
+    with pytest.raises(GridError, match=r"(results_dir|data_dir) .* inside .*(data_dir|results_dir|corpora_dir)"):
+        check_paths(cfg, expand_all(cfg))
+
+
+def test_results_dir_equal_to_data_dir_is_accepted(tmp_path):
+    """results_dir == data_dir (their entries never clash: corpora/ versus runs/, figures/...) -> accepted."""
+    cfg = config(results_dir=str(tmp_path / "out"), data_dir=str(tmp_path / "out"))
+    check_paths(cfg, expand_all(cfg))
+
+
+@pytest.mark.parametrize("key", ["results_dir", "data_dir", "corpora_dir"])
+def test_tilde_is_not_the_home_folder(tmp_path, monkeypatch, key):
+    """results_dir: ~/results in a config (YAML and Snakemake do not expand ~) -> GridError naming the key, no
+    folder literally named '~' made in the working directory."""
+    monkeypatch.chdir(tmp_path)
+    cfg = config(results_dir=str(tmp_path / "r"), data_dir=str(tmp_path / "d"))
+    cfg[key] = "~/topicbench_out"
+    with pytest.raises(GridError, match=f"{key} .*'~'"):
+        check_paths(cfg, expand_all(cfg))
+    assert not (tmp_path / "~").exists()
+
+
+@pytest.mark.parametrize("param, value", [pytest.param("n_train", 0, id="synthetic-n_train-zero"),
+                                          pytest.param("temperature", 0.0, id="synthetic-temperature-zero"),
+                                          pytest.param("min_length", 50, id="synthetic-min_length-above-max")])
+def test_synthetic_dataset_out_of_range_at_dag_build(param, value):
+    """A synthetic dataset parameter of the right type but out of range (n_train: 0, temperature: 0) -> GridError at
+    DAG build naming the dataset and the parameter, not a failed prepare job after other jobs ran."""
+    params = {"n_train": 120, "n_test": 20, "n_words": 60, "n_topics": 3, "min_length": 20, "max_length": 40}
+    cfg = config(datasets={"d": {"recipe": "nyt_like", "params": {**params, param: value}}})
+    with pytest.raises(GridError, match=f"dataset d: .*{param}"):
+        expand_all(cfg)

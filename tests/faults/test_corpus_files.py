@@ -114,6 +114,7 @@ def test_pickled_counts_refused(tmp_path, capsys):
 
 def _truth(path, **arrays):
     np.savez(path / "truth.npz", **arrays)
+    rechecksum(path)  # the shape itself must be caught, not only the checksum
 
 
 @pytest.mark.parametrize("damage, named", [
@@ -318,3 +319,56 @@ def test_corrupt_shard_caught_by_its_checksum(tmp_path, capsys):
     (path / "counts" / "00001.data.npy").write_bytes(bytes(raw))
     code, err = info(path, capsys)
     assert code == 2 and "counts/00001.data.npy: checksum mismatch with counts/manifest.json" in err
+
+
+def test_truth_swapped_for_another_corpus_named(tmp_path, capsys):
+    """truth.npz replaced by another valid one of the same shape (planted topics of another seed) -> exit 2
+    naming truth.npz (its checksum), not recovery scores against the wrong truth."""
+    path = tiny(tmp_path, truth=True)
+    np.savez(path / "truth.npz", topics=np.eye(2, 3) * 0.5 + 0.25, theta=np.full((4, 2), 0.5))
+    code, err = info(path, capsys)
+    assert code == 2 and "truth.npz" in err and "checksum" in err, err
+
+
+@pytest.mark.parametrize("drop", [pytest.param("all", id="corpus-json-checksums-emptied"),
+                                  pytest.param("vocab.txt", id="corpus-json-vocab-checksum-removed")])
+def test_checksums_removed_then_a_file_edited(tmp_path, capsys, drop):
+    """corpus.json's checksums emptied (or one entry removed) and vocab.txt then edited -> exit 2 naming corpus.json
+    and the unlisted file, never a corpus loaded unverified."""
+    path = tiny(tmp_path)
+    meta = json.loads((path / "corpus.json").read_text())
+    meta["checksums"] = {} if drop == "all" else {k: v for k, v in meta["checksums"].items() if k != drop}
+    (path / "corpus.json").write_text(json.dumps(meta))
+    (path / "vocab.txt").write_text("apple\nbread\ncheddar\n")
+    code, err = info(path, capsys)
+    assert code == 2 and "corpus.json" in err and "vocab.txt" in err, err
+
+
+def test_corpus_prepared_again_while_a_run_reads_it(tmp_path):
+    """A corpus prepared again into its folder while a run reads its shards -> CorpusError naming the replaced
+    shard, never rows of the new corpus under the old one's row pointers."""
+    from topicbench.corpus import CorpusError, load_corpus
+
+    path = tiny(tmp_path, shard_rows=2)
+    corpus = load_corpus(path)
+    first = corpus.store.rows(np.array([0])).toarray()
+    other = Corpus(sp.csr_matrix(np.array(TINY)[::-1]), ["apple", "bread", "cheese"], make_docs_frame(4), {"name": "t"})
+    save_corpus(other, path, shard_rows=2)  # the swap: same folder, new files
+    with pytest.raises(CorpusError, match=r"counts/0000[01]\..*replaced while"):
+        corpus.store.rows(np.array([0, 3]))
+    assert first.sum() > 0
+
+
+@pytest.mark.parametrize("file, key", [pytest.param("corpus.json", "n_tokens", id="corpus-json-n_tokens-edited"),
+                                       pytest.param("corpus.json", "n_train", id="corpus-json-n_train-edited"),
+                                       pytest.param("counts/manifest.json", "n_tokens", id="manifest-n_tokens-edited")])
+def test_summary_numbers_edited_by_hand(tmp_path, capsys, file, key):
+    """A corpus.json or manifest whose token or training-document count was edited (checksums made to match) -> exit
+    2 naming the file and the key, not a wrong number in every figure caption."""
+    path = tiny(tmp_path)
+    meta = json.loads((path / file).read_text())
+    meta[key] = 7
+    (path / file).write_text(json.dumps(meta))
+    rechecksum(path)
+    code, err = info(path, capsys)
+    assert code == 2 and file in err and f"{key}=7" in err, err

@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from _run_util import tiny_corpus  # noqa: F401
+from _run_util import cli_subprocess, tiny_corpus  # noqa: F401
 from topicbench.cli import main as cli
 from topicbench.method import ParamError, get_method
 from topicbench.run import RunSpec
@@ -190,3 +190,116 @@ def test_sklearn_nmf_K_beyond_a_short_first_minibatch(tmp_path, capsys, tiny_cor
     err = capsys.readouterr().err
     assert code == 2 and "'K' must be <= the first minibatch's 30 documents" in err, err
     assert not (tmp_path / "out").exists() and not list(tmp_path.glob(".out.*"))
+
+
+@pytest.mark.parametrize("args, culprit", [
+    pytest.param(["--method", "online_lda", "--param", "alpha=1e300"], "'alpha': 1e+300",
+                 id="lda-alpha-1e300-positive-elbo"),
+    pytest.param(["--method", "bnmf", "--param", "a0=1e300", "--param", "b0=1e-300"], "'a0': 1e+300",
+                 id="bnmf-a0-huge-b0-tiny-zero-probability"),
+    pytest.param(["--method", "lgnmf", "--param", "log10_alpha_min=200", "--param", "log10_alpha_max=300",
+                  "--param", "grid_size=2"], "'log10_alpha_min': 200", id="lgnmf-alpha-1e200-topics-without-words"),
+])
+def test_fit_whose_scores_are_not_numbers_is_refused(tmp_path, capsys, tiny_corpus, args, culprit):
+    """Hyperparameters giving a NaN, inf or positive per-word score, or topics without a word -> exit 2 naming the
+    method and the hyperparameters (one line, no traceback), nothing written."""
+    batch = [] if "lgnmf" in args else ["--param", "batch_size=20"]
+    code = cli(["run", "--corpus", str(tiny_corpus), "--out", str(tmp_path / "out"), "--param", "K=3", *batch,
+                "--set", "n_checkpoints=2", *args])
+    err = capsys.readouterr().err
+    assert code == 2 and ("diverged" in err or "unusable topics" in err) and culprit in err and args[1] in err, err
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("value", [pytest.param("0", id="NUMBA_NUM_THREADS-zero"),
+                                   pytest.param("four", id="NUMBA_NUM_THREADS-text")])
+def test_numba_thread_variable_that_is_not_a_count(tmp_path, value):
+    """NUMBA_NUM_THREADS=0 (numba's error names no variable) or text (numba silently uses every CPU) -> exit 2
+    naming NUMBA_NUM_THREADS, no traceback, nothing written."""
+    proc = cli_subprocess(["run", "--corpus", tmp_path / "no_corpus", "--out", tmp_path / "out", "--method",
+                           "online_lda"], NUMBA_NUM_THREADS=value)
+    assert proc.returncode == 2 and "NUMBA_NUM_THREADS" in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_document_of_billions_of_tokens(tmp_path, capsys):
+    """A corpus whose documents hold a few counts of 2e9 each (each under the readers' int32 bound) -> exit 2 before
+    the fit naming the tokens and the longest document (document completion draws tokens one by one), not a
+    MemoryError traceback; nothing written."""
+    from topicbench.dataset import prepare
+
+    lines = [(d, w, 2_000_000_000 if d <= 10 else 1 + (d * w) % 4) for d in range(1, 41) for w in range(1, 31)]
+    (tmp_path / "docword.txt").write_text(f"40\n30\n{len(lines)}\n" + "".join(f"{d} {w} {c}\n" for d, w, c in lines))
+    (tmp_path / "vocab.txt").write_text("".join(f"w{i}\n" for i in range(30)))
+    corpus = prepare("user_bow", tmp_path / "c", format="uci", path=str(tmp_path / "docword.txt"),
+                     vocab=str(tmp_path / "vocab.txt"), test_fraction=0.5)
+    code = cli(["run", "--corpus", str(corpus), "--out", str(tmp_path / "out"), "--method", "batch_lda",
+                "--param", "K=3", "--set", "n_checkpoints=1"])
+    err = capsys.readouterr().err
+    assert code == 2 and "tokens" in err and "the longest 60,000,000,000" in err, err
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("damage", [
+    pytest.param(lambda t: t.assign(time=t["time"].where(t.index != 3)), id="time-ordered-a-missing-time"),
+    pytest.param(lambda t: t.assign(time=t["time"].map(lambda v: f"{v:g}")), id="time-ordered-times-as-text"),
+])
+def test_time_ordered_stream_over_bad_times(tmp_path, capsys, tiny_corpus, damage):
+    """A time_ordered stream over missing times (NaN sorts last) or text times ('999' after '2012') -> exit 2
+    naming docs.parquet's time column, before the fit."""
+    import hashlib
+    import json
+    import shutil
+
+    import pandas as pd
+
+    corpus = tmp_path / "c"
+    shutil.copytree(tiny_corpus, corpus)
+    damage(pd.read_parquet(corpus / "docs.parquet")).to_parquet(corpus / "docs.parquet", index=False)
+    meta = json.loads((corpus / "corpus.json").read_text())  # a consistent corpus: the times themselves are the fault
+    meta["checksums"]["docs.parquet"] = hashlib.sha256((corpus / "docs.parquet").read_bytes()).hexdigest()
+    (corpus / "corpus.json").write_text(json.dumps(meta))
+    code = cli(["run", "--corpus", str(corpus), "--out", str(tmp_path / "out"), "--method", "online_lda",
+                "--param", "K=3", "--param", "batch_size=20", "--set", "n_checkpoints=2", "--set", "stream=time_ordered"])
+    err = capsys.readouterr().err
+    assert code == 2 and "'time' column (docs.parquet)" in err, err
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("args, culprit", [
+    pytest.param(["--method", "online_lda", "--seed", "1", "--set", "seed=2"], "'seed'", id="seed-flag-and-set"),
+    pytest.param(["--method", "online_lda", "--spec-json", '{"method": "batch_lda"}'], "'method'",
+                 id="method-flag-and-spec-json"),
+    pytest.param(["--spec-json", '{"method": "online_lda", "params": {"K": 4}}', "--param", "K=3"], "'K'",
+                 id="K-spec-json-and-param"),
+    pytest.param(["--method", "online_lda", "--threads", "1", "--set", "threads=2"], "'threads'",
+                 id="threads-flag-and-set"),
+    pytest.param(["--method", "online_lda", "--set", 'params={"K": 5}', "--param", "K=3"], "'K'",
+                 id="K-set-params-and-param"),
+])
+def test_one_setting_given_two_ways(tmp_path, capsys, args, culprit):
+    """One setting given two different ways (--seed and --set seed=, --spec-json and --param) -> exit 2 naming it
+    and both sources before data is read, not a silent last-wins."""
+    code, err = run_cli(tmp_path, capsys, *args)
+    assert code == 2 and culprit in err and "given twice" in err, err
+
+
+@pytest.mark.parametrize("holdout", [pytest.param([], id="fixed-test-split-holds-out-nothing"),
+                                     pytest.param(["--set", "holdout=every_nth_batch", "--set", "holdout_n=2"],
+                                                  id="every-nth-batch-holds-out-nothing")])
+def test_document_completion_that_holds_out_no_token(tmp_path, capsys, holdout):
+    """observed_fraction=0.9 over one-token documents (round(0.9) = 1: every token observed) -> exit 2 naming
+    observed_fraction (before the fit for the fixed test split), never a NaN log-likelihood in the trace."""
+    from topicbench.dataset import prepare
+
+    lines = [(d, 1 + (7 * d) % 20, 1) for d in range(1, 81)]
+    (tmp_path / "docword.txt").write_text("80\n20\n80\n" + "".join(f"{d} {w} {c}\n" for d, w, c in lines))
+    (tmp_path / "vocab.txt").write_text("".join(f"w{i}\n" for i in range(20)))
+    corpus = prepare("user_bow", tmp_path / "c", format="uci", path=str(tmp_path / "docword.txt"),
+                     vocab=str(tmp_path / "vocab.txt"), test_fraction=0.2)
+    code = cli(["run", "--corpus", str(corpus), "--out", str(tmp_path / "out"), "--method", "online_lda",
+                "--param", "K=3", "--param", "batch_size=10", "--set", "n_checkpoints=2",
+                "--set", "observed_fraction=0.9", *holdout])
+    err = capsys.readouterr().err
+    assert code == 2 and "holds out no token" in err and "observed_fraction=0.9" in err, err
+    assert not (tmp_path / "out").exists()

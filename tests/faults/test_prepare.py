@@ -386,3 +386,35 @@ def test_cli_error_is_one_line_without_traceback(tmp_path, src):
     assert code == 2 and "Traceback" not in err
     assert err.strip().count("\n") == 0 and f"error: {tmp_path / 'keep'}:" in err
     assert (tmp_path / "keep" / "a.txt").read_text() == "a"
+
+
+def test_non_ascii_out_under_the_c_locale(tmp_path):
+    """A non-ASCII --out under LANG=C (surrogates pyarrow and JSON refuse after the read) -> exit 2 naming the
+    argument and the locale, before any work, nothing written."""
+    docword, vocab = good_uci(tmp_path)
+    out = tmp_path / "cörpus"
+    code, err = run_subprocess(uci_args(docword, vocab, out), env={"LC_ALL": "C", "LANG": "C", "PYTHONUTF8": "0",
+                                                                    "PYTHONCOERCECLOCALE": "0"})
+    assert code == 2 and "rpus" in err and "UTF-8" in err and "Traceback" not in err, err
+    assert not out.exists() and not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+def test_out_a_corpus_that_also_holds_a_users_folder(tmp_path, capsys, src):
+    """--out an existing corpus folder that also holds a user's entry (a run written inside it, notes) -> refused
+    naming the entry, which replacing the corpus would delete; the corpus and the entry kept."""
+    out = tmp_path / "corpus"
+    assert run_cli(uci_args(*src, out), capsys)[0] == 0
+    (out / "my_run").mkdir()
+    (out / "my_run" / "notes.txt").write_text("precious")
+    before = digest(out)
+    code, err = run_cli(uci_args(*src, out), capsys)
+    assert code == 2 and str(out) in err and "my_run" in err, err
+    assert digest(out) == before
+
+
+def test_out_with_an_unexpanded_tilde(tmp_path, capsys, src, monkeypatch):
+    """--out=~/corpus (the shell does not expand ~ after '=') -> exit 2 naming --out, no folder named '~' made."""
+    monkeypatch.chdir(tmp_path)
+    code, err = run_cli(uci_args(*src, "~/corpus"), capsys)
+    assert code == 2 and "--out" in err and "'~'" in err, err
+    assert not (tmp_path / "~").exists()

@@ -1,6 +1,7 @@
 """A run's outputs are one unit: a kill or a full disk at any write step leaves the complete old run or the
 complete new one, never a mix; the output location is checked before compute; an orphaned fit stops; a broken
 model or trace read later is named."""
+import json
 import os
 import shutil
 import signal
@@ -327,3 +328,81 @@ def test_aggregate_never_overwrites_what_is_not_its_table(tmp_path, tiny_corpus,
     code = cli(["aggregate", "--out", str(out), str(runs[0] / "trace.parquet")])
     assert code == 2 and f"--out {out}" in capsys.readouterr().err
     assert out.read_bytes() == before
+
+
+def test_killed_atomic_write_leaves_no_temporary_file(tmp_path, tiny_corpus):
+    """SIGKILL inside an atomic file write (aggregate's table, as figures and the paper write theirs) -> the old file
+    intact, and the next write of that file removes the dead writer's hidden temporary file."""
+    old = make_old_run(tmp_path, tiny_corpus)
+    table = tmp_path / "all.parquet"
+    args = [sys.executable, "-m", "topicbench.cli", "aggregate", "--out", str(table), str(old.dir / "trace.parquet")]
+    assert subprocess.run(args, env=env(), cwd=REPO, capture_output=True).returncode == 0
+    before = checksums(tmp_path)
+    killed = subprocess.run(args, env=env(TOPICBENCH_FAULT_AT="kill:atomic.write"), cwd=REPO, capture_output=True)
+    assert killed.returncode == -signal.SIGKILL and checksums(tmp_path) != before  # the temporary file is there
+    assert {k: v for k, v in checksums(tmp_path).items() if not k.startswith(".")} == before
+    assert subprocess.run(args, env=env(), cwd=REPO, capture_output=True).returncode == 0
+    assert hidden_leftovers(tmp_path) == []
+
+
+@pytest.mark.parametrize("copy", [
+    pytest.param(False, id="aggregate-same-trace-twice"),
+    pytest.param(True, id="aggregate-two-copies-of-one-run"),
+])
+def test_aggregate_refuses_one_run_twice(tmp_path, tiny_corpus, capsys, copy):
+    """aggregate given one trace twice, or a copied run folder beside its original -> exit 2 naming both paths,
+    no table (its rows would count twice in every mean)."""
+    old = make_old_run(tmp_path, tiny_corpus)
+    second = old.dir / "trace.parquet"
+    if copy:
+        shutil.copytree(old.dir, tmp_path / "copy")
+        second = tmp_path / "copy" / "trace.parquet"
+    code = cli(["aggregate", "--out", str(tmp_path / "all.parquet"), str(old.dir / "trace.parquet"), str(second)])
+    err = capsys.readouterr().err
+    assert code == 2 and str(old.dir / "trace.parquet") in err and str(second) in err, err
+    assert not (tmp_path / "all.parquet").exists()
+
+
+def test_load_model_of_another_method_named(tmp_path, tiny_corpus):
+    """A model.npz whose _method names another method than its arrays -> OutputError naming the file and the
+    method, not a KeyError."""
+    old = make_old_run(tmp_path, tiny_corpus)
+    state = dict(np.load(old.dir / "model.npz"))
+    state["_method"] = np.array("bnmf")
+    np.savez(tmp_path / "model.npz", **state)
+    with pytest.raises(OutputError, match=r"model\.npz.*bnmf"):
+        load_model(tmp_path / "model.npz")
+
+
+def test_load_model_vocabulary_size_mismatch(tmp_path, tiny_corpus):
+    """load_model(path, n_words=V) where the model was fitted over another vocabulary size -> OutputError naming
+    the file and both sizes (never a model silently of the stored size)."""
+    old = make_old_run(tmp_path, tiny_corpus)
+    with pytest.raises(OutputError, match=r"model\.npz.*60.*50|model\.npz.*50.*60"):
+        load_model(old.dir / "model.npz", n_words=50)
+
+
+def test_out_inside_a_corpus_folder(tmp_path, tiny_corpus, capsys):
+    """--out inside a corpus folder (which a later prepare replaces as a whole, run and all) -> exit 2 naming the
+    corpus folder, before the fit; the corpus unchanged."""
+    before = checksums(tiny_corpus)
+    code, err, _ = run_cli(tmp_path, capsys, tiny_corpus / "runs" / "r1", tiny_corpus)
+    assert code == 2 and str(tiny_corpus) in err and "corpus" in err, err
+    assert checksums(tiny_corpus) == before
+
+
+def test_figure_reads_a_model_of_another_vocabulary(tmp_path, tiny_corpus):
+    """A figure's model fitted over another vocabulary size than its corpus -> OutputError naming the model and
+    both sizes, not topics labelled with the wrong words."""
+    sys.path.insert(0, str(REPO / "workflow" / "scripts"))
+    import figlib
+
+    old = make_old_run(tmp_path, tiny_corpus)
+    corpus = tmp_path / "corpus"
+    shutil.copytree(tiny_corpus, corpus)
+    meta = json.loads((corpus / "corpus.json").read_text())
+    meta["n_words"] = 50  # only what the figure reads matters here
+    (corpus / "corpus.json").write_text(json.dumps(meta))
+    ctx = figlib.Context("f", None, ["e"], None, {"e": str(corpus)}, {"e/l": str(old.dir / "model.npz")}, {})
+    with pytest.raises(OutputError, match=r"model\.npz.*60 words.*50"):
+        ctx.model("e", "l")

@@ -13,7 +13,21 @@ inlines some of them).
 """
 from __future__ import annotations
 
-import numba
+import os
+
+
+def _check_numba_threads_env() -> None:
+    """NUMBA_NUM_THREADS, if set, is a whole number >= 1: numba raises an error that does not name it for 0 and
+    silently falls back to the CPU count for text, either way after the user asked for something else."""
+    value = os.environ.get("NUMBA_NUM_THREADS")
+    if value is not None and not (value.strip().isdigit() and int(value) >= 1):
+        raise ValueError(f"environment variable NUMBA_NUM_THREADS={value!r} must be a whole number >= 1 "
+                         f"(numba's thread pool size); unset it or give a count")
+
+
+_check_numba_threads_env()  # before numba reads it
+
+import numba  # noqa: E402
 
 from . import _cache
 

@@ -180,7 +180,8 @@ class Context:
     def model(self, experiment: str, label: str):
         from topicbench.run import load_model
 
-        return load_model(self.model_path(experiment, label))
+        # over the experiment's corpus: a model of another vocabulary would label its topics with the wrong words
+        return load_model(self.model_path(experiment, label), n_words=self.corpus(experiment).get("n_words"))
 
     def output(self, role: str) -> str:
         return self._outputs[role]
