@@ -9,12 +9,22 @@ inlined helpers, compiled with the E step's flags), on arrays of a document's si
 Python; the table gives ns per call and the multiply-adds per ns of the two products. A product that loads one
 double per multiply-add is bound by the loads, not the FMA units: that rate is the ceiling of the float64 kernel.
 
-    python benchmarks/bench_estep_parts.py --words 265 --active 10 12 16
+    python benchmarks/bench_estep_parts.py --words 265 --active 8 12 16
+
+With ``--corpus`` it also times the whole E step (``kernels.lda_e_step``, one thread, process CPU, min of 5) on the
+fifth minibatch of 1024 documents of a shuffled pass, with the lambda online LDA has after the first four (the
+settings of bench_lda_speed.py), and divides by the iterations, next to the kernel's own count of sweeps over all K
+topics and of active topics: the gap between that and the parts above is what a document costs beyond its sweeps
+(its first sweeps over all K topics, reading its words' rows of exp E[log beta] from memory; choosing the topics;
+the sufficient statistics).
+
+    python benchmarks/bench_estep_parts.py --words 264 --active 8 12 --corpus /tmp/tb/wiki_bnpy --K 50 100
 """
 from __future__ import annotations
 
 import argparse
 import time
+from pathlib import Path
 
 import numpy as np
 from numba import njit
@@ -75,11 +85,42 @@ def best_ns(fn, args, reps, repeats=7):
     return best / reps * 1e9
 
 
+def whole_e_step(path, K, threads=1, repeats=5):
+    """(CPU s, iterations, diagnostics, words per document) of one E step on the fifth minibatch of a shuffled pass."""
+    from topicbench import kernels
+    from topicbench.corpus import load_corpus
+    from topicbench.method import get_method
+    from topicbench.streams import stream_order
+
+    corpus = load_corpus(path)
+    train = corpus.split("train")
+    lda = get_method("online_lda")(corpus.n_words, seed=0, threads=threads, corpus_size=train.n_docs, K=K,
+                                   batch_size=1024, kappa=0.7, tau0=1.0, alpha=0.01, eta=0.01)
+    order = stream_order("shuffled", train.n_docs, 0)
+    batches = [train.rows(order[i:i + 1024]) for i in range(0, 5 * 1024, 1024)]
+    for counts in batches[:4]:
+        _, sstats, _ = lda.e_step(counts)
+        lda.lam = kernels.natural_gradient_step(lda.lam, lda.step_size(), lda.eta, train.n_docs / 1024, sstats)
+        lda._refresh()
+        lda.updates += 1
+    kernels.set_threads(threads)
+    best = np.inf
+    for _ in range(repeats):
+        diagnostics = {}
+        t0 = time.process_time()
+        _, _, iterations = kernels.lda_e_step(batches[4], lda.exp_elog_beta, lda.alpha, 100, 1e-3,
+                                              diagnostics=diagnostics)
+        best = min(best, time.process_time() - t0)
+    return best, int(iterations.sum()), diagnostics, batches[4].nnz / batches[4].shape[0]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--words", type=int, default=265, help="distinct words of the document (wiki_bnpy: 264)")
     parser.add_argument("--active", type=int, nargs="+", default=[12], help="active topics (a multiple of 4)")
     parser.add_argument("--reps", type=int, default=200_000)
+    parser.add_argument("--corpus", nargs="*", default=[], help="prepared corpora: time the whole E step too")
+    parser.add_argument("--K", type=int, nargs="+", default=[50])
     args = parser.parse_args()
     rng = np.random.default_rng(0)
     n = args.words
@@ -101,6 +142,16 @@ def main():
         exp_theta = best_ns(_repeat_exp_theta, (gamma, np.empty(lanes), np.empty(lanes, dtype=np.int64)), args.reps)
         print(f"| {n} | {a} | {sweep:.0f} | {norm:.0f} ({a * n / norm:.1f}) | {divide:.0f} | {dots:.0f} ({a * n / dots:.1f}) | "
               f"{sweep - norm - divide - dots:.0f} | {lanes}: {exp_theta:.0f} |", flush=True)
+
+    if args.corpus:
+        print("\n| corpus | K | words/doc | E step CPU s (1 thread) | iterations | ns per iteration | sweeps over all K "
+              "| mean active topics of the other sweeps |\n|---|---|---|---|---|---|---|---|")
+    for path in args.corpus:
+        for K in args.K:
+            cpu, iterations, d, words = whole_e_step(path, K)
+            print(f"| {Path(path).name} | {K} | {words:.0f} | {cpu:.3f} | {iterations} | {cpu / iterations * 1e9:.0f} | "
+                  f"{d['dense_sweeps'] / (d['dense_sweeps'] + d['sparse_sweeps']):.0%} | "
+                  f"{d['active_topics_swept'] / max(d['sparse_sweeps'], 1):.1f} |", flush=True)
 
 
 if __name__ == "__main__":
