@@ -1,6 +1,7 @@
 # Shared definitions: the run table expanded from config (validated before any job starts).
 import json
 import shlex
+from pathlib import Path
 
 from topicbench.grid import check_config_file, check_folders_owned, check_paths, expand_all, mark_folders
 
@@ -66,6 +67,32 @@ def dataset_inputs(wildcards):
 
     entry = config["datasets"][wildcards.dataset]
     return sorted({str(path) for path in input_paths(entry.get("params") or {}, config.get("corpora_dir"))})
+
+
+def _package_files():
+    """Every file of the topicbench package (modules, kernels, package data), found once."""
+    import topicbench
+
+    root = Path(topicbench.__file__).resolve().parent
+    return sorted(str(path) for path in root.rglob("*") if path.is_file() and "__pycache__" not in path.parts)
+
+
+PACKAGE_FILES = _package_files()
+
+
+def fit_code(wildcards):
+    """The code a fit runs: its method's file and the topicbench package. As inputs, an edited file re-runs the fits
+    that ran it (Snakemake's code trigger sees only a rule's shell line), so no result outlives the code behind it."""
+    from topicbench.method import METHODS_DIR
+
+    return [str(METHODS_DIR / f"{RUNS[wildcards.run_id]['spec'].method}.py"), *PACKAGE_FILES]
+
+
+def prepare_code(wildcards):
+    """The code a prepare runs: its recipe's file and the topicbench package (see ``fit_code``)."""
+    from topicbench.dataset import DATASETS_DIR
+
+    return [str(DATASETS_DIR / f"{config['datasets'][wildcards.dataset]['recipe']}.py"), *PACKAGE_FILES]
 
 
 def corpora_dir_arg():

@@ -13,6 +13,7 @@
 rule fit:
     input:
         corpus=lambda wildcards: corpus_json(RUNS[wildcards.run_id]["dataset"]),
+        code=fit_code,
     output:
         trace=f"{RESULTS}/runs/{{run_id}}/trace.parquet",
         model=f"{RESULTS}/runs/{{run_id}}/model.npz",

@@ -5,7 +5,8 @@
 
 rule prepare_corpus:
     input:
-        dataset_inputs,
+        files=dataset_inputs,
+        code=prepare_code,
     output:
         corpus=f"{DATA}/corpora/{{dataset}}/corpus.json",
     params:
