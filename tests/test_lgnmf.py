@@ -168,6 +168,26 @@ def test_predictions_normalised_and_weighted_mixture(fitted):
     assert method.topics().shape == (5, V) and method.topic_weights().shape == (5,)
 
 
+def test_topic_weights_are_rates_not_loadings(fitted):
+    """topic_weights() is the part of X = D S' (Hu et al. 2014, eq. 1) topic k carries, sum_w D_wk times the mean s_dk:
+    loadings and scores trade scale
+    (D_k c with s_k / c gives the same rates D s), so the weight must not move when one topic's split changes, while the
+    loadings' sum alone moves by c."""
+    method, _ = fitted
+    b = method.best
+    before = method.topic_weights()
+    loadings, scores = method.D[b].copy(), method.score_mean[b].copy()
+    try:
+        method.D[b][:, 0] *= 8.0
+        method.score_mean[b][0] /= 8.0
+        after = method.topic_weights()
+    finally:
+        method.D[b][:] = loadings
+        method.score_mean[b][:] = scores
+    assert before[0] > 0
+    np.testing.assert_allclose(after, before, rtol=1e-12)  # rounding of one product and one quotient
+
+
 def test_topics_are_the_highest_weight_grid_points(fitted):
     """topics(): the columns of D at the grid point of largest eq. 13 weight, each normalised to sum to one."""
     method, _ = fitted

@@ -92,4 +92,9 @@ MUTANTS = [
     Mutant(id="hu_sec4_word_precision_unscaled", cites="Hu et al. 2014, eq. 9 with sec. 4's N/N_b (the minibatch's S'S "
            "in K I + S'S, scaled to the corpus)", path=PATH, find="K * np.eye(K) + scale * (S.T @ S), V)",
            replace="K * np.eye(K) + (S.T @ S), V)", tests=[T + "test_minibatch_scale_estimates_the_corpus_laplace_ratio"]),
+    Mutant(id="lgnmf_topic_weights_without_scores", cites="Hu et al. 2014, eq. 1 (X = D S', X_ij = d_i's_j): a topic's "
+           "weight is the part of X it carries, not its loadings' sum", path=PATH,
+           find="return self.D[self.best].sum(axis=0) * self.score_mean[self.best]",
+           replace="return self.D[self.best].sum(axis=0)",
+           tests=[T + "test_topic_weights_are_rates_not_loadings"]),
 ]
