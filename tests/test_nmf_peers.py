@@ -113,3 +113,21 @@ def test_gensim_nmf_predicts_the_normalised_reconstruction_and_keeps_running_mea
     rows = np.repeat(np.arange(test.shape[0]), np.diff(test.indptr))
     np.testing.assert_allclose(model.predict_words(test, test), _by_hand((m._W @ h).T, 1e-4)[rows, test.indices],
                                rtol=1e-10)  # summation order of W h against the mixture's
+
+
+@pytest.mark.parametrize("forget_factor", [0.3, 0.9])
+def test_sklearn_nmf_is_minibatchnmf_with_its_hyperparameters(tiny, forget_factor):
+    """The plugin is scikit-learn's MiniBatchNMF (KL loss) with K, batch_size, forget_factor, init, tol and the seed as
+    given: after three minibatches its H equals MiniBatchNMF's own, fed the same minibatches directly. forget_factor
+    is sklearn's rho, the weight the running statistics A, B keep per minibatch (not 1 - rho)."""
+    from sklearn.decomposition import MiniBatchNMF
+
+    model = get_method("sklearn_nmf")(tiny.n_words, seed=0, K=4, batch_size=100, forget_factor=forget_factor)
+    direct = MiniBatchNMF(n_components=4, beta_loss="kullback-leibler", init="nndsvda", batch_size=100,
+                          forget_factor=forget_factor, tol=1e-4, random_state=0)
+    counts = tiny.split("train").counts
+    for t in range(3):
+        rows = np.arange(100 * t, 100 * (t + 1))
+        model.partial_fit(Minibatch(counts[rows], rows, rows, None, t))
+        direct.partial_fit(counts[rows].astype(np.float64))
+    np.testing.assert_allclose(model.model.components_, direct.components_, rtol=1e-12, atol=0)  # the same arithmetic

@@ -263,4 +263,8 @@ MUTANTS = [
     Mutant(id="gensim_nmf_chunk_index_from_two", cites="gensim Nmf.update's chunk_overall_idx (t from 1: A_1 = h h')",
            path="methods/gensim_nmf.py", find="t = self.updates + 1  #", replace="t = self.updates + 2  #",
            tests=[GENSIM_NMF]),
+    Mutant(id="sklearn_nmf_forget_factor_inverted", cites="scikit-learn MiniBatchNMF's forget_factor (its rho: the "
+           "weight the running statistics keep per minibatch), as the peer's hyperparameter", path="methods/sklearn_nmf.py",
+           find='forget_factor=float(h["forget_factor"])', replace='forget_factor=1 - float(h["forget_factor"])',
+           tests=["tests/test_nmf_peers.py::test_sklearn_nmf_is_minibatchnmf_with_its_hyperparameters"]),
 ]
