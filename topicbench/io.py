@@ -61,12 +61,13 @@ def _remove_dead_writers_tmp(path: Path) -> None:
     pattern = re.compile(re.escape(f".{path.name}.") + r"(\d+)-[A-Za-z0-9_]+\.tmp")
     for stale in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):
         match = pattern.fullmatch(stale.name)
-        if match and not _pid_running(int(match.group(1))):
+        if match and not pid_alive(int(match.group(1))):
             with contextlib.suppress(FileNotFoundError):
                 stale.unlink()
 
 
-def _pid_running(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether a process of that pid still runs (another user's counts): only a dead writer's leftovers are removed."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

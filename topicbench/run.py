@@ -388,23 +388,13 @@ def _staging_dirs(out_dir: Path, kind: str = "staging"):
     return out_dir.parent.glob(f".{out_dir.name}.{kind}-*") if out_dir.parent.is_dir() else []
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def clean_stale_staging(out_dir: Path) -> None:
     """Remove staging folders beside ``out_dir`` left by runs that were killed (their process is gone), and
     put back an old run that a kill left renamed aside mid-swap (file systems without RENAME_EXCHANGE)."""
     for kind in ("old", "staging"):
         for stale in _staging_dirs(out_dir, kind):
             pid = stale.name.rsplit(f".{kind}-", 1)[1].split("-", 1)[0]
-            if pid.isdigit() and _pid_alive(int(pid)):
+            if pid.isdigit() and io.pid_alive(int(pid)):
                 continue
             if kind == "old" and not out_dir.exists():
                 os.rename(stale, out_dir)  # killed between the two renames of a swap: the old run comes back

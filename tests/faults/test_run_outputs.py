@@ -105,7 +105,7 @@ def test_no_atomic_exchange_kill_between_renames(tmp_path, tiny_corpus, monkeypa
     assert not old.dir.exists()
     aside = [p for p in tmp_path.iterdir() if p.name.startswith(".run.old-")]
     assert len(aside) == 1 and checksums(aside[0]) == old.sums
-    monkeypatch.setattr(run_module, "_pid_alive", lambda pid: False)  # as after the kill
+    monkeypatch.setattr(run_module.io, "pid_alive", lambda pid: False)  # as after the kill
     run_module.check_output_location(old.dir, RunSpec(**SPEC))
     assert checksums(old.dir) == old.sums and hidden_leftovers(tmp_path) == []
 
