@@ -28,7 +28,7 @@ RULE_LINE = re.compile(r"^\s*(?:local)?rule (\w+):$")
 INPUT_LINE = re.compile(r"^\s+input: (.*)$")
 
 
-def dry_run(config: str, results: Path, data: Path) -> str:
+def _dry_run(config: str, results: Path, data: Path) -> str:
     """Snakemake's dry-run listing of the config's whole DAG (skips a config whose real corpora are absent)."""
     cmd = [sys.executable, "-m", "snakemake", "-n", "-s", str(REPO / "Snakefile"), "--configfile",
            str(REPO / "workflow" / "config" / f"{config}.yaml"), "--config", f"results_dir={results}", f"data_dir={data}"]
@@ -41,10 +41,23 @@ def dry_run(config: str, results: Path, data: Path) -> str:
     return result.stdout
 
 
-def written_files(config: str, results: Path, data: Path) -> list[str]:
-    """The output, log and benchmark paths of every job in the dry-run DAG (none of them exists yet)."""
+@pytest.fixture(scope="module")
+def dry_run(tmp_path_factory):
+    """config -> (its dry-run listing, results_dir, data_dir), each config's DAG built once for the module's tests."""
+    listings = {}
+
+    def listing(config: str):
+        if config not in listings:
+            root = tmp_path_factory.mktemp(config)
+            listings[config] = (_dry_run(config, root / "results", root / "data"), root / "results", root / "data")
+        return listings[config]
+    return listing
+
+
+def written_files(listing: str) -> list[str]:
+    """The output, log and benchmark paths of every job in a dry-run listing (none of them exists yet)."""
     paths = []
-    for line in dry_run(config, results, data).splitlines():
+    for line in listing.splitlines():
         match = FILE_LINE.match(line)
         if match:
             paths += [p.strip() for p in match.group(2).split(",") if p.strip()]
@@ -52,10 +65,10 @@ def written_files(config: str, results: Path, data: Path) -> list[str]:
 
 
 @pytest.mark.parametrize("config", CONFIGS)
-def test_every_written_name_is_guarded(tmp_path, config):
+def test_every_written_name_is_guarded(dry_run, config):
     """A rule writing outside results_dir/data_dir, or under a name WORKFLOW_ENTRIES lacks -> this test fails."""
-    results, data = tmp_path / "results", tmp_path / "data"
-    paths = written_files(config, results, data)
+    listing, results, data = dry_run(config)
+    paths = written_files(listing)
     assert len(paths) > 10, paths  # the dry run printed the jobs' files (the parse still matches Snakemake's format)
     roots = {"results_dir": results, "data_dir": data}
     unguarded = []
@@ -66,10 +79,10 @@ def test_every_written_name_is_guarded(tmp_path, config):
     assert not unguarded, f"{config}.yaml: written outside the guarded names: {sorted(set(unguarded))[:10]}"
 
 
-def test_fits_and_prepares_depend_on_their_code(tmp_path):
+def test_fits_and_prepares_depend_on_their_code(dry_run):
     """A fit or prepare job without its method's / recipe's file and the package among its inputs -> this test fails
     (an edited method would leave stale results standing)."""
-    listing = dry_run("ci", tmp_path / "results", tmp_path / "data")
+    listing, _, _ = dry_run("ci")
     jobs, rule = [], None
     for line in listing.splitlines():
         if RULE_LINE.match(line):
