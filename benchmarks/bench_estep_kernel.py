@@ -26,8 +26,10 @@ corpora too small for the three fixed stages (e.g. wiki_bnpy, 7 minibatches):
 from __future__ import annotations
 
 import argparse
+import atexit
 import importlib.util
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -35,8 +37,11 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-# numba caches by file path and source; two copies of the kernels in one process need a private cache
-os.environ.setdefault("NUMBA_CACHE_DIR", tempfile.mkdtemp(prefix="bench_estep_numba_"))
+# numba caches by file path and source; two copies of the kernels in one process need a private cache,
+# removed when the process that made it exits (its subprocesses inherit it through the environment)
+if "NUMBA_CACHE_DIR" not in os.environ:
+    os.environ["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="bench_estep_numba_")
+    atexit.register(shutil.rmtree, os.environ["NUMBA_CACHE_DIR"], ignore_errors=True)
 
 import numba  # noqa: E402
 import numpy as np  # noqa: E402
