@@ -152,7 +152,25 @@ def _write_text_formats(root):
         (root / name).write_bytes(b"\xef\xbb\xbf" * bom + buf.getvalue().encode(encoding))
         return name
 
+    # the same folder with what a copied or downloaded folder also holds: none of it is a document
+    import shutil
+
+    shutil.copytree(root / "files", root / "junk")
+    (root / "junk" / "__MACOSX").mkdir()
+    (root / "junk" / ".git").mkdir()
+    for name, data in {".DS_Store": b"\x00\x00\x00\x01Bud1\x00\x10", "._000.txt": b"\x00\x05\x16\x07Mac OS X  ",
+                       "__MACOSX/._001.txt": b"\x00\x05\x16\x07", ".git/HEAD": b"ref: refs/heads/main\n",
+                       "PROVENANCE.md": b"# Provenance\nmarkets bonds stocks from example.org\n",
+                       "README.txt": b"gold silver bonds\n", ".notes": b"stocks stocks\n"}.items():
+        (root / "junk" / name).write_bytes(data)
+    (root / "u16.jsonl").write_bytes((root / "d.jsonl").read_text(encoding="utf-8").encode("utf-16"))
+    tsv = io.StringIO(newline="")
+    csvlib.writer(tsv, delimiter="\t", lineterminator="\n").writerows([["text", "id"]] + [[t, f"d{i}"] for i, t in enumerate(TEXTS)])
+    (root / "d.tsv").write_text(tsv.getvalue(), encoding="utf-8")
     return {"files": {"format": "files", "path": "files"}, "jsonl": {"format": "jsonl", "path": "d.jsonl"},
+            "files_junk": {"format": "files", "path": "junk"},
+            "jsonl_utf16": {"format": "jsonl", "path": "u16.jsonl", "encoding": "utf-16", "id_column": "id"},
+            "tsv": {"format": "csv", "path": "d.tsv", "sep": "\\t", "id_column": "id"},
             "jsonl_time": {"format": "jsonl", "path": "d.jsonl", "time_column": "t", "id_column": "id"},
             "csv": {"format": "csv", "path": write_csv("d.csv")},
             "csv_time": {"format": "csv", "path": write_csv("t.csv", time=True), "time_column": "t"},
@@ -162,8 +180,10 @@ def _write_text_formats(root):
 
 
 def test_same_text_in_every_text_format_prepares_to_the_same_counts(tmp_path):
-    """One text as files, JSONL and CSV (quoted commas and newlines, CRLF, BOM, latin-1, time column) -> identical
-    counts and vocabulary: no reader adds, loses or splits a word (a BOM or CR glued to a word would show)."""
+    """One text as files, JSONL and CSV (quoted commas and newlines, CRLF, BOM, latin-1, UTF-16, tab-separated, time
+    column) -> identical counts and vocabulary: no reader adds, loses or splits a word (a BOM or CR glued to a word would
+    show); a folder's hidden files, AppleDouble forks, __MACOSX/, PROVENANCE.md and README are not documents (a junk
+    document would change the counts), and are listed by name in corpus.json."""
     cases = _write_text_formats(tmp_path)
     prepared, tokens = {}, {}
     for name, params in cases.items():
@@ -174,6 +194,8 @@ def test_same_text_in_every_text_format_prepares_to_the_same_counts(tmp_path):
     assert all(prepared[name] == prepared["files"] for name in cases), tokens
     assert len(set(tokens.values())) == 1, tokens
     assert "café" in prepared["files"][1].decode() and load_corpus(tmp_path / "out" / "csv_time").has_time
+    skipped = load_corpus(tmp_path / "out" / "files_junk").meta["preprocessing"]["skipped_files"]
+    assert skipped == {"count": 7, "first": [".DS_Store", "._000.txt", ".git/HEAD", ".notes", "PROVENANCE.md"]}, skipped
 
 
 # --- bad input: every error names the file (and the line) -------------------------------------
@@ -262,6 +284,15 @@ def test_non_utf8_text_names_file_and_line(tmp_path):
     (tmp_path / "docs" / "a.txt").write_bytes(b"one\ntwo \xff\n")
     with pytest.raises(ReaderError, match=r"a\.txt:2: not valid utf-8"):
         read_text_files(tmp_path / "docs")
+
+
+def test_one_long_csv_document_is_read(tmp_path):
+    """A CSV document longer than the csv module's 128 KiB field limit (one huge document among short ones) -> read
+    whole, every token counted (was refused: 'field larger than field limit (131072)')."""
+    long_text = " ".join(["apple", "bread"] * 40_000)  # 480 KB
+    (tmp_path / "t.csv").write_text(f"id,text\n1,{long_text}\n2,cheese apple\n3,\"bread, cheese\"\n")
+    frame = read_csv_text(tmp_path / "t.csv", id_column="id")
+    assert frame["text"].tolist() == [long_text, "cheese apple", "bread, cheese"]
 
 
 def test_csv_and_jsonl_structure_errors(tmp_path):
@@ -397,6 +428,18 @@ def test_time_parsing_to_decimal_year():
     assert years[0] == 2001.0 and abs(years[1] - 2001.5) < 1e-9 and 1790.0 < years[2] < 1790.03
     assert decimal_year(pd.to_datetime(["2000-12-31 12:00"]))[0] == pytest.approx(2000 + 365.5 / 366)
     assert list(parse_time(["1-Jan-96", "31-Dec-06"], fmt="%d-%b-%y").round(3)) == [1996.0, 2006.997]
+
+
+def test_unix_times_are_asked_for():
+    """Unix times in seconds and milliseconds (numbers or numeric text) -> the same decimal years as their ISO dates,
+    with time_format=unix_s / unix_ms; without it a number is refused naming the line and the fix (never guessed)."""
+    iso = parse_time(["2020-09-13T12:26:40Z", "1970-01-01", "2001-07-02T12:00:00Z"])
+    assert list(parse_time([1600000000, "0", 994075200.0], fmt="unix_s")) == list(iso)
+    assert list(parse_time(["1600000000000", 0, 994075200000], fmt="unix_ms")) == list(iso)
+    with pytest.raises(ReaderError, match=r"f\.csv:3: cannot parse time '1600000000' as ISO 8601 .*time_format=unix_s"):
+        parse_time(["2020-01-01", 1600000000], source="f.csv", line_numbers=[2, 3])
+    with pytest.raises(ReaderError, match=r"f\.csv:2: .*'1600000000000' with format 'unix_s'.*milliseconds"):
+        parse_time([1600000000000], fmt="unix_s", source="f.csv", line_numbers=[2])
 
 
 def test_seeded_split_is_deterministic_and_exact():

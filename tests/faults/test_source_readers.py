@@ -380,3 +380,93 @@ def test_user_text_bad_ids_and_fields_name_line(tmp_path, capsys, fmt, body, nam
                                        "--param", f"path={tmp_path / f't.{fmt}'}", *extra], tmp_path / "out",
                               tmp_path / f"t.{fmt}")
     assert code == 2 and named in err, err
+
+
+def _text_source(tmp_path, damage):
+    """A five-document JSONL / CSV / folder source with one damage; returns (format, path, extra params)."""
+    import os
+    import zipfile
+
+    texts = ["apple bread cheese", "bread cheese dates", "cheese dates apple", "dates apple bread", "apple cheese bread"]
+    jsonl = "".join(json.dumps({"id": i, "text": t, "t": 1600000000 + i}) + "\n" for i, t in enumerate(texts)).encode()
+    csv = ("id,text\n" + "".join(f"{i},{t}\n" for i, t in enumerate(texts))).encode()
+    src = tmp_path / "src"
+    src.mkdir()
+    if damage in ("gzip-named-plain", "zip-as-jsonl", "utf16-read-as-utf8"):
+        data = {"gzip-named-plain": gzip.compress(jsonl), "utf16-read-as-utf8": jsonl.decode().encode("utf-16")}.get(damage)
+        if data is None:
+            with zipfile.ZipFile(src / "t.jsonl", "w") as archive:
+                archive.writestr("t.jsonl", jsonl)
+        else:
+            (src / "t.jsonl").write_bytes(data)
+        return "jsonl", src / "t.jsonl", []
+    if damage == "nul-in-csv":
+        (src / "t.csv").write_bytes(csv.replace(b"dates apple", b"da\x00tes apple"))
+        return "csv", src / "t.csv", []
+    if damage in ("text-a-number", "text-true"):
+        lines = jsonl.decode().splitlines()
+        lines[3] = json.dumps({"id": 3, "text": 1234 if damage == "text-a-number" else True})
+        (src / "t.jsonl").write_text("\n".join(lines) + "\n")
+        return "jsonl", src / "t.jsonl", []
+    if damage == "unix-time-as-iso":
+        (src / "t.jsonl").write_bytes(jsonl)
+        return "jsonl", src / "t.jsonl", ["--param", "time_column=t"]
+    if damage == "csv-column-twice":
+        (src / "t.csv").write_bytes(csv.replace(b"id,text\n", b"text,text\n"))
+        return "csv", src / "t.csv", []
+    if damage == "csv-blank-id":
+        (src / "t.csv").write_bytes(csv.replace(b"\n2,", b"\n ,"))
+        return "csv", src / "t.csv", ["--param", "id_column=id"]
+    for i, t in enumerate(texts):
+        (src / f"d{i}.txt").write_text(t)
+    if damage == "broken-symlink":
+        os.symlink(src / "gone.txt", src / "d9.txt")
+    else:  # a symbolic link to itself
+        os.symlink(src / "d8.txt", src / "d8.txt")
+    return "files", src, []
+
+
+@pytest.mark.parametrize("damage, named", [
+    pytest.param("gzip-named-plain", "t.jsonl: the file is gzip-compressed, but its name does not end in .gz",
+                 id="gzip-file-without-gz-suffix"),
+    pytest.param("zip-as-jsonl", "t.jsonl: the file is a zip archive", id="zip-archive-as-text"),
+    pytest.param("utf16-read-as-utf8", "t.jsonl:1: not valid utf-8 text (invalid start byte at byte 0); the file starts "
+                 "with a UTF-16 byte-order mark: pass encoding=utf-16", id="utf16-file-read-as-utf8"),
+    pytest.param("nul-in-csv", "t.csv:4: NUL character", id="nul-byte-in-text"),
+    pytest.param("text-a-number", "t.jsonl:4: field 'text' is a JSON int (1234)", id="jsonl-text-a-number"),
+    pytest.param("text-true", "t.jsonl:4: field 'text' is a JSON bool (true)", id="jsonl-text-a-boolean"),
+    pytest.param("unix-time-as-iso", "t.jsonl:1: cannot parse time '1600000000' as ISO 8601 (5 unparseable); for Unix "
+                 "times pass time_format=unix_s", id="unix-times-without-time-format"),
+    pytest.param("csv-column-twice", "t.csv:1: column 'text' appears 2 times in the header", id="csv-text-column-twice"),
+    pytest.param("csv-blank-id", "t.csv:4: blank id", id="csv-blank-id"),
+    pytest.param("broken-symlink", "d9.txt: not a readable file (a broken or looping symbolic link)",
+                 id="files-broken-symlink"),
+    pytest.param("symlink-loop", "d8.txt: not a readable file (a broken or looping symbolic link)", id="files-symlink-loop"),
+])
+def test_unseen_text_source_damage_named(tmp_path, capsys, damage, named):
+    """An unseen text source with damage of the case's id -> exit 2 naming file(:line) and the fix, before compute.
+
+    Damage: a compressed file or zip archive under a plain name, UTF-16 read as UTF-8, a NUL byte, a number or true
+    as a document's text, Unix times read as ISO dates, a column twice, a blank id, a broken or looping symbolic
+    link in a folder (was: 'not valid utf-8 at byte 1', a word split at the NUL, the text 'true' or '1234' as a
+    document, the first of two columns taken, a blank id prepared, or the linked document silently missing)."""
+    fmt, path, extra = _text_source(tmp_path, damage)
+    code, err = prepare_fails(capsys, ["prepare", "user_text", "--out", tmp_path / "out", "--param", f"format={fmt}",
+                                       "--param", f"path={path}", "--param", "min_df=1", *extra], tmp_path / "out", path)
+    assert code == 2 and named in err, err
+
+
+def test_glob_pattern_param_needs_yaml_quotes(tmp_path, capsys):
+    """--param pattern=*.txt (a YAML alias, not a string) -> exit 2 naming the value and how to quote it; the quoted
+    form it suggests reads only the .txt files (was a bare YAML error, with no way shown to pass a glob)."""
+    src = tmp_path / "src"
+    src.mkdir()
+    for i, text in enumerate(["apple bread", "bread cheese", "cheese apple", "apple bread cheese"]):
+        (src / f"d{i}.txt").write_text(text)
+    (src / "notes.md").write_text("zebra zebra")
+    args = ["prepare", "user_text", "--out", tmp_path / "out", "--param", "format=files", "--param", f"path={src}",
+            "--param", "min_df=1", "--param", "max_df=1.0", "--param", "test_fraction=0.25"]
+    code, err = prepare_fails(capsys, [*args, "--param", "pattern=*.txt"], tmp_path / "out", src)
+    assert code == 2 and "--param pattern: cannot read the value '*.txt'" in err and "'pattern=\"*.txt\"'" in err, err
+    code, err = run_cli([*args, "--param", 'pattern="*.txt"'], capsys)
+    assert code == 0 and "zebra" not in (tmp_path / "out" / "vocab.txt").read_text(), err
