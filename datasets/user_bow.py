@@ -24,10 +24,12 @@ class UserBow(Dataset):
         if not p["docs_in_rows"] and p["format"] != "mm":  # UCI and LDA-C say which id is the document
             raise CorpusError(f"user_bow: docs_in_rows=false is for format=mm only, got format={p['format']}")
         extra = {"docs_in_rows": p["docs_in_rows"]} if p["format"] == "mm" else {}
-        counts, vocab, kept, n_input = READERS[p["format"]](path, vocab_path, **extra)
+        summed: dict = {}  # repeated (document, word) entries, added up as the formats' readers do, and counted
+        counts, vocab, kept, n_input = READERS[p["format"]](path, vocab_path, **extra, report=summed)
         docs = make_docs_frame(len(kept), split=seeded_split(len(kept), p["test_fraction"], p["split_seed"]),
                                doc_id=[f"doc{i}" for i in kept])
         meta = bow_meta(self.name, self.description, f"{p['format']} file {path.name} + {vocab_path.name}",
                         n_input - len(kept),
-                        f"seeded random: {p['test_fraction']:.0%} test, seed {p['split_seed']}", format=p["format"], **extra)
+                        f"seeded random: {p['test_fraction']:.0%} test, seed {p['split_seed']}", format=p["format"], **extra,
+                        **summed)
         return corpus_from_bow(counts, vocab, docs, meta)

@@ -95,6 +95,26 @@ def test_empty_bow_documents_are_dropped_and_counted(tmp_path):
     assert json.loads((out / "corpus.json").read_text())["preprocessing"]["dropped_empty"] == 2
 
 
+def test_repeated_bow_entries_are_summed_and_counted(tmp_path):
+    """A (document, word) entry written twice, in UCI, LDA-C and Matrix Market -> the counts added up, as if written
+    once with the sum, and the number of repeats recorded in corpus.json (was summed without a trace)."""
+    vocab = write_vocab(tmp_path / "vocab.txt", 3)
+    once = sp.csr_matrix(np.array([[2, 1, 0], [0, 3, 1]]))
+    files = {"uci": "2\n3\n5\n1 1 2\n1 2 1\n2 2 1\n2 3 1\n2 2 2\n",  # (2, 2) written as 1 + 2
+             "ldac": "2 0:2 1:1\n3 1:1 2:1 1:2\n",
+             "mm": "%%MatrixMarket matrix coordinate integer general\n2 3 5\n1 1 2\n1 2 1\n2 2 1\n2 3 1\n2 2 2\n"}
+    for fmt, text in files.items():
+        (tmp_path / f"d.{fmt}").write_text(text)
+        out = prepare("user_bow", tmp_path / fmt, format=fmt, path=str(tmp_path / f"d.{fmt}"), vocab=str(vocab),
+                      test_fraction=0.0)
+        corpus = load_corpus(out)
+        assert (corpus.counts != once).nnz == 0, fmt
+        assert corpus.meta["preprocessing"]["summed_repeated_entries"]["count"] == 1, fmt
+    write_uci(tmp_path / "clean.txt", once)
+    out = prepare("user_bow", tmp_path / "clean", format="uci", path=str(tmp_path / "clean.txt"), vocab=str(vocab))
+    assert "summed_repeated_entries" not in load_corpus(out).meta["preprocessing"]  # only recorded when there were any
+
+
 # --- the same corpus in every format prepares to the same bytes ----------------------------------
 
 

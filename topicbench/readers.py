@@ -193,7 +193,7 @@ def _drop_empty(counts: sp.csr_matrix) -> tuple[sp.csr_matrix, np.ndarray]:
     return counts[keep], keep
 
 
-def read_uci_bow(docword, vocab_path, encoding: str = "utf-8") -> tuple[sp.csr_matrix, list[str], np.ndarray, int]:
+def read_uci_bow(docword, vocab_path, encoding: str = "utf-8", report: dict | None = None) -> tuple[sp.csr_matrix, list[str], np.ndarray, int]:
     """UCI bag-of-words: header lines D, W, NNZ, then ``docID wordID count`` (1-based).
 
     Returns (counts, vocab, kept document numbers (0-based), D): documents with no entries are
@@ -274,15 +274,18 @@ def read_uci_bow(docword, vocab_path, encoding: str = "utf-8") -> tuple[sp.csr_m
     data = np.concatenate(values) if values else np.zeros(0, np.int64)
     counts = sp.csr_matrix((data, (rows, cols)), shape=(n_docs, n_words), dtype=np.int64)
     counts.sum_duplicates()
-    _check_summed(counts, docword, "a docID, wordID pair repeated")
+    _check_summed(counts, docword, "a docID, wordID pair repeated", len(data), report)
     counts, kept = _drop_empty(counts)
     if not len(kept):
         raise ReaderError(f"{docword}: no documents (header D={n_docs}, NNZ={nnz}): nothing to prepare")
     return counts, vocab, kept, n_docs
 
 
-def _check_summed(counts: sp.csr_matrix, path, how: str) -> None:
-    """Counts that only overflow once duplicate entries are added up are an error too, never a wrap."""
+def _check_summed(counts: sp.csr_matrix, path, how: str, entries: int | None = None, report: dict | None = None) -> None:
+    """Counts that only overflow once duplicate entries are added up are an error too, never a wrap; how many of the
+    file's ``entries`` were added to an earlier one (``how``) goes in ``report`` for corpus.json, where there were any."""
+    if report is not None and entries is not None and entries > counts.nnz:
+        report["summed_repeated_entries"] = {"count": int(entries - counts.nnz), "what": how}
     if counts.nnz and counts.data.max() > INT32_MAX:
         k = int(np.argmax(counts.data))
         row = int(np.searchsorted(counts.indptr, k, side="right") - 1)
@@ -290,7 +293,7 @@ def _check_summed(counts: sp.csr_matrix, path, how: str) -> None:
                           f"({how}) exceeds {INT32_MAX} (counts are stored as int32)")
 
 
-def read_ldac(path, vocab_path, encoding: str = "utf-8", max_docs: int | None = None) -> tuple[sp.csr_matrix, list[str], np.ndarray, int]:
+def read_ldac(path, vocab_path, encoding: str = "utf-8", max_docs: int | None = None, report: dict | None = None) -> tuple[sp.csr_matrix, list[str], np.ndarray, int]:
     """LDA-C: one line per document, ``N id:count ...`` with 0-based ids into the vocabulary file.
 
     N must equal the number of pairs. Empty documents (``0``) are dropped; returns (counts, vocab,
@@ -336,11 +339,11 @@ def read_ldac(path, vocab_path, encoding: str = "utf-8", max_docs: int | None = 
     counts = sp.csr_matrix((np.concatenate(data), np.concatenate(indices), np.array(indptr, dtype=np.int64)),
                            shape=(len(kept), n_words))
     counts.sum_duplicates()
-    _check_summed(counts, path, "an id repeated on its line")
+    _check_summed(counts, path, "an id repeated on its line", int(indptr[-1]), report)
     return counts, vocab, np.array(kept), n_read
 
 
-def read_matrix_market(path, vocab_path, docs_in_rows: bool = True, encoding: str = "utf-8") -> tuple[sp.csr_matrix, list[str], np.ndarray, int]:
+def read_matrix_market(path, vocab_path, docs_in_rows: bool = True, encoding: str = "utf-8", report: dict | None = None) -> tuple[sp.csr_matrix, list[str], np.ndarray, int]:
     """Matrix Market coordinate file (documents x words, or words x documents with ``docs_in_rows=False``)."""
     import scipy.io
 
@@ -356,6 +359,7 @@ def read_matrix_market(path, vocab_path, docs_in_rows: bool = True, encoding: st
         raise
     except (ValueError, OSError, EOFError, IndexError, TypeError, OverflowError, lzma.LZMAError, zlib_error()) as err:
         raise ReaderError(f"{path}: cannot be read as Matrix Market ({err})") from err
+    entries = matrix.nnz if sp.issparse(matrix) else None  # coordinate entries as read, before repeats are summed
     matrix = sp.csr_matrix(matrix if docs_in_rows else matrix.T)
     if matrix.shape[1] != len(vocab):
         hint = (f" (its {matrix.shape[0]} rows match: documents in columns? pass docs_in_rows="
@@ -371,7 +375,7 @@ def read_matrix_market(path, vocab_path, docs_in_rows: bool = True, encoding: st
         raise ReaderError(f"{path}: count {matrix.data.max():.0f} exceeds {INT32_MAX} (counts are stored as int32)")
     matrix = sp.csr_matrix(matrix, dtype=np.int64)
     matrix.sum_duplicates()
-    _check_summed(matrix, path, "a coordinate repeated")
+    _check_summed(matrix, path, "a coordinate repeated", entries, report)
     matrix.eliminate_zeros()
     counts, kept = _drop_empty(matrix)
     if not len(kept):
