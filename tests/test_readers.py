@@ -97,7 +97,8 @@ def test_empty_bow_documents_are_dropped_and_counted(tmp_path):
 
 def test_repeated_bow_entries_are_summed_and_counted(tmp_path):
     """A (document, word) entry written twice, in UCI, LDA-C and Matrix Market -> the counts added up, as if written
-    once with the sum, and the number of repeats recorded in corpus.json (was summed without a trace)."""
+    once with the sum, and the number of repeats recorded in corpus.json (was summed without a trace); a Matrix Market
+    'pattern' file (no values) -> a count of 1 per entry, recorded as such."""
     vocab = write_vocab(tmp_path / "vocab.txt", 3)
     once = sp.csr_matrix(np.array([[2, 1, 0], [0, 3, 1]]))
     files = {"uci": "2\n3\n5\n1 1 2\n1 2 1\n2 2 1\n2 3 1\n2 2 2\n",  # (2, 2) written as 1 + 2
@@ -110,6 +111,11 @@ def test_repeated_bow_entries_are_summed_and_counted(tmp_path):
         corpus = load_corpus(out)
         assert (corpus.counts != once).nnz == 0, fmt
         assert corpus.meta["preprocessing"]["summed_repeated_entries"]["count"] == 1, fmt
+    (tmp_path / "p.mm").write_text("%%MatrixMarket matrix coordinate pattern general\n2 3 4\n1 1\n1 2\n2 2\n2 3\n")
+    corpus = load_corpus(prepare("user_bow", tmp_path / "pattern", format="mm", path=str(tmp_path / "p.mm"),
+                                 vocab=str(vocab), test_fraction=0.0))
+    assert corpus.counts.toarray().tolist() == [[1, 1, 0], [0, 1, 1]]  # a pattern file: positions, each one occurrence
+    assert corpus.meta["preprocessing"]["matrix_market_field"].startswith("pattern")  # ... and said so in corpus.json
     write_uci(tmp_path / "clean.txt", once)
     out = prepare("user_bow", tmp_path / "clean", format="uci", path=str(tmp_path / "clean.txt"), vocab=str(vocab))
     assert "summed_repeated_entries" not in load_corpus(out).meta["preprocessing"]  # only recorded when there were any

@@ -353,6 +353,12 @@ def read_matrix_market(path, vocab_path, docs_in_rows: bool = True, encoding: st
             first = handle.readline()
         if not first.startswith(b"%%MatrixMarket"):
             raise ReaderError(f"{where(path, 1)}: bad header: expected '%%MatrixMarket matrix coordinate ...', got {first[:60]!r}")
+        field, symmetry = (first.decode("ascii", "replace").lower().split() + ["", "", "", ""])[3:5]
+        if symmetry not in ("general", ""):  # scipy would mirror every entry: counts the file never wrote
+            raise ReaderError(f"{where(path, 1)}: header says {symmetry!r}, but a documents x words count matrix is not "
+                              f"{symmetry}; write it as 'general' (every entry listed)")
+        if field == "pattern" and report is not None:  # positions without values: each is one occurrence
+            report["matrix_market_field"] = "pattern (every entry read as a count of 1)"
         with open_binary(path) as handle:
             matrix = scipy.io.mmread(handle)
     except ReaderError:
@@ -439,6 +445,9 @@ def check_unique_ids(rows: list[dict], path, id_name: str | None) -> None:
         first[row["doc_id"]] = row["line"]
 
 
+BARE_CR = "; its lines end in a bare CR (classic Mac OS): convert them to LF or CRLF (e.g. tr '\\r' '\\n')"
+
+
 def read_jsonl(path, text_field: str = "text", time_field: str | None = None, id_field: str | None = None,
                encoding: str = "utf-8") -> pd.DataFrame:
     """One JSON object per line; returns doc_id, text, line (its number, for errors) and (if asked) the raw time value."""
@@ -449,7 +458,7 @@ def read_jsonl(path, text_field: str = "text", time_field: str | None = None, id
         try:
             record = json.loads(line)
         except json.JSONDecodeError as err:
-            raise ReaderError(f"{where(path, line_no)}: not valid JSON ({err.msg})") from err
+            raise ReaderError(f"{where(path, line_no)}: not valid JSON ({err.msg}){BARE_CR * (chr(13) in line)}") from err
         if not isinstance(record, dict):
             raise ReaderError(f"{where(path, line_no)}: expected a JSON object")
         for field in (text_field, time_field, id_field):
@@ -478,7 +487,10 @@ def read_csv_text(path, text_column: str | Sequence[str] = "text", time_column: 
                   extra_columns: Sequence[str] = ()) -> pd.DataFrame:
     """A CSV/TSV with a text column (or several, joined by newlines) and optional time and id columns; ``line`` is the
     line each record starts on (a quoted field may span lines), for errors about its values."""
-    text = re.sub(r"\r(?!\n)", " ", read_text(path, encoding))  # a bare CR inside an unquoted field is not a line end
+    text = read_text(path, encoding)
+    if "\r" in text and "\n" not in text:
+        raise ReaderError(f"{path}: no line feed in the file{BARE_CR}")
+    text = re.sub(r"\r(?!\n)", " ", text)  # a bare CR inside an unquoted field is not a line end
     sep = "\t" if sep == "\\t" else sep  # a tab written as the usual escape (a literal tab is awkward on a command line)
     csv.field_size_limit(max(csv.field_size_limit(), INT32_MAX))  # one long document is data (the default stops at 128 KiB)
     try:

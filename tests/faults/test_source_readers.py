@@ -400,6 +400,10 @@ def _text_source(tmp_path, damage):
         else:
             (src / "t.jsonl").write_bytes(data)
         return "jsonl", src / "t.jsonl", []
+    if damage.startswith("bare-cr"):
+        name = "t.csv" if damage.endswith("csv") else "t.jsonl"
+        (src / name).write_bytes((csv if name == "t.csv" else jsonl).replace(b"\n", b"\r"))
+        return name.split(".")[1], src / name, []
     if damage == "nul-in-csv":
         (src / "t.csv").write_bytes(csv.replace(b"dates apple", b"da\x00tes apple"))
         return "csv", src / "t.csv", []
@@ -433,6 +437,8 @@ def _text_source(tmp_path, damage):
     pytest.param("utf16-read-as-utf8", "t.jsonl:1: not valid utf-8 text (invalid start byte at byte 0); the file starts "
                  "with a UTF-16 byte-order mark: pass encoding=utf-16", id="utf16-file-read-as-utf8"),
     pytest.param("nul-in-csv", "t.csv:4: NUL character", id="nul-byte-in-text"),
+    pytest.param("bare-cr-jsonl", "t.jsonl:1: not valid JSON (Extra data); its lines end in a bare CR", id="jsonl-bare-cr-lines"),
+    pytest.param("bare-cr-csv", "t.csv: no line feed in the file; its lines end in a bare CR", id="csv-bare-cr-lines"),
     pytest.param("text-a-number", "t.jsonl:4: field 'text' is a JSON int (1234)", id="jsonl-text-a-number"),
     pytest.param("text-true", "t.jsonl:4: field 'text' is a JSON bool (true)", id="jsonl-text-a-boolean"),
     pytest.param("unix-time-as-iso", "t.jsonl:1: cannot parse time '1600000000' as ISO 8601 (5 unparseable); for Unix "
@@ -446,7 +452,8 @@ def _text_source(tmp_path, damage):
 def test_unseen_text_source_damage_named(tmp_path, capsys, damage, named):
     """An unseen text source with damage of the case's id -> exit 2 naming file(:line) and the fix, before compute.
 
-    Damage: a compressed file or zip archive under a plain name, UTF-16 read as UTF-8, a NUL byte, a number or true
+    Damage: a compressed file or zip archive under a plain name, UTF-16 read as UTF-8, a NUL byte, lines ending in a
+    bare CR (was: a header of the whole file), a number or true
     as a document's text, Unix times read as ISO dates, a column twice, a blank id, a broken or looping symbolic
     link in a folder (was: 'not valid utf-8 at byte 1', a word split at the NUL, the text 'true' or '1234' as a
     document, the first of two columns taken, a blank id prepared, or the linked document silently missing)."""
@@ -470,3 +477,16 @@ def test_glob_pattern_param_needs_yaml_quotes(tmp_path, capsys):
     assert code == 2 and "--param pattern: cannot read the value '*.txt'" in err and "'pattern=\"*.txt\"'" in err, err
     code, err = run_cli([*args, "--param", 'pattern="*.txt"'], capsys)
     assert code == 0 and "zebra" not in (tmp_path / "out" / "vocab.txt").read_text(), err
+
+
+@pytest.mark.parametrize("symmetry", ["symmetric", "skew-symmetric", "hermitian"])
+def test_matrix_market_symmetric_header(tmp_path, capsys, symmetry):
+    """A Matrix Market file whose header says symmetric / skew-symmetric / hermitian -> exit 2 naming file:1 (was:
+    every off-diagonal entry mirrored by scipy, counts the file never wrote, or a negative-count error)."""
+    (tmp_path / "vocab.txt").write_text("apple\nbread\ncheese\n")
+    field = "complex" if symmetry == "hermitian" else "integer"
+    values = " 0" if symmetry == "hermitian" else ""
+    (tmp_path / "c.mtx").write_text(f"%%MatrixMarket matrix coordinate {field} {symmetry}\n3 3 2\n2 1 1{values}\n3 2 4{values}\n")
+    code, err = prepare_fails(capsys, bow_args("mm", tmp_path / "c.mtx", tmp_path / "vocab.txt", tmp_path / "out"),
+                              tmp_path / "out", tmp_path / "c.mtx")
+    assert code == 2 and f"c.mtx:1: header says '{symmetry}', but a documents x words count matrix is not" in err, err
