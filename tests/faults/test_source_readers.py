@@ -490,3 +490,18 @@ def test_matrix_market_symmetric_header(tmp_path, capsys, symmetry):
     code, err = prepare_fails(capsys, bow_args("mm", tmp_path / "c.mtx", tmp_path / "vocab.txt", tmp_path / "out"),
                               tmp_path / "out", tmp_path / "c.mtx")
     assert code == 2 and f"c.mtx:1: header says '{symmetry}', but a documents x words count matrix is not" in err, err
+
+
+def test_user_corpus_too_small_for_a_test_split(tmp_path, capsys):
+    """A 3-document user corpus whose test_fraction=0.1 rounds to no test document -> prepared (split recorded), and a
+    run exits 2 before compute naming the corpus, its size, its split rule and the fix (was: 'corpus user_text has none')."""
+    (tmp_path / "t.jsonl").write_text("".join(json.dumps({"text": t}) + "\n" for t in
+                                              ["apple bread cheese", "bread cheese dates", "cheese dates apple"]))
+    code, err = run_cli(["prepare", "user_text", "--out", tmp_path / "c", "--param", "format=jsonl", "--param",
+                         f"path={tmp_path / 't.jsonl'}", "--param", "min_df=1", "--param", "max_df=1.0"], capsys)
+    assert code == 0, err
+    code, err = run_cli(["run", "--corpus", tmp_path / "c", "--out", tmp_path / "run", "--method", "online_lda",
+                         "--param", "K=2", "--set", "topic_history_words=3"], capsys)
+    assert code == 2 and "corpus user_text (3 documents, split: seeded random: 10% test, seed 0) has none: prepare it " \
+                         "with a test_fraction that leaves a test document" in err, err
+    assert not (tmp_path / "run").exists()
