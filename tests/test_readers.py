@@ -421,6 +421,19 @@ def test_fixed_vocabulary_file(tmp_path):
     assert report["dropped_empty"] == 1 and "fixed vocabulary" in report["vocab_source"]
 
 
+def test_fixed_vocabulary_words_the_tokeniser_never_yields_are_recorded(tmp_path):
+    """A vocab_file word in upper case, decomposed (NFD), hyphenated, or a stop word -> kept as given (a column of
+    zeros, as Hoffman's dictionary keeps 'system'), and listed in corpus.json: the tokeniser never yields it (was silent)."""
+    (tmp_path / "v.txt").write_text("Apple\nbread\ncafe\u0301\nx-ray\nthe\ndates\n")
+    texts = ["Apple bread café x-ray", "the dates bread", "café dates apple"]
+    counts, vocab, _, report = bag_of_words(texts, Preprocess(vocab_file=str(tmp_path / "v.txt")))
+    assert vocab[0] == "Apple" and counts.toarray()[:, [0, 2, 3, 4]].sum() == 0  # no text token ever matches them
+    assert report["vocab_file_words_never_matched"]["count"] == 4
+    assert report["vocab_file_words_never_matched"]["first"] == ["Apple", "cafe\u0301", "x-ray", "the"]
+    (tmp_path / "ok.txt").write_text("bread\ncafé\ndates\n")
+    assert "vocab_file_words_never_matched" not in bag_of_words(texts, Preprocess(vocab_file=str(tmp_path / "ok.txt")))[3]
+
+
 def test_dedupe_keeps_first_and_counts():
     texts = ["Big news today http://a.co/1", "big NEWS today http://b.co/2", "other story here", "big news today!"]
     counts, vocab, rows, report = bag_of_words(texts, Preprocess(vocab_size=None, min_df=1, max_df=1.0, dedupe=True))

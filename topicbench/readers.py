@@ -733,6 +733,12 @@ def bag_of_words(texts: Sequence[str], prep: Preprocess, source: str = "text") -
     if prep.vocab_file:
         vocab = read_vocab(prep.vocab_file)
         report["vocab_source"] = f"fixed vocabulary file {Path(prep.vocab_file).name} ({len(vocab)} words)"
+        # a word the tokeniser never yields (upper case, not NFC, a stop word, short, two tokens) is a column of zeros
+        never = [w for w in vocab if prep.tokenize(w, stop) != [w]]
+        if never:
+            report["vocab_file_words_never_matched"] = {
+                "count": len(never), "first": never[:5],
+                "why": "the tokeniser never yields them (upper case, not NFC, a stop word, too short, or not one token)"}
     else:
         df = Counter()
         for toks in tokens:
