@@ -415,6 +415,8 @@ def read_text_files(directory, pattern: str = "*", encoding: str = "utf-8") -> p
     files, skipped = [], []
     for path in sorted(directory.rglob(pattern)):
         relative = path.relative_to(directory)
+        check_unicode(str(relative), repr(str(path)), "the file name", "a name in another encoding than the file "
+                      "system's; rename the file")  # the name becomes the doc_id
         if not_a_document(relative):
             skipped += [] if path.is_dir() else [str(relative)]
         elif path.is_file():
@@ -429,6 +431,15 @@ def read_text_files(directory, pattern: str = "*", encoding: str = "utf-8") -> p
     if skipped:
         frame.attrs["skipped_files"] = {"count": len(skipped), "first": skipped[:5]}
     return frame
+
+
+def check_unicode(value: str, culprit: str, what: str, fix: str) -> None:
+    """A string with a lone surrogate (a JSON escape for half a UTF-16 pair, or a file name in another encoding) has
+    no UTF-8 form: an error naming it, not pyarrow's 'surrogates not allowed' without a culprit at write time."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as err:
+        raise ReaderError(f"{culprit}: {what} holds {value[err.start:err.end]!r}, which has no UTF-8 form: {fix}") from None
 
 
 def check_unique_ids(rows: list[dict], path, id_name: str | None) -> None:
@@ -473,6 +484,9 @@ def read_jsonl(path, text_field: str = "text", time_field: str | None = None, id
             text = " ".join(map(str, text))
         row = {"doc_id": str(record[id_field]) if id_field else str(line_no), "text": "" if text is None else str(text),
                "line": line_no}
+        for field, value in ((id_field, row["doc_id"]), (text_field, row["text"])):
+            check_unicode(value, where(path, line_no), f"field {field!r}", "half of a UTF-16 pair escaped alone "
+                          "(a \\ud800-\\udfff escape without its partner); fix the escape")
         if time_field:
             row["time_raw"] = record[time_field]
         rows.append(row)

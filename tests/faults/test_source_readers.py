@@ -7,6 +7,7 @@ import ast
 import gzip
 import json
 import lzma
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -407,6 +408,9 @@ def _text_source(tmp_path, damage):
     if damage == "nul-in-csv":
         (src / "t.csv").write_bytes(csv.replace(b"dates apple", b"da\x00tes apple"))
         return "csv", src / "t.csv", []
+    if damage == "lone-surrogate":
+        (src / "t.jsonl").write_bytes(jsonl.replace(b"dates apple", b"dates \\ud83d apple"))
+        return "jsonl", src / "t.jsonl", []
     if damage in ("text-a-number", "text-true"):
         lines = jsonl.decode().splitlines()
         lines[3] = json.dumps({"id": 3, "text": 1234 if damage == "text-a-number" else True})
@@ -423,7 +427,9 @@ def _text_source(tmp_path, damage):
         return "csv", src / "t.csv", ["--param", "id_column=id"]
     for i, t in enumerate(texts):
         (src / f"d{i}.txt").write_text(t)
-    if damage == "broken-symlink":
+    if damage == "name-not-utf8":
+        (Path(os.fsdecode(os.fsencode(src) + b"/caf\xe9.txt"))).write_text("apple")
+    elif damage == "broken-symlink":
         os.symlink(src / "gone.txt", src / "d9.txt")
     else:  # a symbolic link to itself
         os.symlink(src / "d8.txt", src / "d8.txt")
@@ -439,6 +445,10 @@ def _text_source(tmp_path, damage):
     pytest.param("nul-in-csv", "t.csv:4: NUL character", id="nul-byte-in-text"),
     pytest.param("bare-cr-jsonl", "t.jsonl:1: not valid JSON (Extra data); its lines end in a bare CR", id="jsonl-bare-cr-lines"),
     pytest.param("bare-cr-csv", "t.csv: no line feed in the file; its lines end in a bare CR", id="csv-bare-cr-lines"),
+    pytest.param("lone-surrogate", "t.jsonl:3: field 'text' holds '\\ud83d', which has no UTF-8 form: half of a UTF-16 "
+                 "pair escaped alone", id="jsonl-lone-surrogate-escape"),
+    pytest.param("name-not-utf8", "caf\\udce9.txt': the file name holds '\\udce9', which has no UTF-8 form",
+                 id="files-name-in-latin1"),
     pytest.param("text-a-number", "t.jsonl:4: field 'text' is a JSON int (1234)", id="jsonl-text-a-number"),
     pytest.param("text-true", "t.jsonl:4: field 'text' is a JSON bool (true)", id="jsonl-text-a-boolean"),
     pytest.param("unix-time-as-iso", "t.jsonl:1: cannot parse time '1600000000' as ISO 8601 (5 unparseable); for Unix "
@@ -453,7 +463,8 @@ def test_unseen_text_source_damage_named(tmp_path, capsys, damage, named):
     """An unseen text source with damage of the case's id -> exit 2 naming file(:line) and the fix, before compute.
 
     Damage: a compressed file or zip archive under a plain name, UTF-16 read as UTF-8, a NUL byte, lines ending in a
-    bare CR (was: a header of the whole file), a number or true
+    bare CR (was: a header of the whole file), a lone surrogate escape or a latin-1 file name (was: pyarrow's
+    'surrogates not allowed' naming nothing), a number or true
     as a document's text, Unix times read as ISO dates, a column twice, a blank id, a broken or looping symbolic
     link in a folder (was: 'not valid utf-8 at byte 1', a word split at the NUL, the text 'true' or '1234' as a
     document, the first of two columns taken, a blank id prepared, or the linked document silently missing)."""
