@@ -190,12 +190,14 @@ def _write_text_formats(root):
                        "README.txt": b"gold silver bonds\n", ".notes": b"stocks stocks\n"}.items():
         (root / "junk" / name).write_bytes(data)
     (root / "u16.jsonl").write_bytes((root / "d.jsonl").read_text(encoding="utf-8").encode("utf-16"))
+    (root / "u16le.csv").write_bytes(b"\xff\xfe" + (root / write_csv("u16le.csv", encoding="utf-16-le")).read_bytes())
     tsv = io.StringIO(newline="")
     csvlib.writer(tsv, delimiter="\t", lineterminator="\n").writerows([["text", "id"]] + [[t, f"d{i}"] for i, t in enumerate(TEXTS)])
     (root / "d.tsv").write_text(tsv.getvalue(), encoding="utf-8")
     return {"files": {"format": "files", "path": "files"}, "jsonl": {"format": "jsonl", "path": "d.jsonl"},
             "files_junk": {"format": "files", "path": "junk"},
             "jsonl_utf16": {"format": "jsonl", "path": "u16.jsonl", "encoding": "utf-16", "id_column": "id"},
+            "csv_utf16le_bom": {"format": "csv", "path": "u16le.csv", "encoding": "utf-16-le", "id_column": "id"},
             "tsv": {"format": "csv", "path": "d.tsv", "sep": "\\t", "id_column": "id"},
             "jsonl_time": {"format": "jsonl", "path": "d.jsonl", "time_column": "t", "id_column": "id"},
             "csv": {"format": "csv", "path": write_csv("d.csv")},

@@ -119,10 +119,11 @@ def decode(raw: bytes, path, encoding: str, line: int | None = 1) -> str:
 
 
 def _drop_bom(text: str, encoding: str) -> str:
-    """A UTF-8 file's byte-order mark (Windows editors write one) is not text: not part of a first word or header."""
+    """A UTF-8 file's byte-order mark (Windows editors write one) is not text: not part of a first word or header;
+    nor is the mark of a UTF-16/32 file read with an explicit byte order (utf-16-le keeps it, utf-16 drops it)."""
     import codecs
 
-    return text[1:] if text.startswith("\ufeff") and codecs.lookup(encoding).name == "utf-8" else text
+    return text[1:] if text.startswith("\ufeff") and codecs.lookup(encoding).name.startswith("utf-") else text
 
 
 def read_lines(path, encoding: str = "utf-8") -> Iterable[tuple[int, str]]:
