@@ -69,7 +69,8 @@ def missing_file(path) -> ReaderError:
 
 # the first bytes of containers this reader does not open by content: a compressed file is opened by its suffix
 MAGIC = ((b"\x1f\x8b", "gzip-compressed", ".gz"), (b"BZh", "bzip2-compressed", ".bz2"), (b"\xfd7zXZ\x00", "xz-compressed", ".xz"),
-         (b"PK\x03\x04", "a zip archive", None), (b"7z\xbc\xaf\x27\x1c", "a 7-zip archive", None))
+         (b"PK\x03\x04", "a zip archive", None), (b"7z\xbc\xaf\x27\x1c", "a 7-zip archive", None),
+         (b"\x28\xb5\x2f\xfd", "zstd-compressed", None), (b"\x1f\x9d", "compress (.Z) output", None))
 
 
 def open_binary(path) -> io.BufferedIOBase:
@@ -90,9 +91,9 @@ def open_binary(path) -> io.BufferedIOBase:
     for magic, kind, fix in MAGIC:
         if head.startswith(magic) and (magic != b"BZh" or head[3:4].isdigit()):
             handle.close()
-            raise ReaderError(f"{path}: the file is {kind}, but its name does not end in {fix or '.gz/.bz2/.xz'}: "
-                              + (f"rename it to {path.name}{fix} to have it decompressed" if fix else
-                                 "archives are not opened; extract it and point path= at the extracted file or folder"))
+            raise ReaderError(f"{path}: the file is {kind}, " + (
+                f"but its name does not end in {fix}: rename it to {path.name}{fix} to have it decompressed" if fix else
+                "which is not opened (only .gz, .bz2 and .xz are): extract or decompress it and point path= at the result"))
     return handle
 
 

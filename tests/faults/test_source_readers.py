@@ -393,8 +393,9 @@ def _text_source(tmp_path, damage):
     csv = ("id,text\n" + "".join(f"{i},{t}\n" for i, t in enumerate(texts))).encode()
     src = tmp_path / "src"
     src.mkdir()
-    if damage in ("gzip-named-plain", "zip-as-jsonl", "utf16-read-as-utf8"):
-        data = {"gzip-named-plain": gzip.compress(jsonl), "utf16-read-as-utf8": jsonl.decode().encode("utf-16")}.get(damage)
+    if damage in ("gzip-named-plain", "zip-as-jsonl", "zstd-as-jsonl", "utf16-read-as-utf8"):
+        data = {"gzip-named-plain": gzip.compress(jsonl), "utf16-read-as-utf8": jsonl.decode().encode("utf-16"),
+                "zstd-as-jsonl": b"\x28\xb5\x2f\xfd\x24\x05\x29\x00\x00"}.get(damage)  # a zstd frame header
         if data is None:
             with zipfile.ZipFile(src / "t.jsonl", "w") as archive:
                 archive.writestr("t.jsonl", jsonl)
@@ -439,7 +440,9 @@ def _text_source(tmp_path, damage):
 @pytest.mark.parametrize("damage, named", [
     pytest.param("gzip-named-plain", "t.jsonl: the file is gzip-compressed, but its name does not end in .gz",
                  id="gzip-file-without-gz-suffix"),
-    pytest.param("zip-as-jsonl", "t.jsonl: the file is a zip archive", id="zip-archive-as-text"),
+    pytest.param("zip-as-jsonl", "t.jsonl: the file is a zip archive, which is not opened", id="zip-archive-as-text"),
+    pytest.param("zstd-as-jsonl", "t.jsonl: the file is zstd-compressed, which is not opened (only .gz, .bz2 and .xz",
+                 id="zstd-file-as-text"),
     pytest.param("utf16-read-as-utf8", "t.jsonl:1: not valid utf-8 text (invalid start byte at byte 0); the file starts "
                  "with a UTF-16 byte-order mark: pass encoding=utf-16", id="utf16-file-read-as-utf8"),
     pytest.param("nul-in-csv", "t.csv:4: NUL character", id="nul-byte-in-text"),
