@@ -121,6 +121,22 @@ def test_repeated_bow_entries_are_summed_and_counted(tmp_path):
     assert "summed_repeated_entries" not in load_corpus(out).meta["preprocessing"]  # only recorded when there were any
 
 
+def test_utf16_bow_files_read_with_their_encoding(tmp_path):
+    """A UTF-16 vocabulary and docword file (Windows 'Unicode' export) -> with encoding=utf-16, the same shards as
+    UTF-8; without it, refused naming the vocabulary file and the encoding to pass (a parameter user_bow has)."""
+    counts = random_counts(8, n_docs=12, n_words=6)
+    write_vocab(tmp_path / "vocab.txt", 6)
+    write_uci(tmp_path / "docword.txt", counts)
+    for name in ("vocab.txt", "docword.txt"):
+        (tmp_path / f"u16_{name}").write_bytes((tmp_path / name).read_text().encode("utf-16"))
+    plain = prepare("user_bow", tmp_path / "plain", path=str(tmp_path / "docword.txt"), vocab=str(tmp_path / "vocab.txt"))
+    wide = prepare("user_bow", tmp_path / "wide", path=str(tmp_path / "u16_docword.txt"),
+                   vocab=str(tmp_path / "u16_vocab.txt"), encoding="utf-16")
+    assert _prepared(plain) == _prepared(wide)
+    with pytest.raises(ReaderError, match=r"u16_vocab\.txt:1: .*UTF-16 byte-order mark: pass encoding=utf-16"):
+        prepare("user_bow", tmp_path / "x", path=str(tmp_path / "u16_docword.txt"), vocab=str(tmp_path / "u16_vocab.txt"))
+
+
 # --- the same corpus in every format prepares to the same bytes ----------------------------------
 
 

@@ -458,6 +458,7 @@ def check_unique_ids(rows: list[dict], path, id_name: str | None) -> None:
         first[row["doc_id"]] = row["line"]
 
 
+JSON_ARRAY = "; the file is a JSON array, and format=jsonl reads JSON Lines: one object per line (e.g. jq -c '.[]')"
 BARE_CR = "; its lines end in a bare CR (classic Mac OS): convert them to LF or CRLF (e.g. tr '\\r' '\\n')"
 
 
@@ -471,9 +472,10 @@ def read_jsonl(path, text_field: str = "text", time_field: str | None = None, id
         try:
             record = json.loads(line)
         except json.JSONDecodeError as err:
-            raise ReaderError(f"{where(path, line_no)}: not valid JSON ({err.msg}){BARE_CR * (chr(13) in line)}") from err
+            raise ReaderError(f"{where(path, line_no)}: not valid JSON ({err.msg}){BARE_CR * (chr(13) in line)}"
+                              f"{JSON_ARRAY * (line_no == 1 and line.lstrip().startswith('['))}") from err
         if not isinstance(record, dict):
-            raise ReaderError(f"{where(path, line_no)}: expected a JSON object")
+            raise ReaderError(f"{where(path, line_no)}: expected a JSON object{JSON_ARRAY * isinstance(record, list)}")
         for field in (text_field, time_field, id_field):
             if field is not None and field not in record:
                 raise ReaderError(f"{where(path, line_no)}: missing field {field!r}")

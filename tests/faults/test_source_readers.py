@@ -406,6 +406,10 @@ def _text_source(tmp_path, damage):
         name = "t.csv" if damage.endswith("csv") else "t.jsonl"
         (src / name).write_bytes((csv if name == "t.csv" else jsonl).replace(b"\n", b"\r"))
         return name.split(".")[1], src / name, []
+    if damage.startswith("json-array"):
+        records = [{"text": t} for t in texts]
+        (src / "t.jsonl").write_text(json.dumps(records, indent=1 if damage.endswith("pretty") else None))
+        return "jsonl", src / "t.jsonl", []
     if damage == "nul-in-csv":
         (src / "t.csv").write_bytes(csv.replace(b"dates apple", b"da\x00tes apple"))
         return "csv", src / "t.csv", []
@@ -446,6 +450,10 @@ def _text_source(tmp_path, damage):
     pytest.param("utf16-read-as-utf8", "t.jsonl:1: not valid utf-8 text (invalid start byte at byte 0); the file starts "
                  "with a UTF-16 byte-order mark: pass encoding=utf-16", id="utf16-file-read-as-utf8"),
     pytest.param("nul-in-csv", "t.csv:4: NUL character", id="nul-byte-in-text"),
+    pytest.param("json-array", "t.jsonl:1: expected a JSON object; the file is a JSON array, and format=jsonl reads JSON "
+                 "Lines", id="jsonl-a-json-array"),
+    pytest.param("json-array-pretty", "t.jsonl:1: not valid JSON (Expecting value); the file is a JSON array",
+                 id="jsonl-a-pretty-printed-json-array"),
     pytest.param("bare-cr-jsonl", "t.jsonl:1: not valid JSON (Extra data); its lines end in a bare CR", id="jsonl-bare-cr-lines"),
     pytest.param("bare-cr-csv", "t.csv: no line feed in the file; its lines end in a bare CR", id="csv-bare-cr-lines"),
     pytest.param("lone-surrogate", "t.jsonl:3: field 'text' holds '\\ud83d', which has no UTF-8 form: half of a UTF-16 "
@@ -465,12 +473,12 @@ def _text_source(tmp_path, damage):
 def test_unseen_text_source_damage_named(tmp_path, capsys, damage, named):
     """An unseen text source with damage of the case's id -> exit 2 naming file(:line) and the fix, before compute.
 
-    Damage: a compressed file or zip archive under a plain name, UTF-16 read as UTF-8, a NUL byte, lines ending in a
-    bare CR (was: a header of the whole file), a lone surrogate escape or a latin-1 file name (was: pyarrow's
-    'surrogates not allowed' naming nothing), a number or true
-    as a document's text, Unix times read as ISO dates, a column twice, a blank id, a broken or looping symbolic
-    link in a folder (was: 'not valid utf-8 at byte 1', a word split at the NUL, the text 'true' or '1234' as a
-    document, the first of two columns taken, a blank id prepared, or the linked document silently missing)."""
+    Damage: a compressed file (gzip, zstd) or an archive under a plain name; UTF-16 read as UTF-8; a NUL byte; lines
+    ending in a bare CR; a JSON array, not JSON Lines; a lone surrogate escape or a latin-1 file name; a number or
+    true as a document's text; Unix times read as ISO dates; a column twice; a blank id; a broken or looping symbolic
+    link in a folder. Was: 'not valid utf-8 at byte 1', a header holding the whole file, pyarrow's 'surrogates not
+    allowed' naming nothing, a word split at the NUL, 'true' or '1234' as a document, the first of two columns
+    taken, a blank id prepared, or the linked document silently missing."""
     fmt, path, extra = _text_source(tmp_path, damage)
     code, err = prepare_fails(capsys, ["prepare", "user_text", "--out", tmp_path / "out", "--param", f"format={fmt}",
                                        "--param", f"path={path}", "--param", "min_df=1", *extra], tmp_path / "out", path)
