@@ -27,10 +27,11 @@ class UCIBow(Dataset):
         else:
             raise DatasetUnavailable(f"uci_bow: {spec.docword} and {spec.vocab} not found in {[str(c) for c in candidates]}; "
                                      f"pass --param download=true to fetch them from UCI")
-        counts, vocab, kept, n_input = read_uci_bow(docword, vocab_path)
+        summed: dict = {}  # repeated (document, word) entries, added up and counted in corpus.json
+        counts, vocab, kept, n_input = read_uci_bow(docword, vocab_path, report=summed)
         docs = make_docs_frame(len(kept), split=seeded_split(len(kept), p["test_fraction"], p["split_seed"]),
                                doc_id=[f"{p['collection']}{i + 1}" for i in kept])
         meta = bow_meta(f"uci_{p['collection']}", self.description, f"UCI bag-of-words {spec.docword}",
                         n_input - len(kept), f"seeded random: {p['test_fraction']:.0%} test, seed {p['split_seed']}",
-                        collection=p["collection"])
+                        collection=p["collection"], **summed)
         return corpus_from_bow(counts, vocab, docs, meta)

@@ -12,7 +12,8 @@ class UserBow(Dataset):
     name = "user_bow"
     description = ("Your own bag-of-words corpus: format=uci|ldac|mm, path=<counts file>, vocab=<one word per line>; "
                    "a Matrix Market file with words in rows and documents in columns needs docs_in_rows=false")
-    params = {"format": "uci", "path": None, "vocab": None, "docs_in_rows": True, "test_fraction": 0.1, "split_seed": 0}
+    params = {"format": "uci", "path": None, "vocab": None, "docs_in_rows": True, "encoding": "utf-8", "test_fraction": 0.1,
+              "split_seed": 0}
 
     def build(self, corpora_dir=None, **p):
         if p["format"] not in READERS:
@@ -24,10 +25,12 @@ class UserBow(Dataset):
         if not p["docs_in_rows"] and p["format"] != "mm":  # UCI and LDA-C say which id is the document
             raise CorpusError(f"user_bow: docs_in_rows=false is for format=mm only, got format={p['format']}")
         extra = {"docs_in_rows": p["docs_in_rows"]} if p["format"] == "mm" else {}
-        counts, vocab, kept, n_input = READERS[p["format"]](path, vocab_path, **extra)
+        summed: dict = {}  # repeated (document, word) entries, added up as the formats' readers do, and counted
+        counts, vocab, kept, n_input = READERS[p["format"]](path, vocab_path, **extra, encoding=p["encoding"], report=summed)
         docs = make_docs_frame(len(kept), split=seeded_split(len(kept), p["test_fraction"], p["split_seed"]),
                                doc_id=[f"doc{i}" for i in kept])
         meta = bow_meta(self.name, self.description, f"{p['format']} file {path.name} + {vocab_path.name}",
                         n_input - len(kept),
-                        f"seeded random: {p['test_fraction']:.0%} test, seed {p['split_seed']}", format=p["format"], **extra)
+                        f"seeded random: {p['test_fraction']:.0%} test, seed {p['split_seed']}", format=p["format"], **extra,
+                        **summed)
         return corpus_from_bow(counts, vocab, docs, meta)

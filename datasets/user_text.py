@@ -8,7 +8,8 @@ from topicbench.readers import TEXT_PARAMS, TextDataset, parse_time, read_csv_te
 class UserText(TextDataset):
     name = "user_text"
     description = ("Your own raw text: format=files (path=<folder>) | jsonl | csv, text/time/id columns, "
-                   "tokenised, stop-worded and vocabulary-selected as recorded in corpus.json; strip_html=true for web pages")
+                   "tokenised, stop-worded and vocabulary-selected as recorded in corpus.json; strip_html=true for web pages; "
+                   "time_format: a strftime format, unix_s or unix_ms (default ISO 8601); sep=\\t for tab-separated files")
     source = "user-supplied text"
     params = {**TEXT_PARAMS, "format": "jsonl", "path": None, "text_column": "text", "time_column": None,
               "time_format": None, "id_column": None, "sep": ",", "encoding": "utf-8", "pattern": "*", "dedupe": False, "strip_html": False,
@@ -22,6 +23,7 @@ class UserText(TextDataset):
         self.culprit = f"user_text ({path})"
         if p["format"] == "files":
             frame = read_text_files(path, p["pattern"], p["encoding"])
+            self.notes.update(frame.attrs)  # the files skipped as not documents (hidden, PROVENANCE.md), by name
         elif p["format"] == "jsonl":
             frame = read_jsonl(path, p["text_column"], p["time_column"], p["id_column"], p["encoding"])
         elif p["format"] == "csv":

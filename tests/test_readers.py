@@ -95,6 +95,48 @@ def test_empty_bow_documents_are_dropped_and_counted(tmp_path):
     assert json.loads((out / "corpus.json").read_text())["preprocessing"]["dropped_empty"] == 2
 
 
+def test_repeated_bow_entries_are_summed_and_counted(tmp_path):
+    """A (document, word) entry written twice, in UCI, LDA-C and Matrix Market -> the counts added up, as if written
+    once with the sum, and the number of repeats recorded in corpus.json (was summed without a trace); a Matrix Market
+    'pattern' file (no values) -> a count of 1 per entry, recorded as such."""
+    vocab = write_vocab(tmp_path / "vocab.txt", 3)
+    once = sp.csr_matrix(np.array([[2, 1, 0], [0, 3, 1]]))
+    files = {"uci": "2\n3\n5\n1 1 2\n1 2 1\n2 2 1\n2 3 1\n2 2 2\n",  # (2, 2) written as 1 + 2
+             "ldac": "2 0:2 1:1\n3 1:1 2:1 1:2\n",
+             "mm": "%%MatrixMarket matrix coordinate integer general\n2 3 5\n1 1 2\n1 2 1\n2 2 1\n2 3 1\n2 2 2\n"}
+    for fmt, text in files.items():
+        (tmp_path / f"d.{fmt}").write_text(text)
+        out = prepare("user_bow", tmp_path / fmt, format=fmt, path=str(tmp_path / f"d.{fmt}"), vocab=str(vocab),
+                      test_fraction=0.0)
+        corpus = load_corpus(out)
+        assert (corpus.counts != once).nnz == 0, fmt
+        assert corpus.meta["preprocessing"]["summed_repeated_entries"]["count"] == 1, fmt
+    (tmp_path / "p.mm").write_text("%%MatrixMarket matrix coordinate pattern general\n2 3 4\n1 1\n1 2\n2 2\n2 3\n")
+    corpus = load_corpus(prepare("user_bow", tmp_path / "pattern", format="mm", path=str(tmp_path / "p.mm"),
+                                 vocab=str(vocab), test_fraction=0.0))
+    assert corpus.counts.toarray().tolist() == [[1, 1, 0], [0, 1, 1]]  # a pattern file: positions, each one occurrence
+    assert corpus.meta["preprocessing"]["matrix_market_field"].startswith("pattern")  # ... and said so in corpus.json
+    write_uci(tmp_path / "clean.txt", once)
+    out = prepare("user_bow", tmp_path / "clean", format="uci", path=str(tmp_path / "clean.txt"), vocab=str(vocab))
+    assert "summed_repeated_entries" not in load_corpus(out).meta["preprocessing"]  # only recorded when there were any
+
+
+def test_utf16_bow_files_read_with_their_encoding(tmp_path):
+    """A UTF-16 vocabulary and docword file (Windows 'Unicode' export) -> with encoding=utf-16, the same shards as
+    UTF-8; without it, refused naming the vocabulary file and the encoding to pass (a parameter user_bow has)."""
+    counts = random_counts(8, n_docs=12, n_words=6)
+    write_vocab(tmp_path / "vocab.txt", 6)
+    write_uci(tmp_path / "docword.txt", counts)
+    for name in ("vocab.txt", "docword.txt"):
+        (tmp_path / f"u16_{name}").write_bytes((tmp_path / name).read_text().encode("utf-16"))
+    plain = prepare("user_bow", tmp_path / "plain", path=str(tmp_path / "docword.txt"), vocab=str(tmp_path / "vocab.txt"))
+    wide = prepare("user_bow", tmp_path / "wide", path=str(tmp_path / "u16_docword.txt"),
+                   vocab=str(tmp_path / "u16_vocab.txt"), encoding="utf-16")
+    assert _prepared(plain) == _prepared(wide)
+    with pytest.raises(ReaderError, match=r"u16_vocab\.txt:1: .*UTF-16 byte-order mark: pass encoding=utf-16"):
+        prepare("user_bow", tmp_path / "x", path=str(tmp_path / "u16_docword.txt"), vocab=str(tmp_path / "u16_vocab.txt"))
+
+
 # --- the same corpus in every format prepares to the same bytes ----------------------------------
 
 
@@ -152,7 +194,27 @@ def _write_text_formats(root):
         (root / name).write_bytes(b"\xef\xbb\xbf" * bom + buf.getvalue().encode(encoding))
         return name
 
+    # the same folder with what a copied or downloaded folder also holds: none of it is a document
+    import shutil
+
+    shutil.copytree(root / "files", root / "junk")
+    (root / "junk" / "__MACOSX").mkdir()
+    (root / "junk" / ".git").mkdir()
+    for name, data in {".DS_Store": b"\x00\x00\x00\x01Bud1\x00\x10", "._000.txt": b"\x00\x05\x16\x07Mac OS X  ",
+                       "__MACOSX/._001.txt": b"\x00\x05\x16\x07", ".git/HEAD": b"ref: refs/heads/main\n",
+                       "PROVENANCE.md": b"# Provenance\nmarkets bonds stocks from example.org\n",
+                       "README.txt": b"gold silver bonds\n", ".notes": b"stocks stocks\n"}.items():
+        (root / "junk" / name).write_bytes(data)
+    (root / "u16.jsonl").write_bytes((root / "d.jsonl").read_text(encoding="utf-8").encode("utf-16"))
+    (root / "u16le.csv").write_bytes(b"\xff\xfe" + (root / write_csv("u16le.csv", encoding="utf-16-le")).read_bytes())
+    tsv = io.StringIO(newline="")
+    csvlib.writer(tsv, delimiter="\t", lineterminator="\n").writerows([["text", "id"]] + [[t, f"d{i}"] for i, t in enumerate(TEXTS)])
+    (root / "d.tsv").write_text(tsv.getvalue(), encoding="utf-8")
     return {"files": {"format": "files", "path": "files"}, "jsonl": {"format": "jsonl", "path": "d.jsonl"},
+            "files_junk": {"format": "files", "path": "junk"},
+            "jsonl_utf16": {"format": "jsonl", "path": "u16.jsonl", "encoding": "utf-16", "id_column": "id"},
+            "csv_utf16le_bom": {"format": "csv", "path": "u16le.csv", "encoding": "utf-16-le", "id_column": "id"},
+            "tsv": {"format": "csv", "path": "d.tsv", "sep": "\\t", "id_column": "id"},
             "jsonl_time": {"format": "jsonl", "path": "d.jsonl", "time_column": "t", "id_column": "id"},
             "csv": {"format": "csv", "path": write_csv("d.csv")},
             "csv_time": {"format": "csv", "path": write_csv("t.csv", time=True), "time_column": "t"},
@@ -162,8 +224,10 @@ def _write_text_formats(root):
 
 
 def test_same_text_in_every_text_format_prepares_to_the_same_counts(tmp_path):
-    """One text as files, JSONL and CSV (quoted commas and newlines, CRLF, BOM, latin-1, time column) -> identical
-    counts and vocabulary: no reader adds, loses or splits a word (a BOM or CR glued to a word would show)."""
+    """One text as files, JSONL and CSV (quoted commas and newlines, CRLF, BOM, latin-1, UTF-16, tab-separated, time
+    column) -> identical counts and vocabulary: no reader adds, loses or splits a word (a BOM or CR glued to a word would
+    show); a folder's hidden files, AppleDouble forks, __MACOSX/, PROVENANCE.md and README are not documents (a junk
+    document would change the counts), and are listed by name in corpus.json."""
     cases = _write_text_formats(tmp_path)
     prepared, tokens = {}, {}
     for name, params in cases.items():
@@ -174,6 +238,8 @@ def test_same_text_in_every_text_format_prepares_to_the_same_counts(tmp_path):
     assert all(prepared[name] == prepared["files"] for name in cases), tokens
     assert len(set(tokens.values())) == 1, tokens
     assert "café" in prepared["files"][1].decode() and load_corpus(tmp_path / "out" / "csv_time").has_time
+    skipped = load_corpus(tmp_path / "out" / "files_junk").meta["preprocessing"]["skipped_files"]
+    assert skipped == {"count": 7, "first": [".DS_Store", "._000.txt", ".git/HEAD", ".notes", "PROVENANCE.md"]}, skipped
 
 
 # --- bad input: every error names the file (and the line) -------------------------------------
@@ -262,6 +328,15 @@ def test_non_utf8_text_names_file_and_line(tmp_path):
     (tmp_path / "docs" / "a.txt").write_bytes(b"one\ntwo \xff\n")
     with pytest.raises(ReaderError, match=r"a\.txt:2: not valid utf-8"):
         read_text_files(tmp_path / "docs")
+
+
+def test_one_long_csv_document_is_read(tmp_path):
+    """A CSV document longer than the csv module's 128 KiB field limit (one huge document among short ones) -> read
+    whole, every token counted (was refused: 'field larger than field limit (131072)')."""
+    long_text = " ".join(["apple", "bread"] * 40_000)  # 480 KB
+    (tmp_path / "t.csv").write_text(f"id,text\n1,{long_text}\n2,cheese apple\n3,\"bread, cheese\"\n")
+    frame = read_csv_text(tmp_path / "t.csv", id_column="id")
+    assert frame["text"].tolist() == [long_text, "cheese apple", "bread, cheese"]
 
 
 def test_csv_and_jsonl_structure_errors(tmp_path):
@@ -364,6 +439,19 @@ def test_fixed_vocabulary_file(tmp_path):
     assert report["dropped_empty"] == 1 and "fixed vocabulary" in report["vocab_source"]
 
 
+def test_fixed_vocabulary_words_the_tokeniser_never_yields_are_recorded(tmp_path):
+    """A vocab_file word in upper case, decomposed (NFD), hyphenated, or a stop word -> kept as given (a column of
+    zeros, as Hoffman's dictionary keeps 'system'), and listed in corpus.json: the tokeniser never yields it (was silent)."""
+    (tmp_path / "v.txt").write_text("Apple\nbread\ncafe\u0301\nx-ray\nthe\ndates\n")
+    texts = ["Apple bread café x-ray", "the dates bread", "café dates apple"]
+    counts, vocab, _, report = bag_of_words(texts, Preprocess(vocab_file=str(tmp_path / "v.txt")))
+    assert vocab[0] == "Apple" and counts.toarray()[:, [0, 2, 3, 4]].sum() == 0  # no text token ever matches them
+    assert report["vocab_file_words_never_matched"]["count"] == 4
+    assert report["vocab_file_words_never_matched"]["first"] == ["Apple", "cafe\u0301", "x-ray", "the"]
+    (tmp_path / "ok.txt").write_text("bread\ncafé\ndates\n")
+    assert "vocab_file_words_never_matched" not in bag_of_words(texts, Preprocess(vocab_file=str(tmp_path / "ok.txt")))[3]
+
+
 def test_dedupe_keeps_first_and_counts():
     texts = ["Big news today http://a.co/1", "big NEWS today http://b.co/2", "other story here", "big news today!"]
     counts, vocab, rows, report = bag_of_words(texts, Preprocess(vocab_size=None, min_df=1, max_df=1.0, dedupe=True))
@@ -397,6 +485,18 @@ def test_time_parsing_to_decimal_year():
     assert years[0] == 2001.0 and abs(years[1] - 2001.5) < 1e-9 and 1790.0 < years[2] < 1790.03
     assert decimal_year(pd.to_datetime(["2000-12-31 12:00"]))[0] == pytest.approx(2000 + 365.5 / 366)
     assert list(parse_time(["1-Jan-96", "31-Dec-06"], fmt="%d-%b-%y").round(3)) == [1996.0, 2006.997]
+
+
+def test_unix_times_are_asked_for():
+    """Unix times in seconds and milliseconds (numbers or numeric text) -> the same decimal years as their ISO dates,
+    with time_format=unix_s / unix_ms; without it a number is refused naming the line and the fix (never guessed)."""
+    iso = parse_time(["2020-09-13T12:26:40Z", "1970-01-01", "2001-07-02T12:00:00Z"])
+    assert list(parse_time([1600000000, "0", 994075200.0], fmt="unix_s")) == list(iso)
+    assert list(parse_time(["1600000000000", 0, 994075200000], fmt="unix_ms")) == list(iso)
+    with pytest.raises(ReaderError, match=r"f\.csv:3: cannot parse time '1600000000' as ISO 8601 .*time_format=unix_s"):
+        parse_time(["2020-01-01", 1600000000], source="f.csv", line_numbers=[2, 3])
+    with pytest.raises(ReaderError, match=r"f\.csv:2: .*'1600000000000' with format 'unix_s'.*milliseconds"):
+        parse_time([1600000000000], fmt="unix_s", source="f.csv", line_numbers=[2])
 
 
 def test_seeded_split_is_deterministic_and_exact():

@@ -33,7 +33,8 @@ def _parse_assignments(pairs: list[str] | None, what: str) -> dict:
         try:
             out[key] = yaml.safe_load(value)
         except yaml.YAMLError as err:
-            raise UsageError(f"{what} {key}: cannot read the value {value!r} ({err.problem or err})") from None
+            raise UsageError(f"{what} {key}: cannot read the value {value!r} ({err.problem or err}); values are YAML: "
+                             f"quote one that starts with '*', '&', '!' or holds a tab, e.g. {what} '{key}=\"{value}\"'") from None
     return out
 
 

@@ -67,8 +67,15 @@ def missing_file(path) -> ReaderError:
     return ReaderError(f"{path}: file does not exist{hint}")
 
 
+# the first bytes of containers this reader does not open by content: a compressed file is opened by its suffix
+MAGIC = ((b"\x1f\x8b", "gzip-compressed", ".gz"), (b"BZh", "bzip2-compressed", ".bz2"), (b"\xfd7zXZ\x00", "xz-compressed", ".xz"),
+         (b"PK\x03\x04", "a zip archive", None), (b"7z\xbc\xaf\x27\x1c", "a 7-zip archive", None),
+         (b"\x28\xb5\x2f\xfd", "zstd-compressed", None), (b"\x1f\x9d", "compress (.Z) output", None))
+
+
 def open_binary(path) -> io.BufferedIOBase:
-    """Open a file, transparently decompressing .gz / .bz2 / .xz."""
+    """Open a file, transparently decompressing .gz / .bz2 / .xz (by suffix); a compressed file or an archive
+    whose name says plain text is refused by name, not decoded as garbage (``not valid utf-8 at byte 1``)."""
     path = Path(path)
     if not path.is_file():
         raise missing_file(path) if not path.exists() else ReaderError(f"{path}: not a file")
@@ -79,28 +86,58 @@ def open_binary(path) -> io.BufferedIOBase:
         return bz2.open(path, "rb")
     if suffix == ".xz":
         return lzma.open(path, "rb")
-    return open(path, "rb")
+    handle = open(path, "rb")
+    head = handle.peek(8)[:8]
+    for magic, kind, fix in MAGIC:
+        if head.startswith(magic) and (magic != b"BZh" or head[3:4].isdigit()):
+            handle.close()
+            raise ReaderError(f"{path}: the file is {kind}, " + (
+                f"but its name does not end in {fix}: rename it to {path.name}{fix} to have it decompressed" if fix else
+                "which is not opened (only .gz, .bz2 and .xz are): extract or decompress it and point path= at the result"))
+    return handle
+
+
+_UTF16_32_BOMS = ((b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"), (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16"))
+
+
+def decode(raw: bytes, path, encoding: str, line: int | None = 1) -> str:
+    """Bytes -> text, or an error naming the file and line (``line`` is the line ``raw`` starts on). A UTF-16/32 byte-order mark names the encoding to pass; a NUL character is refused:
+    it is binary data, not text, and the tokeniser would silently split a word at it."""
+    try:
+        text = raw.decode(encoding)
+    except UnicodeDecodeError as err:
+        at = line + raw[: err.start].count(b"\n") if line is not None else None
+        bom = next((name for bom, name in _UTF16_32_BOMS if raw.startswith(bom)), None) if line == 1 else None
+        hint = (f"the file starts with a {bom.upper()} byte-order mark: pass encoding={bom}" if bom and bom != encoding
+                else f"pass the file's encoding if it is not {encoding}")
+        raise ReaderError(f"{where(path, at)}: not valid {encoding} text ({err.reason} at byte {err.start}); "
+                          f"{hint}") from err
+    if "\x00" in text:
+        at = line + text[: text.index("\x00")].count("\n") if line is not None else None
+        raise ReaderError(f"{where(path, at)}: NUL character in the text (binary data, or a UTF-16 file read as "
+                          f"{encoding}?): not a text file")
+    return text
 
 
 def _drop_bom(text: str, encoding: str) -> str:
-    """A UTF-8 file's byte-order mark (Windows editors write one) is not text: not part of a first word or header."""
+    """A UTF-8 file's byte-order mark (Windows editors write one) is not text: not part of a first word or header;
+    nor is the mark of a UTF-16/32 file read with an explicit byte order (utf-16-le keeps it, utf-16 drops it)."""
     import codecs
 
-    return text[1:] if text.startswith("\ufeff") and codecs.lookup(encoding).name == "utf-8" else text
+    return text[1:] if text.startswith("\ufeff") and codecs.lookup(encoding).name.startswith("utf-") else text
 
 
 def read_lines(path, encoding: str = "utf-8") -> Iterable[tuple[int, str]]:
     """Yield (1-based line number, line without newline); corrupt archives and bad encodings name the file and line."""
     line_no = 0
     check_encoding(encoding, path)
+    if "\n".encode(encoding) != b"\n":  # UTF-16/32: a newline is not the byte 0x0A, so the file is not split on it
+        yield from enumerate((t.rstrip("\r") for t in read_text(path, encoding).removesuffix("\n").split("\n")), start=1)
+        return
     try:
         with open_binary(path) as handle:
             for line_no, raw in enumerate(handle, start=1):
-                try:
-                    text = raw.decode(encoding)
-                except UnicodeDecodeError as err:
-                    raise ReaderError(f"{where(path, line_no)}: not valid {encoding} text ({err.reason} at byte {err.start}); "
-                                      f"pass the file's encoding if it is not {encoding}") from err
+                text = decode(raw, path, encoding, line_no)
                 if line_no == 1:
                     text = _drop_bom(text, encoding)
                 yield line_no, text.rstrip("\r\n")
@@ -130,12 +167,7 @@ def read_text(path, encoding: str = "utf-8") -> str:
             raw = handle.read()
     except (EOFError, OSError, lzma.LZMAError, zlib_error()) as err:
         raise _read_failure(path, err) from err
-    try:
-        return _drop_bom(raw.decode(encoding), encoding)
-    except UnicodeDecodeError as err:
-        line = raw[: err.start].count(b"\n") + 1
-        raise ReaderError(f"{where(path, line)}: not valid {encoding} text ({err.reason} at byte {err.start}); "
-                          f"pass the file's encoding if it is not {encoding}") from err
+    return _drop_bom(decode(raw, path, encoding), encoding)
 
 
 def read_vocab(path, encoding: str = "utf-8") -> list[str]:
@@ -163,7 +195,7 @@ def _drop_empty(counts: sp.csr_matrix) -> tuple[sp.csr_matrix, np.ndarray]:
     return counts[keep], keep
 
 
-def read_uci_bow(docword, vocab_path, encoding: str = "utf-8") -> tuple[sp.csr_matrix, list[str], np.ndarray, int]:
+def read_uci_bow(docword, vocab_path, encoding: str = "utf-8", report: dict | None = None) -> tuple[sp.csr_matrix, list[str], np.ndarray, int]:
     """UCI bag-of-words: header lines D, W, NNZ, then ``docID wordID count`` (1-based).
 
     Returns (counts, vocab, kept document numbers (0-based), D): documents with no entries are
@@ -244,15 +276,18 @@ def read_uci_bow(docword, vocab_path, encoding: str = "utf-8") -> tuple[sp.csr_m
     data = np.concatenate(values) if values else np.zeros(0, np.int64)
     counts = sp.csr_matrix((data, (rows, cols)), shape=(n_docs, n_words), dtype=np.int64)
     counts.sum_duplicates()
-    _check_summed(counts, docword, "a docID, wordID pair repeated")
+    _check_summed(counts, docword, "a docID, wordID pair repeated", len(data), report)
     counts, kept = _drop_empty(counts)
     if not len(kept):
         raise ReaderError(f"{docword}: no documents (header D={n_docs}, NNZ={nnz}): nothing to prepare")
     return counts, vocab, kept, n_docs
 
 
-def _check_summed(counts: sp.csr_matrix, path, how: str) -> None:
-    """Counts that only overflow once duplicate entries are added up are an error too, never a wrap."""
+def _check_summed(counts: sp.csr_matrix, path, how: str, entries: int | None = None, report: dict | None = None) -> None:
+    """Counts that only overflow once duplicate entries are added up are an error too, never a wrap; how many of the
+    file's ``entries`` were added to an earlier one (``how``) goes in ``report`` for corpus.json, where there were any."""
+    if report is not None and entries is not None and entries > counts.nnz:
+        report["summed_repeated_entries"] = {"count": int(entries - counts.nnz), "what": how}
     if counts.nnz and counts.data.max() > INT32_MAX:
         k = int(np.argmax(counts.data))
         row = int(np.searchsorted(counts.indptr, k, side="right") - 1)
@@ -260,7 +295,7 @@ def _check_summed(counts: sp.csr_matrix, path, how: str) -> None:
                           f"({how}) exceeds {INT32_MAX} (counts are stored as int32)")
 
 
-def read_ldac(path, vocab_path, encoding: str = "utf-8", max_docs: int | None = None) -> tuple[sp.csr_matrix, list[str], np.ndarray, int]:
+def read_ldac(path, vocab_path, encoding: str = "utf-8", max_docs: int | None = None, report: dict | None = None) -> tuple[sp.csr_matrix, list[str], np.ndarray, int]:
     """LDA-C: one line per document, ``N id:count ...`` with 0-based ids into the vocabulary file.
 
     N must equal the number of pairs. Empty documents (``0``) are dropped; returns (counts, vocab,
@@ -306,11 +341,11 @@ def read_ldac(path, vocab_path, encoding: str = "utf-8", max_docs: int | None = 
     counts = sp.csr_matrix((np.concatenate(data), np.concatenate(indices), np.array(indptr, dtype=np.int64)),
                            shape=(len(kept), n_words))
     counts.sum_duplicates()
-    _check_summed(counts, path, "an id repeated on its line")
+    _check_summed(counts, path, "an id repeated on its line", int(indptr[-1]), report)
     return counts, vocab, np.array(kept), n_read
 
 
-def read_matrix_market(path, vocab_path, docs_in_rows: bool = True, encoding: str = "utf-8") -> tuple[sp.csr_matrix, list[str], np.ndarray, int]:
+def read_matrix_market(path, vocab_path, docs_in_rows: bool = True, encoding: str = "utf-8", report: dict | None = None) -> tuple[sp.csr_matrix, list[str], np.ndarray, int]:
     """Matrix Market coordinate file (documents x words, or words x documents with ``docs_in_rows=False``)."""
     import scipy.io
 
@@ -320,12 +355,19 @@ def read_matrix_market(path, vocab_path, docs_in_rows: bool = True, encoding: st
             first = handle.readline()
         if not first.startswith(b"%%MatrixMarket"):
             raise ReaderError(f"{where(path, 1)}: bad header: expected '%%MatrixMarket matrix coordinate ...', got {first[:60]!r}")
+        field, symmetry = (first.decode("ascii", "replace").lower().split() + ["", "", "", ""])[3:5]
+        if symmetry not in ("general", ""):  # scipy would mirror every entry: counts the file never wrote
+            raise ReaderError(f"{where(path, 1)}: header says {symmetry!r}, but a documents x words count matrix is not "
+                              f"{symmetry}; write it as 'general' (every entry listed)")
+        if field == "pattern" and report is not None:  # positions without values: each is one occurrence
+            report["matrix_market_field"] = "pattern (every entry read as a count of 1)"
         with open_binary(path) as handle:
             matrix = scipy.io.mmread(handle)
     except ReaderError:
         raise
     except (ValueError, OSError, EOFError, IndexError, TypeError, OverflowError, lzma.LZMAError, zlib_error()) as err:
         raise ReaderError(f"{path}: cannot be read as Matrix Market ({err})") from err
+    entries = matrix.nnz if sp.issparse(matrix) else None  # coordinate entries as read, before repeats are summed
     matrix = sp.csr_matrix(matrix if docs_in_rows else matrix.T)
     if matrix.shape[1] != len(vocab):
         hint = (f" (its {matrix.shape[0]} rows match: documents in columns? pass docs_in_rows="
@@ -341,7 +383,7 @@ def read_matrix_market(path, vocab_path, docs_in_rows: bool = True, encoding: st
         raise ReaderError(f"{path}: count {matrix.data.max():.0f} exceeds {INT32_MAX} (counts are stored as int32)")
     matrix = sp.csr_matrix(matrix, dtype=np.int64)
     matrix.sum_duplicates()
-    _check_summed(matrix, path, "a coordinate repeated")
+    _check_summed(matrix, path, "a coordinate repeated", entries, report)
     matrix.eliminate_zeros()
     counts, kept = _drop_empty(matrix)
     if not len(kept):
@@ -353,16 +395,53 @@ def read_matrix_market(path, vocab_path, docs_in_rows: bool = True, encoding: st
 # raw text
 
 
+NOT_DOCUMENTS = re.compile(r"(PROVENANCE\.md|README(\.\w+)?|__MACOSX)", re.I)
+
+
+def not_a_document(relative: Path) -> bool:
+    """A file that describes or shadows the corpus rather than being one of its documents: hidden files and folders
+    (.DS_Store, ._x AppleDouble forks, .git/), a macOS zip's __MACOSX/ folder, and the corpus's PROVENANCE.md or
+    README(.*), which a folder under corpora_dir holds beside its documents."""
+    return any(part.startswith(".") or NOT_DOCUMENTS.fullmatch(part) for part in relative.parts)
+
+
 def read_text_files(directory, pattern: str = "*", encoding: str = "utf-8") -> pd.DataFrame:
-    """One document per file (sorted by relative path); doc_id is the relative path."""
+    """One document per file, in subfolders too (sorted by relative path); doc_id is the relative path.
+
+    Files that are not documents (:func:`not_a_document`) are skipped and listed in ``frame.attrs["skipped_files"]``
+    for corpus.json; a name that is neither a file nor a folder (a broken or looping symbolic link, a pipe) is an
+    error naming it, never a silently missing document."""
     directory = Path(directory)
     if not directory.is_dir():
         raise ReaderError(f"{directory}: directory does not exist")
-    files = sorted(p for p in directory.rglob(pattern) if p.is_file())
+    files, skipped = [], []
+    for path in sorted(directory.rglob(pattern)):
+        relative = path.relative_to(directory)
+        check_unicode(str(relative), repr(str(path)), "the file name", "a name in another encoding than the file "
+                      "system's; rename the file")  # the name becomes the doc_id
+        if not_a_document(relative):
+            skipped += [] if path.is_dir() else [str(relative)]
+        elif path.is_file():
+            files.append(path)
+        elif not path.is_dir():
+            raise ReaderError(f"{path}: not a readable file ({'a broken or looping symbolic link' if path.is_symlink() else 'not a regular file'})")
     if not files:
-        raise ReaderError(f"{directory}: no files match {pattern!r}")
-    return pd.DataFrame({"doc_id": [str(p.relative_to(directory)) for p in files],
-                         "text": [read_text(p, encoding) for p in files]})
+        raise ReaderError(f"{directory}: no files match {pattern!r}" + (f" (besides {len(skipped)} that are not documents, "
+                                                                         f"e.g. {skipped[0]!r})" if skipped else ""))
+    frame = pd.DataFrame({"doc_id": [str(p.relative_to(directory)) for p in files],
+                          "text": [read_text(p, encoding) for p in files]})
+    if skipped:
+        frame.attrs["skipped_files"] = {"count": len(skipped), "first": skipped[:5]}
+    return frame
+
+
+def check_unicode(value: str, culprit: str, what: str, fix: str) -> None:
+    """A string with a lone surrogate (a JSON escape for half a UTF-16 pair, or a file name in another encoding) has
+    no UTF-8 form: an error naming it, not pyarrow's 'surrogates not allowed' without a culprit at write time."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as err:
+        raise ReaderError(f"{culprit}: {what} holds {value[err.start:err.end]!r}, which has no UTF-8 form: {fix}") from None
 
 
 def check_unique_ids(rows: list[dict], path, id_name: str | None) -> None:
@@ -371,10 +450,16 @@ def check_unique_ids(rows: list[dict], path, id_name: str | None) -> None:
         return
     first: dict[str, int] = {}
     for row in rows:
+        if not row["doc_id"].strip():
+            raise ReaderError(f"{where(path, row['line'])}: blank {id_name} (every document needs its id)")
         if row["doc_id"] in first:
             raise ReaderError(f"{where(path, row['line'])}: duplicate {id_name} {row['doc_id']!r} (first on line "
                               f"{first[row['doc_id']]})")
         first[row["doc_id"]] = row["line"]
+
+
+JSON_ARRAY = "; the file is a JSON array, and format=jsonl reads JSON Lines: one object per line (e.g. jq -c '.[]')"
+BARE_CR = "; its lines end in a bare CR (classic Mac OS): convert them to LF or CRLF (e.g. tr '\\r' '\\n')"
 
 
 def read_jsonl(path, text_field: str = "text", time_field: str | None = None, id_field: str | None = None,
@@ -387,20 +472,25 @@ def read_jsonl(path, text_field: str = "text", time_field: str | None = None, id
         try:
             record = json.loads(line)
         except json.JSONDecodeError as err:
-            raise ReaderError(f"{where(path, line_no)}: not valid JSON ({err.msg})") from err
+            raise ReaderError(f"{where(path, line_no)}: not valid JSON ({err.msg}){BARE_CR * (chr(13) in line)}"
+                              f"{JSON_ARRAY * (line_no == 1 and line.lstrip().startswith('['))}") from err
         if not isinstance(record, dict):
-            raise ReaderError(f"{where(path, line_no)}: expected a JSON object")
+            raise ReaderError(f"{where(path, line_no)}: expected a JSON object{JSON_ARRAY * isinstance(record, list)}")
         for field in (text_field, time_field, id_field):
             if field is not None and field not in record:
                 raise ReaderError(f"{where(path, line_no)}: missing field {field!r}")
         text = record[text_field]
-        if isinstance(text, dict) or (isinstance(text, list) and any(isinstance(t, (dict, list)) for t in text)):
-            raise ReaderError(f"{where(path, line_no)}: field {text_field!r} is a JSON {type(text).__name__} of objects, "
-                              f"expected text (a string, or a list of strings)")
+        if not (text is None or isinstance(text, str) or (isinstance(text, list) and all(isinstance(t, str) for t in text))):
+            kind = f"{type(text).__name__}{' holding non-strings' if isinstance(text, list) else ''}"
+            raise ReaderError(f"{where(path, line_no)}: field {text_field!r} is a JSON {kind} ({json.dumps(text)[:40]}), "
+                              f"expected text (a string, a list of strings, or null for an empty document)")
         if isinstance(text, list):
             text = " ".join(map(str, text))
         row = {"doc_id": str(record[id_field]) if id_field else str(line_no), "text": "" if text is None else str(text),
                "line": line_no}
+        for field, value in ((id_field, row["doc_id"]), (text_field, row["text"])):
+            check_unicode(value, where(path, line_no), f"field {field!r}", "half of a UTF-16 pair escaped alone "
+                          "(a \\ud800-\\udfff escape without its partner); fix the escape")
         if time_field:
             row["time_raw"] = record[time_field]
         rows.append(row)
@@ -415,7 +505,12 @@ def read_csv_text(path, text_column: str | Sequence[str] = "text", time_column: 
                   extra_columns: Sequence[str] = ()) -> pd.DataFrame:
     """A CSV/TSV with a text column (or several, joined by newlines) and optional time and id columns; ``line`` is the
     line each record starts on (a quoted field may span lines), for errors about its values."""
-    text = re.sub(r"\r(?!\n)", " ", read_text(path, encoding))  # a bare CR inside an unquoted field is not a line end
+    text = read_text(path, encoding)
+    if "\r" in text and "\n" not in text:
+        raise ReaderError(f"{path}: no line feed in the file{BARE_CR}")
+    text = re.sub(r"\r(?!\n)", " ", text)  # a bare CR inside an unquoted field is not a line end
+    sep = "\t" if sep == "\\t" else sep  # a tab written as the usual escape (a literal tab is awkward on a command line)
+    csv.field_size_limit(max(csv.field_size_limit(), INT32_MAX))  # one long document is data (the default stops at 128 KiB)
     try:
         reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep)
     except (TypeError, csv.Error) as err:
@@ -431,6 +526,10 @@ def read_csv_text(path, text_column: str | Sequence[str] = "text", time_column: 
     missing = [c for c in wanted if c not in header]
     if missing:
         raise ReaderError(f"{where(path, 1)}: missing column(s) {missing}; header has {header}")
+    twice = [c for c in wanted if header.count(c) > 1]
+    if twice:
+        raise ReaderError(f"{where(path, 1)}: column {twice[0]!r} appears {header.count(twice[0])} times in the header: "
+                          f"which one holds the data is ambiguous")
     position = {name: header.index(name) for name in wanted}
     rows = []
     records = iter(reader)
@@ -476,17 +575,30 @@ def decimal_year(times: pd.Series | pd.DatetimeIndex) -> np.ndarray:
 
 def parse_time(values: Sequence, fmt: str | None = None, source: str = "time column",
                line_numbers: Sequence[int] | None = None) -> np.ndarray:
-    """Parse dates (with ``fmt``, a strftime format, or ISO 8601) to decimal years; names the first bad value."""
+    """Parse dates (with ``fmt``, a strftime format, ``unix_s`` / ``unix_ms`` for Unix times in seconds /
+    milliseconds, or ISO 8601) to decimal years; names the first bad value, never guesses a number's unit."""
     series = pd.Series(list(values), dtype=object).astype(str)
-    parsed = pd.to_datetime(series, format=fmt if fmt else "ISO8601", errors="coerce", utc=True)
+    if fmt in UNIX_UNITS:
+        numbers = pd.to_numeric(series, errors="coerce")
+        years = 1970 + numbers.to_numpy(dtype=np.float64) / UNIX_UNITS[fmt] / (365.2425 * 86400)
+        parsed = pd.to_datetime(numbers.where((years > 1678) & (years < 2262)), unit=fmt.removeprefix("unix_"), utc=True)
+    else:
+        parsed = pd.to_datetime(series, format=fmt if fmt else "ISO8601", errors="coerce", utc=True)
     bad = np.flatnonzero(parsed.isna().to_numpy())
     if bad.size:
         row = int(bad[0])
         line = line_numbers[row] if line_numbers is not None else None
         label = where(source, line) if line is not None else f"{source} (row {row})"
+        number = re.fullmatch(r"[+-]?\d+(\.\d*)?(e[+-]?\d+)?", series.iloc[row].strip(), re.I) is not None
+        hint = ("; for Unix times pass time_format=unix_s (seconds) or unix_ms (milliseconds)" if number and fmt is None and
+                abs(float(series.iloc[row])) >= 1e5 else "; a date outside 1678-2261: seconds read as milliseconds?"
+                if number and fmt in UNIX_UNITS else "")
         raise ReaderError(f"{label}: cannot parse time {series.iloc[row]!r}"
-                          f"{' with format ' + repr(fmt) if fmt else ' as ISO 8601'} ({bad.size} unparseable)")
+                          f"{' with format ' + repr(fmt) if fmt else ' as ISO 8601'} ({bad.size} unparseable){hint}")
     return decimal_year(parsed.dt.tz_convert(None))
+
+
+UNIX_UNITS = {"unix_s": 1.0, "unix_ms": 1e3}  # time_format values: seconds or milliseconds since 1970-01-01 UTC
 
 
 # --------------------------------------------------------------------------------------------
@@ -639,6 +751,12 @@ def bag_of_words(texts: Sequence[str], prep: Preprocess, source: str = "text") -
     if prep.vocab_file:
         vocab = read_vocab(prep.vocab_file)
         report["vocab_source"] = f"fixed vocabulary file {Path(prep.vocab_file).name} ({len(vocab)} words)"
+        # a word the tokeniser never yields (upper case, not NFC, a stop word, short, two tokens) is a column of zeros
+        never = [w for w in vocab if prep.tokenize(w, stop) != [w]]
+        if never:
+            report["vocab_file_words_never_matched"] = {
+                "count": len(never), "first": never[:5],
+                "why": "the tokeniser never yields them (upper case, not NFC, a stop word, too short, or not one token)"}
     else:
         df = Counter()
         for toks in tokens:

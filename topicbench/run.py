@@ -256,7 +256,8 @@ def _run(spec, corpus, out_dir, progress_every_s):
     protocol = Protocol(spec.observed_fraction, spec.folds, spec.eval_seed)
     holdout = make_holdout(spec.holdout, spec.holdout_n, spec.n_checkpoints)
     batch_method = method.batch_size is None
-    holdout.check(batch_method, test.n_docs, corpus.meta.get("name"))
+    holdout.check(batch_method, test.n_docs, f"{corpus.meta.get('name')} ({corpus.n_docs} documents, split: "
+                                             f"{corpus.meta.get('split_rule', 'not recorded')})")
     unigram = Unigram(sp.csr_matrix(train.word_totals()[None, :]))  # word totals accumulated chunk by chunk
 
     times = train.column("time")  # read from docs.parquet on first use

@@ -220,7 +220,8 @@ class FixedTestSet(HeldoutPolicy):
 
     def check(self, batch_method, test_docs=None, corpus=""):
         if test_docs == 0:
-            raise StreamError(f"held-out policy 'fixed' needs a test split; corpus {corpus} has none")
+            raise StreamError(f"held-out policy 'fixed' needs a test split; corpus {corpus} has none: prepare it with a "
+                              f"test_fraction that leaves a test document, or run with --set holdout=every_nth_batch")
 
     def training_order(self, order, stream, seed, batch_size, n_docs, batch_method):
         self._last = -1

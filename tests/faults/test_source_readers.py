@@ -7,6 +7,7 @@ import ast
 import gzip
 import json
 import lzma
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -380,3 +381,149 @@ def test_user_text_bad_ids_and_fields_name_line(tmp_path, capsys, fmt, body, nam
                                        "--param", f"path={tmp_path / f't.{fmt}'}", *extra], tmp_path / "out",
                               tmp_path / f"t.{fmt}")
     assert code == 2 and named in err, err
+
+
+def _text_source(tmp_path, damage):
+    """A five-document JSONL / CSV / folder source with one damage; returns (format, path, extra params)."""
+    import os
+    import zipfile
+
+    texts = ["apple bread cheese", "bread cheese dates", "cheese dates apple", "dates apple bread", "apple cheese bread"]
+    jsonl = "".join(json.dumps({"id": i, "text": t, "t": 1600000000 + i}) + "\n" for i, t in enumerate(texts)).encode()
+    csv = ("id,text\n" + "".join(f"{i},{t}\n" for i, t in enumerate(texts))).encode()
+    src = tmp_path / "src"
+    src.mkdir()
+    if damage in ("gzip-named-plain", "zip-as-jsonl", "zstd-as-jsonl", "utf16-read-as-utf8"):
+        data = {"gzip-named-plain": gzip.compress(jsonl), "utf16-read-as-utf8": jsonl.decode().encode("utf-16"),
+                "zstd-as-jsonl": b"\x28\xb5\x2f\xfd\x24\x05\x29\x00\x00"}.get(damage)  # a zstd frame header
+        if data is None:
+            with zipfile.ZipFile(src / "t.jsonl", "w") as archive:
+                archive.writestr("t.jsonl", jsonl)
+        else:
+            (src / "t.jsonl").write_bytes(data)
+        return "jsonl", src / "t.jsonl", []
+    if damage.startswith("bare-cr"):
+        name = "t.csv" if damage.endswith("csv") else "t.jsonl"
+        (src / name).write_bytes((csv if name == "t.csv" else jsonl).replace(b"\n", b"\r"))
+        return name.split(".")[1], src / name, []
+    if damage.startswith("json-array"):
+        records = [{"text": t} for t in texts]
+        (src / "t.jsonl").write_text(json.dumps(records, indent=1 if damage.endswith("pretty") else None))
+        return "jsonl", src / "t.jsonl", []
+    if damage == "nul-in-csv":
+        (src / "t.csv").write_bytes(csv.replace(b"dates apple", b"da\x00tes apple"))
+        return "csv", src / "t.csv", []
+    if damage == "lone-surrogate":
+        (src / "t.jsonl").write_bytes(jsonl.replace(b"dates apple", b"dates \\ud83d apple"))
+        return "jsonl", src / "t.jsonl", []
+    if damage in ("text-a-number", "text-true"):
+        lines = jsonl.decode().splitlines()
+        lines[3] = json.dumps({"id": 3, "text": 1234 if damage == "text-a-number" else True})
+        (src / "t.jsonl").write_text("\n".join(lines) + "\n")
+        return "jsonl", src / "t.jsonl", []
+    if damage == "unix-time-as-iso":
+        (src / "t.jsonl").write_bytes(jsonl)
+        return "jsonl", src / "t.jsonl", ["--param", "time_column=t"]
+    if damage == "csv-column-twice":
+        (src / "t.csv").write_bytes(csv.replace(b"id,text\n", b"text,text\n"))
+        return "csv", src / "t.csv", []
+    if damage == "csv-blank-id":
+        (src / "t.csv").write_bytes(csv.replace(b"\n2,", b"\n ,"))
+        return "csv", src / "t.csv", ["--param", "id_column=id"]
+    for i, t in enumerate(texts):
+        (src / f"d{i}.txt").write_text(t)
+    if damage == "name-not-utf8":
+        (Path(os.fsdecode(os.fsencode(src) + b"/caf\xe9.txt"))).write_text("apple")
+    elif damage == "broken-symlink":
+        os.symlink(src / "gone.txt", src / "d9.txt")
+    else:  # a symbolic link to itself
+        os.symlink(src / "d8.txt", src / "d8.txt")
+    return "files", src, []
+
+
+@pytest.mark.parametrize("damage, named", [
+    pytest.param("gzip-named-plain", "t.jsonl: the file is gzip-compressed, but its name does not end in .gz",
+                 id="gzip-file-without-gz-suffix"),
+    pytest.param("zip-as-jsonl", "t.jsonl: the file is a zip archive, which is not opened", id="zip-archive-as-text"),
+    pytest.param("zstd-as-jsonl", "t.jsonl: the file is zstd-compressed, which is not opened (only .gz, .bz2 and .xz",
+                 id="zstd-file-as-text"),
+    pytest.param("utf16-read-as-utf8", "t.jsonl:1: not valid utf-8 text (invalid start byte at byte 0); the file starts "
+                 "with a UTF-16 byte-order mark: pass encoding=utf-16", id="utf16-file-read-as-utf8"),
+    pytest.param("nul-in-csv", "t.csv:4: NUL character", id="nul-byte-in-text"),
+    pytest.param("json-array", "t.jsonl:1: expected a JSON object; the file is a JSON array, and format=jsonl reads JSON "
+                 "Lines", id="jsonl-a-json-array"),
+    pytest.param("json-array-pretty", "t.jsonl:1: not valid JSON (Expecting value); the file is a JSON array",
+                 id="jsonl-a-pretty-printed-json-array"),
+    pytest.param("bare-cr-jsonl", "t.jsonl:1: not valid JSON (Extra data); its lines end in a bare CR", id="jsonl-bare-cr-lines"),
+    pytest.param("bare-cr-csv", "t.csv: no line feed in the file; its lines end in a bare CR", id="csv-bare-cr-lines"),
+    pytest.param("lone-surrogate", "t.jsonl:3: field 'text' holds '\\ud83d', which has no UTF-8 form: half of a UTF-16 "
+                 "pair escaped alone", id="jsonl-lone-surrogate-escape"),
+    pytest.param("name-not-utf8", "caf\\udce9.txt': the file name holds '\\udce9', which has no UTF-8 form",
+                 id="files-name-in-latin1"),
+    pytest.param("text-a-number", "t.jsonl:4: field 'text' is a JSON int (1234)", id="jsonl-text-a-number"),
+    pytest.param("text-true", "t.jsonl:4: field 'text' is a JSON bool (true)", id="jsonl-text-a-boolean"),
+    pytest.param("unix-time-as-iso", "t.jsonl:1: cannot parse time '1600000000' as ISO 8601 (5 unparseable); for Unix "
+                 "times pass time_format=unix_s", id="unix-times-without-time-format"),
+    pytest.param("csv-column-twice", "t.csv:1: column 'text' appears 2 times in the header", id="csv-text-column-twice"),
+    pytest.param("csv-blank-id", "t.csv:4: blank id", id="csv-blank-id"),
+    pytest.param("broken-symlink", "d9.txt: not a readable file (a broken or looping symbolic link)",
+                 id="files-broken-symlink"),
+    pytest.param("symlink-loop", "d8.txt: not a readable file (a broken or looping symbolic link)", id="files-symlink-loop"),
+])
+def test_unseen_text_source_damage_named(tmp_path, capsys, damage, named):
+    """An unseen text source with damage of the case's id -> exit 2 naming file(:line) and the fix, before compute.
+
+    Damage: a compressed file (gzip, zstd) or an archive under a plain name; UTF-16 read as UTF-8; a NUL byte; lines
+    ending in a bare CR; a JSON array, not JSON Lines; a lone surrogate escape or a latin-1 file name; a number or
+    true as a document's text; Unix times read as ISO dates; a column twice; a blank id; a broken or looping symbolic
+    link in a folder. Was: 'not valid utf-8 at byte 1', a header holding the whole file, pyarrow's 'surrogates not
+    allowed' naming nothing, a word split at the NUL, 'true' or '1234' as a document, the first of two columns
+    taken, a blank id prepared, or the linked document silently missing."""
+    fmt, path, extra = _text_source(tmp_path, damage)
+    code, err = prepare_fails(capsys, ["prepare", "user_text", "--out", tmp_path / "out", "--param", f"format={fmt}",
+                                       "--param", f"path={path}", "--param", "min_df=1", *extra], tmp_path / "out", path)
+    assert code == 2 and named in err, err
+
+
+def test_glob_pattern_param_needs_yaml_quotes(tmp_path, capsys):
+    """--param pattern=*.txt (a YAML alias, not a string) -> exit 2 naming the value and how to quote it; the quoted
+    form it suggests reads only the .txt files (was a bare YAML error, with no way shown to pass a glob)."""
+    src = tmp_path / "src"
+    src.mkdir()
+    for i, text in enumerate(["apple bread", "bread cheese", "cheese apple", "apple bread cheese"]):
+        (src / f"d{i}.txt").write_text(text)
+    (src / "notes.md").write_text("zebra zebra")
+    args = ["prepare", "user_text", "--out", tmp_path / "out", "--param", "format=files", "--param", f"path={src}",
+            "--param", "min_df=1", "--param", "max_df=1.0", "--param", "test_fraction=0.25"]
+    code, err = prepare_fails(capsys, [*args, "--param", "pattern=*.txt"], tmp_path / "out", src)
+    assert code == 2 and "--param pattern: cannot read the value '*.txt'" in err and "'pattern=\"*.txt\"'" in err, err
+    code, err = run_cli([*args, "--param", 'pattern="*.txt"'], capsys)
+    assert code == 0 and "zebra" not in (tmp_path / "out" / "vocab.txt").read_text(), err
+
+
+@pytest.mark.parametrize("symmetry", ["symmetric", "skew-symmetric", "hermitian"])
+def test_matrix_market_symmetric_header(tmp_path, capsys, symmetry):
+    """A Matrix Market file whose header says symmetric / skew-symmetric / hermitian -> exit 2 naming file:1 (was:
+    every off-diagonal entry mirrored by scipy, counts the file never wrote, or a negative-count error)."""
+    (tmp_path / "vocab.txt").write_text("apple\nbread\ncheese\n")
+    field = "complex" if symmetry == "hermitian" else "integer"
+    values = " 0" if symmetry == "hermitian" else ""
+    (tmp_path / "c.mtx").write_text(f"%%MatrixMarket matrix coordinate {field} {symmetry}\n3 3 2\n2 1 1{values}\n3 2 4{values}\n")
+    code, err = prepare_fails(capsys, bow_args("mm", tmp_path / "c.mtx", tmp_path / "vocab.txt", tmp_path / "out"),
+                              tmp_path / "out", tmp_path / "c.mtx")
+    assert code == 2 and f"c.mtx:1: header says '{symmetry}', but a documents x words count matrix is not" in err, err
+
+
+def test_user_corpus_too_small_for_a_test_split(tmp_path, capsys):
+    """A 3-document user corpus whose test_fraction=0.1 rounds to no test document -> prepared (split recorded), and a
+    run exits 2 before compute naming the corpus, its size, its split rule and the fix (was: 'corpus user_text has none')."""
+    (tmp_path / "t.jsonl").write_text("".join(json.dumps({"text": t}) + "\n" for t in
+                                              ["apple bread cheese", "bread cheese dates", "cheese dates apple"]))
+    code, err = run_cli(["prepare", "user_text", "--out", tmp_path / "c", "--param", "format=jsonl", "--param",
+                         f"path={tmp_path / 't.jsonl'}", "--param", "min_df=1", "--param", "max_df=1.0"], capsys)
+    assert code == 0, err
+    code, err = run_cli(["run", "--corpus", tmp_path / "c", "--out", tmp_path / "run", "--method", "online_lda",
+                         "--param", "K=2", "--set", "topic_history_words=3"], capsys)
+    assert code == 2 and "corpus user_text (3 documents, split: seeded random: 10% test, seed 0) has none: prepare it " \
+                         "with a test_fraction that leaves a test document" in err, err
+    assert not (tmp_path / "run").exists()
