@@ -255,6 +255,14 @@ def cmd_aggregate(args) -> int:
         column, seen = next(iter(mixed.items()))
         raise UsageError(f"column {column!r} holds different types across traces: "
                          + "; ".join(f"{kind} in {path}" for kind, path in seen.items()))
+    from .run import TRACE_IDENTITY
+
+    for path, frame in zip(args.traces, frames):  # a row without them would enter the figures untraceable
+        missing = [c for c in TRACE_IDENTITY if c not in frame.columns
+                   or c != "loglik_per_word" and frame[c].isna().any()]  # a score may be NaN (no held-out token)
+        if missing:
+            raise UsageError(f"trace {path} lacks {', '.join(missing)} (missing or empty in some rows): not a whole "
+                             f"topicbench trace; run it again rather than aggregate it")
     frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
     try:
         io.fault_point("aggregate.write")

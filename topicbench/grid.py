@@ -35,11 +35,19 @@ def format_value(value: Any) -> str:
     return str(value)
 
 
+# a folder name is at most 255 bytes on common file systems; a component also gets a prefix (label~, K~) or a
+# staging suffix (.<name>.staging-<pid>): a longer name would fail at the job's mkdir, after other jobs' compute
+MAX_COMPONENT = 200
+
+
 def _safe_component(what: str, text: str) -> str:
     """A name or formatted value that becomes one path component under results_dir (never '/', '..' or '.x')."""
     if not isinstance(text, str) or not SAFE_NAME.fullmatch(text):
         raise GridError(f"{what} {text!r} is not a safe name: use letters, digits, '_', '.', '-' "
                         f"and no leading dot (it becomes a folder under results_dir)")
+    if len(text) > MAX_COMPONENT:
+        raise GridError(f"{what} {text[:40]!r}... is {len(text)} characters, over {MAX_COMPONENT} (it becomes a "
+                        f"folder name, which the file system limits to 255 bytes with its prefix or staging suffix)")
     return text
 
 
@@ -262,5 +270,14 @@ def expand_all(config: dict) -> dict[str, dict]:
     runs: dict[str, dict] = {}
     for name, experiment in experiments.items():
         runs.update(expand_experiment(name, experiment, datasets))
+    # names differing only in case are one folder on a case-insensitive file system (macOS, Windows): two runs or
+    # corpora would write into one
+    for what, names in (("run", list(runs)), ("dataset", list(datasets))):
+        seen: dict[str, str] = {}
+        for item in names:
+            other = seen.setdefault(str(item).casefold(), item)
+            if other != item:
+                raise GridError(f"{what} {item!r} and {what} {other!r} differ only in letter case: one folder on a "
+                                f"case-insensitive file system; rename one")
     check_datasets(datasets, {run["dataset"] for run in runs.values()}, config.get("corpora_dir"))
     return runs

@@ -17,6 +17,7 @@ from .method import Method, require
 class GammaPoissonTopics(Method):
     family = "nmf"
     uses_corpus_size = True
+    first_step = 1  # sec. 11.5.2 counts minibatches from t = 1 (see step_size)
     # sec. 11.6's settings: c0 = 0.05 V, rho_t = (1 + t)^-0.5
     params = {"K": 100, "batch_size": 1000, "kappa": 0.5, "tau0": 1.0, "allow_kappa_half": True, "c0_per_word": 0.05}
 

@@ -121,6 +121,13 @@ class RunSpec:
         return method_cls
 
 
+# what every trace row records besides its scores: the run's identity and the code behind it (``provenance``);
+# ``topicbench aggregate`` refuses a trace without them (a figure or the paper would show a run it cannot trace)
+TRACE_IDENTITY = ("experiment", "dataset", "method", "label", "seed", "protocol", "docs_seen", "loglik_per_word",
+                  "git_sha", "topicbench_version", "python_version", "numpy_version", "scipy_version", "numba_version",
+                  "pandas_version", "host")
+
+
 @lru_cache(maxsize=1)
 def provenance() -> dict[str, str]:
     import numba
@@ -448,6 +455,13 @@ def check_output_location(out_dir: str | os.PathLike, spec: RunSpec, corpus=None
         ancestor = ancestor.parent
     if not ancestor.is_dir():
         raise OutputError(f"--out {out_dir}: {ancestor} is a file, not a directory")
+    # the staging folder beside out_dir carries a suffix; a name the file system refuses fails only at the swap
+    staged = f".{out_dir.name}.staging-{os.getpid()}-xxxxxxxx"
+    name_max = os.pathconf(ancestor, "PC_NAME_MAX")
+    too_long = [part for part in (*out_dir.parts[1:-1], staged) if len(os.fsencode(part)) > name_max]
+    if too_long:
+        raise OutputError(f"--out {out_dir}: the name {too_long[0][:40]!r}... is {len(os.fsencode(too_long[0]))} bytes "
+                          f"(with the staging suffix), over this file system's {name_max}; give a shorter name")
     try:
         io.fault_point("run.check_out")
         with tempfile.NamedTemporaryFile(dir=ancestor, prefix=".topicbench-probe-") as probe:

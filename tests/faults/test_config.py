@@ -81,7 +81,7 @@ def test_schema_rejects(cfg, culprit):
     pytest.param(config(**{"experiments.e.runs.0.grid": {"alpha": [float("inf")]}}), "'alpha' must be finite", id="grid-alpha-inf"),
     pytest.param(config(**{"experiments.e.runs.0.grid": {"batch_size": [2.5]}}), "'batch_size' must be a whole number",
                  id="grid-batch_size-fraction"),
-    pytest.param(config(**{"experiments.e.runs.0.grid": {"tau0": [0.0]}}), "'tau0' must be > 0 when kappa > 0",
+    pytest.param(config(**{"experiments.e.runs.0.grid": {"tau0": [0.0]}}), "'tau0' must be >= 1 when kappa > 0",
                  id="grid-tau0-zero"),
     pytest.param(config(**{"experiments.e.settings": {"passes": float("inf")}}), "'passes' must be finite", id="grid-passes-inf"),
     pytest.param(config(**{"experiments.e.settings": {"passes": 0}}), "passes must be positive", id="grid-passes-zero"),
@@ -96,6 +96,8 @@ def test_schema_rejects(cfg, culprit):
     pytest.param(config(**{"datasets.d.params": {"n_trian": 100}}), "n_trian", id="dataset-unknown-param"),
     pytest.param(config(**{"datasets.d.recipe": "nyt_lik"}), "unknown dataset 'nyt_lik'", id="dataset-unknown-recipe"),
     pytest.param(config(experiments={}), "defines no experiments", id="grid-no-experiments"),
+    pytest.param(config(**{"experiments.e.runs.0.grid": {"tau0": [0.5]}}), "'tau0' must be >= 1 when kappa > 0",
+                 id="grid-tau0-below-one-step-size-above-one"),
 ])
 def test_expansion_rejects(cfg, message):
     """A config whose runs cannot be expanded as written -> GridError at DAG build naming the culprit."""
@@ -263,3 +265,56 @@ def test_synthetic_dataset_out_of_range_at_dag_build(param, value):
     cfg = config(datasets={"d": {"recipe": "nyt_like", "params": {**params, param: value}}})
     with pytest.raises(GridError, match=f"dataset d: .*{param}"):
         expand_all(cfg)
+
+
+@pytest.mark.parametrize("cfg, message", [
+    pytest.param(rename_experiment("e" * 240), "240 characters", id="experiment-name-240-chars"),
+    pytest.param(config(**{"experiments.e.runs.0.label": "x" * 251}), "251 characters", id="label-251-chars"),
+    pytest.param(config(datasets={"d" * 230: BASE["datasets"]["d"]}, **{"experiments.e.dataset": "d" * 230}),
+                 "230 characters", id="dataset-name-230-chars"),
+])
+def test_name_too_long_for_a_folder(cfg, message):
+    """An experiment, label or dataset name too long for a folder with its prefix or staging suffix (ENAMETOOLONG)
+    -> GridError at DAG build naming it, not an error in a job after others computed."""
+    with pytest.raises(GridError, match=message):
+        expand_all(cfg)
+
+
+@pytest.mark.parametrize("cfg, message", [
+    pytest.param({**rename_experiment("exp"), "experiments": {"exp": BASE["experiments"]["e"],
+                                                              "Exp": BASE["experiments"]["e"]}},
+                 "differ only in letter case", id="experiments-exp-and-Exp"),
+    pytest.param(config(datasets={"d": BASE["datasets"]["d"], "D": BASE["datasets"]["d"]},
+                        **{"experiments.e.datasets": ["d", "D"]}, **{"experiments.e.dataset": None}),
+                 "differ only in letter case", id="datasets-d-and-D"),
+    pytest.param(config(**{"experiments.e.runs": [{"label": "x", "method": "online_lda", "grid": {"K": [3]}},
+                                                  {"label": "X", "method": "online_lda", "grid": {"K": [3]}}]}),
+                 "differ only in letter case", id="labels-x-and-X"),
+])
+def test_names_differing_only_in_case(cfg, message):
+    """Two experiments, datasets or labels differing only in case (one folder on macOS/Windows) -> GridError at DAG
+    build naming both, never two runs writing one folder."""
+    cfg = {k: v for k, v in cfg.items()}
+    for experiment in cfg["experiments"].values():
+        if experiment.get("dataset", "") is None:
+            del experiment["dataset"]
+    with pytest.raises(GridError, match=message):
+        expand_all(cfg)
+
+
+@pytest.mark.parametrize("text", [
+    pytest.param("experiments:\n  e:\n    runs:\n      - grid: {alpha: [1.0e-400]}\n", id="config-float-1.0e-400"),
+    pytest.param("experiments:\n  e:\n    runs:\n      - grid: {alpha: [1e-400]}\n", id="config-text-1e-400"),
+])
+def test_number_below_the_smallest_float_in_a_config_file(tmp_path, text):
+    """A nonzero config number that reads as 0.0 (alpha: 1.0e-400, below the smallest float) -> GridError naming
+    file, line and value, not a run with 0 (or an error saying 'got 0.0')."""
+    path = tmp_path / "c.yaml"
+    path.write_text(text)
+    if "[1e-400]" in text:  # YAML 1.1 leaves it text: the grid's type conversion names it
+        cfg = config(**{"experiments.e.runs.0.grid": {"K": [3], "alpha": ["1e-400"]}})
+        with pytest.raises(GridError, match=r"'1e-400' is below the smallest float"):
+            expand_all(cfg)
+        return
+    with pytest.raises(GridError, match=r"c\.yaml, line 4: '1\.0e-400' is below the smallest float"):
+        check_config_file(path)

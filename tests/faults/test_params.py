@@ -29,7 +29,7 @@ def run_cli(tmp_path, capsys, *args):
     pytest.param(["--method", "online_lda", "--param", "K=ten"], "'K'", "must be a number", id="K-not-a-number"),
     pytest.param(["--method", "online_lda", "--param", "allow_kappa_half=1"], "'allow_kappa_half'", "true or false",
                  id="bool-param-given-1"),
-    pytest.param(["--method", "online_lda", "--param", "tau0=0", "--param", "kappa=0.7"], "'tau0'", "must be > 0 when kappa > 0",
+    pytest.param(["--method", "online_lda", "--param", "tau0=0", "--param", "kappa=0.7"], "'tau0'", "must be >= 1 when kappa > 0",
                  id="tau0-zero-with-kappa"),
     pytest.param(["--method", "online_lda", "--param", "K=[3]"], "'K'", "must be a number", id="K-a-list"),
     pytest.param(["--method", "online_lda", "--param", 'K="6"'], "'K'", "got the text '6'", id="K-quoted-text"),
@@ -43,6 +43,14 @@ def run_cli(tmp_path, capsys, *args):
                  id="batch_size-1e20-beyond-int64"),
     pytest.param(["--method", "sklearn_nmf", "--param", "K=30", "--param", "batch_size=20"], "'K'",
                  "must be <= batch_size for init='nndsvda'", id="sklearn_nmf-K-beyond-its-nndsvd-init"),
+    pytest.param(["--method", "online_lda", "--param", "tau0=0.5"], "'tau0'", "must be >= 1 when kappa > 0",
+                 id="tau0-0.5-step-size-above-one"),
+    pytest.param(["--method", "population_vb", "--param", "tau0=0.5"], "'tau0'", "must be >= 1 when kappa > 0",
+                 id="population_vb-tau0-0.5-step-size-above-one"),
+    pytest.param(["--method", "online_lda", "--param", "alpha=1.0e-400"], "--param alpha", "would be read as 0",
+                 id="alpha-1.0e-400-underflows-to-zero"),
+    pytest.param(["--method", "batch_lda", "--param", "rel_tol=1e-400"], "--param rel_tol", "would be read as 0",
+                 id="rel_tol-1e-400-text-underflows-to-zero"),
 ])
 def test_cli_hyperparameter_of_wrong_type(tmp_path, capsys, args, culprit, message):
     """A hyperparameter that cannot be its declared type -> exit 2 naming it, before data is read."""

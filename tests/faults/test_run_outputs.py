@@ -406,3 +406,37 @@ def test_figure_reads_a_model_of_another_vocabulary(tmp_path, tiny_corpus):
     ctx = figlib.Context("f", None, ["e"], None, {"e": str(corpus)}, {"e/l": str(old.dir / "model.npz")}, {})
     with pytest.raises(OutputError, match=r"model\.npz.*60 words.*50"):
         ctx.model("e", "l")
+
+
+def test_out_name_too_long_found_before_compute(tmp_path, tiny_corpus, capsys, monkeypatch):
+    """--out whose last name fits the file system but not with the staging suffix (ENAMETOOLONG) -> exit 2 naming
+    it, before the fit starts, nothing written."""
+    monkeypatch.setattr(run_module, "_run", lambda *a: pytest.fail("the fit started"))
+    out = tmp_path / ("r" * 245)  # 245 bytes is a legal name; ".<name>.staging-<pid>-xxxxxxxx" is not
+    code, err, _ = run_cli(tmp_path, capsys, out, tiny_corpus)
+    assert code == 2 and "rrrrrrrrrr" in err and "bytes" in err and "255" in err, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("damage", [
+    pytest.param("drop-git_sha", id="trace-without-git_sha"),
+    pytest.param("null-seed", id="trace-with-an-empty-seed"),
+])
+def test_aggregate_refuses_a_trace_without_provenance(tmp_path, tiny_corpus, capsys, damage):
+    """A trace.parquet missing a provenance or identity column (git_sha), or with it empty in a row -> exit 2
+    naming the trace and the column; no table (the paper would list a code version of 'nan')."""
+    old = make_old_run(tmp_path, tiny_corpus)
+    frame = pd.read_parquet(old.dir / "trace.parquet")
+    column = "git_sha" if damage == "drop-git_sha" else "seed"
+    if damage == "drop-git_sha":
+        frame = frame.drop(columns=["git_sha"])
+    else:
+        frame["seed"] = frame["seed"].astype("float64")
+        frame.loc[0, "seed"] = np.nan
+    bad = tmp_path / "hand" / "trace.parquet"
+    bad.parent.mkdir()
+    frame.to_parquet(bad)
+    code = cli(["aggregate", "--out", str(tmp_path / "all.parquet"), str(old.dir / "trace.parquet"), str(bad)])
+    err = capsys.readouterr().err
+    assert code == 2 and f"trace {bad}" in err and column in err, err
+    assert not (tmp_path / "all.parquet").exists()
