@@ -274,8 +274,7 @@ def test_synthetic_dataset_out_of_range_at_dag_build(param, value):
                  "230 characters", id="dataset-name-230-chars"),
 ])
 def test_name_too_long_for_a_folder(cfg, message):
-    """An experiment, label or dataset name too long for a folder with its prefix or staging suffix (ENAMETOOLONG)
-    -> GridError at DAG build naming it, not an error in a job after others computed."""
+    """A name too long for a folder with its prefix or staging suffix (ENAMETOOLONG) -> GridError at DAG build."""
     with pytest.raises(GridError, match=message):
         expand_all(cfg)
 
@@ -292,8 +291,7 @@ def test_name_too_long_for_a_folder(cfg, message):
                  "differ only in letter case", id="labels-x-and-X"),
 ])
 def test_names_differing_only_in_case(cfg, message):
-    """Two experiments, datasets or labels differing only in case (one folder on macOS/Windows) -> GridError at DAG
-    build naming both, never two runs writing one folder."""
+    """Two names differing only in case (one folder on macOS/Windows) -> GridError at DAG build naming both."""
     cfg = {k: v for k, v in cfg.items()}
     for experiment in cfg["experiments"].values():
         if experiment.get("dataset", "") is None:
@@ -307,8 +305,7 @@ def test_names_differing_only_in_case(cfg, message):
     pytest.param("experiments:\n  e:\n    runs:\n      - grid: {alpha: [1e-400]}\n", id="config-text-1e-400"),
 ])
 def test_number_below_the_smallest_float_in_a_config_file(tmp_path, text):
-    """A nonzero config number that reads as 0.0 (alpha: 1.0e-400, below the smallest float) -> GridError naming
-    file, line and value, not a run with 0 (or an error saying 'got 0.0')."""
+    """A nonzero config number that reads as 0.0 (alpha: 1.0e-400) -> GridError naming the value (and file:line)."""
     path = tmp_path / "c.yaml"
     path.write_text(text)
     if "[1e-400]" in text:  # YAML 1.1 leaves it text: the grid's type conversion names it

@@ -409,8 +409,7 @@ def test_figure_reads_a_model_of_another_vocabulary(tmp_path, tiny_corpus):
 
 
 def test_out_name_too_long_found_before_compute(tmp_path, tiny_corpus, capsys, monkeypatch):
-    """--out whose last name fits the file system but not with the staging suffix (ENAMETOOLONG) -> exit 2 naming
-    it, before the fit starts, nothing written."""
+    """--out of a legal name too long with the staging suffix (ENAMETOOLONG) -> exit 2 naming it, before the fit."""
     monkeypatch.setattr(run_module, "_run", lambda *a: pytest.fail("the fit started"))
     out = tmp_path / ("r" * 245)  # 245 bytes is a legal name; ".<name>.staging-<pid>-xxxxxxxx" is not
     code, err, _ = run_cli(tmp_path, capsys, out, tiny_corpus)
@@ -423,8 +422,7 @@ def test_out_name_too_long_found_before_compute(tmp_path, tiny_corpus, capsys, m
     pytest.param("null-seed", id="trace-with-an-empty-seed"),
 ])
 def test_aggregate_refuses_a_trace_without_provenance(tmp_path, tiny_corpus, capsys, damage):
-    """A trace.parquet missing a provenance or identity column (git_sha), or with it empty in a row -> exit 2
-    naming the trace and the column; no table (the paper would list a code version of 'nan')."""
+    """A trace without a provenance or identity column (git_sha), or empty in a row -> exit 2 naming it, no table."""
     old = make_old_run(tmp_path, tiny_corpus)
     frame = pd.read_parquet(old.dir / "trace.parquet")
     column = "git_sha" if damage == "drop-git_sha" else "seed"
