@@ -11,6 +11,7 @@ import contextlib
 import json
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -401,12 +402,21 @@ def clean_stale_staging(out_dir: Path) -> None:
     for kind in ("old", "staging"):
         for stale in _staging_dirs(out_dir, kind):
             pid = stale.name.rsplit(f".{kind}-", 1)[1].split("-", 1)[0]
-            if pid.isdigit() and io.pid_alive(int(pid)):
-                continue
+            if not pid.isdigit() or io.pid_alive(int(pid)) or not _holds_only_run_files(stale):
+                continue  # a live run's, or a user's folder that merely looks like ours: never removed
             if kind == "old" and not out_dir.exists():
                 os.rename(stale, out_dir)  # killed between the two renames of a swap: the old run comes back
             else:
                 shutil.rmtree(stale, ignore_errors=True)
+
+
+def _holds_only_run_files(folder: Path) -> bool:
+    """A real folder holding nothing but a run's files and the temporary files of their atomic writes."""
+    if folder.is_symlink() or not folder.is_dir():
+        return False
+    temp = re.compile(r"\.(model\.npz|topics\.tsv|trace\.parquet)\.\d+-[A-Za-z0-9_]+\.tmp")
+    return all(entry.is_file() and not entry.is_symlink() and (entry.name in RUN_FILES or temp.fullmatch(entry.name))
+               for entry in folder.iterdir())
 
 
 def _is_run_file(path: Path) -> bool:

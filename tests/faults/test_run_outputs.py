@@ -438,3 +438,17 @@ def test_aggregate_refuses_a_trace_without_provenance(tmp_path, tiny_corpus, cap
     err = capsys.readouterr().err
     assert code == 2 and f"trace {bad}" in err and column in err, err
     assert not (tmp_path / "all.parquet").exists()
+
+
+@pytest.mark.parametrize("kind", ["old", "staging"])
+def test_look_alike_user_folder_beside_a_run_is_kept(tmp_path, tiny_corpus, kind):
+    """A user's folder named like a dead run's leftover (.run.old-<pid>) holding notes -> kept, the run written."""
+    dead = subprocess.Popen(["true"])
+    dead.wait()  # its pid is free: the folder looks like a killed run's
+    mine = tmp_path / (f".run.old-{dead.pid}" if kind == "old" else f".run.staging-{dead.pid}-mybackup")
+    mine.mkdir()
+    (mine / "notes.txt").write_text("keep me")
+    make_old_run(tmp_path, tiny_corpus)
+    run(RunSpec(**SPEC, seed=1), tiny_corpus, tmp_path / "run")
+    assert (mine / "notes.txt").read_text() == "keep me"
+    assert sorted(p.name for p in (tmp_path / "run").iterdir()) == sorted(RUN_FILES)
