@@ -137,9 +137,10 @@ def check_out_dir(out_dir: str | os.PathLike, inputs: list[Path] = (), corpora_d
 
     Refused: the current folder, any folder above it, the home folder, ``/``; a folder that is or holds an
     input of this prepare (a file or folder named in the parameters, or ``corpora_dir``), or lies inside an
-    input folder named in the parameters; an existing file; and a non-empty folder that is not a topicbench
-    corpus (its corpus.json) or the remains of one (its data files and nothing else: what Snakemake leaves
-    after deleting corpus.json, the rule's output, before re-running the rule).
+    input folder named in the parameters; an existing file; a symbolic link (its target would be replaced);
+    and a non-empty folder that is not a topicbench corpus (its corpus.json) or the remains of one (its data
+    files and nothing else: what Snakemake leaves after deleting corpus.json, the rule's output, before
+    re-running the rule).
     """
     from .corpus import COUNTS_DIR, DOCS_FILE, LEGACY_COUNTS_FILE, META_FILE, TRUTH_FILE, VOCAB_FILE
 
@@ -160,6 +161,9 @@ def check_out_dir(out_dir: str | os.PathLike, inputs: list[Path] = (), corpora_d
             raise refuse(f"it lies inside the input folder {inp}: the corpus would mix with its input")
     if out.exists() and not out.is_dir():
         raise refuse("it exists and is not a folder")
+    if given.is_symlink():  # the swap would replace the folder behind the link, wherever it is (as run's --out)
+        raise refuse(f"it is a symbolic link to {out}, which replacing would rewrite in place; name that folder "
+                     f"itself, or remove the link")
     if out.is_dir():
         try:
             entries = sorted(os.listdir(out))

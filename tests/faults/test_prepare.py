@@ -435,3 +435,15 @@ def test_look_alike_user_folder_beside_a_corpus_is_kept(tmp_path, src, kind):
     load_corpus(out)
     user_bow(*src, out, split_seed=3)
     assert (mine / "notes.txt").read_text() == "keep me"
+
+
+def test_out_is_a_symlink_to_another_corpus(tmp_path, capsys, src):
+    """--out a symlink (data_dir/corpora/x) to a corpus kept elsewhere -> refused, the corpus behind it untouched."""
+    elsewhere = user_bow(*src, tmp_path / "elsewhere" / "mine")
+    before = digest(elsewhere)
+    link = tmp_path / "data" / "corpora" / "x"
+    link.parent.mkdir(parents=True)
+    link.symlink_to(elsewhere)
+    code, err = run_cli(uci_args(*src, link, "--param", "split_seed=2"), capsys)
+    assert code == 2 and str(link) in err and "symbolic link" in err, err
+    assert digest(elsewhere) == before and link.is_symlink()
