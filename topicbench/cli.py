@@ -144,9 +144,19 @@ def cmd_corpus_info(args) -> int:
 
 
 def _json_object(text: str, what: str) -> dict:
+    def unique(pairs):  # json keeps the last of a repeated key silently: another seed or K than one of them says
+        out = {}
+        for key, value in pairs:
+            if key in out:
+                raise UsageError(f"{what}: key {key!r} is given twice ({out[key]!r} and {value!r})")
+            out[key] = value
+        return out
+
     try:
-        value = json.loads(text)
+        value = json.loads(text, object_pairs_hook=unique)
     except ValueError as err:
+        if isinstance(err, UsageError):
+            raise
         raise UsageError(f"{what} is not JSON: {err}") from None
     if not isinstance(value, dict):
         raise UsageError(f"{what} must be a JSON object of RunSpec fields, got {type(value).__name__}")

@@ -206,6 +206,10 @@ def check_paths(config: dict, runs: dict) -> None:
         if str(config.get(key) or "").startswith("~"):        # in the working directory, one `rm -rf ~` from loss
             raise GridError(f"{key} {config[key]!r} starts with '~', which is not expanded to the home folder here "
                             f"(it would be a folder named '~'); give the full path")
+    for key in ("results_dir", "data_dir", "corpora_dir"):  # Snakemake reads {...} in an output path as a wildcard
+        if any(brace in str(config.get(key) or "") for brace in "{}"):
+            raise GridError(f"{key} {config[key]!r} holds a brace, which Snakemake reads as a wildcard in every "
+                            f"output path under it; rename the folder")
     for key in ("results_dir", "data_dir"):
         root = Path(config[key])
         if root.exists() and not root.is_dir():

@@ -315,3 +315,12 @@ def test_number_below_the_smallest_float_in_a_config_file(tmp_path, text):
         return
     with pytest.raises(GridError, match=r"c\.yaml, line 4: '1\.0e-400' is below the smallest float"):
         check_config_file(path)
+
+
+@pytest.mark.parametrize("key", ["results_dir", "data_dir", "corpora_dir"])
+def test_brace_in_a_folder_name(tmp_path, key):
+    """results_dir '/x/res{x}' (Snakemake reads {x} as a wildcard; its error names a rule, not the key) -> GridError naming it."""
+    cfg = config(results_dir=str(tmp_path / "results"), data_dir=str(tmp_path / "data"))
+    cfg[key] = str(tmp_path / "res{x}")
+    with pytest.raises(GridError, match=rf"{key} .*res\{{x\}}' holds a brace"):
+        check_paths(cfg, expand_all(cfg))

@@ -149,6 +149,10 @@ def test_cli_param_unreadable_value(tmp_path, capsys):
     pytest.param('["online_lda"]', "--spec-json must be a JSON object", id="spec-json-a-list"),
     pytest.param('{"method": "online_lda", "passe": 2}', "unknown run setting(s) ['passe']", id="spec-json-unknown-key"),
     pytest.param('{"method": "online_lda", "params": [1]}', "params must be an object", id="spec-json-params-a-list"),
+    pytest.param('{"method": "online_lda", "seed": 1, "seed": 2}', "--spec-json: key 'seed' is given twice (1 and 2)",
+                 id="spec-json-seed-twice-not-last-wins"),
+    pytest.param('{"method": "online_lda", "params": {"K": 3, "K": 5}}', "--spec-json: key 'K' is given twice",
+                 id="spec-json-K-twice-not-last-wins"),
 ])
 def test_cli_bad_spec_json(tmp_path, capsys, spec_json, message):
     """A --spec-json that is not a JSON object of RunSpec fields -> exit 2 naming the flag or the key."""
