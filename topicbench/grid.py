@@ -19,6 +19,8 @@ from .method import SAFE_NAME, check_yaml11_number, coerce, get_method
 from .run import RunSpec
 
 SETTING_NAMES = {f.name for f in fields(RunSpec)} - {"method", "params", "seed", "experiment", "dataset", "threads", "label"}
+# the settings that decide what a score measures (which documents and tokens are held out, and how)
+SCORING_SETTINGS = ("holdout", "holdout_n", "observed_fraction", "folds", "eval_seed", "max_test_docs")
 
 
 class GridError(ValueError):
@@ -138,6 +140,15 @@ def expand_experiment(name: str, experiment: dict, datasets: dict) -> dict[str, 
                     runs[rid] = {"dataset": dataset, "label": label, "spec": spec}
     if not runs:
         raise GridError(f"experiment {name}: expands to no runs")
+    # an experiment's figures set its runs' scores side by side: one scoring protocol for all of them
+    first = next(iter(runs.values()))
+    for run in runs.values():
+        for setting in SCORING_SETTINGS:
+            if getattr(run["spec"], setting) != getattr(first["spec"], setting):
+                raise GridError(f"experiment {name}: run {run['label']} scores with {setting}="
+                                f"{getattr(run['spec'], setting)!r} but run {first['label']} with "
+                                f"{getattr(first['spec'], setting)!r}; its figures would compare scores of different "
+                                f"protocols (set it under the experiment's settings, or split the experiment)")
     return runs
 
 

@@ -98,6 +98,14 @@ def test_schema_rejects(cfg, culprit):
     pytest.param(config(experiments={}), "defines no experiments", id="grid-no-experiments"),
     pytest.param(config(**{"experiments.e.runs.0.grid": {"tau0": [0.5]}}), "'tau0' must be >= 1 when kappa > 0",
                  id="grid-tau0-below-one-step-size-above-one"),
+    pytest.param(config(**{"experiments.e.runs": [
+        {"label": "x", "method": "online_lda", "grid": {"K": [3]}},
+        {"label": "y", "method": "online_lda", "grid": {"K": [3]}, "settings": {"observed_fraction": 0.8}}]}),
+        "run y scores with observed_fraction=0.8 but run x with 0.5", id="grid-two-scoring-protocols-in-one-experiment"),
+    pytest.param(config(**{"experiments.e.runs": [
+        {"label": "x", "method": "online_lda", "grid": {"K": [3]}},
+        {"label": "y", "method": "online_lda", "grid": {"K": [3]}, "settings": {"holdout": "every_nth_batch"}}]}),
+        "run y scores with holdout='every_nth_batch'", id="grid-two-held-out-policies-in-one-experiment"),
 ])
 def test_expansion_rejects(cfg, message):
     """A config whose runs cannot be expanded as written -> GridError at DAG build naming the culprit."""
