@@ -30,7 +30,7 @@ from threadpoolctl import threadpool_limits
 
 from . import __version__, io, kernels
 from .corpus import Corpus, RowRange, is_corpus_dir, load_corpus, release_memory
-from .evaluate import Protocol, Unigram, loglik_per_word, perplexity, protocol_splits
+from .evaluate import Protocol, Unigram, available_memory, loglik_per_word, perplexity, protocol_splits
 from .method import REPO_ROOT, SAFE_NAME, Method, ParamError, coerce, get_method
 from .quality import final_checkpoint_quality, planted_recovery
 from .streams import STREAMS, Evaluation, Minibatch, Stream, StreamError, make_holdout, stream_order
@@ -489,6 +489,12 @@ def check_output_location(out_dir: str | os.PathLike, spec: RunSpec, corpus=None
     if free < need:
         raise OutputError(f"--out {out_dir}: {free / 2**20:.1f} MiB free on {ancestor}, a run of K={K} over "
                           f"{n_words} words needs about {need / 2**20:.1f} MiB")
+    # a fit holds at least three K x V float64 arrays (Hoffman's onlineldavb.py: lambda, E[log beta] and its exp):
+    # a model that cannot fit in memory is refused naming K here, not a MemoryError traceback after the corpus load
+    in_memory, available = 3 * 8 * K * (n_words or 0), available_memory()
+    if available is not None and in_memory > available:
+        raise ParamError(f"hyperparameter 'K' = {K} over {n_words} words needs about {in_memory / 2**30:.1f} GiB for "
+                         f"the model's K x V arrays, more than the {available / 2**30:.1f} GiB of memory available")
 
 
 def write_outputs(out_dir: Path, trace: pd.DataFrame, method: Method, vocab: list[str], spec: RunSpec,

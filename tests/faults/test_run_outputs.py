@@ -452,3 +452,14 @@ def test_look_alike_user_folder_beside_a_run_is_kept(tmp_path, tiny_corpus, kind
     run(RunSpec(**SPEC, seed=1), tiny_corpus, tmp_path / "run")
     assert (mine / "notes.txt").read_text() == "keep me"
     assert sorted(p.name for p in (tmp_path / "run").iterdir()) == sorted(RUN_FILES)
+
+
+def test_model_beyond_memory_found_before_compute(tmp_path, tiny_corpus, capsys, monkeypatch):
+    """K so large the K x V model cannot fit in the memory available -> exit 2 naming K, before the fit (no MemoryError)."""
+    monkeypatch.setattr(run_module, "available_memory", lambda: 2**20, raising=False)  # 1 MiB: K=1000 over 60 words needs 1.4 MB
+    monkeypatch.setattr(run_module, "_run", lambda *a: pytest.fail("the fit started"))
+    code = cli(["run", "--corpus", str(tiny_corpus), "--out", str(tmp_path / "run"), "--method", "online_lda",
+                "--param", "K=1000", "--param", "batch_size=20"])
+    err = capsys.readouterr().err
+    assert code == 2 and "'K' = 1000 over 60 words" in err and "memory" in err, err
+    assert not (tmp_path / "run").exists()
