@@ -445,6 +445,8 @@ def check_output_location(out_dir: str | os.PathLike, spec: RunSpec, corpus=None
     """Before compute: ``out_dir`` is a directory we may replace (absent, or holding only a run's files), its
     nearest existing ancestor takes a file, and the disk has room for the model (two copies while staging)."""
     out_dir = Path(out_dir).absolute()  # "." has no name to stage beside
+    if out_dir.name in ("", ".."):  # a run is staged beside its folder and renamed onto it: '..' cannot be
+        raise OutputError(f"--out {out_dir} ends in '..' (or is the root); name the run folder itself")
     clean_stale_staging(out_dir)
     if out_dir.is_symlink():
         raise OutputError(f"--out {out_dir} is a symbolic link; give the folder it points to (a run replaces "

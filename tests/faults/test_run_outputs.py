@@ -463,3 +463,11 @@ def test_model_beyond_memory_found_before_compute(tmp_path, tiny_corpus, capsys,
     err = capsys.readouterr().err
     assert code == 2 and "'K' = 1000 over 60 words" in err and "memory" in err, err
     assert not (tmp_path / "run").exists()
+
+
+def test_out_ending_in_dotdot_found_before_compute(tmp_path, tiny_corpus, capsys, monkeypatch):
+    """--out dd/sub/.. (a name a folder cannot be renamed onto: EBUSY after the fit) -> exit 2 naming it, before the fit."""
+    monkeypatch.setattr(run_module, "_run", lambda *a: pytest.fail("the fit started"))
+    code, err, _ = run_cli(tmp_path, capsys, tmp_path / "dd" / "sub" / "..", tiny_corpus)
+    assert code == 2 and "ends in '..'" in err, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
