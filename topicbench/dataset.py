@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from .corpus import Corpus, CorpusError, is_corpus_dir, save_corpus
-from .method import REPO_ROOT, SAFE_NAME, load_plugins
+from .method import REPO_ROOT, SAFE_NAME, _check_underflow, load_plugins
 
 DATASETS_DIR = REPO_ROOT / "datasets"
 
@@ -59,6 +59,10 @@ class Dataset:
         if value is None and type(None) in allowed:
             return None
         if isinstance(value, str) and (int in allowed or float in allowed) and str not in allowed:
+            try:  # "1e-400" is not 0: never a silently changed value
+                _check_underflow(value.strip(), f"dataset {cls.name}: parameter {key}")
+            except ValueError as err:
+                raise CorpusError(str(err)) from None
             try:
                 value = float(value) if not value.strip().lstrip("+-").isdigit() else int(value)
             except ValueError:

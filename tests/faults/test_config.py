@@ -95,6 +95,8 @@ def test_schema_rejects(cfg, culprit):
     pytest.param(config(**{"experiments.e.datasets": ["d"]}), "either dataset or datasets", id="grid-dataset-and-datasets"),
     pytest.param(config(**{"datasets.d.params": {"n_trian": 100}}), "n_trian", id="dataset-unknown-param"),
     pytest.param(config(**{"datasets.d.recipe": "nyt_lik"}), "unknown dataset 'nyt_lik'", id="dataset-unknown-recipe"),
+    pytest.param(config(**{"datasets.d.params": {"temperature": "1e-400"}}), "temperature: '1e-400' is below the smallest",
+                 id="dataset-param-1e-400-underflows-to-zero"),
     pytest.param(config(experiments={}), "defines no experiments", id="grid-no-experiments"),
     pytest.param(config(**{"experiments.e.runs.0.grid": {"tau0": [0.5]}}), "'tau0' must be >= 1 when kappa > 0",
                  id="grid-tau0-below-one-step-size-above-one"),
