@@ -238,10 +238,19 @@ def check_paths(config: dict, runs: dict) -> None:
                                 f"from each other")
     targets = [("results_dir", Path(config["results_dir"]) / "runs" / rid) for rid in runs]
     targets += [("data_dir", Path(config["data_dir"]) / "corpora" / name) for name in config.get("datasets", {})]
+    links: dict[Path, bool] = {}
     for key, path in targets:
         root = os.path.abspath(config[key])
         if os.path.commonpath([root, os.path.abspath(path)]) != root:
             raise GridError(f"{path} would be written outside {key} {config[key]!r}")
+        # Snakemake deletes a job's old outputs and the job replaces its folder: through a symbolic link below
+        # results_dir/data_dir both would reach a folder kept elsewhere (a corpus linked in to skip a prepare)
+        for depth in range(1, len(path.parts) - len(Path(config[key]).parts) + 1):
+            part = Path(*path.parts[:len(Path(config[key]).parts) + depth])
+            if links.setdefault(part, part.is_symlink()):
+                raise GridError(f"{part} is a symbolic link (to {os.path.realpath(part)}); the workflow deletes and "
+                                f"replaces what it writes there, which would reach through the link: remove it, or "
+                                f"point {key} elsewhere")
 
 
 # Snakemake deletes a job's existing outputs before it runs the job. A results_dir or data_dir that already holds

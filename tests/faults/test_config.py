@@ -334,3 +334,18 @@ def test_brace_in_a_folder_name(tmp_path, key):
     cfg[key] = str(tmp_path / "res{x}")
     with pytest.raises(GridError, match=rf"{key} .*res\{{x\}}' holds a brace"):
         check_paths(cfg, expand_all(cfg))
+
+
+@pytest.mark.parametrize("where", ["data_dir-corpora-d", "results_dir-runs-e"])
+def test_symlink_below_an_output_folder(tmp_path, where):
+    """data_dir/corpora/d (or results_dir/runs/e) a symlink to a user's folder elsewhere -> GridError naming it; kept."""
+    cfg = config(results_dir=str(tmp_path / "results"), data_dir=str(tmp_path / "data"))
+    mine = tmp_path / "elsewhere"
+    mine.mkdir()
+    (mine / "corpus.json").write_text("{}")
+    link = tmp_path / ("data/corpora/d" if where.startswith("data") else "results/runs/e")
+    link.parent.mkdir(parents=True)
+    link.symlink_to(mine)
+    with pytest.raises(GridError, match=f"{link} is a symbolic link"):
+        check_paths(cfg, expand_all(cfg))
+    assert (mine / "corpus.json").read_text() == "{}"
