@@ -185,7 +185,16 @@ class Method:
             except ValueError as err:
                 raise ParamError(str(err)) from None
         cls.check_params(merged)
+        unused = {key: why for key, why in cls.unused_params(merged).items() if key in given}
+        if unused:  # recorded in the run id and the trace, yet without effect: a silently changed run
+            key, why = next(iter(unused.items()))
+            raise ParamError(f"{cls.name}: hyperparameter {key!r} {why}, so the value given would have no effect")
         return merged
+
+    @classmethod
+    def unused_params(cls, p: dict[str, Any]) -> dict[str, str]:
+        """{name: why} of the hyperparameters these settings never read (e.g. a batch mode's SGD step size)."""
+        return {}
 
     @classmethod
     def check_params(cls, p: dict[str, Any]) -> None:
