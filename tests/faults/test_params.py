@@ -47,6 +47,8 @@ def run_cli(tmp_path, capsys, *args):
                  id="lgnmf-batch-mode-eta-not-ignored"),
     pytest.param(["--method", "lgnmf", "--param", "batch_size=50", "--param", "block_iters=3"], "'block_iters'",
                  "applies to the batch mode only", id="lgnmf-online-mode-block_iters-not-ignored"),
+    pytest.param(["--method", "bnmf", "--param", "batch_size=null", "--param", "kappa=0.9"], "'kappa'",
+                 "the batch mode (batch_size: null, rho = 1) does not use", id="bnmf-batch-mode-kappa-not-ignored"),
     pytest.param(["--method", "online_lda", "--param", "tau0=0.5"], "'tau0'", "must be >= 1 when kappa > 0",
                  id="tau0-0.5-step-size-above-one"),
     pytest.param(["--method", "population_vb", "--param", "tau0=0.5"], "'tau0'", "must be >= 1 when kappa > 0",
