@@ -97,6 +97,9 @@ class RunSpec:
             if self.max_docs is not None:
                 raise ValueError(f"run setting 'max_docs' does not apply to the batch method {self.method} (it sees "
                                  f"every document each pass); use passes or train_subset")
+            if self.stream != "shuffled":  # the default; any other order would be recorded, never used
+                raise ValueError(f"run setting 'stream' = {self.stream!r} does not apply to the batch method "
+                                 f"{self.method} (it sees the whole training set each pass, in corpus order)")
         for name in ("max_docs", "max_test_docs"):
             if getattr(self, name) is not None and getattr(self, name) < 1:
                 raise ValueError(f"run setting {name!r} must be >= 1 (or null: no limit), got {getattr(self, name)}")

@@ -96,6 +96,8 @@ def test_cli_hyperparameter_of_wrong_type(tmp_path, capsys, args, culprit, messa
                  id="batch-method-fractional-passes-not-rounded-up"),
     pytest.param(["--method", "batch_lda", "--set", "max_docs=50"], "'max_docs'", "does not apply to the batch method",
                  id="batch-method-max_docs-not-ignored"),
+    pytest.param(["--method", "batch_lda", "--set", "stream=time_ordered"], "'stream'", "does not apply to the batch method",
+                 id="batch-method-stream-not-ignored"),
     pytest.param(["--method", "online_lda", "--set", "n_checkpoints=0x10", "--set", "holdout_n=010"], "--set holdout_n",
                  "'010' reads as 8", id="run-setting-octal"),
 ])
