@@ -271,6 +271,14 @@ class LatentGaussianNMF(Method):
         require(0.0 < float(p["validation_fraction"]) < 1.0, cls.name, "validation_fraction",
                 f"must lie in (0, 1), got {p['validation_fraction']!r}")
 
+    @classmethod
+    def unused_params(cls, p):
+        """The batch mode (sec. 3.1, batch_size: null) runs block_iters sweeps; the online mode (sec. 4) runs
+        sgd_iters steps of size eta: each reads only its own."""
+        if p["batch_size"] is None:
+            return {key: "applies to the online mode only (set batch_size)" for key in ("eta", "sgd_iters")}
+        return {"block_iters": "applies to the batch mode only (batch_size: null)"}
+
     def __init__(self, n_words, seed=0, threads=1, corpus_size=None, **params):
         super().__init__(n_words, seed=seed, threads=threads, corpus_size=corpus_size, **params)
         p, K, M = self.hyper, self.n_topics, int(self.hyper["grid_size"])

@@ -145,9 +145,19 @@ def cmd_corpus_info(args) -> int:
 
 
 def _json_object(text: str, what: str) -> dict:
+    def unique(pairs):  # json keeps the last of a repeated key silently: another seed or K than one of them says
+        out = {}
+        for key, value in pairs:
+            if key in out:
+                raise UsageError(f"{what}: key {key!r} is given twice ({out[key]!r} and {value!r})")
+            out[key] = value
+        return out
+
     try:
-        value = json.loads(text)
+        value = json.loads(text, object_pairs_hook=unique)
     except ValueError as err:
+        if isinstance(err, UsageError):
+            raise
         raise UsageError(f"{what} is not JSON: {err}") from None
     if not isinstance(value, dict):
         raise UsageError(f"{what} must be a JSON object of RunSpec fields, got {type(value).__name__}")
@@ -256,6 +266,14 @@ def cmd_aggregate(args) -> int:
         column, seen = next(iter(mixed.items()))
         raise UsageError(f"column {column!r} holds different types across traces: "
                          + "; ".join(f"{kind} in {path}" for kind, path in seen.items()))
+    from .run import TRACE_IDENTITY
+
+    for path, frame in zip(args.traces, frames):  # a row without them would enter the figures untraceable
+        missing = [c for c in TRACE_IDENTITY if c not in frame.columns
+                   or c != "loglik_per_word" and frame[c].isna().any()]  # a score may be NaN (no held-out token)
+        if missing:
+            raise UsageError(f"trace {path} lacks {', '.join(missing)} (missing or empty in some rows): not a whole "
+                             f"topicbench trace; run it again rather than aggregate it")
     frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
     try:
         io.fault_point("aggregate.write")

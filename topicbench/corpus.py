@@ -170,6 +170,20 @@ def is_corpus_dir(path) -> bool:
             and isinstance(meta.get("n_docs"), int) and all((path / name).is_file() for name in checksums))
 
 
+def holds_only_corpus_files(path) -> bool:
+    """A folder holding nothing but what a prepare writes (whole or half-written): a killed prepare's leftover
+    may be removed, a user's folder that merely looks like one (``.corpus.old-2024`` with notes) never is."""
+    path = Path(path)
+    files = {LEGACY_COUNTS_FILE, VOCAB_FILE, DOCS_FILE, META_FILE, TRUTH_FILE, ".ids.hash", ".theta.raw"}  # + CorpusWriter's scratch
+    try:
+        entries = list(path.iterdir())
+    except OSError:
+        return False
+    return all(not entry.is_symlink() and (entry.is_dir() if entry.name == COUNTS_DIR else entry.is_file()
+               and (entry.name in files or entry.name.startswith(".") and entry.name.endswith(".tmp")))
+               for entry in entries)
+
+
 # ---------------------------------------------------------------------------------------------
 # counts: rows read on demand, from memory or from the memory-mapped shards
 
@@ -1022,7 +1036,7 @@ def save_corpus(corpus: Corpus, path: str | os.PathLike, shard_rows: int | None 
         theta = corpus.truth["theta"] if "theta" in corpus.truth else None
         truth = {key: (None if key == "theta" else corpus.truth[key]) for key in corpus.truth}
     schema = pa.Schema.from_pandas(docs, preserve_index=False)
-    with atomic_directory(path, complete=is_corpus_dir) as staging:
+    with atomic_directory(path, complete=is_corpus_dir, ours=holds_only_corpus_files) as staging:
         writer = CorpusWriter(staging, corpus.n_words, str(path), shard_rows, schema)
         for start, block in corpus.chunks(shard_rows):
             stop = start + block.shape[0]
@@ -1170,7 +1184,7 @@ def load_corpus(path: str | os.PathLike, verify_checksums: bool = True) -> Corpu
     """
     path = Path(path)
     try:
-        recover_directory(path, is_corpus_dir)
+        recover_directory(path, is_corpus_dir, holds_only_corpus_files)
     except OSError as err:
         raise CorpusError(f"{path}: cannot recover an interrupted prepare ({_why(err)})") from err
     if not path.is_dir():

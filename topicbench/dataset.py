@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from .corpus import Corpus, CorpusError, is_corpus_dir, save_corpus
-from .method import REPO_ROOT, SAFE_NAME, load_plugins
+from .method import REPO_ROOT, SAFE_NAME, _check_underflow, load_plugins
 
 DATASETS_DIR = REPO_ROOT / "datasets"
 
@@ -59,6 +59,10 @@ class Dataset:
         if value is None and type(None) in allowed:
             return None
         if isinstance(value, str) and (int in allowed or float in allowed) and str not in allowed:
+            try:  # "1e-400" is not 0: never a silently changed value
+                _check_underflow(value.strip(), f"dataset {cls.name}: parameter {key}")
+            except ValueError as err:
+                raise CorpusError(str(err)) from None
             try:
                 value = float(value) if not value.strip().lstrip("+-").isdigit() else int(value)
             except ValueError:
@@ -137,9 +141,10 @@ def check_out_dir(out_dir: str | os.PathLike, inputs: list[Path] = (), corpora_d
 
     Refused: the current folder, any folder above it, the home folder, ``/``; a folder that is or holds an
     input of this prepare (a file or folder named in the parameters, or ``corpora_dir``), or lies inside an
-    input folder named in the parameters; an existing file; and a non-empty folder that is not a topicbench
-    corpus (its corpus.json) or the remains of one (its data files and nothing else: what Snakemake leaves
-    after deleting corpus.json, the rule's output, before re-running the rule).
+    input folder named in the parameters; an existing file; a symbolic link (its target would be replaced);
+    and a non-empty folder that is not a topicbench corpus (its corpus.json) or the remains of one (its data
+    files and nothing else: what Snakemake leaves after deleting corpus.json, the rule's output, before
+    re-running the rule).
     """
     from .corpus import COUNTS_DIR, DOCS_FILE, LEGACY_COUNTS_FILE, META_FILE, TRUTH_FILE, VOCAB_FILE
 
@@ -160,6 +165,9 @@ def check_out_dir(out_dir: str | os.PathLike, inputs: list[Path] = (), corpora_d
             raise refuse(f"it lies inside the input folder {inp}: the corpus would mix with its input")
     if out.exists() and not out.is_dir():
         raise refuse("it exists and is not a folder")
+    if given.is_symlink():  # the swap would replace the folder behind the link, wherever it is (as run's --out)
+        raise refuse(f"it is a symbolic link to {out}, which replacing would rewrite in place; name that folder "
+                     f"itself, or remove the link")
     if out.is_dir():
         try:
             entries = sorted(os.listdir(out))

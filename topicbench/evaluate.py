@@ -42,14 +42,21 @@ class Protocol:
 TOKEN_BYTES = 48  # _token_ranks' per-token arrays: entry, doc, key, order, rank (8 B each) and the keep mask
 
 
+def available_memory() -> int | None:
+    """Bytes of memory available to a new allocation (Linux MemAvailable), or None where that cannot be told."""
+    try:
+        with open("/proc/meminfo") as handle:
+            return next(int(line.split()[1]) * 1024 for line in handle if line.startswith("MemAvailable:"))
+    except (OSError, StopIteration, ValueError, IndexError):
+        return None
+
+
 def _check_token_memory(counts: sp.csr_matrix) -> None:
     """Document completion draws tokens one by one, so its memory grows with the tokens, not the nonzeros: a
     document of a few huge counts is refused here, naming its length, instead of a MemoryError traceback."""
     n_tokens = int(counts.data.sum(dtype=np.int64))
-    try:
-        with open("/proc/meminfo") as handle:
-            available = next(int(line.split()[1]) * 1024 for line in handle if line.startswith("MemAvailable:"))
-    except (OSError, StopIteration, ValueError, IndexError):
+    available = available_memory()
+    if available is None:
         return  # no way to tell: let numpy try
     if n_tokens * TOKEN_BYTES > available:
         longest = int(np.asarray(counts.sum(axis=1, dtype=np.int64)).max())

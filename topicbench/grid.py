@@ -19,6 +19,8 @@ from .method import SAFE_NAME, check_yaml11_number, coerce, get_method
 from .run import RunSpec
 
 SETTING_NAMES = {f.name for f in fields(RunSpec)} - {"method", "params", "seed", "experiment", "dataset", "threads", "label"}
+# the settings that decide what a score measures (which documents and tokens are held out, and how)
+SCORING_SETTINGS = ("holdout", "holdout_n", "observed_fraction", "folds", "eval_seed", "max_test_docs")
 
 
 class GridError(ValueError):
@@ -35,11 +37,19 @@ def format_value(value: Any) -> str:
     return str(value)
 
 
+# a folder name is at most 255 bytes on common file systems; a component also gets a prefix (label~, K~) or a
+# staging suffix (.<name>.staging-<pid>): a longer name would fail at the job's mkdir, after other jobs' compute
+MAX_COMPONENT = 200
+
+
 def _safe_component(what: str, text: str) -> str:
     """A name or formatted value that becomes one path component under results_dir (never '/', '..' or '.x')."""
     if not isinstance(text, str) or not SAFE_NAME.fullmatch(text):
         raise GridError(f"{what} {text!r} is not a safe name: use letters, digits, '_', '.', '-' "
                         f"and no leading dot (it becomes a folder under results_dir)")
+    if len(text) > MAX_COMPONENT:
+        raise GridError(f"{what} {text[:40]!r}... is {len(text)} characters, over {MAX_COMPONENT} (it becomes a "
+                        f"folder name, which the file system limits to 255 bytes with its prefix or staging suffix)")
     return text
 
 
@@ -130,6 +140,15 @@ def expand_experiment(name: str, experiment: dict, datasets: dict) -> dict[str, 
                     runs[rid] = {"dataset": dataset, "label": label, "spec": spec}
     if not runs:
         raise GridError(f"experiment {name}: expands to no runs")
+    # an experiment's figures set its runs' scores side by side: one scoring protocol for all of them
+    first = next(iter(runs.values()))
+    for run in runs.values():
+        for setting in SCORING_SETTINGS:
+            if getattr(run["spec"], setting) != getattr(first["spec"], setting):
+                raise GridError(f"experiment {name}: run {run['label']} scores with {setting}="
+                                f"{getattr(run['spec'], setting)!r} but run {first['label']} with "
+                                f"{getattr(first['spec'], setting)!r}; its figures would compare scores of different "
+                                f"protocols (set it under the experiment's settings, or split the experiment)")
     return runs
 
 
@@ -198,6 +217,10 @@ def check_paths(config: dict, runs: dict) -> None:
         if str(config.get(key) or "").startswith("~"):        # in the working directory, one `rm -rf ~` from loss
             raise GridError(f"{key} {config[key]!r} starts with '~', which is not expanded to the home folder here "
                             f"(it would be a folder named '~'); give the full path")
+    for key in ("results_dir", "data_dir", "corpora_dir"):  # Snakemake reads {...} in an output path as a wildcard
+        if any(brace in str(config.get(key) or "") for brace in "{}"):
+            raise GridError(f"{key} {config[key]!r} holds a brace, which Snakemake reads as a wildcard in every "
+                            f"output path under it; rename the folder")
     for key in ("results_dir", "data_dir"):
         root = Path(config[key])
         if root.exists() and not root.is_dir():
@@ -215,10 +238,19 @@ def check_paths(config: dict, runs: dict) -> None:
                                 f"from each other")
     targets = [("results_dir", Path(config["results_dir"]) / "runs" / rid) for rid in runs]
     targets += [("data_dir", Path(config["data_dir"]) / "corpora" / name) for name in config.get("datasets", {})]
+    links: dict[Path, bool] = {}
     for key, path in targets:
         root = os.path.abspath(config[key])
         if os.path.commonpath([root, os.path.abspath(path)]) != root:
             raise GridError(f"{path} would be written outside {key} {config[key]!r}")
+        # Snakemake deletes a job's old outputs and the job replaces its folder: through a symbolic link below
+        # results_dir/data_dir both would reach a folder kept elsewhere (a corpus linked in to skip a prepare)
+        for depth in range(1, len(path.parts) - len(Path(config[key]).parts) + 1):
+            part = Path(*path.parts[:len(Path(config[key]).parts) + depth])
+            if links.setdefault(part, part.is_symlink()):
+                raise GridError(f"{part} is a symbolic link (to {os.path.realpath(part)}); the workflow deletes and "
+                                f"replaces what it writes there, which would reach through the link: remove it, or "
+                                f"point {key} elsewhere")
 
 
 # Snakemake deletes a job's existing outputs before it runs the job. A results_dir or data_dir that already holds
@@ -262,5 +294,14 @@ def expand_all(config: dict) -> dict[str, dict]:
     runs: dict[str, dict] = {}
     for name, experiment in experiments.items():
         runs.update(expand_experiment(name, experiment, datasets))
+    # names differing only in case are one folder on a case-insensitive file system (macOS, Windows): two runs or
+    # corpora would write into one
+    for what, names in (("run", list(runs)), ("dataset", list(datasets))):
+        seen: dict[str, str] = {}
+        for item in names:
+            other = seen.setdefault(str(item).casefold(), item)
+            if other != item:
+                raise GridError(f"{what} {item!r} and {what} {other!r} differ only in letter case: one folder on a "
+                                f"case-insensitive file system; rename one")
     check_datasets(datasets, {run["dataset"] for run in runs.values()}, config.get("corpora_dir"))
     return runs

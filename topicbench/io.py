@@ -84,7 +84,8 @@ def current_umask() -> int:
 
 
 @contextlib.contextmanager
-def atomic_directory(path: str | os.PathLike, complete: Callable[[Path], bool] | None = None, faults: str = "prepare"):
+def atomic_directory(path: str | os.PathLike, complete: Callable[[Path], bool] | None = None, faults: str = "prepare",
+                     ours: Callable[[Path], bool] | None = None):
     """Yield a staging directory beside ``path``; it replaces ``path`` only if the block succeeds.
 
     Replacing is a rename swap, so after a kill at ANY point ``path`` holds the old directory or the
@@ -102,7 +103,8 @@ def atomic_directory(path: str | os.PathLike, complete: Callable[[Path], bool] |
     next swap of ``path`` and by loaders) finishes or undoes the swap: if ``path`` is missing it
     renames the complete staged copy (else the complete old one) back to ``path``, then deletes every
     leftover of a dead process matching exactly those two patterns, nothing else. ``complete(dir)``
-    says whether a leftover is whole (for a corpus: its corpus.json, written last, is there).
+    says whether a leftover is whole (for a corpus: its corpus.json, written last, is there); ``ours(dir)``
+    whether it holds only what the block writes (a user's folder of a look-alike name is never touched).
     """
     path = Path(path)
     parent, name = path.parent, path.name
@@ -112,7 +114,7 @@ def atomic_directory(path: str | os.PathLike, complete: Callable[[Path], bool] |
         raise FileExistsError(errno.EEXIST, "exists and is not a directory", str(path))
     staging = parent / f".{name}.staging-{os.getpid()}"
     with _locked(parent):
-        _recover_locked(path, complete)
+        _recover_locked(path, complete, ours)
         if staging.exists():  # our own pid on a leftover (pid reuse): it is stale
             shutil.rmtree(staging)
         staging.mkdir()
@@ -168,18 +170,21 @@ def leftovers(path: str | os.PathLike) -> list[Path]:
                   and not (path.parent / n).is_symlink())
 
 
-def recover_directory(path: str | os.PathLike, complete: Callable[[Path], bool]) -> list[str]:
+def recover_directory(path: str | os.PathLike, complete: Callable[[Path], bool],
+                      ours: Callable[[Path], bool] | None = None) -> list[str]:
     """Finish or undo the swap of a killed :func:`atomic_directory` and delete its leftovers; returns what it did."""
     path = Path(path)
     if not leftovers(path):
         return []  # the common case: no lock, works on read-only folders
     with _locked(path.parent):
-        return _recover_locked(path, complete)
+        return _recover_locked(path, complete, ours)
 
 
-def _recover_locked(path: Path, complete) -> list[str]:
+def _recover_locked(path: Path, complete, ours=None) -> list[str]:
     done, dead = [], []
     for folder in leftovers(path):
+        if ours is not None and not ours(folder):
+            continue  # a user's folder that only looks like a leftover
         fd = os.open(folder, os.O_RDONLY)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

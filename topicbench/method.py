@@ -50,10 +50,21 @@ INT64_MAX = 2**63 - 1
 YAML11_ONLY_NUMBER = re.compile(r"[-+]?(0[0-7_]+|0b[01_]+|[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?)")
 
 
+def _check_underflow(text: str, what: str) -> None:
+    """ValueError naming ``what`` if the number ``text`` is not zero but reads as the float 0.0 (``1e-400``)."""
+    mantissa = re.split(r"[eE]", text.replace("_", ""), maxsplit=1)[0]
+    if re.search(r"[1-9]", mantissa) and re.fullmatch(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?",
+                                                      text.replace("_", "")) and float(text.replace("_", "")) == 0.0:
+        raise ValueError(f"{what}: {text!r} is below the smallest float and would be read as 0; give a larger value "
+                         f"or 0")
+
+
 def check_yaml11_number(text: str, what: str) -> None:
     """ValueError naming ``what`` if the plain YAML scalar ``text`` is a number only YAML 1.1 reads, and reads
-    as another value than it shows (``010`` is 8, ``1:30`` is 90): never a silently changed value."""
+    as another value than it shows (``010`` is 8, ``1:30`` is 90), or a nonzero number that reads as 0.0
+    (``1.0e-400``): never a silently changed value."""
     text = text.strip()
+    _check_underflow(text, what)
     if YAML11_ONLY_NUMBER.fullmatch(text):
         read = yaml.safe_load(text)
         if re.fullmatch(r"[-+]?[0-9_]+", text) and read == int(text):  # 00 or 07: the same value either way
@@ -89,6 +100,7 @@ def coerce(value: Any, kind: type, what: str, optional: bool = False) -> Any:
         text = value.strip()
         if not (YAML12_NUMBER.fullmatch(text) and isinstance(yaml.safe_load(text), str)):
             raise ValueError(f"{what} must be a number ({kind.__name__}), got the text {value!r}")
+        _check_underflow(text, what)
         value = int(text) if kind is int and re.fullmatch(r"[-+]?[0-9]+", text) else float(text)
     if not isinstance(value, (int, float, np.integer, np.floating)):
         raise ValueError(f"{what} must be a number ({kind.__name__}), got {value!r}")
@@ -122,6 +134,7 @@ class Method:
     # take the type of their default
     param_types: ClassVar[dict[str, tuple[type, None] | type]] = {"batch_size": (int, None)}  # None: batch method
     uses_corpus_size: ClassVar[bool] = False
+    first_step: ClassVar[int] = 0  # t of the first update in rho_t = (tau0 + t)^-kappa (1 where a paper counts from 1)
     # "lda" methods share Hoffman's held-out ELBO bound; others report NaN in that column
     family: ClassVar[str] = ""
     description: ClassVar[str] = ""
@@ -172,7 +185,16 @@ class Method:
             except ValueError as err:
                 raise ParamError(str(err)) from None
         cls.check_params(merged)
+        unused = {key: why for key, why in cls.unused_params(merged).items() if key in given}
+        if unused:  # recorded in the run id and the trace, yet without effect: a silently changed run
+            key, why = next(iter(unused.items()))
+            raise ParamError(f"{cls.name}: hyperparameter {key!r} {why}, so the value given would have no effect")
         return merged
+
+    @classmethod
+    def unused_params(cls, p: dict[str, Any]) -> dict[str, str]:
+        """{name: why} of the hyperparameters these settings never read (e.g. a batch mode's SGD step size)."""
+        return {}
 
     @classmethod
     def check_params(cls, p: dict[str, Any]) -> None:
@@ -186,10 +208,13 @@ class Method:
                 require(float(p[positive]) > 0, cls.name, positive, f"must be > 0, got {p[positive]!r}")
         if "tau0" in p:
             require(float(p["tau0"]) >= 0, cls.name, "tau0", f"must be >= 0, got {p['tau0']!r}")
-            # rho_t = (tau0 + t)^-kappa with t = 0 at the first update (Hoffman et al. 2010, Alg. 2): tau0 = 0
-            # makes rho_0 = 0^-kappa infinite unless kappa = 0
-            require(float(p["tau0"]) > 0 or float(p.get("kappa", 0.0)) == 0.0, cls.name, "tau0",
-                    f"must be > 0 when kappa > 0 (rho_0 = tau0^-kappa), got tau0={p['tau0']!r}, kappa={p.get('kappa')!r}")
+            # rho_t = (tau0 + t)^-kappa from t = first_step (Hoffman et al. 2010, Alg. 2: t = 0) must lie in (0, 1]
+            # (lambda = (1 - rho) lambda + rho lambda_hat is a weighted average only then): tau0 + first_step < 1
+            # makes rho > 1 and pushes lambda negative, a divergence found only after the warm-up and a minibatch
+            t0 = cls.first_step
+            require(float(p["tau0"]) + t0 >= 1 or float(p.get("kappa", 0.0)) == 0.0, cls.name, "tau0",
+                    f"must be >= {1 - t0} when kappa > 0 (the first step rho = (tau0 + {t0})^-kappa would exceed 1), "
+                    f"got tau0={p['tau0']!r}, kappa={p.get('kappa')!r}")
         if "kappa" in p:
             cls.check_kappa(p)
         if "e_step_tol" in p:

@@ -17,6 +17,7 @@ from .method import Method, require
 class GammaPoissonTopics(Method):
     family = "nmf"
     uses_corpus_size = True
+    first_step = 1  # sec. 11.5.2 counts minibatches from t = 1 (see step_size)
     # sec. 11.6's settings: c0 = 0.05 V, rho_t = (1 + t)^-0.5
     params = {"K": 100, "batch_size": 1000, "kappa": 0.5, "tau0": 1.0, "allow_kappa_half": True, "c0_per_word": 0.05}
 
@@ -27,6 +28,14 @@ class GammaPoissonTopics(Method):
         require(float(p["c0_per_word"]) > 0, cls.name, "c0_per_word", f"must be > 0, got {p['c0_per_word']!r}")
         require(float(p["local_tol"]) > 0, cls.name, "local_tol", f"must be > 0, got {p['local_tol']!r}")
         require(int(p["local_max_iter"]) >= 1, cls.name, "local_max_iter", f"must be >= 1, got {p['local_max_iter']!r}")
+
+    @classmethod
+    def unused_params(cls, p):
+        """The batch mode (batch_size: null) steps with rho = 1 (eqs. 11.25-11.26): no step-size schedule."""
+        if p["batch_size"] is None:
+            return {key: "sets the SVI step size, which the batch mode (batch_size: null, rho = 1) does not use"
+                    for key in ("kappa", "tau0", "allow_kappa_half")}
+        return {}
 
     def init_topics(self, scale: float) -> None:
         """sec. 11.6: the prior plus Uniform(0,1), scaled as a minibatch's statistics are (D/|C_t|)."""

@@ -11,6 +11,7 @@ import contextlib
 import json
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -29,7 +30,7 @@ from threadpoolctl import threadpool_limits
 
 from . import __version__, io, kernels
 from .corpus import Corpus, RowRange, is_corpus_dir, load_corpus, release_memory
-from .evaluate import Protocol, Unigram, loglik_per_word, perplexity, protocol_splits
+from .evaluate import Protocol, Unigram, available_memory, loglik_per_word, perplexity, protocol_splits
 from .method import REPO_ROOT, SAFE_NAME, Method, ParamError, coerce, get_method
 from .quality import final_checkpoint_quality, planted_recovery
 from .streams import STREAMS, Evaluation, Minibatch, Stream, StreamError, make_holdout, stream_order
@@ -96,6 +97,9 @@ class RunSpec:
             if self.max_docs is not None:
                 raise ValueError(f"run setting 'max_docs' does not apply to the batch method {self.method} (it sees "
                                  f"every document each pass); use passes or train_subset")
+            if self.stream != "shuffled":  # the default; any other order would be recorded, never used
+                raise ValueError(f"run setting 'stream' = {self.stream!r} does not apply to the batch method "
+                                 f"{self.method} (it sees the whole training set each pass, in corpus order)")
         for name in ("max_docs", "max_test_docs"):
             if getattr(self, name) is not None and getattr(self, name) < 1:
                 raise ValueError(f"run setting {name!r} must be >= 1 (or null: no limit), got {getattr(self, name)}")
@@ -119,6 +123,13 @@ class RunSpec:
         if self.threads < 1:
             raise ValueError(f"threads must be >= 1, got {self.threads}")
         return method_cls
+
+
+# what every trace row records besides its scores: the run's identity and the code behind it (``provenance``);
+# ``topicbench aggregate`` refuses a trace without them (a figure or the paper would show a run it cannot trace)
+TRACE_IDENTITY = ("experiment", "dataset", "method", "label", "seed", "protocol", "docs_seen", "loglik_per_word",
+                  "git_sha", "topicbench_version", "python_version", "numpy_version", "scipy_version", "numba_version",
+                  "pandas_version", "host")
 
 
 @lru_cache(maxsize=1)
@@ -395,12 +406,21 @@ def clean_stale_staging(out_dir: Path) -> None:
     for kind in ("old", "staging"):
         for stale in _staging_dirs(out_dir, kind):
             pid = stale.name.rsplit(f".{kind}-", 1)[1].split("-", 1)[0]
-            if pid.isdigit() and io.pid_alive(int(pid)):
-                continue
+            if not pid.isdigit() or io.pid_alive(int(pid)) or not _holds_only_run_files(stale):
+                continue  # a live run's, or a user's folder that merely looks like ours: never removed
             if kind == "old" and not out_dir.exists():
                 os.rename(stale, out_dir)  # killed between the two renames of a swap: the old run comes back
             else:
                 shutil.rmtree(stale, ignore_errors=True)
+
+
+def _holds_only_run_files(folder: Path) -> bool:
+    """A real folder holding nothing but a run's files and the temporary files of their atomic writes."""
+    if folder.is_symlink() or not folder.is_dir():
+        return False
+    temp = re.compile(r"\.(model\.npz|topics\.tsv|trace\.parquet)\.\d+-[A-Za-z0-9_]+\.tmp")
+    return all(entry.is_file() and not entry.is_symlink() and (entry.name in RUN_FILES or temp.fullmatch(entry.name))
+               for entry in folder.iterdir())
 
 
 def _is_run_file(path: Path) -> bool:
@@ -429,6 +449,8 @@ def check_output_location(out_dir: str | os.PathLike, spec: RunSpec, corpus=None
     """Before compute: ``out_dir`` is a directory we may replace (absent, or holding only a run's files), its
     nearest existing ancestor takes a file, and the disk has room for the model (two copies while staging)."""
     out_dir = Path(out_dir).absolute()  # "." has no name to stage beside
+    if out_dir.name in ("", ".."):  # a run is staged beside its folder and renamed onto it: '..' cannot be
+        raise OutputError(f"--out {out_dir} ends in '..' (or is the root); name the run folder itself")
     clean_stale_staging(out_dir)
     if out_dir.is_symlink():
         raise OutputError(f"--out {out_dir} is a symbolic link; give the folder it points to (a run replaces "
@@ -449,6 +471,13 @@ def check_output_location(out_dir: str | os.PathLike, spec: RunSpec, corpus=None
         ancestor = ancestor.parent
     if not ancestor.is_dir():
         raise OutputError(f"--out {out_dir}: {ancestor} is a file, not a directory")
+    # the staging folder beside out_dir carries a suffix; a name the file system refuses fails only at the swap
+    staged = f".{out_dir.name}.staging-{os.getpid()}-xxxxxxxx"
+    name_max = os.pathconf(ancestor, "PC_NAME_MAX")
+    too_long = [part for part in (*out_dir.parts[1:-1], staged) if len(os.fsencode(part)) > name_max]
+    if too_long:
+        raise OutputError(f"--out {out_dir}: the name {too_long[0][:40]!r}... is {len(os.fsencode(too_long[0]))} bytes "
+                          f"(with the staging suffix), over this file system's {name_max}; give a shorter name")
     try:
         io.fault_point("run.check_out")
         with tempfile.NamedTemporaryFile(dir=ancestor, prefix=".topicbench-probe-") as probe:
@@ -466,6 +495,12 @@ def check_output_location(out_dir: str | os.PathLike, spec: RunSpec, corpus=None
     if free < need:
         raise OutputError(f"--out {out_dir}: {free / 2**20:.1f} MiB free on {ancestor}, a run of K={K} over "
                           f"{n_words} words needs about {need / 2**20:.1f} MiB")
+    # a fit holds at least three K x V float64 arrays (Hoffman's onlineldavb.py: lambda, E[log beta] and its exp):
+    # a model that cannot fit in memory is refused naming K here, not a MemoryError traceback after the corpus load
+    in_memory, available = 3 * 8 * K * (n_words or 0), available_memory()
+    if available is not None and in_memory > available:
+        raise ParamError(f"hyperparameter 'K' = {K} over {n_words} words needs about {in_memory / 2**30:.1f} GiB for "
+                         f"the model's K x V arrays, more than the {available / 2**30:.1f} GiB of memory available")
 
 
 def write_outputs(out_dir: Path, trace: pd.DataFrame, method: Method, vocab: list[str], spec: RunSpec,

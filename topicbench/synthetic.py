@@ -270,12 +270,12 @@ def write_recipe(recipe: PlantedRecipe, out_dir, extra_meta: dict | None = None,
     """
     from pathlib import Path
 
-    from .corpus import SHARD_ROWS, CorpusWriter, is_corpus_dir, make_docs_frame
+    from .corpus import SHARD_ROWS, CorpusWriter, holds_only_corpus_files, is_corpus_dir, make_docs_frame
     from .io import atomic_directory
 
     recipe.check()
     out_dir = Path(out_dir)
-    with atomic_directory(out_dir, complete=is_corpus_dir) as staging:
+    with atomic_directory(out_dir, complete=is_corpus_dir, ours=holds_only_corpus_files) as staging:
         model = recipe.model()
         writer = CorpusWriter(staging, recipe.n_words, str(out_dir), shard_rows or SHARD_ROWS)
         train_sums = np.zeros(recipe.n_words, dtype=np.int64)

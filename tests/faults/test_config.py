@@ -81,7 +81,7 @@ def test_schema_rejects(cfg, culprit):
     pytest.param(config(**{"experiments.e.runs.0.grid": {"alpha": [float("inf")]}}), "'alpha' must be finite", id="grid-alpha-inf"),
     pytest.param(config(**{"experiments.e.runs.0.grid": {"batch_size": [2.5]}}), "'batch_size' must be a whole number",
                  id="grid-batch_size-fraction"),
-    pytest.param(config(**{"experiments.e.runs.0.grid": {"tau0": [0.0]}}), "'tau0' must be > 0 when kappa > 0",
+    pytest.param(config(**{"experiments.e.runs.0.grid": {"tau0": [0.0]}}), "'tau0' must be >= 1 when kappa > 0",
                  id="grid-tau0-zero"),
     pytest.param(config(**{"experiments.e.settings": {"passes": float("inf")}}), "'passes' must be finite", id="grid-passes-inf"),
     pytest.param(config(**{"experiments.e.settings": {"passes": 0}}), "passes must be positive", id="grid-passes-zero"),
@@ -95,7 +95,19 @@ def test_schema_rejects(cfg, culprit):
     pytest.param(config(**{"experiments.e.datasets": ["d"]}), "either dataset or datasets", id="grid-dataset-and-datasets"),
     pytest.param(config(**{"datasets.d.params": {"n_trian": 100}}), "n_trian", id="dataset-unknown-param"),
     pytest.param(config(**{"datasets.d.recipe": "nyt_lik"}), "unknown dataset 'nyt_lik'", id="dataset-unknown-recipe"),
+    pytest.param(config(**{"datasets.d.params": {"temperature": "1e-400"}}), "temperature: '1e-400' is below the smallest",
+                 id="dataset-param-1e-400-underflows-to-zero"),
     pytest.param(config(experiments={}), "defines no experiments", id="grid-no-experiments"),
+    pytest.param(config(**{"experiments.e.runs.0.grid": {"tau0": [0.5]}}), "'tau0' must be >= 1 when kappa > 0",
+                 id="grid-tau0-below-one-step-size-above-one"),
+    pytest.param(config(**{"experiments.e.runs": [
+        {"label": "x", "method": "online_lda", "grid": {"K": [3]}},
+        {"label": "y", "method": "online_lda", "grid": {"K": [3]}, "settings": {"observed_fraction": 0.8}}]}),
+        "run y scores with observed_fraction=0.8 but run x with 0.5", id="grid-two-scoring-protocols-in-one-experiment"),
+    pytest.param(config(**{"experiments.e.runs": [
+        {"label": "x", "method": "online_lda", "grid": {"K": [3]}},
+        {"label": "y", "method": "online_lda", "grid": {"K": [3]}, "settings": {"holdout": "every_nth_batch"}}]}),
+        "run y scores with holdout='every_nth_batch'", id="grid-two-held-out-policies-in-one-experiment"),
 ])
 def test_expansion_rejects(cfg, message):
     """A config whose runs cannot be expanded as written -> GridError at DAG build naming the culprit."""
@@ -263,3 +275,77 @@ def test_synthetic_dataset_out_of_range_at_dag_build(param, value):
     cfg = config(datasets={"d": {"recipe": "nyt_like", "params": {**params, param: value}}})
     with pytest.raises(GridError, match=f"dataset d: .*{param}"):
         expand_all(cfg)
+
+
+@pytest.mark.parametrize("cfg, message", [
+    pytest.param(rename_experiment("e" * 240), "240 characters", id="experiment-name-240-chars"),
+    pytest.param(config(**{"experiments.e.runs.0.label": "x" * 251}), "251 characters", id="label-251-chars"),
+    pytest.param(config(datasets={"d" * 230: BASE["datasets"]["d"]}, **{"experiments.e.dataset": "d" * 230}),
+                 "230 characters", id="dataset-name-230-chars"),
+])
+def test_name_too_long_for_a_folder(cfg, message):
+    """A name too long for a folder with its prefix or staging suffix (ENAMETOOLONG) -> GridError at DAG build."""
+    with pytest.raises(GridError, match=message):
+        expand_all(cfg)
+
+
+@pytest.mark.parametrize("cfg, message", [
+    pytest.param({**rename_experiment("exp"), "experiments": {"exp": BASE["experiments"]["e"],
+                                                              "Exp": BASE["experiments"]["e"]}},
+                 "differ only in letter case", id="experiments-exp-and-Exp"),
+    pytest.param(config(datasets={"d": BASE["datasets"]["d"], "D": BASE["datasets"]["d"]},
+                        **{"experiments.e.datasets": ["d", "D"]}, **{"experiments.e.dataset": None}),
+                 "differ only in letter case", id="datasets-d-and-D"),
+    pytest.param(config(**{"experiments.e.runs": [{"label": "x", "method": "online_lda", "grid": {"K": [3]}},
+                                                  {"label": "X", "method": "online_lda", "grid": {"K": [3]}}]}),
+                 "differ only in letter case", id="labels-x-and-X"),
+])
+def test_names_differing_only_in_case(cfg, message):
+    """Two names differing only in case (one folder on macOS/Windows) -> GridError at DAG build naming both."""
+    cfg = {k: v for k, v in cfg.items()}
+    for experiment in cfg["experiments"].values():
+        if experiment.get("dataset", "") is None:
+            del experiment["dataset"]
+    with pytest.raises(GridError, match=message):
+        expand_all(cfg)
+
+
+@pytest.mark.parametrize("text", [
+    pytest.param("experiments:\n  e:\n    runs:\n      - grid: {alpha: [1.0e-400]}\n", id="config-float-1.0e-400"),
+    pytest.param("experiments:\n  e:\n    runs:\n      - grid: {alpha: [1e-400]}\n", id="config-text-1e-400"),
+])
+def test_number_below_the_smallest_float_in_a_config_file(tmp_path, text):
+    """A nonzero config number that reads as 0.0 (alpha: 1.0e-400) -> GridError naming the value (and file:line)."""
+    path = tmp_path / "c.yaml"
+    path.write_text(text)
+    if "[1e-400]" in text:  # YAML 1.1 leaves it text: the grid's type conversion names it
+        cfg = config(**{"experiments.e.runs.0.grid": {"K": [3], "alpha": ["1e-400"]}})
+        with pytest.raises(GridError, match=r"'1e-400' is below the smallest float"):
+            expand_all(cfg)
+        return
+    with pytest.raises(GridError, match=r"c\.yaml, line 4: '1\.0e-400' is below the smallest float"):
+        check_config_file(path)
+
+
+@pytest.mark.parametrize("key", ["results_dir", "data_dir", "corpora_dir"])
+def test_brace_in_a_folder_name(tmp_path, key):
+    """results_dir '/x/res{x}' (Snakemake reads {x} as a wildcard; its error names a rule, not the key) -> GridError naming it."""
+    cfg = config(results_dir=str(tmp_path / "results"), data_dir=str(tmp_path / "data"))
+    cfg[key] = str(tmp_path / "res{x}")
+    with pytest.raises(GridError, match=rf"{key} .*res\{{x\}}' holds a brace"):
+        check_paths(cfg, expand_all(cfg))
+
+
+@pytest.mark.parametrize("where", ["data_dir-corpora-d", "results_dir-runs-e"])
+def test_symlink_below_an_output_folder(tmp_path, where):
+    """data_dir/corpora/d (or results_dir/runs/e) a symlink to a user's folder elsewhere -> GridError naming it; kept."""
+    cfg = config(results_dir=str(tmp_path / "results"), data_dir=str(tmp_path / "data"))
+    mine = tmp_path / "elsewhere"
+    mine.mkdir()
+    (mine / "corpus.json").write_text("{}")
+    link = tmp_path / ("data/corpora/d" if where.startswith("data") else "results/runs/e")
+    link.parent.mkdir(parents=True)
+    link.symlink_to(mine)
+    with pytest.raises(GridError, match=f"{link} is a symbolic link"):
+        check_paths(cfg, expand_all(cfg))
+    assert (mine / "corpus.json").read_text() == "{}"

@@ -29,7 +29,7 @@ def run_cli(tmp_path, capsys, *args):
     pytest.param(["--method", "online_lda", "--param", "K=ten"], "'K'", "must be a number", id="K-not-a-number"),
     pytest.param(["--method", "online_lda", "--param", "allow_kappa_half=1"], "'allow_kappa_half'", "true or false",
                  id="bool-param-given-1"),
-    pytest.param(["--method", "online_lda", "--param", "tau0=0", "--param", "kappa=0.7"], "'tau0'", "must be > 0 when kappa > 0",
+    pytest.param(["--method", "online_lda", "--param", "tau0=0", "--param", "kappa=0.7"], "'tau0'", "must be >= 1 when kappa > 0",
                  id="tau0-zero-with-kappa"),
     pytest.param(["--method", "online_lda", "--param", "K=[3]"], "'K'", "must be a number", id="K-a-list"),
     pytest.param(["--method", "online_lda", "--param", 'K="6"'], "'K'", "got the text '6'", id="K-quoted-text"),
@@ -43,6 +43,20 @@ def run_cli(tmp_path, capsys, *args):
                  id="batch_size-1e20-beyond-int64"),
     pytest.param(["--method", "sklearn_nmf", "--param", "K=30", "--param", "batch_size=20"], "'K'",
                  "must be <= batch_size for init='nndsvda'", id="sklearn_nmf-K-beyond-its-nndsvd-init"),
+    pytest.param(["--method", "lgnmf", "--param", "eta=0.01"], "'eta'", "applies to the online mode only",
+                 id="lgnmf-batch-mode-eta-not-ignored"),
+    pytest.param(["--method", "lgnmf", "--param", "batch_size=50", "--param", "block_iters=3"], "'block_iters'",
+                 "applies to the batch mode only", id="lgnmf-online-mode-block_iters-not-ignored"),
+    pytest.param(["--method", "bnmf", "--param", "batch_size=null", "--param", "kappa=0.9"], "'kappa'",
+                 "the batch mode (batch_size: null, rho = 1) does not use", id="bnmf-batch-mode-kappa-not-ignored"),
+    pytest.param(["--method", "online_lda", "--param", "tau0=0.5"], "'tau0'", "must be >= 1 when kappa > 0",
+                 id="tau0-0.5-step-size-above-one"),
+    pytest.param(["--method", "population_vb", "--param", "tau0=0.5"], "'tau0'", "must be >= 1 when kappa > 0",
+                 id="population_vb-tau0-0.5-step-size-above-one"),
+    pytest.param(["--method", "online_lda", "--param", "alpha=1.0e-400"], "--param alpha", "would be read as 0",
+                 id="alpha-1.0e-400-underflows-to-zero"),
+    pytest.param(["--method", "batch_lda", "--param", "rel_tol=1e-400"], "--param rel_tol", "would be read as 0",
+                 id="rel_tol-1e-400-text-underflows-to-zero"),
 ])
 def test_cli_hyperparameter_of_wrong_type(tmp_path, capsys, args, culprit, message):
     """A hyperparameter that cannot be its declared type -> exit 2 naming it, before data is read."""
@@ -82,6 +96,8 @@ def test_cli_hyperparameter_of_wrong_type(tmp_path, capsys, args, culprit, messa
                  id="batch-method-fractional-passes-not-rounded-up"),
     pytest.param(["--method", "batch_lda", "--set", "max_docs=50"], "'max_docs'", "does not apply to the batch method",
                  id="batch-method-max_docs-not-ignored"),
+    pytest.param(["--method", "batch_lda", "--set", "stream=time_ordered"], "'stream'", "does not apply to the batch method",
+                 id="batch-method-stream-not-ignored"),
     pytest.param(["--method", "online_lda", "--set", "n_checkpoints=0x10", "--set", "holdout_n=010"], "--set holdout_n",
                  "'010' reads as 8", id="run-setting-octal"),
 ])
@@ -141,6 +157,10 @@ def test_cli_param_unreadable_value(tmp_path, capsys):
     pytest.param('["online_lda"]', "--spec-json must be a JSON object", id="spec-json-a-list"),
     pytest.param('{"method": "online_lda", "passe": 2}', "unknown run setting(s) ['passe']", id="spec-json-unknown-key"),
     pytest.param('{"method": "online_lda", "params": [1]}', "params must be an object", id="spec-json-params-a-list"),
+    pytest.param('{"method": "online_lda", "seed": 1, "seed": 2}', "--spec-json: key 'seed' is given twice (1 and 2)",
+                 id="spec-json-seed-twice-not-last-wins"),
+    pytest.param('{"method": "online_lda", "params": {"K": 3, "K": 5}}', "--spec-json: key 'K' is given twice",
+                 id="spec-json-K-twice-not-last-wins"),
 ])
 def test_cli_bad_spec_json(tmp_path, capsys, spec_json, message):
     """A --spec-json that is not a JSON object of RunSpec fields -> exit 2 naming the flag or the key."""

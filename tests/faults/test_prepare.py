@@ -418,3 +418,32 @@ def test_out_with_an_unexpanded_tilde(tmp_path, capsys, src, monkeypatch):
     code, err = run_cli(uci_args(*src, "~/corpus"), capsys)
     assert code == 2 and "--out" in err and "'~'" in err, err
     assert not (tmp_path / "~").exists()
+
+
+@pytest.mark.parametrize("kind", ["old", "staging"])
+def test_look_alike_user_folder_beside_a_corpus_is_kept(tmp_path, src, kind):
+    """A user's folder named like a dead prepare's leftover (.corpus.old-<pid>) holding notes -> kept by load and prepare."""
+    import subprocess
+    import sys
+
+    out = user_bow(*src, tmp_path / "corpus")
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()  # its pid is free: the folder looks like a killed prepare's
+    mine = tmp_path / f".corpus.{kind}-{dead.pid}"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("keep me")
+    load_corpus(out)
+    user_bow(*src, out, split_seed=3)
+    assert (mine / "notes.txt").read_text() == "keep me"
+
+
+def test_out_is_a_symlink_to_another_corpus(tmp_path, capsys, src):
+    """--out a symlink (data_dir/corpora/x) to a corpus kept elsewhere -> refused, the corpus behind it untouched."""
+    elsewhere = user_bow(*src, tmp_path / "elsewhere" / "mine")
+    before = digest(elsewhere)
+    link = tmp_path / "data" / "corpora" / "x"
+    link.parent.mkdir(parents=True)
+    link.symlink_to(elsewhere)
+    code, err = run_cli(uci_args(*src, link, "--param", "split_seed=2"), capsys)
+    assert code == 2 and str(link) in err and "symbolic link" in err, err
+    assert digest(elsewhere) == before and link.is_symlink()

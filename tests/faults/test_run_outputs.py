@@ -406,3 +406,68 @@ def test_figure_reads_a_model_of_another_vocabulary(tmp_path, tiny_corpus):
     ctx = figlib.Context("f", None, ["e"], None, {"e": str(corpus)}, {"e/l": str(old.dir / "model.npz")}, {})
     with pytest.raises(OutputError, match=r"model\.npz.*60 words.*50"):
         ctx.model("e", "l")
+
+
+def test_out_name_too_long_found_before_compute(tmp_path, tiny_corpus, capsys, monkeypatch):
+    """--out of a legal name too long with the staging suffix (ENAMETOOLONG) -> exit 2 naming it, before the fit."""
+    monkeypatch.setattr(run_module, "_run", lambda *a: pytest.fail("the fit started"))
+    out = tmp_path / ("r" * 245)  # 245 bytes is a legal name; ".<name>.staging-<pid>-xxxxxxxx" is not
+    code, err, _ = run_cli(tmp_path, capsys, out, tiny_corpus)
+    assert code == 2 and "rrrrrrrrrr" in err and "bytes" in err and "255" in err, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("damage", [
+    pytest.param("drop-git_sha", id="trace-without-git_sha"),
+    pytest.param("null-seed", id="trace-with-an-empty-seed"),
+])
+def test_aggregate_refuses_a_trace_without_provenance(tmp_path, tiny_corpus, capsys, damage):
+    """A trace without a provenance or identity column (git_sha), or empty in a row -> exit 2 naming it, no table."""
+    old = make_old_run(tmp_path, tiny_corpus)
+    frame = pd.read_parquet(old.dir / "trace.parquet")
+    column = "git_sha" if damage == "drop-git_sha" else "seed"
+    if damage == "drop-git_sha":
+        frame = frame.drop(columns=["git_sha"])
+    else:
+        frame["seed"] = frame["seed"].astype("float64")
+        frame.loc[0, "seed"] = np.nan
+    bad = tmp_path / "hand" / "trace.parquet"
+    bad.parent.mkdir()
+    frame.to_parquet(bad)
+    code = cli(["aggregate", "--out", str(tmp_path / "all.parquet"), str(old.dir / "trace.parquet"), str(bad)])
+    err = capsys.readouterr().err
+    assert code == 2 and f"trace {bad}" in err and column in err, err
+    assert not (tmp_path / "all.parquet").exists()
+
+
+@pytest.mark.parametrize("kind", ["old", "staging"])
+def test_look_alike_user_folder_beside_a_run_is_kept(tmp_path, tiny_corpus, kind):
+    """A user's folder named like a dead run's leftover (.run.old-<pid>) holding notes -> kept, the run written."""
+    dead = subprocess.Popen(["true"])
+    dead.wait()  # its pid is free: the folder looks like a killed run's
+    mine = tmp_path / (f".run.old-{dead.pid}" if kind == "old" else f".run.staging-{dead.pid}-mybackup")
+    mine.mkdir()
+    (mine / "notes.txt").write_text("keep me")
+    make_old_run(tmp_path, tiny_corpus)
+    run(RunSpec(**SPEC, seed=1), tiny_corpus, tmp_path / "run")
+    assert (mine / "notes.txt").read_text() == "keep me"
+    assert sorted(p.name for p in (tmp_path / "run").iterdir()) == sorted(RUN_FILES)
+
+
+def test_model_beyond_memory_found_before_compute(tmp_path, tiny_corpus, capsys, monkeypatch):
+    """K so large the K x V model cannot fit in the memory available -> exit 2 naming K, before the fit (no MemoryError)."""
+    monkeypatch.setattr(run_module, "available_memory", lambda: 2**20, raising=False)  # 1 MiB: K=1000 over 60 words needs 1.4 MB
+    monkeypatch.setattr(run_module, "_run", lambda *a: pytest.fail("the fit started"))
+    code = cli(["run", "--corpus", str(tiny_corpus), "--out", str(tmp_path / "run"), "--method", "online_lda",
+                "--param", "K=1000", "--param", "batch_size=20"])
+    err = capsys.readouterr().err
+    assert code == 2 and "'K' = 1000 over 60 words" in err and "memory" in err, err
+    assert not (tmp_path / "run").exists()
+
+
+def test_out_ending_in_dotdot_found_before_compute(tmp_path, tiny_corpus, capsys, monkeypatch):
+    """--out dd/sub/.. (a name a folder cannot be renamed onto: EBUSY after the fit) -> exit 2 naming it, before the fit."""
+    monkeypatch.setattr(run_module, "_run", lambda *a: pytest.fail("the fit started"))
+    code, err, _ = run_cli(tmp_path, capsys, tmp_path / "dd" / "sub" / "..", tiny_corpus)
+    assert code == 2 and "ends in '..'" in err, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
