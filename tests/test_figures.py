@@ -6,6 +6,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 import yaml
 
 REPO = Path(__file__).resolve().parent.parent
@@ -57,6 +58,43 @@ def test_directional_judge_follows_the_sign_and_needs_two_replicates():
     s = _claims.paired([1.0, 2.0, 3.0])
     # mean 2, sd 1, se 1/sqrt(3): t = 2 sqrt(3), df 2
     assert s["t"] == pytest.approx(2 * np.sqrt(3)) and s["lo"] == pytest.approx(2 - 4.302653 / np.sqrt(3), rel=1e-6)
+    assert s["p"] == pytest.approx(stats.ttest_1samp([1.0, 2.0, 3.0], 0.0).pvalue, rel=1e-9)  # two-sided, as scipy's
+
+
+def test_paisley_correlation_judge_matches_topics_and_applies_fishers_z():
+    """The judge matches each planted topic to its fitted copy (fitted rows here are the planted ones in a 5-cycle
+    order, not an involution), compares the learned correlations in that order with the planted ones (Pearson r over
+    the 10 off-diagonal pairs) and tests r > 0 by Fisher's z = artanh(r) sqrt(n - 3) (Fisher 1921), n = 10 pairs."""
+    rng = np.random.default_rng(0)
+    planted = rng.dirichlet(np.full(30, 0.1), size=5)
+    a = rng.normal(size=(5, 5))
+    truth = np.corrcoef(a @ a.T)
+    noise = rng.normal(0.0, 0.3, size=(5, 5))
+    learned = np.clip(truth + (noise + noise.T) / 2, -1, 1)
+    np.fill_diagonal(learned, 1.0)
+    perm = np.array([1, 2, 3, 4, 0])  # fitted topic i is planted topic perm[i]
+
+    class Model:
+        def topics(self):
+            return planted[perm]
+
+        def topic_correlations(self):
+            return learned[np.ix_(perm, perm)]
+
+    class Ctx:
+        experiments = ["paisley_fig11_4"]
+
+        def truth(self, experiment):
+            return {"topics": planted, "correlation": truth}
+
+        def model(self, experiment, method):
+            return Model()
+
+    j = _claims.paisley_correlations(Ctx())
+    upper = np.triu_indices(5, 1)
+    r = np.corrcoef(truth[upper], learned[upper])[0, 1]
+    z = np.arctanh(r) * np.sqrt(10 - 3)
+    assert f"Pearson r = {r:.3f}" in j.numbers and f"z = {z:.2f}, p = {stats.norm.sf(z):.3g}" in j.test, (r, z, j)
 
 
 def test_every_claim_has_a_judge_and_a_missing_experiment_cannot_be_judged():
