@@ -111,4 +111,17 @@ MUTANTS = [
     Mutant(id="table_mcinerney_streaming_vb_worst_setting", cites="McInerney et al. 2015, Figs. 1 and 3 (streaming VB at "
            "its best setting)", path="workflow/figures/_mcinerney.py", find="best = finals.idxmax()",
            replace="best = finals.idxmin()", tests=[FIG3]),
+    Mutant(id="claim_paired_p_one_sided", cites="the claims' paired t test (two-sided p at LEVEL)", path=CLAIMS,
+           find="p = float(2 * stats.t.sf(abs(t), n - 1))", replace="p = float(stats.t.sf(abs(t), n - 1))",
+           tests=[FIG + "test_directional_judge_follows_the_sign_and_needs_two_replicates"]),
+    Mutant(id="claim_paisley_fisher_z_sqrt_n", cites="Paisley et al. 2014, sec. 11.6 claim (learned correlations): "
+           "Fisher's z = artanh(r) sqrt(n - 3)", path=CLAIMS, find="z = np.arctanh(r) * np.sqrt(n - 3)",
+           replace="z = np.arctanh(r) * np.sqrt(n)", tests=[FIG + "test_paisley_correlation_judge_matches_topics_and_applies_fishers_z"]),
+    Mutant(id="claim_paisley_fisher_z_without_artanh", cites="Paisley et al. 2014, sec. 11.6 claim (learned correlations): "
+           "Fisher's z = artanh(r) sqrt(n - 3)", path=CLAIMS, find="z = np.arctanh(r) * np.sqrt(n - 3)",
+           replace="z = r * np.sqrt(n - 3)", tests=[FIG + "test_paisley_correlation_judge_matches_topics_and_applies_fishers_z"]),
+    Mutant(id="claim_paisley_topics_matched_the_wrong_way", cites="Paisley et al. 2014, eq. 11.36 claim: each planted "
+           "topic's fitted match (argmax over the fitted topics)", path=CLAIMS,
+           find="match = np.argmax(planted @ fitted.T, axis=1)", replace="match = np.argmax(planted @ fitted.T, axis=0)",
+           tests=[FIG + "test_paisley_correlation_judge_matches_topics_and_applies_fishers_z"]),
 ]
