@@ -124,4 +124,29 @@ MUTANTS = [
            "topic's fitted match (argmax over the fitted topics)", path=CLAIMS,
            find="match = np.argmax(planted @ fitted.T, axis=1)", replace="match = np.argmax(planted @ fitted.T, axis=0)",
            tests=[FIG + "test_paisley_correlation_judge_matches_topics_and_applies_fishers_z"]),
+    Mutant(id="claim_mcinerney_pvb_alpha_averaged_not_best", cites="McInerney et al. 2015, Fig. 1 claim: population VB "
+           "at its best alpha against streaming VB", path=CLAIMS,
+           find='["loglik_per_word"].mean().max() - svb["loglik_per_word"].max())',
+           replace='["loglik_per_word"].mean().mean() - svb["loglik_per_word"].max())',
+           tests=[FIG + "test_mcinerney_pvb_beats_svb_compares_the_best_alpha_with_streaming_vbs_best_setting"]),
+    Mutant(id="claim_mcinerney_svb_worst_setting", cites="McInerney et al. 2015, Fig. 1 claim: streaming VB at its best "
+           "setting", path=CLAIMS, find='.mean().max() - svb["loglik_per_word"].max())',
+           replace='.mean().max() - svb["loglik_per_word"].min())',
+           tests=[FIG + "test_mcinerney_pvb_beats_svb_compares_the_best_alpha_with_streaming_vbs_best_setting"]),
+    Mutant(id="claim_scaling_batch_first_gain_to_the_largest_s", cites="the harness's scaling claim: the gain from the "
+           "smallest to the middle minibatch size", path=CLAIMS,
+           find="first = [g.iloc[len(g) // 2] - g.iloc[0] for g in groups]", replace="first = [g.iloc[-1] - g.iloc[0] for g in groups]",
+           tests=[FIG + "test_scaling_batch_first_gain_is_smallest_to_middle_minibatch"]),
+    Mutant(id="table_paisley_least_probable_topics_first", cites="Paisley et al. 2014, Table 11.3 (the most probable "
+           "topics, ranked by probability)", path="workflow/figures/_paisley_topics.py",
+           find='order = np.argsort(-model.topic_weights(), kind="stable")', replace='order = np.argsort(model.topic_weights(), kind="stable")',
+           tests=[FIG + "test_paisley_table11_3_lists_the_most_probable_topics_and_their_most_probable_words"]),
+    Mutant(id="table_paisley_least_probable_words", cites="Paisley et al. 2014, Tables 11.3-11.4 (each topic's most "
+           "probable words)", path="workflow/figures/_paisley_topics.py",
+           find='np.argsort(-topics[order[rank]], kind="stable")[:N_WORDS]', replace='np.argsort(topics[order[rank]], kind="stable")[:N_WORDS]',
+           tests=[FIG + "test_paisley_table11_3_lists_the_most_probable_topics_and_their_most_probable_words"]),
+    Mutant(id="table_mcinerney_best_setting_of_the_last_seed", cites="McInerney et al. 2015, Figs. 1 and 3 (each method "
+           "at its best setting: the best mean over seeds)", path="workflow/figures/_mcinerney.py",
+           find='.groupby(varying)["loglik_per_word"].mean()', replace='.groupby(varying)["loglik_per_word"].last()',
+           tests=[FIG + "test_mcinerney_best_setting_has_the_best_mean_over_seeds"]),
 ]
