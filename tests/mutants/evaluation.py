@@ -149,4 +149,13 @@ MUTANTS = [
            "at its best setting: the best mean over seeds)", path="workflow/figures/_mcinerney.py",
            find='.groupby(varying)["loglik_per_word"].mean()', replace='.groupby(varying)["loglik_per_word"].last()',
            tests=[FIG + "test_mcinerney_best_setting_has_the_best_mean_over_seeds"]),
+    Mutant(id="synthetic_time_slice_over_d_plus_one", cites="the drifting-prevalence recipes' time slice floor(d S / D)",
+           path="topicbench/synthetic.py", find="return np.asarray(rows, dtype=np.int64) * n_slices // n_docs",
+           replace="return np.asarray(rows, dtype=np.int64) * n_slices // (n_docs + 1)",
+           tests=["tests/test_synthetic.py::test_time_slices_and_clock_split_generation_order_evenly"]),
+    Mutant(id="synthetic_clock_over_d_minus_one", cites="the synthetic clock: documents span / D apart over [start, "
+           "start + span)", path="topicbench/synthetic.py",
+           find="return lambda rows: start + span * (np.asarray(rows, dtype=np.float64) / n_docs)",
+           replace="return lambda rows: start + span * (np.asarray(rows, dtype=np.float64) / (n_docs - 1))",
+           tests=["tests/test_synthetic.py::test_time_slices_and_clock_split_generation_order_evenly"]),
 ]
