@@ -161,6 +161,7 @@ def test_hu_fraction_is_reproduced_when_lgnmf_reaches_ldas_final_perplexity_soon
     j = _claims.hu_offline(_Ctx({"hu_fig1": pd.concat(rows, ignore_index=True)}))
     assert j.verdict == "reproduced", j.numbers
     assert f"LG-NMF/LDA time ratio {np.exp(np.mean(np.log([50 / 300, 60 / 300, 70 / 300]))):.2f}" in j.numbers
+    assert f"per grid point {np.mean([50 / 10 / 300, 60 / 10 / 300, 70 / 10 / 300]):.2f}" in j.numbers, j.numbers
 
 
 def _mcinerney(peaks):
@@ -240,6 +241,18 @@ def _paisley(gaps):
                          "p_K": K, "p_batch_size": size, "docs_seen": 1, "eval_kind": "batch",
                          "loglik_per_word": -7.0 + gap * (1 + 0.1 * i)})
     return _Ctx({"paisley_fig11_3": pd.DataFrame(rows)})
+
+
+def test_hoffman_faster_takes_the_fastest_online_minibatch_size():
+    """Hoffman et al. 2010, Fig. 2: the claim is about the fastest online S. S = 16 reaches batch VB's final perplexity
+    (150 after 300 s) after 20 s, S = 256 after 60 s: the ratio is 300 / 20 on every seed."""
+    rows = []
+    for seed in range(3):
+        rows.append(_run("hoffman_fig2", "batch_lda", "batch_full", seed, [1, 2, 3], [300.0, 200.0, 150.0], [100.0, 200.0, 300.0]))
+        for label, t in (("online_S16", 20.0), ("online_S256", 60.0)):
+            rows.append(_run("hoffman_fig2", "online_lda", label, seed, [1, 2, 3], [180.0, 150.0, 130.0], [t / 2, t, 2 * t]))
+    j = _claims.hoffman_faster(_Ctx({"hoffman_fig2": pd.concat(rows, ignore_index=True)}))
+    assert f"ratio {300 / 20:.2f}x" in j.numbers, j.numbers
 
 
 def test_paisley_comparable_needs_every_interval_inside_the_margin():
@@ -348,6 +361,29 @@ def test_paisley_table11_3_lists_the_most_probable_topics_and_their_most_probabl
         assert row == ", ".join(vocab[w] for w in order[k][:10]), (k, row)
 
 
+def test_lgnmf_grid_record_is_in_log10_alpha():
+    """Hu et al. 2014, Fig. 4's axis is log10 alpha; LG-NMF stores its grid in natural log alpha (methods/lgnmf.py)."""
+    from types import SimpleNamespace
+
+    model = SimpleNamespace(name="lgnmf", grid_log_alpha=np.log([0.1, 1.0, 10.0]), grid_weights=np.array([0.2, 0.5, 0.3]),
+                            validation=np.full(3, np.nan), search=np.zeros((0, 3)), mode_log10_alpha=0.0,
+                            log10_alpha_sd=1.0)
+    np.testing.assert_allclose(figlib.lgnmf_grid(model).log10_alpha, [-1.0, 0.0, 1.0], atol=1e-12)
+
+
+def test_hu_table1_reports_means_over_seeds(tmp_path):
+    """Hu et al. 2014, Table 1: per method the final perplexity and topic quality averaged over seeds (final checkpoint
+    of each run): perplexities 900 and 1000 give 950, NPMI 0.1 and 0.3 give 0.2; the unigram row is the baseline's."""
+    rows = [{"experiment": "hu_table1", "dataset": "psy", "method": "lgnmf", "label": "lg", "seed": seed, "docs_seen": docs,
+             "perplexity": perplexity if docs == 2 else 5000.0, "npmi": npmi, "unigram_perplexity": 2000.0,
+             "protocol": "document completion"}
+            for seed, perplexity, npmi in ((0, 900.0, 0.1), (1, 1000.0, 0.3)) for docs in (1, 2)]
+    ctx = _TableCtx({"hu_table1": pd.DataFrame(rows)}, tmp_path)
+    figlib.load_plugin("hu_table1").draw(ctx)
+    got = ctx.written.set_index("method")
+    assert got["perplexity"].tolist() == pytest.approx([950.0, 2000.0]) and got["NPMI"].iloc[0] == pytest.approx(0.2)
+
+
 def test_mcinerney_fig3_table_reads_the_best_alpha_the_nearest_n_and_streaming_vbs_best():
     """McInerney et al. 2015, Fig. 3: per corpus the best log10 alpha (highest mean score), the grid point nearest
     log10 N (N = 3,000: 3.48, nearest 3, not ln N = 8.0) and streaming VB at its best minibatch size."""
@@ -366,5 +402,6 @@ def test_mcinerney_fig3_table_reads_the_best_alpha_the_nearest_n_and_streaming_v
     table = plugin.alpha_table(pd.DataFrame(rows))
     row = table.iloc[0]
     assert row["best log10 alpha"] == 5.0 and row["log10 alpha nearest N"] == 3.0
+    assert row["PVB at best alpha"] == pytest.approx(-7.0 + 0.0005)  # the mean over the two seeds at alpha = 10^5
     assert row["PVB at alpha nearest N"] == pytest.approx(-7.1 + 0.0005)
     assert row["streaming VB"] == pytest.approx(-7.1 + 0.0005)
