@@ -192,3 +192,12 @@ def test_time_slices_and_clock_split_generation_order_evenly():
     assert np.bincount(slice_of(np.arange(100), 100, 4)).tolist() == [25, 25, 25, 25]
     times = linear_clock(1990.0, 10.0, 100)(np.arange(100))
     np.testing.assert_allclose(times, 1990.0 + 0.1 * np.arange(100), rtol=0, atol=1e-9)  # rounding of the quotient
+
+
+def test_word_names_rank_each_planted_topics_words_by_probability():
+    """``tKKKwRRR`` is the RRR-th most probable word of planted topic KKK among the words that topic owns (its largest
+    probability over topics): word 2 (0.5) and word 0 (0.3) belong to topic 0, words 1 and 3 to topic 1."""
+    from topicbench.synthetic import word_names
+
+    topics = np.array([[0.3, 0.1, 0.5, 0.1], [0.1, 0.6, 0.1, 0.2]])
+    assert word_names(topics) == ["t000w001", "t001w000", "t000w000", "t001w001"]

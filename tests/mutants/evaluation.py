@@ -184,4 +184,9 @@ MUTANTS = [
            path="workflow/scripts/figlib.py", find="return GridRecord(np.asarray(model.grid_log_alpha) / np.log(10.0)",
            replace="return GridRecord(np.asarray(model.grid_log_alpha)",
            tests=[FIG + "test_lgnmf_grid_record_is_in_log10_alpha"]),
+    Mutant(id="synthetic_word_names_least_probable_first", cites="the planted corpora's word names (tKKKwRRR: the RRR-th "
+           "most probable word of planted topic KKK), which the Paisley tables' purity reads", path="topicbench/synthetic.py",
+           find='for rank, w in enumerate(members[np.argsort(-topics[k, members], kind="stable")]):',
+           replace='for rank, w in enumerate(members[np.argsort(topics[k, members], kind="stable")]):',
+           tests=["tests/test_synthetic.py::test_word_names_rank_each_planted_topics_words_by_probability"]),
 ]
