@@ -189,4 +189,17 @@ MUTANTS = [
            find='for rank, w in enumerate(members[np.argsort(-topics[k, members], kind="stable")]):',
            replace='for rank, w in enumerate(members[np.argsort(topics[k, members], kind="stable")]):',
            tests=["tests/test_synthetic.py::test_word_names_rank_each_planted_topics_words_by_probability"]),
+    Mutant(id="run_topics_table_least_used_topics_first", cites="the run's topics.tsv (topics ranked by topic_weights(), "
+           "largest first)", path="topicbench/run.py", find='for rank, k in enumerate(np.argsort(-weights, kind="stable")):',
+           replace='for rank, k in enumerate(np.argsort(weights, kind="stable")):',
+           tests=["tests/test_run.py::test_topics_table_ranks_topics_by_weight_and_words_by_probability"]),
+    Mutant(id="run_topics_table_least_probable_words", cites="the run's topics.tsv (each topic's most probable words)",
+           path="topicbench/run.py", find='best = np.argsort(-topics[k], kind="stable")[:n_words]',
+           replace='best = np.argsort(topics[k], kind="stable")[:n_words]',
+           tests=["tests/test_run.py::test_topics_table_ranks_topics_by_weight_and_words_by_probability"]),
+    Mutant(id="run_unigram_baseline_scored_on_the_observed_halves", cites="document completion (DESIGN.md, Evaluation): "
+           "the word-frequency baseline scored on the held-out halves, as the methods are", path="topicbench/run.py",
+           find="base_loglik, _ = loglik_per_word(unigram, splits)",
+           replace="base_loglik, _ = loglik_per_word(unigram, [(h, o) for o, h in splits])",
+           tests=["tests/test_run.py::test_unigram_baseline_is_scored_on_the_heldout_halves"]),
 ]
