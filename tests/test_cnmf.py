@@ -447,6 +447,24 @@ def test_logistic_normal_generator_names_bad_input():
     assert counts.shape == (10, 20) and topics.shape == (2, 20) and np.allclose(theta.sum(axis=1), 1.0)
 
 
+def test_logistic_normal_generator_log_ratios_are_the_planted_gaussian():
+    """theta_d = softmax(y_d), y_d ~ N(mean, covariance) (eqs. 11.10-11.12): log(theta_dk / theta_dj) = y_dk - y_dj, so
+    its sample mean and variance over documents are mean_k - mean_j and Sigma_kk + Sigma_jj - 2 Sigma_kj. Unequal
+    variances so that a softmax shifted by anything but a per-document constant biases the log ratios."""
+    from topicbench.synthetic import logistic_normal_corpus
+
+    mean, cov = np.array([1.0, 0.0, -1.0]), np.diag([4.0, 0.04, 1.0])
+    n = 4000
+    _, _, theta = logistic_normal_corpus(n, 20, cov, 0.1, 2, seed=3, mean=mean)
+    logs = np.log(theta)
+    for k, j in ((0, 1), (2, 1), (0, 2)):
+        ratio = logs[:, k] - logs[:, j]
+        var = cov[k, k] + cov[j, j] - 2 * cov[k, j]
+        # 5 standard errors of the sample mean (sqrt(var / n) <= 0.032) and of the sample variance (var sqrt(2 / n))
+        assert abs(ratio.mean() - (mean[k] - mean[j])) < 5 * np.sqrt(var / n), (k, j, ratio.mean())
+        assert abs(ratio.var() - var) < 5 * var * np.sqrt(2.0 / n), (k, j, ratio.var())
+
+
 def test_predictions_are_the_point_estimate_rates_normalised():
     """p(w | d) = sum_k omega_kd E[beta_wk] / sum_v sum_k omega_kd E[beta_vk], omega_kd = exp(alpha_d + l_k'u_d)
     at the local step's (u_d, alpha_d) and E[beta_wk] = g_wk / h_k (sec. 11.6), written out from the parameters."""

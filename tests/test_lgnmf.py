@@ -506,3 +506,11 @@ def test_grid_extras_reach_the_trace(small_corpus):
     for m in range(3):
         method.grid_weights = np.eye(3)[m]
         assert extras[f"grid{m}_loglik"] == pytest.approx(loglik_per_word(method, splits)[0], abs=1e-12)
+
+
+def test_defaults_are_the_papers():
+    """Hu et al. 2014: K = 50 and a grid of 10 points on alpha_1 (sec. 5.1), the online step size eta = 0.003 (sec. 4)
+    and 25 stochastic gradient iterations per minibatch (sec. 5.3), the hyperprior Ga(1e-6, 1e-6) (sec. 2.1)."""
+    p = LGNMF.params
+    assert (p["K"], p["grid_size"], p["eta"], p["sgd_iters"]) == (50, 10, 0.003, 25)
+    assert (p["alpha_prior_shape"], p["alpha_prior_rate"]) == (1e-6, 1e-6)

@@ -115,6 +115,23 @@ def test_gensim_nmf_predicts_the_normalised_reconstruction_and_keeps_running_mea
                                rtol=1e-10)  # summation order of W h against the mixture's
 
 
+def test_gensim_nmf_keeps_the_running_mean_of_v_h(tiny):
+    """gensim's Nmf.update keeps B = (1/t) sum_i v_i h_i' over the t chunks so far (Zhao and Tan's online NMF, as A):
+    v_i the chunk's words x documents matrix, columns in the order update() permutes them, h_i its solved h. The
+    permutation is read from the model's random state before each chunk (update() draws it first)."""
+    model = get_method("gensim_nmf")(tiny.n_words, seed=0, K=4, batch_size=100)
+    counts = tiny.split("train").counts
+    total = 0.0
+    for t in range(3):
+        rows = np.arange(100 * t, 100 * (t + 1))
+        rng = np.random.RandomState()
+        rng.set_state(model.model.random_state.get_state())
+        v = counts[rows].T.toarray().astype(np.float64)[:, rng.permutation(100)]
+        model.partial_fit(Minibatch(counts[rows], rows, rows, None, t))
+        total = total + v @ model.model._h.T
+    np.testing.assert_allclose(model.model.B, total / 3, rtol=1e-12)  # summation order only
+
+
 @pytest.mark.parametrize("forget_factor", [0.3, 0.9])
 def test_sklearn_nmf_is_minibatchnmf_with_its_hyperparameters(tiny, forget_factor):
     """The plugin is scikit-learn's MiniBatchNMF (KL loss) with K, batch_size, forget_factor, init, tol and the seed as

@@ -77,3 +77,21 @@ def test_restored_peer_continues_the_step_schedule(peer, counts):
     rho = (tau0 + 2) ** -kappa
     np.testing.assert_allclose(np.sum(restored.topic_weights()), (1 - rho) * mass + rho * D / S * counts[rows].sum(),
                                rtol=RTOL)
+
+
+def test_gensim_predictive_is_the_posterior_mean_mixture(counts):
+    """p(w | observed) = sum_k theta_k E[beta_kw]: theta the normalised gamma of gensim's ``inference`` on the observed
+    part (from the predictive's own RandomState, seed + 7919), E[beta_k] = lambda_k / sum_w lambda_kw (not the
+    normalised exp E[log beta] that gensim's E step multiplies with)."""
+    method = make("gensim_lda")
+    method.partial_fit(Minibatch(counts[:S], np.arange(S), np.arange(S), None, 0))
+    observed = counts[S:2 * S]
+    m = method.model
+    saved, m.random_state = m.random_state, np.random.RandomState(method.seed + 7919)
+    gamma, _ = m.inference([list(zip(row.indices, row.data)) for row in observed])
+    m.random_state = saved
+    lam = m.state.get_lambda()
+    probs = (gamma / gamma.sum(axis=1, keepdims=True)) @ (lam / lam.sum(axis=1, keepdims=True))
+    rows = np.repeat(np.arange(S), np.diff(observed.indptr))
+    # gensim's inference draws the same gamma start from the same RandomState: only summation order differs
+    np.testing.assert_allclose(method.predict_words(observed, observed), probs[rows, observed.indices], rtol=1e-10)

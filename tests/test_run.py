@@ -133,3 +133,30 @@ def test_trace_carries_topic_quality_and_recovery(small_corpus):
     assert final["npmi"] == pytest.approx(expected, rel=1e-12)
     assert 0 < final["topic_diversity"] <= 1
     assert trace["npmi"].iloc[:-1].isna().all()  # only the final model is scored for coherence
+
+
+def test_topics_table_ranks_topics_by_weight_and_words_by_probability():
+    """topics.tsv: topics from the largest topic_weights() share down, each with its most probable words first."""
+    from types import SimpleNamespace
+
+    from topicbench.run import top_words_table
+
+    topics = np.array([[0.1, 0.2, 0.3, 0.4], [0.4, 0.3, 0.2, 0.1], [0.2, 0.4, 0.1, 0.3]])
+    method = SimpleNamespace(topics=lambda: topics, topic_weights=lambda: np.array([1.0, 5.0, 4.0]))
+    table = top_words_table(method, ["a", "b", "c", "d"], n_words=2)
+    assert table["topic"].tolist() == [1, 2, 0] and table["weight"].tolist() == pytest.approx([0.5, 0.4, 0.1])
+    assert table["top_words"].tolist() == ["a b", "b d", "d c"]
+
+
+def test_unigram_baseline_is_scored_on_the_heldout_halves(small_corpus):
+    """The trace's word-frequency baseline is scored like the methods: training word frequencies (add-one smoothed)
+    on each test document's held-out half (document completion, eval seed 0), per held-out token."""
+    from topicbench.evaluate import split_documents
+
+    spec = RunSpec(method="online_lda", params={"K": 3, "batch_size": 500}, n_checkpoints=1, topic_history_words=0,
+                   report_elbo=False)
+    trace, _ = run(spec, small_corpus)
+    freq = np.asarray(small_corpus.split("train").counts.sum(axis=0)).ravel() + 1.0
+    _, heldout = split_documents(small_corpus.split("test").counts, 0.5, 0)
+    expected = float(heldout.data @ np.log(freq[heldout.indices] / freq.sum())) / heldout.data.sum()
+    assert trace["unigram_loglik_per_word"].iloc[-1] == pytest.approx(expected, rel=1e-12)  # summation order only

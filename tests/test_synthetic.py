@@ -182,3 +182,22 @@ def test_planted_topics_recovered_by_online_lda():
     rows, cols = linear_sum_assignment(-cosine)
     assert len(rows) == 10
     assert cosine[rows, cols].mean() >= 0.9, cosine[rows, cols]
+
+
+def test_time_slices_and_clock_split_generation_order_evenly():
+    """Document d of D falls in time slice floor(d S / D), so S slices of D / S documents each when S divides D, and
+    the clock spaces the documents span / D apart over [start, start + span), the first at start."""
+    from topicbench.synthetic import linear_clock, slice_of
+
+    assert np.bincount(slice_of(np.arange(100), 100, 4)).tolist() == [25, 25, 25, 25]
+    times = linear_clock(1990.0, 10.0, 100)(np.arange(100))
+    np.testing.assert_allclose(times, 1990.0 + 0.1 * np.arange(100), rtol=0, atol=1e-9)  # rounding of the quotient
+
+
+def test_word_names_rank_each_planted_topics_words_by_probability():
+    """``tKKKwRRR`` is the RRR-th most probable word of planted topic KKK among the words that topic owns (its largest
+    probability over topics): word 2 (0.5) and word 0 (0.3) belong to topic 0, words 1 and 3 to topic 1."""
+    from topicbench.synthetic import word_names
+
+    topics = np.array([[0.3, 0.1, 0.5, 0.1], [0.1, 0.6, 0.1, 0.2]])
+    assert word_names(topics) == ["t000w001", "t001w000", "t000w000", "t001w001"]

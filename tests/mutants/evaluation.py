@@ -111,4 +111,95 @@ MUTANTS = [
     Mutant(id="table_mcinerney_streaming_vb_worst_setting", cites="McInerney et al. 2015, Figs. 1 and 3 (streaming VB at "
            "its best setting)", path="workflow/figures/_mcinerney.py", find="best = finals.idxmax()",
            replace="best = finals.idxmin()", tests=[FIG3]),
+    Mutant(id="claim_paired_p_one_sided", cites="the claims' paired t test (two-sided p at LEVEL)", path=CLAIMS,
+           find="p = float(2 * stats.t.sf(abs(t), n - 1))", replace="p = float(stats.t.sf(abs(t), n - 1))",
+           tests=[FIG + "test_directional_judge_follows_the_sign_and_needs_two_replicates"]),
+    Mutant(id="claim_paisley_fisher_z_sqrt_n", cites="Paisley et al. 2014, sec. 11.6 claim (learned correlations): "
+           "Fisher's z = artanh(r) sqrt(n - 3)", path=CLAIMS, find="z = np.arctanh(r) * np.sqrt(n - 3)",
+           replace="z = np.arctanh(r) * np.sqrt(n)", tests=[FIG + "test_paisley_correlation_judge_matches_topics_and_applies_fishers_z"]),
+    Mutant(id="claim_paisley_fisher_z_without_artanh", cites="Paisley et al. 2014, sec. 11.6 claim (learned correlations): "
+           "Fisher's z = artanh(r) sqrt(n - 3)", path=CLAIMS, find="z = np.arctanh(r) * np.sqrt(n - 3)",
+           replace="z = r * np.sqrt(n - 3)", tests=[FIG + "test_paisley_correlation_judge_matches_topics_and_applies_fishers_z"]),
+    Mutant(id="claim_paisley_topics_matched_the_wrong_way", cites="Paisley et al. 2014, eq. 11.36 claim: each planted "
+           "topic's fitted match (argmax over the fitted topics)", path=CLAIMS,
+           find="match = np.argmax(planted @ fitted.T, axis=1)", replace="match = np.argmax(planted @ fitted.T, axis=0)",
+           tests=[FIG + "test_paisley_correlation_judge_matches_topics_and_applies_fishers_z"]),
+    Mutant(id="claim_mcinerney_pvb_alpha_averaged_not_best", cites="McInerney et al. 2015, Fig. 1 claim: population VB "
+           "at its best alpha against streaming VB", path=CLAIMS,
+           find='["loglik_per_word"].mean().max() - svb["loglik_per_word"].max())',
+           replace='["loglik_per_word"].mean().mean() - svb["loglik_per_word"].max())',
+           tests=[FIG + "test_mcinerney_pvb_beats_svb_compares_the_best_alpha_with_streaming_vbs_best_setting"]),
+    Mutant(id="claim_mcinerney_svb_worst_setting", cites="McInerney et al. 2015, Fig. 1 claim: streaming VB at its best "
+           "setting", path=CLAIMS, find='.mean().max() - svb["loglik_per_word"].max())',
+           replace='.mean().max() - svb["loglik_per_word"].min())',
+           tests=[FIG + "test_mcinerney_pvb_beats_svb_compares_the_best_alpha_with_streaming_vbs_best_setting"]),
+    Mutant(id="claim_scaling_batch_first_gain_to_the_largest_s", cites="the harness's scaling claim: the gain from the "
+           "smallest to the middle minibatch size", path=CLAIMS,
+           find="first = [g.iloc[len(g) // 2] - g.iloc[0] for g in groups]", replace="first = [g.iloc[-1] - g.iloc[0] for g in groups]",
+           tests=[FIG + "test_scaling_batch_first_gain_is_smallest_to_middle_minibatch"]),
+    Mutant(id="table_paisley_least_probable_topics_first", cites="Paisley et al. 2014, Table 11.3 (the most probable "
+           "topics, ranked by probability)", path="workflow/figures/_paisley_topics.py",
+           find='order = np.argsort(-model.topic_weights(), kind="stable")', replace='order = np.argsort(model.topic_weights(), kind="stable")',
+           tests=[FIG + "test_paisley_table11_3_lists_the_most_probable_topics_and_their_most_probable_words"]),
+    Mutant(id="table_paisley_least_probable_words", cites="Paisley et al. 2014, Tables 11.3-11.4 (each topic's most "
+           "probable words)", path="workflow/figures/_paisley_topics.py",
+           find='np.argsort(-topics[order[rank]], kind="stable")[:N_WORDS]', replace='np.argsort(topics[order[rank]], kind="stable")[:N_WORDS]',
+           tests=[FIG + "test_paisley_table11_3_lists_the_most_probable_topics_and_their_most_probable_words"]),
+    Mutant(id="table_mcinerney_best_setting_of_the_last_seed", cites="McInerney et al. 2015, Figs. 1 and 3 (each method "
+           "at its best setting: the best mean over seeds)", path="workflow/figures/_mcinerney.py",
+           find='.groupby(varying)["loglik_per_word"].mean()', replace='.groupby(varying)["loglik_per_word"].last()',
+           tests=[FIG + "test_mcinerney_best_setting_has_the_best_mean_over_seeds"]),
+    Mutant(id="synthetic_time_slice_over_d_plus_one", cites="the drifting-prevalence recipes' time slice floor(d S / D)",
+           path="topicbench/synthetic.py", find="return np.asarray(rows, dtype=np.int64) * n_slices // n_docs",
+           replace="return np.asarray(rows, dtype=np.int64) * n_slices // (n_docs + 1)",
+           tests=["tests/test_synthetic.py::test_time_slices_and_clock_split_generation_order_evenly"]),
+    Mutant(id="synthetic_clock_over_d_minus_one", cites="the synthetic clock: documents span / D apart over [start, "
+           "start + span)", path="topicbench/synthetic.py",
+           find="return lambda rows: start + span * (np.asarray(rows, dtype=np.float64) / n_docs)",
+           replace="return lambda rows: start + span * (np.asarray(rows, dtype=np.float64) / (n_docs - 1))",
+           tests=["tests/test_synthetic.py::test_time_slices_and_clock_split_generation_order_evenly"]),
+    Mutant(id="claim_hoffman_slowest_online_minibatch", cites="Hoffman et al. 2010, Fig. 2 claim: the fastest online S "
+           "to batch VB's final perplexity", path=CLAIMS, find='t_online = min(time_to(g, column, target, "fit_cpu_s")',
+           replace='t_online = max(time_to(g, column, target, "fit_cpu_s")',
+           tests=[FIG + "test_hoffman_faster_takes_the_fastest_online_minibatch_size"]),
+    Mutant(id="claim_hu_per_grid_point_times_the_grid", cites="Hu et al. 2014, Figs. 1-2 claim: LG-NMF's time per grid "
+           "point (the paper ran the grid in parallel)", path=CLAIMS,
+           find='per_point.append(t_lg / float(lg["p_grid_size"].iloc[0]) / t_lda)',
+           replace='per_point.append(t_lg * float(lg["p_grid_size"].iloc[0]) / t_lda)',
+           tests=[FIG + "test_hu_fraction_is_reproduced_when_lgnmf_reaches_ldas_final_perplexity_sooner"]),
+    Mutant(id="table_hu_best_seed_not_mean", cites="Hu et al. 2014, Table 1 (final perplexity, mean over seeds)",
+           path="workflow/figures/hu_table1.py",
+           find='summary = final.groupby("method", sort=False).agg(perplexity=("perplexity", "mean"),',
+           replace='summary = final.groupby("method", sort=False).agg(perplexity=("perplexity", "min"),',
+           tests=[FIG + "test_hu_table1_reports_means_over_seeds"]),
+    Mutant(id="table_quality_best_seed_not_mean", cites="the tables' topic quality columns (means over seeds)",
+           path="workflow/scripts/figlib.py", find="out = final.groupby(by, sort=False)[present].mean().rename(columns=cols)",
+           replace="out = final.groupby(by, sort=False)[present].max().rename(columns=cols)",
+           tests=[FIG + "test_hu_table1_reports_means_over_seeds"]),
+    Mutant(id="table_mcinerney_best_alpha_value_of_the_best_seed", cites="McInerney et al. 2015, Fig. 3 (population VB "
+           "at its best alpha: the mean over seeds)", path="workflow/figures/mcinerney_fig3.py",
+           find='"PVB at best alpha": float(stats["mean"].max())', replace='"PVB at best alpha": float(stats["max"].max())',
+           tests=[FIG3]),
+    Mutant(id="figure_hu_grid_in_natural_log_alpha", cites="Hu et al. 2014, Fig. 4 (the grid on the log10 alpha axis)",
+           path="workflow/scripts/figlib.py", find="return GridRecord(np.asarray(model.grid_log_alpha) / np.log(10.0)",
+           replace="return GridRecord(np.asarray(model.grid_log_alpha)",
+           tests=[FIG + "test_lgnmf_grid_record_is_in_log10_alpha"]),
+    Mutant(id="synthetic_word_names_least_probable_first", cites="the planted corpora's word names (tKKKwRRR: the RRR-th "
+           "most probable word of planted topic KKK), which the Paisley tables' purity reads", path="topicbench/synthetic.py",
+           find='for rank, w in enumerate(members[np.argsort(-topics[k, members], kind="stable")]):',
+           replace='for rank, w in enumerate(members[np.argsort(topics[k, members], kind="stable")]):',
+           tests=["tests/test_synthetic.py::test_word_names_rank_each_planted_topics_words_by_probability"]),
+    Mutant(id="run_topics_table_least_used_topics_first", cites="the run's topics.tsv (topics ranked by topic_weights(), "
+           "largest first)", path="topicbench/run.py", find='for rank, k in enumerate(np.argsort(-weights, kind="stable")):',
+           replace='for rank, k in enumerate(np.argsort(weights, kind="stable")):',
+           tests=["tests/test_run.py::test_topics_table_ranks_topics_by_weight_and_words_by_probability"]),
+    Mutant(id="run_topics_table_least_probable_words", cites="the run's topics.tsv (each topic's most probable words)",
+           path="topicbench/run.py", find='best = np.argsort(-topics[k], kind="stable")[:n_words]',
+           replace='best = np.argsort(topics[k], kind="stable")[:n_words]',
+           tests=["tests/test_run.py::test_topics_table_ranks_topics_by_weight_and_words_by_probability"]),
+    Mutant(id="run_unigram_baseline_scored_on_the_observed_halves", cites="document completion (DESIGN.md, Evaluation): "
+           "the word-frequency baseline scored on the held-out halves, as the methods are", path="topicbench/run.py",
+           find="base_loglik, _ = loglik_per_word(unigram, splits)",
+           replace="base_loglik, _ = loglik_per_word(unigram, [(h, o) for o, h in splits])",
+           tests=["tests/test_run.py::test_unigram_baseline_is_scored_on_the_heldout_halves"]),
 ]

@@ -197,4 +197,11 @@ MUTANTS = [
     Mutant(id="reference_topic_prior_without_minus_one", cites="Hoffman et al. 2010, eq. 4 ((eta - 1) E[log beta]) in the "
            "reference", path="topicbench/kernels/lda_reference.py", find="np.sum((prior - 1) * elog_beta)",
            replace="np.sum(prior * elog_beta)", tests=[REF_STATIONARY]),
+    Mutant(id="gensim_predict_beta_exp_elog_not_mean", cites="Hoffman et al. 2010 (the predictive uses E[beta] = "
+           "lambda / sum lambda, not the normalised exp E[log beta] of the E step), for the gensim peer",
+           path="methods/gensim_lda.py",
+           find="        theta = gamma / gamma.sum(axis=1, keepdims=True)\n        return kernels.mixture_probs(word_ids, theta, self.topics())",
+           replace="        theta = gamma / gamma.sum(axis=1, keepdims=True)\n        return kernels.mixture_probs(word_ids, theta, "
+                   "self.model.expElogbeta / self.model.expElogbeta.sum(axis=1, keepdims=True))",
+           tests=["tests/test_peer_equations.py::test_gensim_predictive_is_the_posterior_mean_mixture"]),
 ]

@@ -97,4 +97,13 @@ MUTANTS = [
            find="return self.D[self.best].sum(axis=0) * self.score_mean[self.best]",
            replace="return self.D[self.best].sum(axis=0)",
            tests=[T + "test_topic_weights_are_rates_not_loadings"]),
+    Mutant(id="hu_sec4_default_step_size", cites="Hu et al. 2014, sec. 4 (eta = 0.003)", path="methods/lgnmf.py",
+           find='"eta": 0.003, "sgd_iters": 25,', replace='"eta": 0.03, "sgd_iters": 25,',
+           tests=["tests/test_lgnmf.py::test_defaults_are_the_papers"]),
+    Mutant(id="hu_sec5_default_grid_of_five", cites="Hu et al. 2014, sec. 5.1 (a grid of 10 points on alpha_1)",
+           path="methods/lgnmf.py", find='"criterion": "validation", "grid_size": 10,',
+           replace='"criterion": "validation", "grid_size": 5,', tests=["tests/test_lgnmf.py::test_defaults_are_the_papers"]),
+    Mutant(id="hu_sec5_default_rank_100", cites="Hu et al. 2014, sec. 5.1 (K = 50)", path="methods/lgnmf.py",
+           find='params = {"K": 50, "grid": "laplace"', replace='params = {"K": 100, "grid": "laplace"',
+           tests=["tests/test_lgnmf.py::test_defaults_are_the_papers"]),
 ]

@@ -267,4 +267,12 @@ MUTANTS = [
            "weight the running statistics keep per minibatch), as the peer's hyperparameter", path="methods/sklearn_nmf.py",
            find='forget_factor=float(h["forget_factor"])', replace='forget_factor=1 - float(h["forget_factor"])',
            tests=["tests/test_nmf_peers.py::test_sklearn_nmf_is_minibatchnmf_with_its_hyperparameters"]),
+    Mutant(id="gensim_nmf_running_mean_b_overweights_the_past", cites="gensim Nmf.update (Zhao and Tan's online NMF): "
+           "B_t = ((t - 1) B_{t-1} + v h') / t", path="methods/gensim_nmf.py",
+           find="m.B = (m.B * (t - 1) + v.dot(m._h.T)) / t", replace="m.B = (m.B * t + v.dot(m._h.T)) / t",
+           tests=["tests/test_nmf_peers.py::test_gensim_nmf_keeps_the_running_mean_of_v_h"]),
+    Mutant(id="planted_logistic_normal_softmax_shifted_over_documents", cites="Paisley et al. 2014, eqs. 11.10-11.12 "
+           "(the planted C-NMF corpus: theta_d = softmax(y_d), y_d ~ N(mean, covariance))", path="topicbench/synthetic.py",
+           find="theta = np.exp(y - y.max(axis=1, keepdims=True))", replace="theta = np.exp(y - y.max(axis=0, keepdims=True))",
+           tests=["tests/test_cnmf.py::test_logistic_normal_generator_log_ratios_are_the_planted_gaussian"]),
 ]
