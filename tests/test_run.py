@@ -160,3 +160,16 @@ def test_unigram_baseline_is_scored_on_the_heldout_halves(small_corpus):
     _, heldout = split_documents(small_corpus.split("test").counts, 0.5, 0)
     expected = float(heldout.data @ np.log(freq[heldout.indices] / freq.sum())) / heldout.data.sum()
     assert trace["unigram_loglik_per_word"].iloc[-1] == pytest.approx(expected, rel=1e-12)  # summation order only
+
+
+def test_grid_expansion_is_the_full_product_times_the_seeds():
+    """A run group's grid is the product of its axes, every point run once per seed with that seed as given:
+    kappa in {0.6, 0.7} x tau0 in {1, 64} x seeds {0, 2} = 8 runs; no seeds given means seed 0 alone."""
+    config = {"datasets": {"d": {"recipe": "nyt_like"}},
+              "experiments": {"e": {"dataset": "d", "seeds": [0, 2], "runs": [
+                  {"label": "x", "method": "online_lda", "grid": {"kappa": [0.6, 0.7], "tau0": [1.0, 64.0]}}]}}}
+    runs = expand_all(config).values()
+    got = sorted((r["spec"].params["kappa"], r["spec"].params["tau0"], r["spec"].seed) for r in runs)
+    assert got == [(k, t, s) for k in (0.6, 0.7) for t in (1.0, 64.0) for s in (0, 2)]
+    del config["experiments"]["e"]["seeds"]
+    assert sorted({r["spec"].seed for r in expand_all(config).values()}) == [0]
