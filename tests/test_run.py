@@ -173,3 +173,26 @@ def test_grid_expansion_is_the_full_product_times_the_seeds():
     assert got == [(k, t, s) for k in (0.6, 0.7) for t in (1.0, 64.0) for s in (0, 2)]
     del config["experiments"]["e"]["seeds"]
     assert sorted({r["spec"].seed for r in expand_all(config).values()}) == [0]
+
+
+def test_every_nth_batch_rows_carry_the_training_size_and_their_own_token_split(small_corpus):
+    """Paisley et al. 2014's protocol in the trace: with n = 2 and minibatches of 100, minibatches 1 and 3 (0-based)
+    of the shuffled stream are scored, each split into halves with its own seed (eval seed x 100003 + batch index:
+    1 and 3), so the word-frequency baseline of each is known by hand; its perplexity is exp(-that); corpus_size is
+    the number of training documents (1,500), which McInerney et al.'s true N reads."""
+    from topicbench.evaluate import split_documents
+    from topicbench.streams import stream_order
+
+    spec = RunSpec(method="online_lda", params={"K": 3, "batch_size": 100}, holdout="every_nth_batch", holdout_n=2,
+                   max_docs=400, n_checkpoints=1, topic_history_words=0, report_elbo=False)
+    trace, _ = run(spec, small_corpus)
+    train = small_corpus.split("train").counts
+    freq = np.asarray(train.sum(axis=0)).ravel() + 1.0
+    order = stream_order("shuffled", train.shape[0], 0)
+    rows = trace[trace["eval_kind"] == "batch"].sort_values("docs_seen")
+    assert rows["docs_seen"].tolist() == [100, 300] and (trace["corpus_size"] == 1500).all()
+    for (_, row), index in zip(rows.iterrows(), (1, 3)):
+        _, heldout = split_documents(train[order[100 * index: 100 * (index + 1)]], 0.5, index)
+        expected = float(heldout.data @ np.log(freq[heldout.indices] / freq.sum())) / heldout.data.sum()
+        assert row["unigram_loglik_per_word"] == pytest.approx(expected, rel=1e-12)  # summation order only
+        assert row["unigram_perplexity"] == pytest.approx(np.exp(-expected), rel=1e-12)
