@@ -830,3 +830,35 @@ def test_mcinerney_best_setting_matches_every_varying_column():
                          for size in (64, 256) for tau0 in (1.0, 64.0) for seed in range(2)])
     setting, chosen = _mcinerney.best_setting(runs)
     assert setting == {"p_batch_size": 64, "p_tau0": 1.0} and len(chosen) == 2, (setting, len(chosen))
+
+
+def test_hoffman_fig1_follows_the_most_prevalent_topic_from_the_first_checkpoint(tmp_path, monkeypatch):
+    """Hoffman et al. 2010, Fig. 1's word table: the most prevalent topic (weights 1, 5: topic 1) at the recorded
+    checkpoints, from the first (10 documents) to the last (1,000), its top words in order."""
+    vocab = ["w0", "w1", "w2", "w3"]
+    history = np.array([[[0, 1], [2, 3]], [[1, 0], [3, 2]], [[0, 2], [1, 3]]])  # checkpoints x K x top words
+    monkeypatch.setattr(figlib, "topic_history", lambda path: (history, np.array([10, 100, 1000])))
+
+    class Model:
+        def topic_weights(self):
+            return np.array([1.0, 5.0])
+
+    class Ctx(_PlotCtx):
+        def model_path(self, experiment, label):
+            return "model.npz"
+
+        def model(self, experiment, label):
+            return Model()
+
+        def vocab(self, experiment):
+            return vocab
+
+    rows = [{"experiment": "hoffman_fig1", "dataset": "d", "method": "online_lda", "label": label, "seed": 0, "p_K": 2,
+             "p_batch_size": 16, "p_kappa": 0.7, "p_tau0": 64.0, "docs_seen": docs, "elbo_per_word": -7.0,
+             "perplexity": 1000.0, "unigram_perplexity": 2000.0, "corpus_size": size, "protocol": "halves"}
+            for label, size in (("online_full", 1000), ("online_subset", 100)) for docs in (10, 1000)]
+    ctx = Ctx({"hoffman_fig1": pd.DataFrame(rows)}, tmp_path)
+    figlib.load_plugin("hoffman_fig1").draw(ctx)
+    cells = ctx.fig.axes[2].tables[0].get_celld()
+    assert [cells[(0, j)].get_text().get_text() for j in range(3)] == ["10", "100", "1,000"]
+    assert [cells[(r, 0)].get_text().get_text() for r in (1, 2)] == ["w2", "w3"]  # topic 1 at 10 documents

@@ -196,3 +196,19 @@ def test_every_nth_batch_rows_carry_the_training_size_and_their_own_token_split(
         expected = float(heldout.data @ np.log(freq[heldout.indices] / freq.sum())) / heldout.data.sum()
         assert row["unigram_loglik_per_word"] == pytest.approx(expected, rel=1e-12)  # summation order only
         assert row["unigram_perplexity"] == pytest.approx(np.exp(-expected), rel=1e-12)
+
+
+def test_every_nth_batch_rows_count_the_already_trained_documents_they_drop(small_corpus):
+    """On the with-replacement stream a scored minibatch can hold documents drawn (and trained on) before it: each
+    scored row records how many it dropped, counted here from the stream's draws (minibatches 1 and 3 of 100, n = 2)."""
+    from topicbench.streams import stream_order
+
+    spec = RunSpec(method="online_lda", params={"K": 3, "batch_size": 100}, holdout="every_nth_batch", holdout_n=2,
+                   stream="with_replacement", passes=4.0, max_docs=400, n_checkpoints=1, topic_history_words=0,
+                   report_elbo=False)
+    trace, _ = run(spec, small_corpus)
+    order = stream_order("with_replacement", small_corpus.split("train").n_docs, 0, 4.0)[:400]
+    expected = [int(np.isin(order[100 * i: 100 * (i + 1)], order[: 100 * i]).sum()) for i in (1, 3)]
+    assert expected[1] > 0  # the draws repeat documents, so the count is tested
+    rows = trace[trace["eval_kind"] == "batch"].sort_values("docs_seen")
+    assert rows["heldout_excluded"].tolist() == expected
