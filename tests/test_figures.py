@@ -862,3 +862,15 @@ def test_hoffman_fig1_follows_the_most_prevalent_topic_from_the_first_checkpoint
     cells = ctx.fig.axes[2].tables[0].get_celld()
     assert [cells[(0, j)].get_text().get_text() for j in range(3)] == ["10", "100", "1,000"]
     assert [cells[(r, 0)].get_text().get_text() for r in (1, 2)] == ["w2", "w3"]  # topic 1 at 10 documents
+
+
+def test_mcinerney_fig3_caption_names_the_look_ahead_window(tmp_path):
+    """McInerney et al. 2015, Fig. 3's caption gives each corpus's look-ahead n: the full window (50 documents), not a
+    checkpoint whose window lost documents already trained on (40)."""
+    rows = [{"experiment": "mcinerney_fig1_x", "dataset": "d", "method": "population_vb", "label": "pvb", "seed": 0,
+             "p_log10_population": x, "p_K": 5, "docs_seen": docs, "stream": "time_ordered", "eval_kind": "lookahead",
+             "corpus_size": 3000, "loglik_per_word": -7.0 - 0.05 * abs(x - 3.0), "heldout_docs": 40 if docs == 1 else 50,
+             "protocol": "halves"} for x in (2.0, 3.0, 4.0) for docs in (1, 2)]
+    ctx = _PlotCtx({"mcinerney_fig1_x": pd.DataFrame(rows)}, tmp_path)
+    figlib.load_plugin("mcinerney_fig3").draw(ctx)
+    assert "(d: n = 50)" in ctx.caption, ctx.caption
