@@ -78,6 +78,14 @@ def per_minibatch(corpus, K, batch_size, threads, peer_name, seed):
     return np.array(times)
 
 
+def paired_cells(t) -> str:
+    """The table's cells for ``t`` (seeds x (online LDA s, peer s)): each side's median over seeds, and the per-seed
+    paired ratio peer / online LDA with its median."""
+    ratio = t[:, 1] / t[:, 0]
+    return (f"{np.median(t[:, 0]):.3f} | {np.median(t[:, 1]):.3f} | {', '.join(f'{r:.1f}' for r in ratio)} "
+            f"({np.median(ratio):.1f}x)")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", nargs="+", required=True)
@@ -98,10 +106,7 @@ def main():
                                  for s in args.seeds])  # seeds x minibatches x (ours, peer)
                 rows = [(str(b), runs[:, b]) for b in range(runs.shape[1])] + [("whole pass", runs.sum(axis=1))]
                 for label, t in rows:
-                    ratio = t[:, 1] / t[:, 0]
-                    print(f"| {corpus.meta.get('name')} | {K} | {label} | {np.median(t[:, 0]):.3f} | "
-                          f"{np.median(t[:, 1]):.3f} | {', '.join(f'{r:.1f}' for r in ratio)} ({np.median(ratio):.1f}x) |",
-                          flush=True)
+                    print(f"| {corpus.meta.get('name')} | {K} | {label} | {paired_cells(t)} |", flush=True)
         return
     print("| corpus | K | distinct words/doc | E step CPU s | M step CPU s | exp E[log beta] CPU s | E-step share "
           "| E-step iterations/doc, per minibatch | sweeps over all K topics, per minibatch | mean active topics of the "

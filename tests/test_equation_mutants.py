@@ -53,7 +53,7 @@ if str(REPO) not in sys.path:  # ``tests.mutants`` is imported from the reposito
 
 from tests.mutants import Mutant  # noqa: E402
 
-COPIED = ("topicbench", "methods", "datasets", "tests", "workflow", "pyproject.toml")  # what the tests read
+COPIED = ("topicbench", "methods", "datasets", "tests", "workflow", "benchmarks", "pyproject.toml")  # what the tests read
 WORKERS = max(1, int(os.environ.get("TOPICBENCH_MUTANT_WORKERS", min(2, os.cpu_count() or 1))))
 TIMEOUT = float(os.environ.get("TOPICBENCH_MUTANT_TIMEOUT", 240))
 EXHAUSTIVE = os.environ.get("TOPICBENCH_MUTANT_EXHAUSTIVE", "") == "1"  # run every listed test, not stop at the first failure
@@ -208,7 +208,7 @@ for line in sys.stdin:
 HEAVY = ("numpy", "scipy.special", "scipy.stats", "scipy.optimize", "scipy.sparse", "scipy.linalg", "numba",
          "numba.core.typed_passes", "numba.parfors.parfor", "numba.parfors.parfor_lowering", "pandas", "pyarrow",
          "pyarrow.parquet", "sklearn.decomposition", "gensim", "gensim.models", "yaml", "threadpoolctl", "psutil",
-         "pytest")
+         "pytest", "matplotlib", "matplotlib.pyplot")
 
 
 class ForkServer:

@@ -249,6 +249,10 @@ def test_final_checkpoint_recovery_counts_at_0_90():
     row = final_checkpoint_quality(Fixed(fitted), counts, truth_topics=truth)
     assert row["recovery_frac_090"] == 7 / 8
     assert row["recovery_cosine"] == pytest.approx((7 + cos) / 8, abs=1e-12)  # unit cosines up to rounding
+    fitted[0] = truth[0] + 0.08 * truth[0].max() * np.full(truth.shape[1], 1.0)  # a lighter haze: between 0.8 and 0.9
+    cos = fitted[0] @ truth[0] / (np.linalg.norm(fitted[0]) * np.linalg.norm(truth[0]))
+    assert 0.8 < cos < 0.9
+    assert final_checkpoint_quality(Fixed(fitted), counts, truth_topics=truth)["recovery_frac_090"] == 7 / 8
 
 
 def test_final_checkpoint_diversity_lists_each_topics_top_25_words():

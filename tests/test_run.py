@@ -160,3 +160,55 @@ def test_unigram_baseline_is_scored_on_the_heldout_halves(small_corpus):
     _, heldout = split_documents(small_corpus.split("test").counts, 0.5, 0)
     expected = float(heldout.data @ np.log(freq[heldout.indices] / freq.sum())) / heldout.data.sum()
     assert trace["unigram_loglik_per_word"].iloc[-1] == pytest.approx(expected, rel=1e-12)  # summation order only
+
+
+def test_grid_expansion_is_the_full_product_times_the_seeds():
+    """A run group's grid is the product of its axes, every point run once per seed with that seed as given:
+    kappa in {0.6, 0.7} x tau0 in {1, 64} x seeds {0, 2} = 8 runs; no seeds given means seed 0 alone."""
+    config = {"datasets": {"d": {"recipe": "nyt_like"}},
+              "experiments": {"e": {"dataset": "d", "seeds": [0, 2], "runs": [
+                  {"label": "x", "method": "online_lda", "grid": {"kappa": [0.6, 0.7], "tau0": [1.0, 64.0]}}]}}}
+    runs = expand_all(config).values()
+    got = sorted((r["spec"].params["kappa"], r["spec"].params["tau0"], r["spec"].seed) for r in runs)
+    assert got == [(k, t, s) for k in (0.6, 0.7) for t in (1.0, 64.0) for s in (0, 2)]
+    del config["experiments"]["e"]["seeds"]
+    assert sorted({r["spec"].seed for r in expand_all(config).values()}) == [0]
+
+
+def test_every_nth_batch_rows_carry_the_training_size_and_their_own_token_split(small_corpus):
+    """Paisley et al. 2014's protocol in the trace: with n = 2 and minibatches of 100, minibatches 1 and 3 (0-based)
+    of the shuffled stream are scored, each split into halves with its own seed (eval seed x 100003 + batch index:
+    1 and 3), so the word-frequency baseline of each is known by hand; its perplexity is exp(-that); corpus_size is
+    the number of training documents (1,500), which McInerney et al.'s true N reads."""
+    from topicbench.evaluate import split_documents
+    from topicbench.streams import stream_order
+
+    spec = RunSpec(method="online_lda", params={"K": 3, "batch_size": 100}, holdout="every_nth_batch", holdout_n=2,
+                   max_docs=400, n_checkpoints=1, topic_history_words=0, report_elbo=False)
+    trace, _ = run(spec, small_corpus)
+    train = small_corpus.split("train").counts
+    freq = np.asarray(train.sum(axis=0)).ravel() + 1.0
+    order = stream_order("shuffled", train.shape[0], 0)
+    rows = trace[trace["eval_kind"] == "batch"].sort_values("docs_seen")
+    assert rows["docs_seen"].tolist() == [100, 300] and (trace["corpus_size"] == 1500).all()
+    for (_, row), index in zip(rows.iterrows(), (1, 3)):
+        _, heldout = split_documents(train[order[100 * index: 100 * (index + 1)]], 0.5, index)
+        expected = float(heldout.data @ np.log(freq[heldout.indices] / freq.sum())) / heldout.data.sum()
+        assert row["unigram_loglik_per_word"] == pytest.approx(expected, rel=1e-12)  # summation order only
+        assert row["unigram_perplexity"] == pytest.approx(np.exp(-expected), rel=1e-12)
+
+
+def test_every_nth_batch_rows_count_the_already_trained_documents_they_drop(small_corpus):
+    """On the with-replacement stream a scored minibatch can hold documents drawn (and trained on) before it: each
+    scored row records how many it dropped, counted here from the stream's draws (minibatches 1 and 3 of 100, n = 2)."""
+    from topicbench.streams import stream_order
+
+    spec = RunSpec(method="online_lda", params={"K": 3, "batch_size": 100}, holdout="every_nth_batch", holdout_n=2,
+                   stream="with_replacement", passes=4.0, max_docs=400, n_checkpoints=1, topic_history_words=0,
+                   report_elbo=False)
+    trace, _ = run(spec, small_corpus)
+    order = stream_order("with_replacement", small_corpus.split("train").n_docs, 0, 4.0)[:400]
+    expected = [int(np.isin(order[100 * i: 100 * (i + 1)], order[: 100 * i]).sum()) for i in (1, 3)]
+    assert expected[1] > 0  # the draws repeat documents, so the count is tested
+    rows = trace[trace["eval_kind"] == "batch"].sort_values("docs_seen")
+    assert rows["heldout_excluded"].tolist() == expected

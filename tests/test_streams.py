@@ -87,3 +87,46 @@ def test_lookahead_rejects_what_it_cannot_score():
         make_holdout("every_nth_batch", 3).check(batch_method=True, test_docs=10)
     with pytest.raises(StreamError, match="needs a test split"):
         make_holdout("fixed").check(batch_method=False, test_docs=0, corpus="c")
+
+
+def test_scoring_positions_round_up_to_the_minibatch_that_reaches_each_checkpoint():
+    """A checkpoint at 1, 30, 31 or 899 documents is scored after the minibatch (of 30) that reaches it: 30, 30, 60 and
+    the end of the stream, 900 (never before the checkpoint)."""
+    assert scoring_positions(np.array([1, 30, 31, 899]), 900, 30).tolist() == [30, 60, 900]
+
+
+def test_fractional_passes_round_to_the_nearest_document():
+    """0.57 passes over 100 documents are 57 documents (0.57 * 100 is 56.99999999999999 in binary: rounded, not cut);
+    1.5 passes over 10 are 15: a whole permutation, then 5 documents of a second one."""
+    assert len(stream_order("shuffled", 100, seed=0, passes=0.57)) == 57
+    order = stream_order("shuffled", 10, seed=0, passes=1.5)
+    assert len(order) == 15 and sorted(order[:10]) == list(range(10))
+
+
+def test_every_nth_batch_scores_the_nth_batch_of_each_n_before_training_on_it():
+    """Paisley et al. 2014, sec. 11.6, "hold out every tenth batch": with n = 3, the 3rd and 6th minibatches (0-based
+    2 and 5), not the first, each scored on its own rows."""
+    policy = make_holdout("every_nth_batch", 3)
+    order = policy.training_order(np.arange(12), "shuffled", 0, 2, 12, False)
+    trained = np.zeros(12, dtype=bool)
+    scored = {}
+    for batch in Stream(sp.csr_matrix(np.ones((12, 3))), order, batch_size=2):
+        evaluation = policy.before_batch(batch, trained)
+        if evaluation is not None:
+            scored[batch.index] = evaluation.rows.tolist()
+        trained[batch.rows] = True
+    assert scored == {2: [4, 5], 5: [10, 11]}
+
+
+def test_a_batch_method_is_scored_once_per_pass_and_lookahead_scores_the_next_n_documents():
+    """A batch method (minibatch = the corpus, 10 documents, 3 passes) is scored at the end of each pass: 10, 20, 30
+    documents. Look-ahead with n = 2 on a 10-document stream trains on the first 8 and, after 4 documents (its one
+    checkpoint, the first minibatch of 4), scores the next two, documents 4 and 5."""
+    policy = make_holdout("fixed")
+    policy.training_order(np.arange(30) % 10, "shuffled", 0, 10, 10, True)
+    assert policy.checkpoints.tolist() == [10, 20, 30]
+    ahead = Lookahead(n=2, n_checkpoints=1)
+    train = ahead.training_order(np.arange(10), "shuffled", 0, 4, 10, False)
+    assert train.tolist() == list(range(8))
+    trained = np.isin(np.arange(10), train[:4])
+    assert ahead.after_batch(4, trained).rows.tolist() == [4, 5]
