@@ -421,6 +421,17 @@ def test_paired_is_the_mean_and_the_verdict_is_at_the_five_percent_level():
     assert _claims.directional(d, "d", "seeds").verdict == "reproduced"
 
 
+def test_identical_replicates_are_no_evidence_either_way():
+    """Differences all exactly 0 (two methods that give the same numbers on every seed) have t = 0 and p = 1: the claim
+    is mixed, not "not reproduced" at p = 0. A constant nonzero difference has no spread and is certain."""
+    s = _claims.paired([0.0, 0.0, 0.0])
+    assert s["t"] == 0.0 and s["p"] == 1.0
+    assert _claims.directional([0.0, 0.0, 0.0], "d", "seeds").verdict == "mixed"
+    assert _claims.paired([0.5, 0.5, 0.5])["p"] == 0.0
+    assert _claims.directional([0.5, 0.5, 0.5], "d", "seeds").verdict == "reproduced"
+    assert _claims.directional([-0.5, -0.5, -0.5], "d", "seeds").verdict == "not reproduced"
+
+
 def test_reached_or_not_needs_two_replicates_and_is_not_reproduced_when_none_reached():
     """A "reaches the target" claim: no replicate reached it (0 of 3) is not reproduced, some did (1 of 3) is mixed,
     one replicate cannot be judged whichever way it went."""

@@ -50,8 +50,11 @@ def paired(d) -> dict:
     sd = float(d.std(ddof=1))
     se = sd / np.sqrt(n)
     crit = stats.t.ppf(1 - LEVEL / 2, n - 1)
-    t = mean / se if se > 0 else np.sign(mean) * np.inf
-    p = float(2 * stats.t.sf(abs(t), n - 1)) if np.isfinite(t) else 0.0
+    if se > 0:
+        t = mean / se
+        p = float(2 * stats.t.sf(abs(t), n - 1))
+    else:  # every difference equal: none at all is no evidence (t = 0, p = 1); a constant nonzero one is certain
+        t, p = (np.sign(mean) * np.inf, 0.0) if mean != 0 else (0.0, 1.0)
     return {"n": n, "mean": mean, "sd": sd, "se": se, "t": t, "p": p, "lo": mean - crit * se, "hi": mean + crit * se}
 
 
