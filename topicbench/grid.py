@@ -285,6 +285,61 @@ def mark_folders(config: dict) -> None:
         (root / FOLDER_MARK).touch()
 
 
+# Snakemake reruns a job whose params or inputs changed only from its records in .snakemake/metadata of the working
+# directory: with those records gone (rm -rf .snakemake, another checkout, results copied in) or overruled (--touch),
+# a config edit would leave stale fits and a stale all_traces.parquet in place, marked up to date. The outputs record
+# what they were made from (a run's spec in model.npz, the traces of all_traces.parquet), and the workflow forces
+# the rerun of every output whose record disagrees with the config, whatever Snakemake remembers.
+AGGREGATE_INPUTS = "topicbench.aggregate_inputs"
+
+
+def stale_outputs(results_dir, runs: dict[str, dict]) -> dict[str, str]:
+    """Existing outputs that do not match the config: {path: why}. A fit whose model.npz records another spec
+    (threads aside: they change speed, not results), or an all_traces.parquet not made from exactly the configured
+    runs' current traces."""
+    import hashlib
+    import json
+    from dataclasses import asdict
+
+    import numpy as np
+
+    from .io import parquet_metadata
+
+    def spec_of(value) -> dict:
+        spec = json.loads(value if isinstance(value, str) else json.dumps(asdict(value), sort_keys=True, default=str))
+        spec.pop("threads", None)
+        return spec
+
+    root, stale = Path(results_dir), {}
+    for rid, entry in runs.items():
+        model = root / "runs" / rid / "model.npz"
+        if not model.is_file():
+            continue  # missing: Snakemake reruns it anyway
+        try:
+            with np.load(model) as archive:
+                recorded = spec_of(str(archive["_spec_json"]))
+        except Exception:  # an unreadable or foreign model.npz is no evidence of a current run
+            recorded = None
+        if recorded != spec_of(entry["spec"]):
+            stale[str(model)] = "its run's recorded spec differs from the config"
+    table = root / "all_traces.parquet"
+    if table.is_file():
+        try:
+            recorded = json.loads(parquet_metadata(table, AGGREGATE_INPUTS) or "null")
+        except Exception:
+            recorded = None
+        wanted = {f"runs/{rid}/trace.parquet" for rid in runs}
+        if not isinstance(recorded, dict) or set(recorded) != wanted:
+            stale[str(table)] = "it was not aggregated from exactly the configured runs"
+        else:
+            for rel, digest in recorded.items():
+                trace = root / rel
+                if trace.is_file() and hashlib.sha256(trace.read_bytes()).hexdigest() != digest:
+                    stale[str(table)] = f"{rel} changed since it was aggregated"
+                    break
+    return stale
+
+
 def expand_all(config: dict) -> dict[str, dict]:
     experiments = config.get("experiments") or {}
     if not experiments:

@@ -264,9 +264,26 @@ def write_text(path, text: str) -> None:
         tmp.write_text(text, encoding="utf-8")
 
 
-def write_parquet(path, frame) -> None:
+def write_parquet(path, frame, metadata: dict[str, str] | None = None) -> None:
+    """``frame`` as Parquet (what ``frame.to_parquet(index=False)`` writes), with ``metadata`` added to the schema's
+    key-value metadata (read back by ``parquet_metadata``, ignored by pandas)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    if metadata:
+        table = table.replace_schema_metadata({**(table.schema.metadata or {}),
+                                               **{k.encode(): v.encode() for k, v in metadata.items()}})
     with atomic_path(path) as tmp:
-        frame.to_parquet(tmp, index=False)
+        pq.write_table(table, tmp)
+
+
+def parquet_metadata(path, key: str) -> str | None:
+    """One key of a Parquet file's schema metadata (``write_parquet``), or None; only the footer is read."""
+    import pyarrow.parquet as pq
+
+    value = (pq.read_schema(path).metadata or {}).get(key.encode())
+    return None if value is None else value.decode()
 
 
 def save_npz(path, arrays: dict) -> None:

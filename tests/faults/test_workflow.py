@@ -1,18 +1,26 @@
 """The workflow as Snakemake runs it: the default profile is applied (rerun-incomplete), a killed Snakemake leaves
 no orphaned fit and resumes, shell commands quote every value, and a bad config fails at DAG build."""
 import base64
+import hashlib
+import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
+from types import SimpleNamespace
 
+import numpy as np
+import pandas as pd
 import pytest
 import yaml
 
 from _run_util import REPO, TINY, env, hidden_leftovers
-from topicbench.grid import FOLDER_MARK
+from topicbench import io
+from topicbench.grid import AGGREGATE_INPUTS, FOLDER_MARK, expand_all, stale_outputs
 
 # results_dir with a space and a command substitution: every path in the rules' shell commands must be quoted
 RESULTS = "res $(touch INJECTED) x"
@@ -174,3 +182,105 @@ def test_changed_user_corpus_file_reprepares(tmp_path):
         handle.write('{"text": "durian elder fig"}\n')
     plan = snakemake(tmp_path, "--cores", "1", "-n", corpus)
     assert plan.returncode == 0 and "prepare_corpus" in plan.stdout and "d.jsonl" in plan.stdout, plan.stdout[-2000:]
+
+
+# -- stale outputs: every output records what it was made from, and the workflow reruns it when that disagrees with
+# the config, whatever Snakemake's own records in .snakemake/metadata say (gone, or overruled by --touch)
+
+def edited_config(workdir, name="edited.yaml", **settings):
+    """TINY_CONFIG with the experiment's settings updated, written to ``workdir/name``."""
+    experiment = TINY_CONFIG["experiments"]["exp"]
+    run = {**experiment["runs"][0], "settings": {**experiment["runs"][0]["settings"], **settings}}
+    config = {**TINY_CONFIG, "experiments": {"exp": {**experiment, "runs": [run]}}}
+    (workdir / name).write_text(yaml.safe_dump(config))
+    return workdir / name
+
+
+@contextmanager
+def without_snakemake_records(workdir):
+    """Snakemake's records of past jobs (.snakemake/metadata) gone, as after `rm -rf .snakemake` or in a fresh
+    checkout with copied results; put back afterwards, so the module's workflow stays as it was."""
+    records, aside = workdir / ".snakemake" / "metadata", workdir / "metadata.aside"
+    records.rename(aside)
+    try:
+        yield
+    finally:
+        shutil.rmtree(records, ignore_errors=True)
+        aside.rename(records)
+
+
+def test_config_edit_without_snakemake_records_reruns_fit(killed_then_resumed):
+    """A setting edited (n_checkpoints) and .snakemake/metadata gone -> the fit is planned again (its model.npz
+    records another spec), never the stale run reused; threads alone changed -> nothing planned."""
+    workdir, *_ = killed_then_resumed
+    with without_snakemake_records(workdir):
+        plan = snakemake(workdir, "--cores", "1", "-n", TARGET, config=edited_config(workdir, n_checkpoints=3))
+        same = snakemake(workdir, "--cores", "1", "-n", TARGET, "--config", "threads_per_run=2")
+    assert plan.returncode == 0 and "rule fit:" in plan.stdout and "rule aggregate:" in plan.stdout, plan.stdout
+    assert "recorded spec differs" in plan.stderr, plan.stderr[-2000:]
+    assert same.returncode == 0 and "Nothing to be done" in same.stdout, same.stdout + same.stderr[-2000:]
+
+
+def test_removed_run_in_all_traces_reaggregates(killed_then_resumed):
+    """all_traces.parquet still holding a run no longer configured (a seed removed) and Snakemake's records gone ->
+    aggregate is planned again, never the stale table reused by the figures and the paper."""
+    workdir, *_ = killed_then_resumed
+    table = workdir / TARGET
+    current = table.read_bytes()
+    (trace,) = (workdir / RESULTS / "runs").rglob("trace.parquet")
+    frame = pd.read_parquet(table)
+    record = {str(trace.relative_to(table.parent)): hashlib.sha256(trace.read_bytes()).hexdigest(),
+              "runs/exp/tiny/online_lda/label~slow/K~3/batch_size~20/seed~1/trace.parquet": "0" * 64}
+    try:
+        io.write_parquet(table, pd.concat([frame, frame.assign(seed=1)]), {AGGREGATE_INPUTS: json.dumps(record)})
+        with without_snakemake_records(workdir):
+            plan = snakemake(workdir, "--cores", "1", "-n", TARGET)
+    finally:
+        table.write_bytes(current)
+    assert plan.returncode == 0 and "rule aggregate:" in plan.stdout and "rule fit:" not in plan.stdout, \
+        plan.stdout + plan.stderr[-2000:]
+    assert "not aggregated from exactly the configured runs" in plan.stderr
+
+
+def test_touch_cannot_mark_stale_fit_fresh(killed_then_resumed):
+    """`snakemake --touch` after a config edit (passes) -> the next run still reruns the fit and the aggregate, whose
+    outputs then record the new spec; no staging folder is left behind."""
+    workdir, *_ = killed_then_resumed
+    config = edited_config(workdir, passes=300)
+    touched = snakemake(workdir, "--cores", "1", "--touch", TARGET, config=config)
+    assert touched.returncode == 0, touched.stderr[-2000:]
+    rerun = snakemake(workdir, "--cores", "1", TARGET, config=config)
+    assert rerun.returncode == 0 and "recorded spec differs" in rerun.stderr, rerun.stderr[-3000:]
+    (model,) = (workdir / RESULTS / "runs").rglob("model.npz")
+    with np.load(model) as archive:
+        assert json.loads(str(archive["_spec_json"]))["passes"] == 300
+    assert stale_outputs(workdir / RESULTS, expand_all({**yaml.safe_load(config.read_text()),
+                                                        "results_dir": str(workdir / RESULTS)})) == {}
+    assert hidden_leftovers(workdir / RESULTS / "runs") == []
+
+
+def test_paper_refuses_figure_of_another_aggregate(tmp_path):
+    """A figure part drawn from another all_traces.parquet than the paper's (--allowed-rules paper after a new
+    aggregate, --touch, a figure put back by hand) -> the paper exits naming that part; no paper file written."""
+    sys.path.insert(0, str(REPO / "workflow" / "scripts"))
+    import build_paper
+    import figlib
+
+    traces = tmp_path / "all_traces.parquet"
+    pd.DataFrame({"experiment": ["exp"], "perplexity": [1.0]}).to_parquet(traces)
+    digest = hashlib.sha256(traces.read_bytes()).hexdigest()
+    parts = []
+    for name, drawn_from in (("current", digest), ("older", "0" * 64), ("unrecorded", None)):
+        figlib.write_caption(str(tmp_path / f"{name}.md"), name, "A caption.", "Body.", drawn_from=drawn_from)
+        parts.append({"paper": "hoffman", "title": name, "md": str(tmp_path / f"{name}.md"), "png": None})
+    out = {"md": tmp_path / "paper" / "topicbench.md", "typ": tmp_path / "paper" / "topicbench.typ",
+           "pdf": tmp_path / "paper" / "topicbench.pdf"}
+    for bad in parts[1:]:
+        smk = SimpleNamespace(input=SimpleNamespace(traces=str(traces), template=str(REPO / "paper" / "topicbench.md"),
+                                                    benchmarks=[]),
+                              output=SimpleNamespace(**{k: str(v) for k, v in out.items()}),
+                              params=SimpleNamespace(parts=[parts[0], bad], papers=figlib.PAPERS))
+        with pytest.raises(SystemExit, match=f"{bad['md']} was drawn from an"):
+            build_paper.main(smk)
+    assert not (tmp_path / "paper").exists()
+    assert [b for b in build_paper.parse_markdown((tmp_path / "current.md").read_text()) if "sha256" in str(b)] == []
