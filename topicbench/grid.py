@@ -340,6 +340,39 @@ def stale_outputs(results_dir, runs: dict[str, dict]) -> dict[str, str]:
     return stale
 
 
+def stale_corpora(data_dir, datasets: dict, used) -> dict[str, str]:
+    """Prepared corpora (of the datasets in ``used``) that do not match the config: {corpus.json: why}. One recorded
+    with other parameters than the config's (as the recipe resolves them), or missing a file its corpus.json or its
+    counts manifest lists (a shard deleted by hand), which every fit on it would fail over."""
+    import json
+
+    from .dataset import get_dataset
+
+    stale = {}
+    for name in sorted(used):
+        folder = Path(data_dir) / "corpora" / name
+        meta_path = folder / "corpus.json"
+        if not meta_path.is_file():
+            continue  # missing: Snakemake prepares it anyway
+        entry = datasets[name]
+        try:
+            meta = json.loads(meta_path.read_text(encoding="utf-8"))
+            manifest = folder / "counts" / "manifest.json"
+            shards = json.loads(manifest.read_text()).get("shards", []) if manifest.is_file() else []
+            listed = [*meta.get("checksums", {}), *(f"counts/{f}" for shard in shards for f in shard["files"].values())]
+            wanted = json.loads(json.dumps(get_dataset(entry["recipe"]).resolve_params(entry.get("params") or {}),
+                                           default=str))
+        except Exception:  # an unreadable record is no evidence of a current corpus
+            stale[str(meta_path)] = "its corpus.json or counts manifest is unreadable"
+            continue
+        missing = [rel for rel in listed if not (folder / rel).is_file()]
+        if missing:
+            stale[str(meta_path)] = f"{', '.join(missing[:3])} missing"
+        elif meta.get("dataset_params") != wanted:
+            stale[str(meta_path)] = "its recorded dataset parameters differ from the config"
+    return stale
+
+
 def expand_all(config: dict) -> dict[str, dict]:
     experiments = config.get("experiments") or {}
     if not experiments:

@@ -20,7 +20,7 @@ import yaml
 
 from _run_util import REPO, TINY, env, hidden_leftovers
 from topicbench import io
-from topicbench.grid import AGGREGATE_INPUTS, FOLDER_MARK, expand_all, stale_outputs
+from topicbench.grid import AGGREGATE_INPUTS, FOLDER_MARK, expand_all, stale_corpora, stale_outputs
 
 # results_dir with a space and a command substitution: every path in the rules' shell commands must be quoted
 RESULTS = "res $(touch INJECTED) x"
@@ -187,15 +187,6 @@ def test_changed_user_corpus_file_reprepares(tmp_path):
 # -- stale outputs: every output records what it was made from, and the workflow reruns it when that disagrees with
 # the config, whatever Snakemake's own records in .snakemake/metadata say (gone, or overruled by --touch)
 
-def edited_config(workdir, name="edited.yaml", **settings):
-    """TINY_CONFIG with the experiment's settings updated, written to ``workdir/name``."""
-    experiment = TINY_CONFIG["experiments"]["exp"]
-    run = {**experiment["runs"][0], "settings": {**experiment["runs"][0]["settings"], **settings}}
-    config = {**TINY_CONFIG, "experiments": {"exp": {**experiment, "runs": [run]}}}
-    (workdir / name).write_text(yaml.safe_dump(config))
-    return workdir / name
-
-
 @contextmanager
 def without_snakemake_records(workdir):
     """Snakemake's records of past jobs (.snakemake/metadata) gone, as after `rm -rf .snakemake` or in a fresh
@@ -209,53 +200,95 @@ def without_snakemake_records(workdir):
         aside.rename(records)
 
 
-def test_config_edit_without_snakemake_records_reruns_fit(killed_then_resumed):
-    """A setting edited (n_checkpoints) and .snakemake/metadata gone -> the fit is planned again (its model.npz
-    records another spec), never the stale run reused; threads alone changed -> nothing planned."""
-    workdir, *_ = killed_then_resumed
-    with without_snakemake_records(workdir):
-        plan = snakemake(workdir, "--cores", "1", "-n", TARGET, config=edited_config(workdir, n_checkpoints=3))
-        same = snakemake(workdir, "--cores", "1", "-n", TARGET, "--config", "threads_per_run=2")
-    assert plan.returncode == 0 and "rule fit:" in plan.stdout and "rule aggregate:" in plan.stdout, plan.stdout
-    assert "recorded spec differs" in plan.stderr, plan.stderr[-2000:]
-    assert same.returncode == 0 and "Nothing to be done" in same.stdout, same.stdout + same.stderr[-2000:]
+def stale_state(workdir, config: dict) -> dict[str, str]:
+    """What the workflow would force for ``config`` over the module's results: {path relative to workdir: why}."""
+    runs = expand_all({**config, "results_dir": str(workdir / RESULTS)})
+    found = {**stale_corpora(workdir / "data", config["datasets"], {e["dataset"] for e in runs.values()}),
+             **stale_outputs(workdir / RESULTS, runs)}
+    return {str(Path(path).relative_to(workdir)): why for path, why in found.items()}
 
 
-def test_removed_run_in_all_traces_reaggregates(killed_then_resumed):
-    """all_traces.parquet still holding a run no longer configured (a seed removed) and Snakemake's records gone ->
-    aggregate is planned again, never the stale table reused by the figures and the paper."""
-    workdir, *_ = killed_then_resumed
-    table = workdir / TARGET
-    current = table.read_bytes()
-    (trace,) = (workdir / RESULTS / "runs").rglob("trace.parquet")
-    frame = pd.read_parquet(table)
-    record = {str(trace.relative_to(table.parent)): hashlib.sha256(trace.read_bytes()).hexdigest(),
-              "runs/exp/tiny/online_lda/label~slow/K~3/batch_size~20/seed~1/trace.parquet": "0" * 64}
+@contextmanager
+def faulted(workdir, fault):
+    """The module's workflow with one hand-made fault, undone afterwards; yields the config to plan with."""
+    table, (trace,) = workdir / TARGET, list((workdir / RESULTS / "runs").rglob("trace.parquet"))
+    shard = next((workdir / "data" / "corpora" / "tiny" / "counts").glob("*.data.npy"))
+    saved = table.read_bytes()
+    experiment, config = TINY_CONFIG["experiments"]["exp"], dict(TINY_CONFIG)
+    if fault == "setting-edited":
+        run = {**experiment["runs"][0], "settings": {**experiment["runs"][0]["settings"], "n_checkpoints": 3}}
+        config["experiments"] = {"exp": {**experiment, "runs": [run]}}
+    elif fault == "threads-changed":
+        config["threads_per_run"] = 2
+    elif fault == "dataset-param-edited":
+        config["datasets"] = {"tiny": {"recipe": "nyt_like", "params": {**TINY, "n_train": 100}}}
+    elif fault == "shard-deleted":
+        shard.rename(shard.with_name("aside"))
+    elif fault in ("seed-removed", "older-table-copy"):  # a table holding a run no longer configured; a plain copy
+        frame = pd.read_parquet(table)
+        record = {str(trace.relative_to(table.parent)): hashlib.sha256(trace.read_bytes()).hexdigest(),
+                  "runs/exp/tiny/online_lda/label~slow/K~3/batch_size~20/seed~1/trace.parquet": "0" * 64}
+        io.write_parquet(table, pd.concat([frame, frame.assign(seed=1)]),
+                         {AGGREGATE_INPUTS: json.dumps(record)} if fault == "seed-removed" else None)
     try:
-        io.write_parquet(table, pd.concat([frame, frame.assign(seed=1)]), {AGGREGATE_INPUTS: json.dumps(record)})
-        with without_snakemake_records(workdir):
-            plan = snakemake(workdir, "--cores", "1", "-n", TARGET)
+        yield config
     finally:
-        table.write_bytes(current)
-    assert plan.returncode == 0 and "rule aggregate:" in plan.stdout and "rule fit:" not in plan.stdout, \
-        plan.stdout + plan.stderr[-2000:]
-    assert "not aggregated from exactly the configured runs" in plan.stderr
+        table.write_bytes(saved)
+        if shard.with_name("aside").exists():
+            shard.with_name("aside").rename(shard)
+
+
+@pytest.mark.parametrize("fault, stale, why", [
+    pytest.param("setting-edited", "model.npz", "recorded spec differs", id="workflow-stale-fit-setting-edited"),
+    pytest.param("seed-removed", "all_traces.parquet", "not aggregated from exactly", id="workflow-stale-seed-removed"),
+    pytest.param("older-table-copy", "all_traces.parquet", "not aggregated from exactly",
+                 id="workflow-stale-older-table-copy"),
+    pytest.param("dataset-param-edited", "corpus.json", "recorded dataset parameters differ",
+                 id="workflow-stale-dataset-param-edited"),
+    pytest.param("shard-deleted", "corpus.json", ".data.npy missing", id="workflow-stale-shard-deleted"),
+    pytest.param("threads-changed", None, None, id="workflow-threads-changed-not-stale"),
+])
+def test_stale_output_is_found_by_its_record(killed_then_resumed, fault, stale, why):
+    """An output that no longer matches the config (setting, seeds, dataset edited; table or shard replaced by
+    hand) -> found from its own record and forced at DAG build, whatever .snakemake holds; threads alone -> none."""
+    workdir, *_ = killed_then_resumed
+    assert stale_state(workdir, TINY_CONFIG) == {}
+    with faulted(workdir, fault) as config:
+        found = stale_state(workdir, config)
+    assert [Path(p).name for p in found] == ([stale] if stale else []), found
+    assert all(why in reason for reason in found.values()), found
+
+
+def test_stale_outputs_rerun_without_snakemake_records(killed_then_resumed):
+    """A setting edited, a seed's run left in all_traces.parquet and a shard deleted, .snakemake/metadata gone ->
+    Snakemake plans the prepare, the fit and the aggregate again (forced, each named on stderr), never reuses them."""
+    workdir, *_ = killed_then_resumed
+    with faulted(workdir, "setting-edited") as config, faulted(workdir, "seed-removed"), \
+            faulted(workdir, "shard-deleted"), without_snakemake_records(workdir):
+        (workdir / "edited.yaml").write_text(yaml.safe_dump(config))
+        plan = snakemake(workdir, "--cores", "1", "-n", TARGET, config=workdir / "edited.yaml")
+    for rule in ("prepare_corpus", "fit", "aggregate"):
+        assert plan.returncode == 0 and f"rule {rule}:" in plan.stdout, plan.stdout + plan.stderr[-2000:]
+    for why in ("recorded spec differs", "not aggregated from exactly", ".data.npy missing"):
+        assert why in plan.stderr, plan.stderr[-2000:]
+    assert stale_state(workdir, TINY_CONFIG) == {}
 
 
 def test_touch_cannot_mark_stale_fit_fresh(killed_then_resumed):
     """`snakemake --touch` after a config edit (passes) -> the next run still reruns the fit and the aggregate, whose
     outputs then record the new spec; no staging folder is left behind."""
     workdir, *_ = killed_then_resumed
-    config = edited_config(workdir, passes=300)
-    touched = snakemake(workdir, "--cores", "1", "--touch", TARGET, config=config)
+    config = {**TINY_CONFIG, "experiments": {"exp": {**TINY_CONFIG["experiments"]["exp"], "runs": [
+        {**TINY_CONFIG["experiments"]["exp"]["runs"][0], "settings": {"passes": 300, "n_checkpoints": 2}}]}}}
+    (workdir / "touched.yaml").write_text(yaml.safe_dump(config))
+    touched = snakemake(workdir, "--cores", "1", "--touch", TARGET, config=workdir / "touched.yaml")
     assert touched.returncode == 0, touched.stderr[-2000:]
-    rerun = snakemake(workdir, "--cores", "1", TARGET, config=config)
+    rerun = snakemake(workdir, "--cores", "1", TARGET, config=workdir / "touched.yaml")
     assert rerun.returncode == 0 and "recorded spec differs" in rerun.stderr, rerun.stderr[-3000:]
     (model,) = (workdir / RESULTS / "runs").rglob("model.npz")
     with np.load(model) as archive:
         assert json.loads(str(archive["_spec_json"]))["passes"] == 300
-    assert stale_outputs(workdir / RESULTS, expand_all({**yaml.safe_load(config.read_text()),
-                                                        "results_dir": str(workdir / RESULTS)})) == {}
+    assert stale_state(workdir, config) == {}
     assert hidden_leftovers(workdir / RESULTS / "runs") == []
 
 
