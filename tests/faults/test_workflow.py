@@ -249,8 +249,9 @@ def faulted(workdir, fault):
     pytest.param("threads-changed", None, None, id="workflow-threads-changed-not-stale"),
 ])
 def test_stale_output_is_found_by_its_record(killed_then_resumed, fault, stale, why):
-    """An output that no longer matches the config (setting, seeds, dataset edited; table or shard replaced by
-    hand) -> found from its own record and forced at DAG build, whatever .snakemake holds; threads alone -> none."""
+    """An output no longer matching the config (settings, seeds, dataset, by-hand copies) -> found by its record.
+
+    Found from the output's own record and forced at DAG build, whatever .snakemake holds; threads alone: none."""
     workdir, *_ = killed_then_resumed
     assert stale_state(workdir, TINY_CONFIG) == {}
     with faulted(workdir, fault) as config:
@@ -260,8 +261,9 @@ def test_stale_output_is_found_by_its_record(killed_then_resumed, fault, stale, 
 
 
 def test_stale_outputs_rerun_without_snakemake_records(killed_then_resumed):
-    """A setting edited, a seed's run left in all_traces.parquet and a shard deleted, .snakemake/metadata gone ->
-    Snakemake plans the prepare, the fit and the aggregate again (forced, each named on stderr), never reuses them."""
+    """Setting edited, seed's run left in all_traces, shard deleted, .snakemake gone -> prepare, fit, aggregate rerun.
+
+    Snakemake plans them again (forced, each named on stderr), never reuses them."""
     workdir, *_ = killed_then_resumed
     with faulted(workdir, "setting-edited") as config, faulted(workdir, "seed-removed"), \
             faulted(workdir, "shard-deleted"), without_snakemake_records(workdir):
@@ -275,8 +277,9 @@ def test_stale_outputs_rerun_without_snakemake_records(killed_then_resumed):
 
 
 def test_touch_cannot_mark_stale_fit_fresh(killed_then_resumed):
-    """`snakemake --touch` after a config edit (passes) -> the next run still reruns the fit and the aggregate, whose
-    outputs then record the new spec; no staging folder is left behind."""
+    """`snakemake --touch` after a config edit (passes) -> the next run still reruns the fit and the aggregate.
+
+    Their outputs then record the new spec; no staging folder is left behind."""
     workdir, *_ = killed_then_resumed
     config = {**TINY_CONFIG, "experiments": {"exp": {**TINY_CONFIG["experiments"]["exp"], "runs": [
         {**TINY_CONFIG["experiments"]["exp"]["runs"][0], "settings": {"passes": 300, "n_checkpoints": 2}}]}}}
@@ -293,8 +296,9 @@ def test_touch_cannot_mark_stale_fit_fresh(killed_then_resumed):
 
 
 def test_paper_refuses_figure_of_another_aggregate(tmp_path):
-    """A figure part drawn from another all_traces.parquet than the paper's (--allowed-rules paper after a new
-    aggregate, --touch, a figure put back by hand) -> the paper exits naming that part; no paper file written."""
+    """A figure part drawn from another all_traces.parquet than the paper's -> the paper exits naming that part.
+
+    E.g. --allowed-rules paper after a new aggregate, --touch, a figure put back by hand; no paper file is written."""
     sys.path.insert(0, str(REPO / "workflow" / "scripts"))
     import build_paper
     import figlib
