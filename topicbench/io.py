@@ -270,10 +270,13 @@ def write_parquet(path, frame, metadata: dict[str, str] | None = None) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    if not metadata:
+        with atomic_path(path) as tmp:
+            frame.to_parquet(tmp, index=False)
+        return
     table = pa.Table.from_pandas(frame, preserve_index=False)
-    if metadata:
-        table = table.replace_schema_metadata({**(table.schema.metadata or {}),
-                                               **{k.encode(): v.encode() for k, v in metadata.items()}})
+    table = table.replace_schema_metadata({**(table.schema.metadata or {}),
+                                           **{k.encode(): v.encode() for k, v in metadata.items()}})
     with atomic_path(path) as tmp:
         pq.write_table(table, tmp)
 
