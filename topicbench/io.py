@@ -265,20 +265,16 @@ def write_text(path, text: str) -> None:
 
 
 def write_parquet(path, frame, metadata: dict[str, str] | None = None) -> None:
-    """``frame`` as Parquet (what ``frame.to_parquet(index=False)`` writes), with ``metadata`` added to the schema's
-    key-value metadata (read back by ``parquet_metadata``, ignored by pandas)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
+    """``frame`` as Parquet, with ``metadata`` added to the schema's key-value metadata (read back by
+    ``parquet_metadata``, ignored by pandas)."""
+    schema = None
+    if metadata:
+        import pyarrow as pa
 
-    if not metadata:
-        with atomic_path(path) as tmp:
-            frame.to_parquet(tmp, index=False)
-        return
-    table = pa.Table.from_pandas(frame, preserve_index=False)
-    table = table.replace_schema_metadata({**(table.schema.metadata or {}),
-                                           **{k.encode(): v.encode() for k, v in metadata.items()}})
+        schema = pa.Schema.from_pandas(frame, preserve_index=False)
+        schema = schema.with_metadata({**(schema.metadata or {}), **{k.encode(): v.encode() for k, v in metadata.items()}})
     with atomic_path(path) as tmp:
-        pq.write_table(table, tmp)
+        frame.to_parquet(tmp, index=False, **({"schema": schema} if schema is not None else {}))
 
 
 def parquet_metadata(path, key: str) -> str | None:
