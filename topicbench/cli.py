@@ -266,6 +266,7 @@ def cmd_aggregate(args) -> int:
         column, seen = next(iter(mixed.items()))
         raise UsageError(f"column {column!r} holds different types across traces: "
                          + "; ".join(f"{kind} in {path}" for kind, path in seen.items()))
+    from .grid import AGGREGATE_INPUTS
     from .run import TRACE_IDENTITY
 
     for path, frame in zip(args.traces, frames):  # a row without them would enter the figures untraceable
@@ -277,7 +278,10 @@ def cmd_aggregate(args) -> int:
     frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
     try:
         io.fault_point("aggregate.write")
-        io.write_parquet(args.out, frame)  # atomic: the old table or the new one
+        # atomic: the old table or the new one; it records which traces it holds (path from the table's folder and
+        # sha256), so a later workflow run can tell a stale table from a current one (topicbench.grid.stale_outputs)
+        inputs = {os.path.relpath(path, out.parent): key for key, path in seen.items()}
+        io.write_parquet(args.out, frame, {AGGREGATE_INPUTS: json.dumps(inputs, sort_keys=True)})
     except OSError as err:  # name the table (an ENOSPC from the writer may not)
         raise OSError(err.errno, err.strerror or str(err), str(args.out)) from err
     print(f"{len(frames)} traces, {len(frame)} rows -> {args.out}")

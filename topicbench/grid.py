@@ -285,6 +285,94 @@ def mark_folders(config: dict) -> None:
         (root / FOLDER_MARK).touch()
 
 
+# Snakemake reruns a job whose params or inputs changed only from its records in .snakemake/metadata of the working
+# directory: with those records gone (rm -rf .snakemake, another checkout, results copied in) or overruled (--touch),
+# a config edit would leave stale fits and a stale all_traces.parquet in place, marked up to date. The outputs record
+# what they were made from (a run's spec in model.npz, the traces of all_traces.parquet), and the workflow forces
+# the rerun of every output whose record disagrees with the config, whatever Snakemake remembers.
+AGGREGATE_INPUTS = "topicbench.aggregate_inputs"
+
+
+def stale_outputs(results_dir, runs: dict[str, dict]) -> dict[str, str]:
+    """Existing outputs that do not match the config: {path: why}. A fit whose model.npz records another spec
+    (threads aside: they change speed, not results), or an all_traces.parquet not made from exactly the configured
+    runs' current traces."""
+    import hashlib
+    import json
+    from dataclasses import asdict
+
+    import numpy as np
+
+    from .io import parquet_metadata
+
+    def spec_of(value) -> dict:
+        spec = json.loads(value if isinstance(value, str) else json.dumps(asdict(value), sort_keys=True, default=str))
+        spec.pop("threads", None)
+        return spec
+
+    root, stale = Path(results_dir), {}
+    for rid, entry in runs.items():
+        model = root / "runs" / rid / "model.npz"
+        if not model.is_file():
+            continue  # missing: Snakemake reruns it anyway
+        try:
+            with np.load(model) as archive:
+                recorded = spec_of(str(archive["_spec_json"]))
+        except Exception:  # an unreadable or foreign model.npz is no evidence of a current run
+            recorded = None
+        if recorded != spec_of(entry["spec"]):
+            stale[str(model)] = "its run's recorded spec differs from the config"
+    table = root / "all_traces.parquet"
+    if table.is_file():
+        try:
+            recorded = json.loads(parquet_metadata(table, AGGREGATE_INPUTS) or "null")
+        except Exception:
+            recorded = None
+        wanted = {f"runs/{rid}/trace.parquet" for rid in runs}
+        if not isinstance(recorded, dict) or set(recorded) != wanted:
+            stale[str(table)] = "it was not aggregated from exactly the configured runs"
+        else:
+            for rel, digest in recorded.items():
+                trace = root / rel
+                if trace.is_file() and hashlib.sha256(trace.read_bytes()).hexdigest() != digest:
+                    stale[str(table)] = f"{rel} changed since it was aggregated"
+                    break
+    return stale
+
+
+def stale_corpora(data_dir, datasets: dict, used) -> dict[str, str]:
+    """Prepared corpora (of the datasets in ``used``) that do not match the config: {corpus.json: why}. One recorded
+    with other parameters than the config's (as the recipe resolves them), or missing a file its corpus.json or its
+    counts manifest lists (a shard deleted by hand), which every fit on it would fail over."""
+    import json
+
+    from .dataset import get_dataset
+
+    stale = {}
+    for name in sorted(used):
+        folder = Path(data_dir) / "corpora" / name
+        meta_path = folder / "corpus.json"
+        if not meta_path.is_file():
+            continue  # missing: Snakemake prepares it anyway
+        entry = datasets[name]
+        try:
+            meta = json.loads(meta_path.read_text(encoding="utf-8"))
+            manifest = folder / "counts" / "manifest.json"
+            shards = json.loads(manifest.read_text()).get("shards", []) if manifest.is_file() else []
+            listed = [*meta.get("checksums", {}), *(f"counts/{f}" for shard in shards for f in shard["files"].values())]
+            wanted = json.loads(json.dumps(get_dataset(entry["recipe"]).resolve_params(entry.get("params") or {}),
+                                           default=str))
+        except Exception:  # an unreadable record is no evidence of a current corpus
+            stale[str(meta_path)] = "its corpus.json or counts manifest is unreadable"
+            continue
+        missing = [rel for rel in listed if not (folder / rel).is_file()]
+        if missing:
+            stale[str(meta_path)] = f"{', '.join(missing[:3])} missing"
+        elif meta.get("dataset_params") != wanted:
+            stale[str(meta_path)] = "its recorded dataset parameters differ from the config"
+    return stale
+
+
 def expand_all(config: dict) -> dict[str, dict]:
     experiments = config.get("experiments") or {}
     if not experiments:

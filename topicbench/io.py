@@ -264,9 +264,25 @@ def write_text(path, text: str) -> None:
         tmp.write_text(text, encoding="utf-8")
 
 
-def write_parquet(path, frame) -> None:
+def write_parquet(path, frame, metadata: dict[str, str] | None = None) -> None:
+    """``frame`` as Parquet, with ``metadata`` added to the schema's key-value metadata (read back by
+    ``parquet_metadata``, ignored by pandas)."""
+    schema = None
+    if metadata:
+        import pyarrow as pa
+
+        schema = pa.Schema.from_pandas(frame, preserve_index=False)
+        schema = schema.with_metadata({**(schema.metadata or {}), **{k.encode(): v.encode() for k, v in metadata.items()}})
     with atomic_path(path) as tmp:
-        frame.to_parquet(tmp, index=False)
+        frame.to_parquet(tmp, index=False, **({"schema": schema} if schema is not None else {}))
+
+
+def parquet_metadata(path, key: str) -> str | None:
+    """One key of a Parquet file's schema metadata (``write_parquet``), or None; only the footer is read."""
+    import pyarrow.parquet as pq
+
+    value = (pq.read_schema(path).metadata or {}).get(key.encode())
+    return None if value is None else value.decode()
 
 
 def save_npz(path, arrays: dict) -> None:

@@ -1,18 +1,26 @@
 """The workflow as Snakemake runs it: the default profile is applied (rerun-incomplete), a killed Snakemake leaves
 no orphaned fit and resumes, shell commands quote every value, and a bad config fails at DAG build."""
 import base64
+import hashlib
+import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
+from types import SimpleNamespace
 
+import numpy as np
+import pandas as pd
 import pytest
 import yaml
 
 from _run_util import REPO, TINY, env, hidden_leftovers
-from topicbench.grid import FOLDER_MARK
+from topicbench import io
+from topicbench.grid import AGGREGATE_INPUTS, FOLDER_MARK, expand_all, stale_corpora, stale_outputs
 
 # results_dir with a space and a command substitution: every path in the rules' shell commands must be quoted
 RESULTS = "res $(touch INJECTED) x"
@@ -174,3 +182,142 @@ def test_changed_user_corpus_file_reprepares(tmp_path):
         handle.write('{"text": "durian elder fig"}\n')
     plan = snakemake(tmp_path, "--cores", "1", "-n", corpus)
     assert plan.returncode == 0 and "prepare_corpus" in plan.stdout and "d.jsonl" in plan.stdout, plan.stdout[-2000:]
+
+
+# -- stale outputs: every output records what it was made from, and the workflow reruns it when that disagrees with
+# the config, whatever Snakemake's own records in .snakemake/metadata say (gone, or overruled by --touch)
+
+@contextmanager
+def without_snakemake_records(workdir):
+    """Snakemake's records of past jobs (.snakemake/metadata) gone, as after `rm -rf .snakemake` or in a fresh
+    checkout with copied results; put back afterwards, so the module's workflow stays as it was."""
+    records, aside = workdir / ".snakemake" / "metadata", workdir / "metadata.aside"
+    records.rename(aside)
+    try:
+        yield
+    finally:
+        shutil.rmtree(records, ignore_errors=True)
+        aside.rename(records)
+
+
+def stale_state(workdir, config: dict) -> dict[str, str]:
+    """What the workflow would force for ``config`` over the module's results: {path relative to workdir: why}."""
+    runs = expand_all({**config, "results_dir": str(workdir / RESULTS)})
+    found = {**stale_corpora(workdir / "data", config["datasets"], {e["dataset"] for e in runs.values()}),
+             **stale_outputs(workdir / RESULTS, runs)}
+    return {str(Path(path).relative_to(workdir)): why for path, why in found.items()}
+
+
+@contextmanager
+def faulted(workdir, fault):
+    """The module's workflow with one hand-made fault, undone afterwards; yields the config to plan with."""
+    table, (trace,) = workdir / TARGET, list((workdir / RESULTS / "runs").rglob("trace.parquet"))
+    shard = next((workdir / "data" / "corpora" / "tiny" / "counts").glob("*.data.npy"))
+    saved = table.read_bytes()
+    experiment, config = TINY_CONFIG["experiments"]["exp"], dict(TINY_CONFIG)
+    if fault == "setting-edited":
+        run = {**experiment["runs"][0], "settings": {**experiment["runs"][0]["settings"], "n_checkpoints": 3}}
+        config["experiments"] = {"exp": {**experiment, "runs": [run]}}
+    elif fault == "threads-changed":
+        config["threads_per_run"] = 2
+    elif fault == "dataset-param-edited":
+        config["datasets"] = {"tiny": {"recipe": "nyt_like", "params": {**TINY, "n_train": 100}}}
+    elif fault == "shard-deleted":
+        shard.rename(shard.with_name("aside"))
+    elif fault in ("seed-removed", "older-table-copy"):  # a table holding a run no longer configured; a plain copy
+        frame = pd.read_parquet(table)
+        record = {str(trace.relative_to(table.parent)): hashlib.sha256(trace.read_bytes()).hexdigest(),
+                  "runs/exp/tiny/online_lda/label~slow/K~3/batch_size~20/seed~1/trace.parquet": "0" * 64}
+        io.write_parquet(table, pd.concat([frame, frame.assign(seed=1)]),
+                         {AGGREGATE_INPUTS: json.dumps(record)} if fault == "seed-removed" else None)
+    try:
+        yield config
+    finally:
+        table.write_bytes(saved)
+        if shard.with_name("aside").exists():
+            shard.with_name("aside").rename(shard)
+
+
+@pytest.mark.parametrize("fault, stale, why", [
+    pytest.param("setting-edited", "model.npz", "recorded spec differs", id="workflow-stale-fit-setting-edited"),
+    pytest.param("seed-removed", "all_traces.parquet", "not aggregated from exactly", id="workflow-stale-seed-removed"),
+    pytest.param("older-table-copy", "all_traces.parquet", "not aggregated from exactly",
+                 id="workflow-stale-older-table-copy"),
+    pytest.param("dataset-param-edited", "corpus.json", "recorded dataset parameters differ",
+                 id="workflow-stale-dataset-param-edited"),
+    pytest.param("shard-deleted", "corpus.json", ".data.npy missing", id="workflow-stale-shard-deleted"),
+    pytest.param("threads-changed", None, None, id="workflow-threads-changed-not-stale"),
+])
+def test_stale_output_is_found_by_its_record(killed_then_resumed, fault, stale, why):
+    """An output no longer matching the config (settings, seeds, dataset, by-hand copies) -> found by its record.
+
+    Found from the output's own record and forced at DAG build, whatever .snakemake holds; threads alone: none."""
+    workdir, *_ = killed_then_resumed
+    assert stale_state(workdir, TINY_CONFIG) == {}
+    with faulted(workdir, fault) as config:
+        found = stale_state(workdir, config)
+    assert [Path(p).name for p in found] == ([stale] if stale else []), found
+    assert all(why in reason for reason in found.values()), found
+
+
+def test_stale_outputs_rerun_without_snakemake_records(killed_then_resumed):
+    """Setting edited, seed's run left in all_traces, shard deleted, .snakemake gone -> prepare, fit, aggregate rerun.
+
+    Snakemake plans them again (forced, each named on stderr), never reuses them."""
+    workdir, *_ = killed_then_resumed
+    with faulted(workdir, "setting-edited") as config, faulted(workdir, "seed-removed"), \
+            faulted(workdir, "shard-deleted"), without_snakemake_records(workdir):
+        (workdir / "edited.yaml").write_text(yaml.safe_dump(config))
+        plan = snakemake(workdir, "--cores", "1", "-n", TARGET, config=workdir / "edited.yaml")
+    for rule in ("prepare_corpus", "fit", "aggregate"):
+        assert plan.returncode == 0 and f"rule {rule}:" in plan.stdout, plan.stdout + plan.stderr[-2000:]
+    for why in ("recorded spec differs", "not aggregated from exactly", ".data.npy missing"):
+        assert why in plan.stderr, plan.stderr[-2000:]
+    assert stale_state(workdir, TINY_CONFIG) == {}
+
+
+def test_touch_cannot_mark_stale_fit_fresh(killed_then_resumed):
+    """`snakemake --touch` after a config edit (passes) -> the next run still reruns the fit and the aggregate.
+
+    Their outputs then record the new spec; no staging folder is left behind."""
+    workdir, *_ = killed_then_resumed
+    config = {**TINY_CONFIG, "experiments": {"exp": {**TINY_CONFIG["experiments"]["exp"], "runs": [
+        {**TINY_CONFIG["experiments"]["exp"]["runs"][0], "settings": {"passes": 300, "n_checkpoints": 2}}]}}}
+    (workdir / "touched.yaml").write_text(yaml.safe_dump(config))
+    touched = snakemake(workdir, "--cores", "1", "--touch", TARGET, config=workdir / "touched.yaml")
+    assert touched.returncode == 0, touched.stderr[-2000:]
+    rerun = snakemake(workdir, "--cores", "1", TARGET, config=workdir / "touched.yaml")
+    assert rerun.returncode == 0 and "recorded spec differs" in rerun.stderr, rerun.stderr[-3000:]
+    (model,) = (workdir / RESULTS / "runs").rglob("model.npz")
+    with np.load(model) as archive:
+        assert json.loads(str(archive["_spec_json"]))["passes"] == 300
+    assert stale_state(workdir, config) == {}
+    assert hidden_leftovers(workdir / RESULTS / "runs") == []
+
+
+def test_paper_refuses_figure_of_another_aggregate(tmp_path):
+    """A figure part drawn from another all_traces.parquet than the paper's -> the paper exits naming that part.
+
+    E.g. --allowed-rules paper after a new aggregate, --touch, a figure put back by hand; no paper file is written."""
+    sys.path.insert(0, str(REPO / "workflow" / "scripts"))
+    import build_paper
+    import figlib
+
+    traces = tmp_path / "all_traces.parquet"
+    pd.DataFrame({"experiment": ["exp"], "perplexity": [1.0]}).to_parquet(traces)
+    digest = hashlib.sha256(traces.read_bytes()).hexdigest()
+    parts = []
+    for name, drawn_from in (("current", digest), ("older", "0" * 64), ("unrecorded", None)):
+        figlib.write_caption(str(tmp_path / f"{name}.md"), name, "A caption.", "Body.", drawn_from=drawn_from)
+        parts.append({"paper": "hoffman", "title": name, "md": str(tmp_path / f"{name}.md"), "png": None})
+    out = {"md": tmp_path / "paper" / "topicbench.md", "typ": tmp_path / "paper" / "topicbench.typ",
+           "pdf": tmp_path / "paper" / "topicbench.pdf"}
+    for bad in parts[1:]:
+        smk = SimpleNamespace(input=SimpleNamespace(traces=str(traces), template=str(REPO / "paper" / "topicbench.md"),
+                                                    benchmarks=[]),
+                              output=SimpleNamespace(**{k: str(v) for k, v in out.items()}),
+                              params=SimpleNamespace(parts=[parts[0], bad], papers=figlib.PAPERS))
+        with pytest.raises(SystemExit, match=f"{bad['md']} was drawn from an"):
+            build_paper.main(smk)
+    assert not (tmp_path / "paper").exists()
+    assert [b for b in build_paper.parse_markdown((tmp_path / "current.md").read_text()) if "sha256" in str(b)] == []

@@ -1,9 +1,11 @@
 # Shared definitions: the run table expanded from config (validated before any job starts).
 import json
 import shlex
+import sys
 from pathlib import Path
 
-from topicbench.grid import check_config_file, check_folders_owned, check_paths, expand_all, mark_folders
+from topicbench.grid import (check_config_file, check_folders_owned, check_paths, expand_all, mark_folders,
+                            stale_corpora, stale_outputs)
 
 for _path in workflow.configfiles:
     check_config_file(_path)  # duplicate keys, which YAML would drop silently
@@ -12,6 +14,35 @@ DATA = config["data_dir"]
 RUNS = expand_all(config)  # raises GridError naming the experiment, run and grid point
 check_paths(config, RUNS)  # no run or corpus folder outside results_dir / data_dir
 check_folders_owned(config)  # no user file where a job writes (Snakemake deletes a job's old outputs)
+# Outputs whose own record disagrees with the config (topicbench.grid.stale_outputs) rerun, whatever .snakemake
+# remembers: they join --forcerun. Snakemake hands the workflow its DAG settings only after this file is read, so
+# the class's attribute learns to add them when it does (the settings themselves when they are already there).
+STALE = {**stale_corpora(DATA, config["datasets"], {entry["dataset"] for entry in RUNS.values()}),
+         **stale_outputs(RESULTS, RUNS)} if workflow.is_main_process else {}
+for _path, _why in STALE.items():
+    print(f"topicbench: {_path} is stale ({_why}): forcing its rerun", file=sys.stderr)
+
+
+def _force(settings):
+    if settings is not None and STALE:
+        settings.forcerun = frozenset({*settings.forcerun, *STALE})
+    return settings
+
+
+class _ForcingStale(type(workflow)):
+    @property
+    def dag_settings(self):
+        return self.__dict__.get("dag_settings")
+
+    @dag_settings.setter
+    def dag_settings(self, settings):
+        self.__dict__["dag_settings"] = _force(settings)
+
+
+_force(workflow.dag_settings)
+workflow.__class__ = _ForcingStale
+
+
 FIGURE_TARGETS = []  # each figures_*.smk appends the files it draws for experiments in the config
 
 

@@ -13,6 +13,7 @@ import re
 import sys
 import textwrap
 from importlib import metadata
+from io import BytesIO as io_bytes
 from pathlib import Path
 
 import pandas as pd
@@ -40,6 +41,8 @@ def parse_markdown(text: str, base: int = 0) -> list[tuple]:
             table.clear()
 
     for line in text.splitlines():
+        if line.startswith("<!--"):
+            continue  # a record for the build (a part's DRAWN_FROM), not text
         if line.startswith("#"):
             flush()
             level = len(line) - len(line.lstrip("#"))
@@ -258,8 +261,28 @@ def provenance(traces: pd.DataFrame, bench: list[str], profile: str, typeset: st
     ]
 
 
+DRAWN_FROM = "<!-- drawn from all_traces.parquet sha256 "  # figlib.DRAWN_FROM: the last line of every part
+
+
+def check_parts(parts, traces: str, digest: str) -> None:
+    """Every figure and table part was drawn from this very all_traces.parquet (by its sha256), so the paper never
+    sets results of two aggregates side by side (e.g. after --allowed-rules, --touch or a figure put back by hand)."""
+    for part in parts:
+        lines = Path(part["md"]).read_text(encoding="utf-8").splitlines()
+        recorded = lines[-1].removeprefix(DRAWN_FROM).removesuffix(" -->") if lines and lines[-1].startswith(
+            DRAWN_FROM) else None
+        if recorded != digest:
+            raise SystemExit(f"{part['md']} was drawn from {'another' if recorded else 'an unrecorded'} "
+                             f"all_traces.parquet than {traces}: the paper is not built from figures of two different "
+                             f"aggregates. Draw that figure again (snakemake --forcerun <its figure_ rule>)")
+
+
 def main(smk):
-    traces = pd.read_parquet(smk.input.traces)
+    import hashlib
+
+    data = Path(smk.input.traces).read_bytes()
+    check_parts(smk.params.parts, smk.input.traces, hashlib.sha256(data).hexdigest())
+    traces = pd.read_parquet(io_bytes(data))
     out_md, out_typ, out_pdf = Path(smk.output.md), Path(smk.output.typ), Path(smk.output.pdf)
     root = out_pdf.parent.parent.resolve()  # the results directory: every picture lies under it
     template = parse_markdown(Path(smk.input.template).read_text(encoding="utf-8"))

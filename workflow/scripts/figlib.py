@@ -17,11 +17,13 @@ follow from ``kind`` (``figure``: figures/<name>.png, .pdf, .md; ``table``: tabl
 from __future__ import annotations
 
 import fnmatch
+import hashlib
 import importlib.util
 import json
 import sys
 from dataclasses import dataclass
 from functools import cached_property
+from io import BytesIO
 from pathlib import Path
 
 import matplotlib
@@ -140,7 +142,9 @@ class Context:
 
     @cached_property
     def traces(self) -> pd.DataFrame:
-        frame = pd.read_parquet(self._traces_path)
+        data = Path(self._traces_path).read_bytes()  # hashed as read: the record names the table drawn from
+        self.traces_sha256 = hashlib.sha256(data).hexdigest()
+        frame = pd.read_parquet(BytesIO(data))
         return frame[frame["experiment"].isin(self.experiments)]
 
     def frame(self, experiment: str | None = None) -> pd.DataFrame:
@@ -191,7 +195,8 @@ class Context:
 
     def write(self, caption: str, body: str = "", table: pd.DataFrame | None = None) -> None:
         """The Markdown part (title, caption, body) read by the paper, its report caption, and a table's csv."""
-        write_caption(self.output("md"), self.figure.title, caption, body)
+        self.traces  # noqa: B018 (read, so the part records the table it was drawn from)
+        write_caption(self.output("md"), self.figure.title, caption, body, drawn_from=self.traces_sha256)
         io.write_text(self.output("rst"), rst_caption(self.figure.title, caption))
         if self.figure.kind == "table":
             if table is None:
@@ -307,8 +312,14 @@ def save_figure(fig, png: str, pdf: str | None = None) -> None:
     plt.close(fig)
 
 
-def write_caption(path: str, title: str, caption: str, body: str = "") -> None:
-    io.write_text(path, f"### {title}\n\n{caption}\n\n{body}".rstrip() + "\n")
+# The last line of a figure's Markdown part: the all_traces.parquet it was drawn from, checked by the paper, which
+# never sets figures of two different aggregates side by side (build_paper.check_parts).
+DRAWN_FROM = "<!-- drawn from all_traces.parquet sha256 "
+
+
+def write_caption(path: str, title: str, caption: str, body: str = "", drawn_from: str | None = None) -> None:
+    record = f"\n\n{DRAWN_FROM}{drawn_from} -->" if drawn_from else ""
+    io.write_text(path, f"### {title}\n\n{caption}\n\n{body}".rstrip() + record + "\n")
 
 
 def rst_caption(title: str, caption: str) -> str:
