@@ -4,6 +4,8 @@ import shlex
 import sys
 from pathlib import Path
 
+from snakemake.exceptions import WorkflowError
+
 from topicbench.grid import (check_config_file, check_folders_owned, check_paths, expand_all, mark_folders,
                             stale_corpora, stale_outputs)
 
@@ -29,18 +31,22 @@ def _force(settings):
     return settings
 
 
-class _ForcingStale(type(workflow)):
-    @property
-    def dag_settings(self):
-        return self.__dict__.get("dag_settings")
+if STALE:  # only then is Snakemake's DAG-settings hand-over hooked (an internal of Snakemake 8-9, hence the guard)
+    try:
+        class _ForcingStale(type(workflow)):
+            @property
+            def dag_settings(self):
+                return self.__dict__.get("dag_settings")
 
-    @dag_settings.setter
-    def dag_settings(self, settings):
-        self.__dict__["dag_settings"] = _force(settings)
+            @dag_settings.setter
+            def dag_settings(self, settings):
+                self.__dict__["dag_settings"] = _force(settings)
 
-
-_force(workflow.dag_settings)
-workflow.__class__ = _ForcingStale
+        _force(workflow.dag_settings)
+        workflow.__class__ = _ForcingStale
+    except (AttributeError, TypeError) as _err:  # a Snakemake whose workflow cannot be hooked: say so, never reuse
+        raise WorkflowError(f"these outputs are stale ({_err.__class__.__name__} hooking this Snakemake's "
+                            f"--forcerun): rerun with --forcerun " + " ".join(shlex.quote(p) for p in STALE))
 
 
 FIGURE_TARGETS = []  # each figures_*.smk appends the files it draws for experiments in the config
