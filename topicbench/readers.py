@@ -112,11 +112,30 @@ def decode(raw: bytes, path, encoding: str, line: int | None = 1) -> str:
                 else f"pass the file's encoding if it is not {encoding}")
         raise ReaderError(f"{where(path, at)}: not valid {encoding} text ({err.reason} at byte {err.start}); "
                           f"{hint}") from err
+    if _single_byte(encoding) and not raw.isascii():
+        try:
+            utf8 = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            pass
+        else:  # UTF-8 read as Latin-1 or cp1252 is silent mojibake ("café" -> "cafÃ©"), never an error: refused here
+            k = next(i for i, ch in enumerate(utf8) if ord(ch) > 127)
+            at = line + utf8[:k].count("\n") if line is not None else None
+            word = re.search(r"\S*\Z", utf8[:k]).group() + re.match(r"\S*", utf8[k:]).group()
+            raise ReaderError(f"{where(path, at)}: the text is UTF-8 ({word[:30]!r}), which read as {encoding} would "
+                              f"become {word[:30].encode('utf-8').decode(encoding, 'replace')!r}: pass encoding=utf-8")
     if "\x00" in text:
         at = line + text[: text.index("\x00")].count("\n") if line is not None else None
         raise ReaderError(f"{where(path, at)}: NUL character in the text (binary data, or a UTF-16 file read as "
                           f"{encoding}?): not a text file")
     return text
+
+
+def _single_byte(encoding: str) -> bool:
+    """Latin-1, cp1252 and the other one-byte code pages, which decode any bytes at all (UTF-8 too, as mojibake)."""
+    import codecs
+
+    name = codecs.lookup(encoding).name
+    return name.startswith(("iso8859", "latin", "cp125", "mac-", "koi8", "cp437", "cp850"))
 
 
 def _drop_bom(text: str, encoding: str) -> str:
@@ -179,6 +198,10 @@ def read_vocab(path, encoding: str = "utf-8") -> list[str]:
             raise ReaderError(f"{where(path, line_no)}: blank vocabulary entry")
         if word in seen:
             raise ReaderError(f"{where(path, line_no)}: duplicate word {word!r} (first on line {seen[word]})")
+        if "\t" in word:  # a gensim or Mallet dictionary (id, word, frequency): the word would be the whole line
+            raise ReaderError(f"{where(path, line_no)}: a tab inside the word {word!r}: a vocabulary file has one word "
+                              f"per line and nothing else (an 'id<TAB>word<TAB>count' dictionary needs its word column "
+                              f"cut out, e.g. cut -f2)")
         seen[word] = line_no
         vocab.append(word)
     if not vocab:
@@ -462,33 +485,60 @@ JSON_ARRAY = "; the file is a JSON array, and format=jsonl reads JSON Lines: one
 BARE_CR = "; its lines end in a bare CR (classic Mac OS): convert them to LF or CRLF (e.g. tr '\\r' '\\n')"
 
 
-def read_jsonl(path, text_field: str = "text", time_field: str | None = None, id_field: str | None = None,
+class _Pairs(list):
+    """A JSON object's (key, value) pairs as written: a key written twice is not lost to the last one."""
+
+
+def read_jsonl(path, text_field: str | Sequence[str] = "text", time_field: str | None = None, id_field: str | None = None,
                encoding: str = "utf-8") -> pd.DataFrame:
-    """One JSON object per line; returns doc_id, text, line (its number, for errors) and (if asked) the raw time value."""
+    """One JSON object per line; returns doc_id, text, line (its number, for errors) and (if asked) the raw time value.
+
+    ``text_field`` may name several fields, joined by newlines (as the CSV reader joins columns). A field this reader
+    uses that the object holds twice is an error (json.loads would keep the last copy silently); so is an id that is
+    not a string or an integer (null would become the id 'None')."""
+    text_fields = [text_field] if isinstance(text_field, str) else list(text_field)
+    if not text_fields or not all(isinstance(f, str) for f in text_fields):
+        raise ReaderError(f"{path}: text field(s) must be one field name or a list of them, got {text_field!r}")
+    used = [*text_fields, *(f for f in (time_field, id_field) if f is not None)]
     rows = []
     for line_no, line in read_lines(path, encoding):
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            pairs = json.loads(line, object_pairs_hook=_Pairs)
         except json.JSONDecodeError as err:
             raise ReaderError(f"{where(path, line_no)}: not valid JSON ({err.msg}){BARE_CR * (chr(13) in line)}"
                               f"{JSON_ARRAY * (line_no == 1 and line.lstrip().startswith('['))}") from err
-        if not isinstance(record, dict):
-            raise ReaderError(f"{where(path, line_no)}: expected a JSON object{JSON_ARRAY * isinstance(record, list)}")
-        for field in (text_field, time_field, id_field):
-            if field is not None and field not in record:
+        if not isinstance(pairs, _Pairs):
+            raise ReaderError(f"{where(path, line_no)}: expected a JSON object{JSON_ARRAY * isinstance(pairs, list)}")
+        keys = [k for k, _ in pairs]
+        twice = [f for f in used if keys.count(f) > 1]
+        if twice:
+            raise ReaderError(f"{where(path, line_no)}: field {twice[0]!r} appears {keys.count(twice[0])} times in the "
+                              f"object: which one holds the data is ambiguous")
+        record = dict(pairs)
+        for field in used:
+            if field not in record:
                 raise ReaderError(f"{where(path, line_no)}: missing field {field!r}")
-        text = record[text_field]
-        if not (text is None or isinstance(text, str) or (isinstance(text, list) and all(isinstance(t, str) for t in text))):
-            kind = f"{type(text).__name__}{' holding non-strings' if isinstance(text, list) else ''}"
-            raise ReaderError(f"{where(path, line_no)}: field {text_field!r} is a JSON {kind} ({json.dumps(text)[:40]}), "
-                              f"expected text (a string, a list of strings, or null for an empty document)")
-        if isinstance(text, list):
-            text = " ".join(map(str, text))
-        row = {"doc_id": str(record[id_field]) if id_field else str(line_no), "text": "" if text is None else str(text),
+        pieces = []
+        for field in text_fields:
+            text = record[field]
+            if not (text is None or isinstance(text, str) or (isinstance(text, list) and all(isinstance(t, str) for t in text))):
+                kind = f"{type(text).__name__ if not isinstance(text, _Pairs) else 'dict'}" \
+                       f"{' holding non-strings' if isinstance(text, list) and not isinstance(text, _Pairs) else ''}"
+                shown = json.dumps(dict(text) if isinstance(text, _Pairs) else text, default=str)[:40]
+                raise ReaderError(f"{where(path, line_no)}: field {field!r} is a JSON {kind} ({shown}), "
+                                  f"expected text (a string, a list of strings, or null for an empty document)")
+            pieces.append(" ".join(text) if isinstance(text, list) else "" if text is None else text)
+        if id_field is not None:
+            value = record[id_field]
+            if isinstance(value, bool) or not isinstance(value, (str, int)):
+                shown = json.dumps(dict(value) if isinstance(value, _Pairs) else value, default=str)[:40]
+                raise ReaderError(f"{where(path, line_no)}: field {id_field!r} is {shown}, expected a document id "
+                                  f"(a string or an integer)")
+        row = {"doc_id": str(record[id_field]) if id_field else str(line_no), "text": "\n".join(pieces),
                "line": line_no}
-        for field, value in ((id_field, row["doc_id"]), (text_field, row["text"])):
+        for field, value in ((id_field, row["doc_id"]), (", ".join(text_fields), row["text"])):
             check_unicode(value, where(path, line_no), f"field {field!r}", "half of a UTF-16 pair escaped alone "
                           "(a \\ud800-\\udfff escape without its partner); fix the escape")
         if time_field:
@@ -511,8 +561,11 @@ def read_csv_text(path, text_column: str | Sequence[str] = "text", time_column: 
     text = re.sub(r"\r(?!\n)", " ", text)  # a bare CR inside an unquoted field is not a line end
     sep = "\t" if sep == "\\t" else sep  # a tab written as the usual escape (a literal tab is awkward on a command line)
     csv.field_size_limit(max(csv.field_size_limit(), INT32_MAX))  # one long document is data (the default stops at 128 KiB)
+    # a line holding only NUL after the data (decode refuses NUL in text): read inside a field, it shows that a quoted
+    # field was never closed and ran to the end of the file, swallowing every row after it
+    end = "" if text.endswith("\n") or not text else "\n"
     try:
-        reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep)
+        reader = csv.reader(io.StringIO(text + end + "\x00\n", newline=""), delimiter=sep)
     except (TypeError, csv.Error) as err:
         raise ReaderError(f"{path}: bad separator sep={sep!r} ({err})") from None
     try:
@@ -523,15 +576,20 @@ def read_csv_text(path, text_column: str | Sequence[str] = "text", time_column: 
         raise ReaderError(f"{where(path, 1)}: not readable as CSV ({err})") from None
     text_columns = [text_column] if isinstance(text_column, str) else list(text_column)
     wanted = text_columns + [c for c in (time_column, id_column) if c] + list(extra_columns)
+    if header == ["\x00"]:
+        raise ReaderError(f"{where(path, 1)}: empty file (expected a header row)")
     missing = [c for c in wanted if c not in header]
     if missing:
-        raise ReaderError(f"{where(path, 1)}: missing column(s) {missing}; header has {header}")
+        shown = [c if len(c) <= 40 else c[:37] + "..." for c in header[:12]]
+        raise ReaderError(f"{where(path, 1)}: missing column(s) {missing}; header has {shown}"
+                          f"{f' and {len(header) - 12} more' if len(header) > 12 else ''}"
+                          f"{'; is sep right?' if len(header) == 1 or any(len(c) > 40 for c in header) else ''}")
     twice = [c for c in wanted if header.count(c) > 1]
     if twice:
         raise ReaderError(f"{where(path, 1)}: column {twice[0]!r} appears {header.count(twice[0])} times in the header: "
                           f"which one holds the data is ambiguous")
     position = {name: header.index(name) for name in wanted}
-    rows = []
+    rows, multiline = [], 0
     records = iter(reader)
     start = reader.line_num + 1
     while True:
@@ -542,8 +600,17 @@ def read_csv_text(path, text_column: str | Sequence[str] = "text", time_column: 
         except csv.Error as err:
             raise ReaderError(f"{where(path, reader.line_num)}: not readable as CSV ({err})") from None
         line_no, first_line, start = reader.line_num, start, reader.line_num + 1
+        if record == ["\x00"]:
+            break
+        if record and "\x00" in record[-1]:
+            raise ReaderError(f"{where(path, first_line)}: a quoted field opens on this line and is never closed: it "
+                              f"would run to the end of the file and swallow the {line_no - 1 - first_line} line(s) after "
+                              f"it; close or escape the quote (\"\" inside a quoted field)")
         if not record:
             continue
+        if record == header and rows:
+            raise ReaderError(f"{where(path, first_line)}: the header row again (files joined with their headers?): "
+                              f"{record[:4]}{'...' if len(record) > 4 else ''} would be read as a document")
         if len(record) != len(header):
             raise ReaderError(f"{where(path, line_no)}: {len(record)} fields, header has {len(header)}")
         row = {"doc_id": record[position[id_column]] if id_column else str(len(rows)),
@@ -553,10 +620,14 @@ def read_csv_text(path, text_column: str | Sequence[str] = "text", time_column: 
         for column in extra_columns:
             row[column] = record[position[column]]
         rows.append(row)
+        multiline += line_no > first_line
     if not rows:
         raise ReaderError(f"{path}: no documents")
     check_unique_ids(rows, path, id_column)
-    return pd.DataFrame(rows)
+    frame = pd.DataFrame(rows)
+    if multiline:  # quoted fields spanning lines: how many records read that way, to check against the file
+        frame.attrs["csv_records_spanning_lines"] = multiline
+    return frame
 
 
 # --------------------------------------------------------------------------------------------
@@ -576,8 +647,27 @@ def decimal_year(times: pd.Series | pd.DatetimeIndex) -> np.ndarray:
 def parse_time(values: Sequence, fmt: str | None = None, source: str = "time column",
                line_numbers: Sequence[int] | None = None) -> np.ndarray:
     """Parse dates (with ``fmt``, a strftime format, ``unix_s`` / ``unix_ms`` for Unix times in seconds /
-    milliseconds, or ISO 8601) to decimal years; names the first bad value, never guesses a number's unit."""
+    milliseconds, ``decimal_year`` for numbers that already are years (2001.5), or ISO 8601) to decimal years;
+    names the first bad value, never guesses a number's unit."""
     series = pd.Series(list(values), dtype=object).astype(str)
+    if fmt == "decimal_year":
+        years = pd.to_numeric(series.str.strip(), errors="coerce").to_numpy(dtype=np.float64)
+        bad = np.flatnonzero(~np.isfinite(years))
+        if bad.size:
+            row = int(bad[0])
+            line = line_numbers[row] if line_numbers is not None else None
+            label = where(source, line) if line is not None else f"{source} (row {row})"
+            raise ReaderError(f"{label}: cannot parse time {series.iloc[row]!r} as a decimal year (a number such as "
+                              f"2001.5) ({bad.size} unparseable)")
+        return years
+    if fmt is None:  # pandas' ISO 8601 reads '.' as a date separator: 2001.5 would be May 2001, not mid-2001
+        dotted = np.flatnonzero(series.str.fullmatch(r"\s*[+-]?\d{1,4}\.\d*\s*").to_numpy(dtype=bool))
+        if dotted.size:
+            row = int(dotted[0])
+            line = line_numbers[row] if line_numbers is not None else None
+            label = where(source, line) if line is not None else f"{source} (row {row})"
+            raise ReaderError(f"{label}: time {series.iloc[row]!r} is not an ISO 8601 date (read as one it would be "
+                              f"year.month); for decimal years pass time_format=decimal_year ({dotted.size} such values)")
     if fmt in UNIX_UNITS:
         numbers = pd.to_numeric(series, errors="coerce")
         years = 1970 + numbers.to_numpy(dtype=np.float64) / UNIX_UNITS[fmt] / (365.2425 * 86400)
@@ -643,7 +733,8 @@ def token_pattern() -> re.Pattern:
     A mark is part of its word: Devanagari, Bengali or Thai vowel signs and viramas, and accents that stayed
     decomposed after NFC (e + U+0301), would otherwise split a word into fragments (``हिन्दी`` -> ``न``,
     ``द``) or silently drop its first letter. Variation selectors (emoji presentation, U+FE0F) are marks that
-    choose a glyph, not spelling: they end a word like any symbol."""
+    choose a glyph, not spelling: they end a word like any symbol. A zero-width non-joiner or joiner (U+200C/D) between
+    two letters is part of the word (Persian ``می‌خواهم`` is one word, not ``می`` and ``خواهم``)."""
     marks, start, prev = [], None, None
     for code in range(sys.maxunicode + 1):
         if unicodedata.category(chr(code))[0] == "M" and "VARIATION SELECTOR" not in unicodedata.name(chr(code), ""):
@@ -653,7 +744,8 @@ def token_pattern() -> re.Pattern:
             prev = code
     marks.append((start, prev))
     ranges = "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in marks)
-    return re.compile(f"[^\\W\\d_](?:[^\\W\\d_]|[{ranges}])*")
+    # a zero-width non-joiner or joiner between two letters is inside a word (Persian, Indic scripts write one there)
+    return re.compile(f"[^\\W\\d_](?:[^\\W\\d_]|[{ranges}]|[\\u200c\\u200d](?=[^\\W\\d_]))*")
 
 
 # Han ideographs, Hiragana, Katakana (and their extensions): scripts written without spaces between words
@@ -666,6 +758,10 @@ def cjk_bigrams(match: re.Match) -> str:
     run = match.group()
     return " " + " ".join(run[i:i + 2] for i in range(max(len(run) - 1, 1))) + " "
 
+
+_INVISIBLE = re.compile("[\u00ad\u2060\ufeff]")  # soft hyphen, word joiner, BOM / zero-width no-break space
+TOKENIZER = ("lower-case NFC (Turkish dotted capital I as i); soft hyphens and word joiners removed; a letter then "
+             "letters, combining marks, or a zero-width (non-)joiner between letters; CJK runs as character bigrams")
 
 _HTML = re.compile(r"<(script|style)\b.*?</\1\s*>|<!--.*?-->|</?[a-zA-Z][^<>]*>", re.S | re.I)
 _URL = re.compile(r"(?:https?://|www\.)\S+|@\w+|&\w+;")
@@ -702,7 +798,11 @@ class Preprocess:
     def tokenize(self, text: str, stop: frozenset[str] = frozenset(), tally: Counter | None = None) -> list[str]:
         """Lower-cased NFC word tokens (see :func:`token_pattern`) of >= min_token_length characters, not in ``stop``;
         ``tally`` counts the tokens found and those dropped as short or as stop words."""
-        text = unicodedata.normalize("NFC", text.lower())
+        # invisible characters that sit inside words (a soft hyphen from hyphenated web or PDF text, a word joiner or
+        # stray byte-order mark) would split "infor\u00admation" into "infor" and "mation" (a zero-width space is a
+        # word break, as in Thai, and stays one);
+        # Turkish dotted capital I lower-cases to i plus a combining dot, a different word from the i it stands for
+        text = unicodedata.normalize("NFC", _INVISIBLE.sub("", text).replace("\u0130", "i").lower())
         if self.strip_html:
             text = _HTML.sub(" ", text)
         if self.strip_urls:
@@ -731,7 +831,7 @@ def bag_of_words(texts: Sequence[str], prep: Preprocess, source: str = "text") -
     tally: Counter = Counter()
     tokens = [prep.tokenize(t, stop, tally) for t in texts]
     rows = np.arange(len(tokens))
-    report: dict[str, Any] = {**asdict(prep), "tokenizer": "lower-case NFC; a letter then letters or combining marks; CJK runs as character bigrams",
+    report: dict[str, Any] = {**asdict(prep), "tokenizer": TOKENIZER,
                               "stop_list": f"scikit-learn ENGLISH_STOP_WORDS ({len(stop)} words)" if stop else "none",
                               "input_documents": len(texts),
                               "input_whitespace_tokens": int(sum(len(t.split()) for t in texts))}
