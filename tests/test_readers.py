@@ -523,3 +523,57 @@ def test_corpus_info_prints_the_statistics(tmp_path, capsys):
     assert cli_main(["corpus", "info", "--json", str(out)]) == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["documents"] == 220 and summary["length_quantiles"]["q0"] == lengths.min()
+
+
+# --- third red-team: formats and text the earlier passes had not seen ------------------------------------------------
+
+
+def test_csv_quoted_fields_spanning_lines_with_bom_crlf_and_embedded_delimiters(tmp_path):
+    """A UTF-8 BOM, CRLF line ends, a quoted field with a comma and a CRLF inside, doubled quotes -> three records with
+    their fields as written, each record's first line for errors, and the one record spanning lines counted for
+    corpus.json (so a merged-rows surprise is visible against the file's line count)."""
+    (tmp_path / "t.csv").write_bytes(b'\xef\xbb\xbfid,text,t\r\n1,"apple, bread\r\ncheese",x\r\n'
+                                     b'2,"he said ""dates""",y\r\n3,plain apple,z\r\n')
+    frame = read_csv_text(tmp_path / "t.csv", id_column="id")
+    assert frame["doc_id"].tolist() == ["1", "2", "3"]
+    assert frame["text"].tolist() == ["apple, bread\r\ncheese", 'he said "dates"', "plain apple"]
+    assert frame["line"].tolist() == [2, 4, 5]
+    assert frame.attrs == {"csv_records_spanning_lines": 1}
+
+
+def test_tokeniser_joins_words_split_by_invisible_characters():
+    """A soft hyphen or word joiner inside a word, a zero-width non-joiner between Persian letters, Turkish dotted
+    capital I -> one word each, as a reader sees it; a zero-width space stays a word break (Thai writes one between
+    words), and a trailing non-joiner is not part of its word. Was: 'infor' + 'mation', 'می' + 'خواهم', and
+    'i\\u0307stanbul' beside 'istanbul'."""
+    prep = Preprocess(stop_words=False)
+    assert prep.tokenize("infor\u00admation infor\u2060mation zero\u200bwidth \u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645 "
+                         "word\u200c İSTANBUL istanbul") == \
+        ["information", "information", "zero", "width", "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645", "word",
+         "istanbul", "istanbul"]
+
+
+def test_decimal_years_are_read_with_their_format():
+    """Decimal years (numbers or text) with time_format=decimal_year -> the same numbers; without it, refused naming
+    the line (pandas' ISO 8601 reads 2001.5 as 2001-05-01, i.e. 2001.33)."""
+    assert list(parse_time(["2001.5", " 1999.25", 2003, 1850.0], fmt="decimal_year")) == [2001.5, 1999.25, 2003.0, 1850.0]
+    with pytest.raises(ReaderError, match=r"f\.csv:3: cannot parse time 'n/a' as a decimal year"):
+        parse_time(["2001.5", "n/a"], fmt="decimal_year", source="f.csv", line_numbers=[2, 3])
+    with pytest.raises(ReaderError, match=r"f\.csv:2: time '2001\.5' is not an ISO 8601 date.*time_format=decimal_year"):
+        parse_time(["2001.5", "2002-01-01"], source="f.csv", line_numbers=[2, 3])
+
+
+def test_jsonl_text_from_several_fields(tmp_path):
+    """format=jsonl with a list of text fields (as CSV allows) -> the fields joined by newlines, null as empty (was:
+    TypeError 'unhashable type: list')."""
+    (tmp_path / "t.jsonl").write_text('{"title": "Apple", "body": "bread cheese"}\n{"title": "Dates", "body": null}\n')
+    frame = read_jsonl(tmp_path / "t.jsonl", ["title", "body"])
+    assert frame["text"].tolist() == ["Apple\nbread cheese", "Dates\n"]
+
+
+def test_latin1_and_cp1252_files_are_still_read_with_their_encoding(tmp_path):
+    """A real Latin-1 / cp1252 file (bytes that are not UTF-8) read with its encoding -> its text, not refused as UTF-8
+    read as Latin-1 (the mojibake check fires only on bytes that are valid UTF-8)."""
+    (tmp_path / "t.csv").write_bytes(b"id,text\n1,caf\xe9 na\xefve\n2,\x93quoted\x94 \xc3 alone\n")
+    assert read_csv_text(tmp_path / "t.csv", encoding="latin-1")["text"].tolist()[0] == "café naïve"
+    assert read_csv_text(tmp_path / "t.csv", encoding="cp1252")["text"].tolist() == ["café naïve", "\u201cquoted\u201d Ã alone"]
