@@ -197,17 +197,30 @@ def _subset_rows(n_docs: int, size: int | None, seed: int, what: str = "") -> np
 
 
 def _id_ranks(corpus: Corpus) -> np.ndarray:
-    """Each document's rank among the view's doc ids (int64): orders ties as the ids do, without Python strings."""
+    """Each document's rank among the view's doc ids (int64): orders ties as the ids do, without Python strings.
+
+    Ids that are all digits (row or line numbers, NEWIDs, tweet ids) rank by their value, not as text: as text '10'
+    comes before '9', and a time-ordered stream would take the documents of one time stamp out of their order."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     column = corpus.column("doc_id")
     values, rows = column._base(), column.rows
     if isinstance(rows, RowRange):  # a split stored in one block: a slice, no index array
         values, rows = values[rows.start:rows.stop], None
     if isinstance(values, np.ndarray):
         ids = values if rows is None else values[rows]
-        return np.argsort(np.argsort(ids, kind="stable"), kind="stable")
-    import pyarrow.compute as pc
-
-    ids = values if rows is None else values.take(rows)
+        if ids.dtype.kind in "iuf" or len(ids) == 0:
+            return np.argsort(np.argsort(ids, kind="stable"), kind="stable")
+        ids = pa.array(ids, type=pa.string())
+    else:
+        ids = values if rows is None else values.take(rows)
+    if len(ids) and pc.all(pc.match_substring_regex(ids, r"^[0-9]+$")).as_py():
+        order = pc.sort_indices(pa.table({"digits": pc.utf8_length(ids), "id": ids}),
+                                sort_keys=[("digits", "ascending"), ("id", "ascending")]).to_numpy()
+        ranks = np.empty(len(ids), dtype=np.int64)
+        ranks[order] = np.arange(len(ids), dtype=np.int64)
+        return ranks
     return pc.rank(ids, sort_keys="ascending", tiebreaker="first").to_numpy().astype(np.int64)
 
 
@@ -279,7 +292,7 @@ def _run(spec, corpus, out_dir, progress_every_s):
         order = np.tile(np.arange(train.n_docs), max(1, int(np.ceil(spec.passes))))
     else:
         batch_size = int(method.batch_size)
-        tie = _id_ranks(train) if spec.stream == "time_ordered" else None  # ties in time by doc id
+        tie = _id_ranks(train) if spec.stream == "time_ordered" else None  # ties in time by doc id (digits by value)
         order = stream_order(spec.stream, train.n_docs, spec.seed, spec.passes,
                              None if times is None or spec.stream != "time_ordered" else times.to_numpy(), tie)
         if spec.max_docs is not None:
