@@ -199,8 +199,9 @@ def _subset_rows(n_docs: int, size: int | None, seed: int, what: str = "") -> np
 def _id_ranks(corpus: Corpus) -> np.ndarray:
     """Each document's rank among the view's doc ids (int64): orders ties as the ids do, without Python strings.
 
-    Ids that are all digits (row or line numbers, NEWIDs, tweet ids) rank by their value, not as text: as text '10'
-    comes before '9', and a time-ordered stream would take the documents of one time stamp out of their order."""
+    An id's trailing number counts by its value, not as text ('train-2' before 'train-10', '9' before '10'): as text
+    '10' sorts before '2', and a time-ordered stream would take the documents of one time stamp (a year, a speech's
+    paragraphs) out of the order they are numbered in. Ids are compared by the text before that number, then it."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -215,13 +216,13 @@ def _id_ranks(corpus: Corpus) -> np.ndarray:
         ids = pa.array(ids, type=pa.string())
     else:
         ids = values if rows is None else values.take(rows)
-    if len(ids) and pc.all(pc.match_substring_regex(ids, r"^[0-9]+$")).as_py():
-        order = pc.sort_indices(pa.table({"digits": pc.utf8_length(ids), "id": ids}),
-                                sort_keys=[("digits", "ascending"), ("id", "ascending")]).to_numpy()
-        ranks = np.empty(len(ids), dtype=np.int64)
-        ranks[order] = np.arange(len(ids), dtype=np.int64)
-        return ranks
-    return pc.rank(ids, sort_keys="ascending", tiebreaker="first").to_numpy().astype(np.int64)
+    number = pc.struct_field(pc.extract_regex(ids, r"(?P<n>[0-9]*)$"), [0])
+    keys = pa.table({"prefix": pc.replace_substring_regex(ids, r"[0-9]+$", ""), "digits": pc.utf8_length(number),
+                     "number": number, "id": ids})  # the id last: '007' and '7' still in one fixed order
+    order = pc.sort_indices(keys, sort_keys=[(k, "ascending") for k in keys.column_names]).to_numpy()
+    ranks = np.empty(len(ids), dtype=np.int64)
+    ranks[order] = np.arange(len(ids), dtype=np.int64)
+    return ranks
 
 
 def _check_heldout_tokens(splits, spec: RunSpec, where: str) -> None:
