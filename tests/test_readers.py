@@ -577,3 +577,19 @@ def test_latin1_and_cp1252_files_are_still_read_with_their_encoding(tmp_path):
     (tmp_path / "t.csv").write_bytes(b"id,text\n1,caf\xe9 na\xefve\n2,\x93quoted\x94 \xc3 alone\n")
     assert read_csv_text(tmp_path / "t.csv", encoding="latin-1")["text"].tolist()[0] == "café naïve"
     assert read_csv_text(tmp_path / "t.csv", encoding="cp1252")["text"].tolist() == ["café naïve", "\u201cquoted\u201d Ã alone"]
+
+
+def test_long_document_is_tokenised_in_pieces_with_the_same_counts(monkeypatch):
+    """A document longer than LONG_TEXT -> tokenised piece by piece, cut only at white space, HTML stripped from the
+    whole text first: the counts worked out by hand (a script block, a URL and a CJK run across the cuts are not
+    split; was one list of Python strings for the whole document, about 1.3 GB for a 50 MB one)."""
+    import topicbench.readers as readers
+
+    monkeypatch.setattr(readers, "LONG_TEXT", 200)  # about six pieces; the URL (60 characters) fits in half of one
+    text = ("apple bread " * 30 + "<script>var zebra = 'cheese cheese cheese cheese cheese';</script> "
+            "http://example.com/a/very/long/path/with/words/in/it/cheese 東京都東京 dates\u00adtime " * 3)
+    prep = Preprocess(min_df=1, max_df=1.0, vocab_size=None, min_doc_length=1, strip_html=True)
+    counts, vocab, _, report = bag_of_words([text, "apple"], prep)
+    # 東京都東京 -> bigrams 東京 京都 都東 東京; the script, its words and the URL are gone; datestime is one word
+    assert dict(zip(vocab, counts.toarray()[0])) == {"apple": 30, "bread": 30, "datestime": 3, "京都": 3, "東京": 6, "都東": 3}
+    assert report["word_tokens"] == 30 + 30 + 3 + 12 + 1  # and the second document's apple

@@ -819,6 +819,42 @@ class Preprocess:
             tally["dropped_tokens_stop"] += len(found) - short - len(kept)
         return kept
 
+    def token_ids(self, text: str, stop: frozenset[str], ids: dict[str, int], tally: Counter) -> np.ndarray:
+        """:meth:`tokenize` as int32 ids from ``ids`` (a word's first sight gives it the next id): 4 bytes a token
+        instead of a Python string each (about 60), and one long document's tokens are never all strings at once."""
+        if len(text) <= LONG_TEXT:
+            toks = self.tokenize(text, stop, tally)
+            for word in dict.fromkeys(toks):  # new words in order of first sight
+                if word not in ids:
+                    ids[word] = len(ids)
+            return np.fromiter(map(ids.__getitem__, toks), dtype=np.int32, count=len(toks))
+        # one long document (a book, a whole dump on one line): its text cut at white space into pieces of at most
+        # LONG_TEXT characters, each tokenised alone. Words, URLs and CJK runs hold no white space, so no cut falls
+        # inside one; HTML (a script block may span a cut) is stripped from the whole text first
+        if self.strip_html:
+            text = _HTML.sub(" ", text)
+        pieces, start = [], 0
+        while start < len(text):
+            end = min(start + LONG_TEXT, len(text))
+            if end < len(text):
+                low = max(start, end - LONG_TEXT // 2)
+                cut = max(text.rfind(space, low, end) for space in _SPACES)
+                end = cut + 1 if cut >= 0 else end  # no white space in half a piece: a hard cut (one word may split)
+            pieces.append(self.token_ids(text[start:end], stop, ids, tally))
+            start = end
+        return np.concatenate(pieces) if pieces else np.zeros(0, np.int32)
+
+
+LONG_TEXT = 1 << 22  # characters: documents longer than this are tokenised piece by piece (bounded memory)
+_SPACES = (" ", "\n", "\t", "\r", "\xa0", "\u3000")  # where a long text may be cut
+
+
+def _whitespace_tokens(text: str) -> int:
+    """White-space separated tokens of ``text``, counted without a list of them for a long text."""
+    if len(text) <= LONG_TEXT:
+        return len(text.split())
+    return sum(1 for _ in re.finditer(r"\S+", text))
+
 
 def bag_of_words(texts: Sequence[str], prep: Preprocess, source: str = "text") -> tuple[sp.csr_matrix, list[str], np.ndarray, dict]:
     """Tokenise, (optionally) de-duplicate, choose the vocabulary, count, and drop short documents.
@@ -829,17 +865,18 @@ def bag_of_words(texts: Sequence[str], prep: Preprocess, source: str = "text") -
     prep.check()
     stop = english_stop_words() if prep.stop_words else frozenset()
     tally: Counter = Counter()
-    tokens = [prep.tokenize(t, stop, tally) for t in texts]
+    seen_ids: dict[str, int] = {}  # every distinct token -> a provisional id, in order of first sight
+    tokens = [prep.token_ids(t, stop, seen_ids, tally) for t in texts]
     rows = np.arange(len(tokens))
     report: dict[str, Any] = {**asdict(prep), "tokenizer": TOKENIZER,
                               "stop_list": f"scikit-learn ENGLISH_STOP_WORDS ({len(stop)} words)" if stop else "none",
                               "input_documents": len(texts),
-                              "input_whitespace_tokens": int(sum(len(t.split()) for t in texts))}
+                              "input_whitespace_tokens": int(sum(_whitespace_tokens(t) for t in texts))}
     if prep.dedupe:
-        seen: set[tuple[str, ...]] = set()
+        seen: set[bytes] = set()
         unique = []
         for i, toks in enumerate(tokens):
-            key = tuple(toks)
+            key = toks.tobytes()  # the same token sequence (ids are one-to-one with words)
             if key in seen:
                 continue
             seen.add(key)
@@ -848,6 +885,8 @@ def bag_of_words(texts: Sequence[str], prep: Preprocess, source: str = "text") -
         report["dropped_tokens_duplicates"] = sum(map(len, tokens)) - sum(len(tokens[i]) for i in unique)
         rows = np.array(unique, dtype=np.int64)
         tokens = [tokens[i] for i in unique]
+    words = list(seen_ids)  # provisional id -> word
+    column = np.full(len(words), -1, dtype=np.int64)  # provisional id -> vocabulary column, -1 outside it
     if prep.vocab_file:
         vocab = read_vocab(prep.vocab_file)
         report["vocab_source"] = f"fixed vocabulary file {Path(prep.vocab_file).name} ({len(vocab)} words)"
@@ -858,11 +897,10 @@ def bag_of_words(texts: Sequence[str], prep: Preprocess, source: str = "text") -
                 "count": len(never), "first": never[:5],
                 "why": "the tokeniser never yields them (upper case, not NFC, a stop word, too short, or not one token)"}
     else:
-        df = Counter()
-        for toks in tokens:
-            df.update(set(toks))
+        df = np.bincount(np.concatenate([np.unique(t) for t in tokens] + [np.zeros(0, np.int32)]).astype(np.int64),
+                         minlength=len(words))
         max_count = prep.max_df * len(tokens)
-        eligible = [(w, c) for w, c in df.items() if prep.min_df <= c <= max_count]
+        eligible = [(words[i], int(c)) for i, c in enumerate(df) if prep.min_df <= c <= max_count]
         eligible.sort(key=lambda wc: (-wc[1], wc[0]))  # by document frequency, ties alphabetical
         if prep.vocab_size is not None:
             eligible = eligible[: prep.vocab_size]
@@ -870,15 +908,18 @@ def bag_of_words(texts: Sequence[str], prep: Preprocess, source: str = "text") -
         report["vocab_source"] = "top words by document frequency within [min_df, max_df]"
         if not vocab:
             raise CorpusError(f"{source}: no word passes min_df={prep.min_df}, max_df={prep.max_df} "
-                              f"({len(df)} distinct words in {len(tokens)} documents)")
-    index = {w: i for i, w in enumerate(vocab)}
+                              f"({int((df > 0).sum())} distinct words in {len(tokens)} documents)")
+    for i, w in enumerate(vocab):
+        if w in seen_ids:
+            column[seen_ids[w]] = i
     indptr = np.zeros(len(tokens) + 1, dtype=np.int64)
-    flat: list[int] = []
+    pieces = []
     for d, toks in enumerate(tokens):
-        ids = [index[t] for t in toks if t in index]
-        flat.extend(ids)
-        indptr[d + 1] = len(flat)
-    cols = np.array(flat, dtype=np.int32)
+        cols = column[toks]
+        cols = cols[cols >= 0]
+        pieces.append(cols.astype(np.int32))
+        indptr[d + 1] = indptr[d] + len(cols)
+    cols = np.concatenate(pieces) if pieces else np.zeros(0, np.int32)
     counts = sp.csr_matrix((np.ones(len(cols), dtype=np.int32), cols, indptr), shape=(len(tokens), len(vocab)))
     counts.sum_duplicates()
     lengths = np.asarray(counts.sum(axis=1)).ravel()
@@ -886,7 +927,7 @@ def bag_of_words(texts: Sequence[str], prep: Preprocess, source: str = "text") -
     report["dropped_short"] = int((~keep).sum())
     report["dropped_empty"] = int((lengths == 0).sum())
     # every word token is accounted for: word_tokens = n_tokens + the dropped_tokens_* counts
-    report.update(tally, dropped_tokens_outside_vocab=sum(map(len, tokens)) - len(flat),
+    report.update(tally, dropped_tokens_outside_vocab=int(sum(map(len, tokens)) - len(cols)),
                   dropped_tokens_short_documents=int(lengths[~keep].sum()))
     if not keep.any():
         raise CorpusError(f"{source}: every document is shorter than min_doc_length={prep.min_doc_length} after preprocessing")
