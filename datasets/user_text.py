@@ -33,6 +33,6 @@ class UserText(TextDataset):
         # CSV records whose quoted fields span lines
         self.notes.update(frame.attrs)
         if "time_raw" in frame.columns:
-            frame["time"] = parse_time(frame.pop("time_raw"), p["time_format"], source=str(path),
+            frame["time"] = parse_time(frame.pop("time_raw"), p["time_format"], source=str(path), report=self.notes,
                                        line_numbers=frame["line"].tolist() if "line" in frame else None)
         return frame

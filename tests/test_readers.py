@@ -593,3 +593,20 @@ def test_long_document_is_tokenised_in_pieces_with_the_same_counts(monkeypatch):
     # 東京都東京 -> bigrams 東京 京都 都東 東京; the script, its words and the URL are gone; datestime is one word
     assert dict(zip(vocab, counts.toarray()[0])) == {"apple": 30, "bread": 30, "datestime": 3, "京都": 3, "東京": 6, "都東": 3}
     assert report["word_tokens"] == 30 + 30 + 3 + 12 + 1  # and the second document's apple
+
+
+def test_duplicates_kept_and_bare_clock_times_are_recorded():
+    """dedupe=false keeps repeated documents but counts them (same tokens in the same order; empty ones aside), and
+    clock times without a UTC offset among ones with it are counted as read as UTC (were silent)."""
+    prep = Preprocess(min_df=1, max_df=1.0, min_doc_length=1)
+    *_, report = bag_of_words(["apple bread", "Apple, bread!", "bread apple", "", "cheese", ""], prep)
+    assert report["duplicate_documents_kept"] == 1 and report["dropped_empty"] == 2
+    notes = {}
+    years = parse_time(["2001-01-01T12:00:00+02:00", "2001-01-01 10:00", "2001-01-01", "2001-01-01T10:00Z"], report=notes)
+    assert notes["times_without_utc_offset_read_as_utc"]["count"] == 1
+    assert notes["times_without_utc_offset_read_as_utc"]["first"] == "2001-01-01 10:00"
+    assert years[0] == years[1] == years[3] == pytest.approx(2001 + 10 / 24 / 365)  # 12:00+02:00 is 10:00 UTC
+    for same_kind in (["2001-01-01T10:00Z", "2001-01-01"], ["2001-01-01 10:00", "2001-01-02 11:00"]):
+        quiet = {}
+        parse_time(same_kind, report=quiet)
+        assert quiet == {}

@@ -645,7 +645,7 @@ def decimal_year(times: pd.Series | pd.DatetimeIndex) -> np.ndarray:
 
 
 def parse_time(values: Sequence, fmt: str | None = None, source: str = "time column",
-               line_numbers: Sequence[int] | None = None) -> np.ndarray:
+               line_numbers: Sequence[int] | None = None, report: dict | None = None) -> np.ndarray:
     """Parse dates (with ``fmt``, a strftime format, ``unix_s`` / ``unix_ms`` for Unix times in seconds /
     milliseconds, ``decimal_year`` for numbers that already are years (2001.5), or ISO 8601) to decimal years;
     names the first bad value, never guesses a number's unit."""
@@ -674,6 +674,14 @@ def parse_time(values: Sequence, fmt: str | None = None, source: str = "time col
         parsed = pd.to_datetime(numbers.where((years > 1678) & (years < 2262)), unit=fmt.removeprefix("unix_"), utc=True)
     else:
         parsed = pd.to_datetime(series, format=fmt if fmt else "ISO8601", errors="coerce", utc=True)
+        if fmt is None and report is not None:  # clock times with and without a UTC offset: the bare ones are UTC
+            clock = series.str.contains(r"\d[T ]\d\d:\d\d", regex=True).to_numpy(dtype=bool)
+            zoned = series.str.contains(r"(?:Z|[+-]\d\d:?\d\d)\s*$", regex=True).to_numpy(dtype=bool) & clock
+            if zoned.any() and (clock & ~zoned).any():
+                row = int(np.flatnonzero(clock & ~zoned)[0])
+                report["times_without_utc_offset_read_as_utc"] = {
+                    "count": int((clock & ~zoned).sum()), "first": series.iloc[row],
+                    "why": f"{int(zoned.sum())} other times carry a UTC offset; a clock time without one is taken as UTC"}
     bad = np.flatnonzero(parsed.isna().to_numpy())
     if bad.size:
         row = int(bad[0])
@@ -885,6 +893,11 @@ def bag_of_words(texts: Sequence[str], prep: Preprocess, source: str = "text") -
         report["dropped_tokens_duplicates"] = sum(map(len, tokens)) - sum(len(tokens[i]) for i in unique)
         rows = np.array(unique, dtype=np.int64)
         tokens = [tokens[i] for i in unique]
+    else:  # kept, as asked, but counted: a file included twice, or a feed's repeats, show up in corpus.json
+        import hashlib
+
+        digests = [hashlib.blake2b(t.tobytes(), digest_size=16).digest() for t in tokens if len(t)]
+        report["duplicate_documents_kept"] = len(digests) - len(set(digests))
     words = list(seen_ids)  # provisional id -> word
     column = np.full(len(words), -1, dtype=np.int64)  # provisional id -> vocabulary column, -1 outside it
     if prep.vocab_file:
