@@ -610,3 +610,16 @@ def test_duplicates_kept_and_bare_clock_times_are_recorded():
         quiet = {}
         parse_time(same_kind, report=quiet)
         assert quiet == {}
+
+
+def test_ascii_text_tokenises_as_unicode_text_does():
+    """Every ASCII character, alone and between letters -> the same tokens by the ASCII fast path as in non-ASCII text
+    (a trailing 'é' word sends the text down the Unicode pattern): letters a-z after lower-casing, nothing else."""
+    prep = Preprocess(stop_words=False, min_token_length=1, strip_urls=False, cjk_bigrams=False)
+    for code in range(128):
+        ch = chr(code)
+        text = f"ab{ch}cd {ch} x{ch}"
+        letters = ch.lower() if ch.isalpha() else None
+        want = ([f"ab{letters}cd", letters, f"x{letters}"] if letters else ["ab", "cd", "x"])
+        assert prep.tokenize(text) == want, repr(ch)
+        assert prep.tokenize(text + " é") == want + ["é"], repr(ch)

@@ -10,7 +10,9 @@ file, and the line where there is one (``path:line: problem``).
 """
 from __future__ import annotations
 
+import array
 import bz2
+import contextlib
 import csv
 import functools
 import gzip
@@ -467,18 +469,17 @@ def check_unicode(value: str, culprit: str, what: str, fix: str) -> None:
         raise ReaderError(f"{culprit}: {what} holds {value[err.start:err.end]!r}, which has no UTF-8 form: {fix}") from None
 
 
-def check_unique_ids(rows: list[dict], path, id_name: str | None) -> None:
+def check_unique_ids(ids: Sequence[str], lines: Sequence[int], path, id_name: str | None) -> None:
     """A source's own document ids must be unique: a repeat names both lines (not the prepared docs.parquet)."""
     if not id_name:
         return
     first: dict[str, int] = {}
-    for row in rows:
-        if not row["doc_id"].strip():
-            raise ReaderError(f"{where(path, row['line'])}: blank {id_name} (every document needs its id)")
-        if row["doc_id"] in first:
-            raise ReaderError(f"{where(path, row['line'])}: duplicate {id_name} {row['doc_id']!r} (first on line "
-                              f"{first[row['doc_id']]})")
-        first[row["doc_id"]] = row["line"]
+    for doc_id, line in zip(ids, lines):
+        if not doc_id.strip():
+            raise ReaderError(f"{where(path, line)}: blank {id_name} (every document needs its id)")
+        if doc_id in first:
+            raise ReaderError(f"{where(path, line)}: duplicate {id_name} {doc_id!r} (first on line {first[doc_id]})")
+        first[doc_id] = line
 
 
 JSON_ARRAY = "; the file is a JSON array, and format=jsonl reads JSON Lines: one object per line (e.g. jq -c '.[]')"
@@ -546,8 +547,40 @@ def read_jsonl(path, text_field: str | Sequence[str] = "text", time_field: str |
         rows.append(row)
     if not rows:
         raise ReaderError(f"{path}: no documents")
-    check_unique_ids(rows, path, id_field)
+    check_unique_ids([r["doc_id"] for r in rows], [r["line"] for r in rows], path, id_field)
     return pd.DataFrame(rows)
+
+
+def _csv_lines(path, encoding: str) -> Iterable[str]:
+    """The file's lines with their line ends, decoded one by one (the file is never held whole: a 100 MB CSV held as
+    one string and its StringIO took about 1 GB), then a line holding only NUL (decode refuses NUL in text): read
+    inside a field, it shows that a quoted field was never closed and ran to the end of the file, swallowing every
+    row after it. A bare CR inside an unquoted field is not a line end: it becomes a space."""
+    check_encoding(encoding, path)
+    if "\n".encode(encoding) != b"\n":  # UTF-16/32: a newline is not the byte 0x0A, so the file is not split on it
+        parts = read_text(path, encoding).split("\n")  # not splitlines: a form feed or U+2028 is not a line end
+        lines = [part + "\n" for part in parts[:-1]] + [parts[-1]] * bool(parts[-1])
+    else:
+        lines = None
+    line_no, last = 0, "\n"
+    try:
+        with contextlib.nullcontext() if lines is not None else open_binary(path) as handle:
+            for line_no, raw in enumerate(lines if lines is not None else handle, start=1):
+                text = raw if lines is not None else decode(raw, path, encoding, line_no)
+                if line_no == 1:
+                    text = _drop_bom(text, encoding) if lines is None else text
+                    if "\r" in text and not text.endswith("\n"):  # the whole file is one line: CR line ends
+                        raise ReaderError(f"{path}: no line feed in the file{BARE_CR}")
+                last = text
+                yield _BARE_CR.sub(" ", text)
+    except (EOFError, OSError, lzma.LZMAError, zlib_error()) as err:
+        raise _read_failure(path, err, line_no + 1) from err
+    if not last.endswith("\n"):  # the last line without its line end
+        yield "\n"
+    yield "\x00\n"
+
+
+_BARE_CR = re.compile(r"\r(?!\n)")
 
 
 def read_csv_text(path, text_column: str | Sequence[str] = "text", time_column: str | None = None,
@@ -555,17 +588,10 @@ def read_csv_text(path, text_column: str | Sequence[str] = "text", time_column: 
                   extra_columns: Sequence[str] = ()) -> pd.DataFrame:
     """A CSV/TSV with a text column (or several, joined by newlines) and optional time and id columns; ``line`` is the
     line each record starts on (a quoted field may span lines), for errors about its values."""
-    text = read_text(path, encoding)
-    if "\r" in text and "\n" not in text:
-        raise ReaderError(f"{path}: no line feed in the file{BARE_CR}")
-    text = re.sub(r"\r(?!\n)", " ", text)  # a bare CR inside an unquoted field is not a line end
     sep = "\t" if sep == "\\t" else sep  # a tab written as the usual escape (a literal tab is awkward on a command line)
     csv.field_size_limit(max(csv.field_size_limit(), INT32_MAX))  # one long document is data (the default stops at 128 KiB)
-    # a line holding only NUL after the data (decode refuses NUL in text): read inside a field, it shows that a quoted
-    # field was never closed and ran to the end of the file, swallowing every row after it
-    end = "" if text.endswith("\n") or not text else "\n"
     try:
-        reader = csv.reader(io.StringIO(text + end + "\x00\n", newline=""), delimiter=sep)
+        reader = csv.reader(_csv_lines(path, encoding), delimiter=sep)
     except (TypeError, csv.Error) as err:
         raise ReaderError(f"{path}: bad separator sep={sep!r} ({err})") from None
     try:
@@ -589,7 +615,13 @@ def read_csv_text(path, text_column: str | Sequence[str] = "text", time_column: 
         raise ReaderError(f"{where(path, 1)}: column {twice[0]!r} appears {header.count(twice[0])} times in the header: "
                           f"which one holds the data is ambiguous")
     position = {name: header.index(name) for name in wanted}
-    rows, multiline = [], 0
+    # one list per column, not a dict per row (a dict and its keys cost about 200 bytes a document)
+    columns: dict[str, list] = {"doc_id": [], "text": [], "line": [], **({"time_raw": []} if time_column else {}),
+                                **{c: [] for c in extra_columns}}
+    sources = [("doc_id", id_column), ("time_raw", time_column), *((c, c) for c in extra_columns)]
+    sources = [(name, position[column]) for name, column in sources if column]
+    text_at = [position[c] for c in text_columns]
+    multiline = 0
     records = iter(reader)
     start = reader.line_num + 1
     while True:
@@ -608,23 +640,22 @@ def read_csv_text(path, text_column: str | Sequence[str] = "text", time_column: 
                               f"it; close or escape the quote (\"\" inside a quoted field)")
         if not record:
             continue
-        if record == header and rows:
+        if record == header and columns["line"]:
             raise ReaderError(f"{where(path, first_line)}: the header row again (files joined with their headers?): "
                               f"{record[:4]}{'...' if len(record) > 4 else ''} would be read as a document")
         if len(record) != len(header):
             raise ReaderError(f"{where(path, line_no)}: {len(record)} fields, header has {len(header)}")
-        row = {"doc_id": record[position[id_column]] if id_column else str(len(rows)),
-               "text": "\n".join(record[position[c]] for c in text_columns), "line": first_line}
-        if time_column:
-            row["time_raw"] = record[position[time_column]]
-        for column in extra_columns:
-            row[column] = record[position[column]]
-        rows.append(row)
+        if not id_column:
+            columns["doc_id"].append(str(len(columns["line"])))
+        for name, at in sources:
+            columns[name].append(record[at])
+        columns["text"].append(record[text_at[0]] if len(text_at) == 1 else "\n".join(record[at] for at in text_at))
+        columns["line"].append(first_line)
         multiline += line_no > first_line
-    if not rows:
+    if not columns["line"]:
         raise ReaderError(f"{path}: no documents")
-    check_unique_ids(rows, path, id_column)
-    frame = pd.DataFrame(rows)
+    check_unique_ids(columns["doc_id"], columns["line"], path, id_column)
+    frame = pd.DataFrame(columns)
     if multiline:  # quoted fields spanning lines: how many records read that way, to check against the file
         frame.attrs["csv_records_spanning_lines"] = multiline
     return frame
@@ -767,6 +798,7 @@ def cjk_bigrams(match: re.Match) -> str:
     return " " + " ".join(run[i:i + 2] for i in range(max(len(run) - 1, 1))) + " "
 
 
+_ASCII_WORD = re.compile("[a-z]+")  # token_pattern() on lower-cased ASCII text
 _INVISIBLE = re.compile("[\u00ad\u2060\ufeff]")  # soft hyphen, word joiner, BOM / zero-width no-break space
 TOKENIZER = ("lower-case NFC (Turkish dotted capital I as i); soft hyphens and word joiners removed; a letter then "
              "letters, combining marks, or a zero-width (non-)joiner between letters; CJK runs as character bigrams")
@@ -818,7 +850,8 @@ class Preprocess:
         if self.cjk_bigrams:
             text = _CJK.sub(cjk_bigrams, text)
         n = self.min_token_length
-        found = token_pattern().findall(text)
+        # ASCII text (after lower-casing, its letters are a-z; it has no marks or joiners) by a pattern 4x faster
+        found = (_ASCII_WORD if text.isascii() else token_pattern()).findall(text)
         kept = [t for t in found if len(t) >= n and t not in stop]
         if tally is not None:
             short = sum(len(t) < n for t in found)
@@ -874,32 +907,51 @@ def bag_of_words(texts: Sequence[str], prep: Preprocess, source: str = "text") -
     stop = english_stop_words() if prep.stop_words else frozenset()
     tally: Counter = Counter()
     seen_ids: dict[str, int] = {}  # every distinct token -> a provisional id, in order of first sight
-    tokens = [prep.token_ids(t, stop, seen_ids, tally) for t in texts]
-    rows = np.arange(len(tokens))
+    # every document's token ids one after another in one int32 buffer, with offsets: 4 bytes a token and 8 a
+    # document (a numpy array per document costs about 100 bytes more than its tokens)
+    buffer, offsets = array.array("i"), [0]
+    for text in texts:
+        buffer.frombytes(prep.token_ids(text, stop, seen_ids, tally).tobytes())
+        offsets.append(len(buffer))
+    tok = np.frombuffer(buffer, dtype=np.int32) if len(buffer) else np.zeros(0, np.int32)
+    offsets = np.array(offsets, dtype=np.int64)
+    n_docs = len(offsets) - 1
+    rows = np.arange(n_docs)
     report: dict[str, Any] = {**asdict(prep), "tokenizer": TOKENIZER,
                               "stop_list": f"scikit-learn ENGLISH_STOP_WORDS ({len(stop)} words)" if stop else "none",
                               "input_documents": len(texts),
                               "input_whitespace_tokens": int(sum(_whitespace_tokens(t) for t in texts))}
+    import hashlib
+
+    # the same token sequence (ids are one-to-one with words), by a 128-bit digest of its ids
+    digests = [hashlib.blake2b(tok[a:b].tobytes(), digest_size=16).digest() for a, b in zip(offsets[:-1], offsets[1:])]
     if prep.dedupe:
         seen: set[bytes] = set()
         unique = []
-        for i, toks in enumerate(tokens):
-            key = toks.tobytes()  # the same token sequence (ids are one-to-one with words)
-            if key in seen:
-                continue
-            seen.add(key)
-            unique.append(i)
-        report["dropped_duplicates"] = len(tokens) - len(unique)
-        report["dropped_tokens_duplicates"] = sum(map(len, tokens)) - sum(len(tokens[i]) for i in unique)
+        for i, key in enumerate(digests):
+            if key not in seen:
+                seen.add(key)
+                unique.append(i)
+        keep_doc = np.zeros(n_docs, dtype=bool)
+        keep_doc[unique] = True
+        lengths = np.diff(offsets)
+        report["dropped_duplicates"] = n_docs - len(unique)
+        report["dropped_tokens_duplicates"] = int(lengths[~keep_doc].sum())
         rows = np.array(unique, dtype=np.int64)
-        tokens = [tokens[i] for i in unique]
+        tok = tok[np.repeat(keep_doc, lengths)]
+        offsets = np.concatenate([[0], np.cumsum(lengths[keep_doc])])
+        n_docs = len(rows)
     else:  # kept, as asked, but counted: a file included twice, or a feed's repeats, show up in corpus.json
-        import hashlib
-
-        digests = [hashlib.blake2b(t.tobytes(), digest_size=16).digest() for t in tokens if len(t)]
-        report["duplicate_documents_kept"] = len(digests) - len(set(digests))
+        nonempty = [d for d, (a, b) in zip(digests, zip(offsets[:-1], offsets[1:])) if b > a]
+        report["duplicate_documents_kept"] = len(nonempty) - len(set(nonempty))
+    del digests
     words = list(seen_ids)  # provisional id -> word
-    column = np.full(len(words), -1, dtype=np.int64)  # provisional id -> vocabulary column, -1 outside it
+    # counts over the provisional ids (repeats summed in place by scipy): document frequencies are its column counts
+    small = len(tok) <= INT32_MAX  # int32 offsets: int64 ones would make scipy copy the token ids to int64
+    every = sp.csr_matrix((np.ones(len(tok), dtype=np.int32), tok, offsets.astype(np.int32) if small else offsets),
+                          shape=(n_docs, max(len(words), 1)))
+    every.sum_duplicates()
+    del tok, buffer
     if prep.vocab_file:
         vocab = read_vocab(prep.vocab_file)
         report["vocab_source"] = f"fixed vocabulary file {Path(prep.vocab_file).name} ({len(vocab)} words)"
@@ -910,9 +962,8 @@ def bag_of_words(texts: Sequence[str], prep: Preprocess, source: str = "text") -
                 "count": len(never), "first": never[:5],
                 "why": "the tokeniser never yields them (upper case, not NFC, a stop word, too short, or not one token)"}
     else:
-        df = np.bincount(np.concatenate([np.unique(t) for t in tokens] + [np.zeros(0, np.int32)]).astype(np.int64),
-                         minlength=len(words))
-        max_count = prep.max_df * len(tokens)
+        df = np.bincount(every.indices, minlength=len(words))
+        max_count = prep.max_df * n_docs
         eligible = [(words[i], int(c)) for i, c in enumerate(df) if prep.min_df <= c <= max_count]
         eligible.sort(key=lambda wc: (-wc[1], wc[0]))  # by document frequency, ties alphabetical
         if prep.vocab_size is not None:
@@ -921,26 +972,24 @@ def bag_of_words(texts: Sequence[str], prep: Preprocess, source: str = "text") -
         report["vocab_source"] = "top words by document frequency within [min_df, max_df]"
         if not vocab:
             raise CorpusError(f"{source}: no word passes min_df={prep.min_df}, max_df={prep.max_df} "
-                              f"({int((df > 0).sum())} distinct words in {len(tokens)} documents)")
+                              f"({int((df > 0).sum())} distinct words in {n_docs} documents)")
+    column = np.full(max(len(words), 1), -1, dtype=np.int32)  # provisional id -> vocabulary column, -1 outside it
     for i, w in enumerate(vocab):
         if w in seen_ids:
             column[seen_ids[w]] = i
-    indptr = np.zeros(len(tokens) + 1, dtype=np.int64)
-    pieces = []
-    for d, toks in enumerate(tokens):
-        cols = column[toks]
-        cols = cols[cols >= 0]
-        pieces.append(cols.astype(np.int32))
-        indptr[d + 1] = indptr[d] + len(cols)
-    cols = np.concatenate(pieces) if pieces else np.zeros(0, np.int32)
-    counts = sp.csr_matrix((np.ones(len(cols), dtype=np.int32), cols, indptr), shape=(len(tokens), len(vocab)))
-    counts.sum_duplicates()
+    cols = column[every.indices]
+    inside = cols >= 0
+    kept_before = np.concatenate([[0], np.cumsum(inside, dtype=np.int64)])
+    counts = sp.csr_matrix((every.data[inside], cols[inside], kept_before[every.indptr]), shape=(n_docs, len(vocab)))
+    counts.sort_indices()
+    n_tokens_found = int(every.data.sum())
+    del every, cols, inside
     lengths = np.asarray(counts.sum(axis=1)).ravel()
     keep = lengths >= prep.min_doc_length
     report["dropped_short"] = int((~keep).sum())
     report["dropped_empty"] = int((lengths == 0).sum())
     # every word token is accounted for: word_tokens = n_tokens + the dropped_tokens_* counts
-    report.update(tally, dropped_tokens_outside_vocab=int(sum(map(len, tokens)) - len(cols)),
+    report.update(tally, dropped_tokens_outside_vocab=n_tokens_found - int(lengths.sum()),
                   dropped_tokens_short_documents=int(lengths[~keep].sum()))
     if not keep.any():
         raise CorpusError(f"{source}: every document is shorter than min_doc_length={prep.min_doc_length} after preprocessing")
