@@ -623,3 +623,14 @@ def test_ascii_text_tokenises_as_unicode_text_does():
         want = ([f"ab{letters}cd", letters, f"x{letters}"] if letters else ["ab", "cd", "x"])
         assert prep.tokenize(text) == want, repr(ch)
         assert prep.tokenize(text + " é") == want + ["é"], repr(ch)
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-16", "utf-32"])
+def test_csv_read_line_by_line_keeps_records_whole(tmp_path, encoding):
+    """A CSV read line by line (UTF-8) or whole (UTF-16/32) -> the same records: a form feed or U+2028 inside a field
+    is not a line end, a bare CR is a space, a quoted CRLF stays, the last line needs no line end."""
+    body = 'id,text\r\n1,"apple\r\nbread" and\x0cform\u2028sep\r\n2,cheese\rdates\r\n3,last'
+    (tmp_path / "t.csv").write_bytes(body.encode(encoding))
+    frame = read_csv_text(tmp_path / "t.csv", id_column="id", encoding=encoding)
+    assert frame["text"].tolist() == ["apple\r\nbread and\x0cform\u2028sep", "cheese dates", "last"]
+    assert frame["line"].tolist() == [2, 4, 5] and frame.attrs == {"csv_records_spanning_lines": 1}
