@@ -634,3 +634,10 @@ def test_csv_read_line_by_line_keeps_records_whole(tmp_path, encoding):
     frame = read_csv_text(tmp_path / "t.csv", id_column="id", encoding=encoding)
     assert frame["text"].tolist() == ["apple\r\nbread and\x0cform\u2028sep", "cheese dates", "last"]
     assert frame["line"].tolist() == [2, 4, 5] and frame.attrs == {"csv_records_spanning_lines": 1}
+
+
+def test_dates_of_any_century_become_decimal_years():
+    """Dates before the year 1000 or outside pandas' nanosecond range (1678-2262) -> decimal years worked out by hand
+    (was a ValueError naming nothing for '0950-01-01': the year was rebuilt as the text '950-01-01')."""
+    years = parse_time(["1599-03-01", "0950-01-01", "2500-07-02T12:00:00Z"])
+    assert list(years) == pytest.approx([1599 + 59 / 365, 950.0, 2500 + 182.5 / 365], abs=1e-9)  # 2500: not a leap year

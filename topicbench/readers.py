@@ -349,7 +349,10 @@ def read_ldac(path, vocab_path, encoding: str = "utf-8", max_docs: int | None = 
         if n_terms != len(ids):
             raise ReaderError(f"{where(path, line_no)}: N={n_terms} but the line has {len(ids)} id:count pairs (truncated line?)")
         if len(ids) and ids.max() >= n_words:
-            raise ReaderError(f"{where(path, line_no)}: word id {int(ids.max())} out of range [0, {n_words}) of {vocab_path}")
+            hint = (f" (LDA-C ids are 0-based: {n_words} is one past the last word; if the file counts from 1, subtract 1 "
+                    f"from every id)" if ids.max() == n_words else "")
+            raise ReaderError(f"{where(path, line_no)}: word id {int(ids.max())} out of range [0, {n_words}) of {vocab_path}"
+                              f"{hint}")
         if len(cnts) and cnts.min() < 1:
             raise ReaderError(f"{where(path, line_no)}: counts must be positive")
         if len(cnts) and cnts.max() > INT32_MAX:
@@ -667,12 +670,13 @@ def read_csv_text(path, text_column: str | Sequence[str] = "text", time_column: 
 
 def decimal_year(times: pd.Series | pd.DatetimeIndex) -> np.ndarray:
     """Datetimes as float years (2001.5 is mid-2001): sortable, and comparable across corpora."""
-    times = pd.DatetimeIndex(times)
-    year = times.year.to_numpy()
-    start = pd.to_datetime(pd.Series(year).astype(str) + "-01-01").to_numpy()
-    end = pd.to_datetime(pd.Series(year + 1).astype(str) + "-01-01").to_numpy()
-    fraction = (times.to_numpy() - start) / (end - start)
-    return year.astype(np.float64) + fraction.astype(np.float64)
+    # in microseconds, with year boundaries from numpy's calendar: a year before 1000 ('950-01-01' as text) or outside
+    # pandas' nanosecond range (1678-2262) is a date like any other
+    stamps = pd.DatetimeIndex(times).to_numpy().astype("datetime64[us]")
+    years = stamps.astype("datetime64[Y]")
+    start, end = years.astype("datetime64[us]"), (years + 1).astype("datetime64[us]")
+    fraction = (stamps - start) / (end - start)
+    return (years.astype(np.int64) + 1970).astype(np.float64) + fraction.astype(np.float64)
 
 
 def parse_time(values: Sequence, fmt: str | None = None, source: str = "time column",
