@@ -32,8 +32,9 @@ class Sotu(TextDataset):
                     except UnicodeDecodeError as err:
                         raise ReaderError(f"{archive}/{member.name}: not valid UTF-8 ({err.reason})") from err
                     pieces = [text] if p["unit"] == "speech" else [t for t in text.split("\n\n") if t.strip()]
+                    width = len(str(len(pieces) - 1))  # '#02' before '#10': ids order a speech's paragraphs as written
                     for n, piece in enumerate(pieces):
-                        rows.append({"doc_id": fileid if p["unit"] == "speech" else f"{fileid}#{n}",
+                        rows.append({"doc_id": fileid if p["unit"] == "speech" else f"{fileid}#{n:0{width}d}",
                                      "time": date_of[fileid], "title": fileid, "text": piece})
         except (tarfile.TarError, EOFError, OSError) as err:
             raise ReaderError(f"{archive}: truncated or corrupt archive ({err})") from err

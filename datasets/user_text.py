@@ -9,7 +9,7 @@ class UserText(TextDataset):
     name = "user_text"
     description = ("Your own raw text: format=files (path=<folder>) | jsonl | csv, text/time/id columns, "
                    "tokenised, stop-worded and vocabulary-selected as recorded in corpus.json; strip_html=true for web pages; "
-                   "time_format: a strftime format, unix_s or unix_ms (default ISO 8601); sep=\\t for tab-separated files")
+                   "time_format: a strftime format, unix_s, unix_ms or decimal_year (default ISO 8601); sep=\\t for tab-separated files")
     source = "user-supplied text"
     params = {**TEXT_PARAMS, "format": "jsonl", "path": None, "text_column": "text", "time_column": None,
               "time_format": None, "id_column": None, "sep": ",", "encoding": "utf-8", "pattern": "*", "dedupe": False, "strip_html": False,
@@ -23,14 +23,16 @@ class UserText(TextDataset):
         self.culprit = f"user_text ({path})"
         if p["format"] == "files":
             frame = read_text_files(path, p["pattern"], p["encoding"])
-            self.notes.update(frame.attrs)  # the files skipped as not documents (hidden, PROVENANCE.md), by name
         elif p["format"] == "jsonl":
             frame = read_jsonl(path, p["text_column"], p["time_column"], p["id_column"], p["encoding"])
         elif p["format"] == "csv":
             frame = read_csv_text(path, p["text_column"], p["time_column"], p["id_column"], p["sep"], p["encoding"])
         else:
             raise CorpusError(f"user_text: format must be files, jsonl or csv, got {p['format']!r}")
+        # what the reader records for corpus.json: files skipped as not documents (hidden, PROVENANCE.md) by name,
+        # CSV records whose quoted fields span lines
+        self.notes.update(frame.attrs)
         if "time_raw" in frame.columns:
-            frame["time"] = parse_time(frame.pop("time_raw"), p["time_format"], source=str(path),
+            frame["time"] = parse_time(frame.pop("time_raw"), p["time_format"], source=str(path), report=self.notes,
                                        line_numbers=frame["line"].tolist() if "line" in frame else None)
         return frame

@@ -150,6 +150,17 @@ def test_sotu():
     assert lo == pytest.approx(1790 + 7 / 365) and 2026 <= hi < 2027
 
 
+def test_sotu_paragraphs_stream_in_the_order_written():
+    """unit=paragraph: one time stamp per speech, so a time-ordered stream takes a speech's paragraphs by doc id ->
+    the ids sort as the paragraphs were written (was '#10' .. '#19' before '#2': every long speech shuffled)."""
+    c = built("sotu", unit="paragraph")
+    docs = c.docs.assign(speech=c.docs["doc_id"].str.split("#").str[0])
+    longest = docs.groupby("speech").size().max()
+    assert longest > 100  # speeches of over a hundred paragraphs, so three-digit numbers occur
+    for _, rows in docs.groupby("speech", sort=False):
+        assert rows["doc_id"].tolist() == sorted(rows["doc_id"])
+
+
 def test_nber_titles():
     c = built("nber_titles")
     p = pre(c)

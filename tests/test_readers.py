@@ -523,3 +523,121 @@ def test_corpus_info_prints_the_statistics(tmp_path, capsys):
     assert cli_main(["corpus", "info", "--json", str(out)]) == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["documents"] == 220 and summary["length_quantiles"]["q0"] == lengths.min()
+
+
+# --- third red-team: formats and text the earlier passes had not seen ------------------------------------------------
+
+
+def test_csv_quoted_fields_spanning_lines_with_bom_crlf_and_embedded_delimiters(tmp_path):
+    """A UTF-8 BOM, CRLF line ends, a quoted field with a comma and a CRLF inside, doubled quotes -> three records with
+    their fields as written, each record's first line for errors, and the one record spanning lines counted for
+    corpus.json (so a merged-rows surprise is visible against the file's line count)."""
+    (tmp_path / "t.csv").write_bytes(b'\xef\xbb\xbfid,text,t\r\n1,"apple, bread\r\ncheese",x\r\n'
+                                     b'2,"he said ""dates""",y\r\n3,plain apple,z\r\n')
+    frame = read_csv_text(tmp_path / "t.csv", id_column="id")
+    assert frame["doc_id"].tolist() == ["1", "2", "3"]
+    assert frame["text"].tolist() == ["apple, bread\r\ncheese", 'he said "dates"', "plain apple"]
+    assert frame["line"].tolist() == [2, 4, 5]
+    assert frame.attrs == {"csv_records_spanning_lines": 1}
+
+
+def test_tokeniser_joins_words_split_by_invisible_characters():
+    """A soft hyphen or word joiner inside a word, a zero-width non-joiner between Persian letters, Turkish dotted
+    capital I -> one word each, as a reader sees it; a zero-width space stays a word break (Thai writes one between
+    words), and a trailing non-joiner is not part of its word. Was: 'infor' + 'mation', 'می' + 'خواهم', and
+    'i\\u0307stanbul' beside 'istanbul'."""
+    prep = Preprocess(stop_words=False)
+    assert prep.tokenize("infor\u00admation infor\u2060mation zero\u200bwidth \u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645 "
+                         "word\u200c İSTANBUL istanbul") == \
+        ["information", "information", "zero", "width", "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645", "word",
+         "istanbul", "istanbul"]
+
+
+def test_decimal_years_are_read_with_their_format():
+    """Decimal years (numbers or text) with time_format=decimal_year -> the same numbers; without it, refused naming
+    the line (pandas' ISO 8601 reads 2001.5 as 2001-05-01, i.e. 2001.33)."""
+    assert list(parse_time(["2001.5", " 1999.25", 2003, 1850.0], fmt="decimal_year")) == [2001.5, 1999.25, 2003.0, 1850.0]
+    with pytest.raises(ReaderError, match=r"f\.csv:3: cannot parse time 'n/a' as a decimal year"):
+        parse_time(["2001.5", "n/a"], fmt="decimal_year", source="f.csv", line_numbers=[2, 3])
+    with pytest.raises(ReaderError, match=r"f\.csv:2: time '2001\.5' is not an ISO 8601 date.*time_format=decimal_year"):
+        parse_time(["2001.5", "2002-01-01"], source="f.csv", line_numbers=[2, 3])
+
+
+def test_jsonl_text_from_several_fields(tmp_path):
+    """format=jsonl with a list of text fields (as CSV allows) -> the fields joined by newlines, null as empty (was:
+    TypeError 'unhashable type: list')."""
+    (tmp_path / "t.jsonl").write_text('{"title": "Apple", "body": "bread cheese"}\n{"title": "Dates", "body": null}\n')
+    frame = read_jsonl(tmp_path / "t.jsonl", ["title", "body"])
+    assert frame["text"].tolist() == ["Apple\nbread cheese", "Dates\n"]
+
+
+def test_latin1_and_cp1252_files_are_still_read_with_their_encoding(tmp_path):
+    """A real Latin-1 / cp1252 file (bytes that are not UTF-8) read with its encoding -> its text, not refused as UTF-8
+    read as Latin-1 (the mojibake check fires only on bytes that are valid UTF-8)."""
+    (tmp_path / "t.csv").write_bytes(b"id,text\n1,caf\xe9 na\xefve\n2,\x93quoted\x94 \xc3 alone\n")
+    assert read_csv_text(tmp_path / "t.csv", encoding="latin-1")["text"].tolist()[0] == "café naïve"
+    assert read_csv_text(tmp_path / "t.csv", encoding="cp1252")["text"].tolist() == ["café naïve", "\u201cquoted\u201d Ã alone"]
+
+
+def test_long_document_is_tokenised_in_pieces_with_the_same_counts(monkeypatch):
+    """A document longer than LONG_TEXT -> tokenised piece by piece, cut only at white space, HTML stripped from the
+    whole text first: the counts worked out by hand (a script block, a URL and a CJK run across the cuts are not
+    split; was one list of Python strings for the whole document, about 1.3 GB for a 50 MB one)."""
+    import topicbench.readers as readers
+
+    monkeypatch.setattr(readers, "LONG_TEXT", 200)  # about six pieces; the URL (60 characters) fits in half of one
+    text = ("apple bread " * 30 + "<script>var zebra = 'cheese cheese cheese cheese cheese';</script> "
+            "http://example.com/a/very/long/path/with/words/in/it/cheese 東京都東京 dates\u00adtime " * 3)
+    prep = Preprocess(min_df=1, max_df=1.0, vocab_size=None, min_doc_length=1, strip_html=True)
+    counts, vocab, _, report = bag_of_words([text, "apple"], prep)
+    # 東京都東京 -> bigrams 東京 京都 都東 東京; the script, its words and the URL are gone; datestime is one word
+    assert dict(zip(vocab, counts.toarray()[0])) == {"apple": 30, "bread": 30, "datestime": 3, "京都": 3, "東京": 6, "都東": 3}
+    assert report["word_tokens"] == 30 + 30 + 3 + 12 + 1  # and the second document's apple
+
+
+def test_duplicates_kept_and_bare_clock_times_are_recorded():
+    """dedupe=false keeps repeated documents but counts them (same tokens in the same order; empty ones aside), and
+    clock times without a UTC offset among ones with it are counted as read as UTC (were silent)."""
+    prep = Preprocess(min_df=1, max_df=1.0, min_doc_length=1)
+    *_, report = bag_of_words(["apple bread", "Apple, bread!", "bread apple", "", "cheese", ""], prep)
+    assert report["duplicate_documents_kept"] == 1 and report["dropped_empty"] == 2
+    notes = {}
+    years = parse_time(["2001-01-01T12:00:00+02:00", "2001-01-01 10:00", "2001-01-01", "2001-01-01T10:00Z"], report=notes)
+    assert notes["times_without_utc_offset_read_as_utc"]["count"] == 1
+    assert notes["times_without_utc_offset_read_as_utc"]["first"] == "2001-01-01 10:00"
+    assert years[0] == years[1] == years[3] == pytest.approx(2001 + 10 / 24 / 365)  # 12:00+02:00 is 10:00 UTC
+    for same_kind in (["2001-01-01T10:00Z", "2001-01-01"], ["2001-01-01 10:00", "2001-01-02 11:00"]):
+        quiet = {}
+        parse_time(same_kind, report=quiet)
+        assert quiet == {}
+
+
+def test_ascii_text_tokenises_as_unicode_text_does():
+    """Every ASCII character, alone and between letters -> the same tokens by the ASCII fast path as in non-ASCII text
+    (a trailing 'é' word sends the text down the Unicode pattern): letters a-z after lower-casing, nothing else."""
+    prep = Preprocess(stop_words=False, min_token_length=1, strip_urls=False, cjk_bigrams=False)
+    for code in range(128):
+        ch = chr(code)
+        text = f"ab{ch}cd {ch} x{ch}"
+        letters = ch.lower() if ch.isalpha() else None
+        want = ([f"ab{letters}cd", letters, f"x{letters}"] if letters else ["ab", "cd", "x"])
+        assert prep.tokenize(text) == want, repr(ch)
+        assert prep.tokenize(text + " é") == want + ["é"], repr(ch)
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-16", "utf-32"])
+def test_csv_read_line_by_line_keeps_records_whole(tmp_path, encoding):
+    """A CSV read line by line (UTF-8) or whole (UTF-16/32) -> the same records: a form feed or U+2028 inside a field
+    is not a line end, a bare CR is a space, a quoted CRLF stays, the last line needs no line end."""
+    body = 'id,text\r\n1,"apple\r\nbread" and\x0cform\u2028sep\r\n2,cheese\rdates\r\n3,last'
+    (tmp_path / "t.csv").write_bytes(body.encode(encoding))
+    frame = read_csv_text(tmp_path / "t.csv", id_column="id", encoding=encoding)
+    assert frame["text"].tolist() == ["apple\r\nbread and\x0cform\u2028sep", "cheese dates", "last"]
+    assert frame["line"].tolist() == [2, 4, 5] and frame.attrs == {"csv_records_spanning_lines": 1}
+
+
+def test_dates_of_any_century_become_decimal_years():
+    """Dates before the year 1000 or outside pandas' nanosecond range (1678-2262) -> decimal years worked out by hand
+    (was a ValueError naming nothing for '0950-01-01': the year was rebuilt as the text '950-01-01')."""
+    years = parse_time(["1599-03-01", "0950-01-01", "2500-07-02T12:00:00Z"])
+    assert list(years) == pytest.approx([1599 + 59 / 365, 950.0, 2500 + 182.5 / 365], abs=1e-9)  # 2500: not a leap year

@@ -10,7 +10,9 @@ file, and the line where there is one (``path:line: problem``).
 """
 from __future__ import annotations
 
+import array
 import bz2
+import contextlib
 import csv
 import functools
 import gzip
@@ -112,11 +114,30 @@ def decode(raw: bytes, path, encoding: str, line: int | None = 1) -> str:
                 else f"pass the file's encoding if it is not {encoding}")
         raise ReaderError(f"{where(path, at)}: not valid {encoding} text ({err.reason} at byte {err.start}); "
                           f"{hint}") from err
+    if _single_byte(encoding) and not raw.isascii():
+        try:
+            utf8 = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            pass
+        else:  # UTF-8 read as Latin-1 or cp1252 is silent mojibake ("café" -> "cafÃ©"), never an error: refused here
+            k = next(i for i, ch in enumerate(utf8) if ord(ch) > 127)
+            at = line + utf8[:k].count("\n") if line is not None else None
+            word = re.search(r"\S*\Z", utf8[:k]).group() + re.match(r"\S*", utf8[k:]).group()
+            raise ReaderError(f"{where(path, at)}: the text is UTF-8 ({word[:30]!r}), which read as {encoding} would "
+                              f"become {word[:30].encode('utf-8').decode(encoding, 'replace')!r}: pass encoding=utf-8")
     if "\x00" in text:
         at = line + text[: text.index("\x00")].count("\n") if line is not None else None
         raise ReaderError(f"{where(path, at)}: NUL character in the text (binary data, or a UTF-16 file read as "
                           f"{encoding}?): not a text file")
     return text
+
+
+def _single_byte(encoding: str) -> bool:
+    """Latin-1, cp1252 and the other one-byte code pages, which decode any bytes at all (UTF-8 too, as mojibake)."""
+    import codecs
+
+    name = codecs.lookup(encoding).name
+    return name.startswith(("iso8859", "latin", "cp125", "mac-", "koi8", "cp437", "cp850"))
 
 
 def _drop_bom(text: str, encoding: str) -> str:
@@ -179,6 +200,10 @@ def read_vocab(path, encoding: str = "utf-8") -> list[str]:
             raise ReaderError(f"{where(path, line_no)}: blank vocabulary entry")
         if word in seen:
             raise ReaderError(f"{where(path, line_no)}: duplicate word {word!r} (first on line {seen[word]})")
+        if "\t" in word:  # a gensim or Mallet dictionary (id, word, frequency): the word would be the whole line
+            raise ReaderError(f"{where(path, line_no)}: a tab inside the word {word!r}: a vocabulary file has one word "
+                              f"per line and nothing else (an 'id<TAB>word<TAB>count' dictionary needs its word column "
+                              f"cut out, e.g. cut -f2)")
         seen[word] = line_no
         vocab.append(word)
     if not vocab:
@@ -324,7 +349,10 @@ def read_ldac(path, vocab_path, encoding: str = "utf-8", max_docs: int | None = 
         if n_terms != len(ids):
             raise ReaderError(f"{where(path, line_no)}: N={n_terms} but the line has {len(ids)} id:count pairs (truncated line?)")
         if len(ids) and ids.max() >= n_words:
-            raise ReaderError(f"{where(path, line_no)}: word id {int(ids.max())} out of range [0, {n_words}) of {vocab_path}")
+            hint = (f" (LDA-C ids are 0-based: {n_words} is one past the last word; if the file counts from 1, subtract 1 "
+                    f"from every id)" if ids.max() == n_words else "")
+            raise ReaderError(f"{where(path, line_no)}: word id {int(ids.max())} out of range [0, {n_words}) of {vocab_path}"
+                              f"{hint}")
         if len(cnts) and cnts.min() < 1:
             raise ReaderError(f"{where(path, line_no)}: counts must be positive")
         if len(cnts) and cnts.max() > INT32_MAX:
@@ -444,51 +472,77 @@ def check_unicode(value: str, culprit: str, what: str, fix: str) -> None:
         raise ReaderError(f"{culprit}: {what} holds {value[err.start:err.end]!r}, which has no UTF-8 form: {fix}") from None
 
 
-def check_unique_ids(rows: list[dict], path, id_name: str | None) -> None:
+def check_unique_ids(ids: Sequence[str], lines: Sequence[int], path, id_name: str | None) -> None:
     """A source's own document ids must be unique: a repeat names both lines (not the prepared docs.parquet)."""
     if not id_name:
         return
     first: dict[str, int] = {}
-    for row in rows:
-        if not row["doc_id"].strip():
-            raise ReaderError(f"{where(path, row['line'])}: blank {id_name} (every document needs its id)")
-        if row["doc_id"] in first:
-            raise ReaderError(f"{where(path, row['line'])}: duplicate {id_name} {row['doc_id']!r} (first on line "
-                              f"{first[row['doc_id']]})")
-        first[row["doc_id"]] = row["line"]
+    for doc_id, line in zip(ids, lines):
+        if not doc_id.strip():
+            raise ReaderError(f"{where(path, line)}: blank {id_name} (every document needs its id)")
+        if doc_id in first:
+            raise ReaderError(f"{where(path, line)}: duplicate {id_name} {doc_id!r} (first on line {first[doc_id]})")
+        first[doc_id] = line
 
 
 JSON_ARRAY = "; the file is a JSON array, and format=jsonl reads JSON Lines: one object per line (e.g. jq -c '.[]')"
 BARE_CR = "; its lines end in a bare CR (classic Mac OS): convert them to LF or CRLF (e.g. tr '\\r' '\\n')"
 
 
-def read_jsonl(path, text_field: str = "text", time_field: str | None = None, id_field: str | None = None,
+class _Pairs(list):
+    """A JSON object's (key, value) pairs as written: a key written twice is not lost to the last one."""
+
+
+def read_jsonl(path, text_field: str | Sequence[str] = "text", time_field: str | None = None, id_field: str | None = None,
                encoding: str = "utf-8") -> pd.DataFrame:
-    """One JSON object per line; returns doc_id, text, line (its number, for errors) and (if asked) the raw time value."""
+    """One JSON object per line; returns doc_id, text, line (its number, for errors) and (if asked) the raw time value.
+
+    ``text_field`` may name several fields, joined by newlines (as the CSV reader joins columns). A field this reader
+    uses that the object holds twice is an error (json.loads would keep the last copy silently); so is an id that is
+    not a string or an integer (null would become the id 'None')."""
+    text_fields = [text_field] if isinstance(text_field, str) else list(text_field)
+    if not text_fields or not all(isinstance(f, str) for f in text_fields):
+        raise ReaderError(f"{path}: text field(s) must be one field name or a list of them, got {text_field!r}")
+    used = [*text_fields, *(f for f in (time_field, id_field) if f is not None)]
     rows = []
     for line_no, line in read_lines(path, encoding):
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            pairs = json.loads(line, object_pairs_hook=_Pairs)
         except json.JSONDecodeError as err:
             raise ReaderError(f"{where(path, line_no)}: not valid JSON ({err.msg}){BARE_CR * (chr(13) in line)}"
                               f"{JSON_ARRAY * (line_no == 1 and line.lstrip().startswith('['))}") from err
-        if not isinstance(record, dict):
-            raise ReaderError(f"{where(path, line_no)}: expected a JSON object{JSON_ARRAY * isinstance(record, list)}")
-        for field in (text_field, time_field, id_field):
-            if field is not None and field not in record:
+        if not isinstance(pairs, _Pairs):
+            raise ReaderError(f"{where(path, line_no)}: expected a JSON object{JSON_ARRAY * isinstance(pairs, list)}")
+        keys = [k for k, _ in pairs]
+        twice = [f for f in used if keys.count(f) > 1]
+        if twice:
+            raise ReaderError(f"{where(path, line_no)}: field {twice[0]!r} appears {keys.count(twice[0])} times in the "
+                              f"object: which one holds the data is ambiguous")
+        record = dict(pairs)
+        for field in used:
+            if field not in record:
                 raise ReaderError(f"{where(path, line_no)}: missing field {field!r}")
-        text = record[text_field]
-        if not (text is None or isinstance(text, str) or (isinstance(text, list) and all(isinstance(t, str) for t in text))):
-            kind = f"{type(text).__name__}{' holding non-strings' if isinstance(text, list) else ''}"
-            raise ReaderError(f"{where(path, line_no)}: field {text_field!r} is a JSON {kind} ({json.dumps(text)[:40]}), "
-                              f"expected text (a string, a list of strings, or null for an empty document)")
-        if isinstance(text, list):
-            text = " ".join(map(str, text))
-        row = {"doc_id": str(record[id_field]) if id_field else str(line_no), "text": "" if text is None else str(text),
+        pieces = []
+        for field in text_fields:
+            text = record[field]
+            if not (text is None or isinstance(text, str) or (isinstance(text, list) and all(isinstance(t, str) for t in text))):
+                kind = f"{type(text).__name__ if not isinstance(text, _Pairs) else 'dict'}" \
+                       f"{' holding non-strings' if isinstance(text, list) and not isinstance(text, _Pairs) else ''}"
+                shown = json.dumps(dict(text) if isinstance(text, _Pairs) else text, default=str)[:40]
+                raise ReaderError(f"{where(path, line_no)}: field {field!r} is a JSON {kind} ({shown}), "
+                                  f"expected text (a string, a list of strings, or null for an empty document)")
+            pieces.append(" ".join(text) if isinstance(text, list) else "" if text is None else text)
+        if id_field is not None:
+            value = record[id_field]
+            if isinstance(value, bool) or not isinstance(value, (str, int)):
+                shown = json.dumps(dict(value) if isinstance(value, _Pairs) else value, default=str)[:40]
+                raise ReaderError(f"{where(path, line_no)}: field {id_field!r} is {shown}, expected a document id "
+                                  f"(a string or an integer)")
+        row = {"doc_id": str(record[id_field]) if id_field else str(line_no), "text": "\n".join(pieces),
                "line": line_no}
-        for field, value in ((id_field, row["doc_id"]), (text_field, row["text"])):
+        for field, value in ((id_field, row["doc_id"]), (", ".join(text_fields), row["text"])):
             check_unicode(value, where(path, line_no), f"field {field!r}", "half of a UTF-16 pair escaped alone "
                           "(a \\ud800-\\udfff escape without its partner); fix the escape")
         if time_field:
@@ -496,8 +550,40 @@ def read_jsonl(path, text_field: str = "text", time_field: str | None = None, id
         rows.append(row)
     if not rows:
         raise ReaderError(f"{path}: no documents")
-    check_unique_ids(rows, path, id_field)
+    check_unique_ids([r["doc_id"] for r in rows], [r["line"] for r in rows], path, id_field)
     return pd.DataFrame(rows)
+
+
+def _csv_lines(path, encoding: str) -> Iterable[str]:
+    """The file's lines with their line ends, decoded one by one (the file is never held whole: a 100 MB CSV held as
+    one string and its StringIO took about 1 GB), then a line holding only NUL (decode refuses NUL in text): read
+    inside a field, it shows that a quoted field was never closed and ran to the end of the file, swallowing every
+    row after it. A bare CR inside an unquoted field is not a line end: it becomes a space."""
+    check_encoding(encoding, path)
+    if "\n".encode(encoding) != b"\n":  # UTF-16/32: a newline is not the byte 0x0A, so the file is not split on it
+        parts = read_text(path, encoding).split("\n")  # not splitlines: a form feed or U+2028 is not a line end
+        lines = [part + "\n" for part in parts[:-1]] + [parts[-1]] * bool(parts[-1])
+    else:
+        lines = None
+    line_no, last = 0, "\n"
+    try:
+        with contextlib.nullcontext() if lines is not None else open_binary(path) as handle:
+            for line_no, raw in enumerate(lines if lines is not None else handle, start=1):
+                text = raw if lines is not None else decode(raw, path, encoding, line_no)
+                if line_no == 1:
+                    text = _drop_bom(text, encoding) if lines is None else text
+                    if "\r" in text and not text.endswith("\n"):  # the whole file is one line: CR line ends
+                        raise ReaderError(f"{path}: no line feed in the file{BARE_CR}")
+                last = text
+                yield _BARE_CR.sub(" ", text)
+    except (EOFError, OSError, lzma.LZMAError, zlib_error()) as err:
+        raise _read_failure(path, err, line_no + 1) from err
+    if not last.endswith("\n"):  # the last line without its line end
+        yield "\n"
+    yield "\x00\n"
+
+
+_BARE_CR = re.compile(r"\r(?!\n)")
 
 
 def read_csv_text(path, text_column: str | Sequence[str] = "text", time_column: str | None = None,
@@ -505,14 +591,10 @@ def read_csv_text(path, text_column: str | Sequence[str] = "text", time_column: 
                   extra_columns: Sequence[str] = ()) -> pd.DataFrame:
     """A CSV/TSV with a text column (or several, joined by newlines) and optional time and id columns; ``line`` is the
     line each record starts on (a quoted field may span lines), for errors about its values."""
-    text = read_text(path, encoding)
-    if "\r" in text and "\n" not in text:
-        raise ReaderError(f"{path}: no line feed in the file{BARE_CR}")
-    text = re.sub(r"\r(?!\n)", " ", text)  # a bare CR inside an unquoted field is not a line end
     sep = "\t" if sep == "\\t" else sep  # a tab written as the usual escape (a literal tab is awkward on a command line)
     csv.field_size_limit(max(csv.field_size_limit(), INT32_MAX))  # one long document is data (the default stops at 128 KiB)
     try:
-        reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep)
+        reader = csv.reader(_csv_lines(path, encoding), delimiter=sep)
     except (TypeError, csv.Error) as err:
         raise ReaderError(f"{path}: bad separator sep={sep!r} ({err})") from None
     try:
@@ -523,15 +605,26 @@ def read_csv_text(path, text_column: str | Sequence[str] = "text", time_column: 
         raise ReaderError(f"{where(path, 1)}: not readable as CSV ({err})") from None
     text_columns = [text_column] if isinstance(text_column, str) else list(text_column)
     wanted = text_columns + [c for c in (time_column, id_column) if c] + list(extra_columns)
+    if header == ["\x00"]:
+        raise ReaderError(f"{where(path, 1)}: empty file (expected a header row)")
     missing = [c for c in wanted if c not in header]
     if missing:
-        raise ReaderError(f"{where(path, 1)}: missing column(s) {missing}; header has {header}")
+        shown = [c if len(c) <= 40 else c[:37] + "..." for c in header[:12]]
+        raise ReaderError(f"{where(path, 1)}: missing column(s) {missing}; header has {shown}"
+                          f"{f' and {len(header) - 12} more' if len(header) > 12 else ''}"
+                          f"{'; is sep right?' if len(header) == 1 or any(len(c) > 40 for c in header) else ''}")
     twice = [c for c in wanted if header.count(c) > 1]
     if twice:
         raise ReaderError(f"{where(path, 1)}: column {twice[0]!r} appears {header.count(twice[0])} times in the header: "
                           f"which one holds the data is ambiguous")
     position = {name: header.index(name) for name in wanted}
-    rows = []
+    # one list per column, not a dict per row (a dict and its keys cost about 200 bytes a document)
+    columns: dict[str, list] = {"doc_id": [], "text": [], "line": [], **({"time_raw": []} if time_column else {}),
+                                **{c: [] for c in extra_columns}}
+    sources = [("doc_id", id_column), ("time_raw", time_column), *((c, c) for c in extra_columns)]
+    sources = [(name, position[column]) for name, column in sources if column]
+    text_at = [position[c] for c in text_columns]
+    multiline = 0
     records = iter(reader)
     start = reader.line_num + 1
     while True:
@@ -542,21 +635,33 @@ def read_csv_text(path, text_column: str | Sequence[str] = "text", time_column: 
         except csv.Error as err:
             raise ReaderError(f"{where(path, reader.line_num)}: not readable as CSV ({err})") from None
         line_no, first_line, start = reader.line_num, start, reader.line_num + 1
+        if record == ["\x00"]:
+            break
+        if record and "\x00" in record[-1]:
+            raise ReaderError(f"{where(path, first_line)}: a quoted field opens on this line and is never closed: it "
+                              f"would run to the end of the file and swallow the {line_no - 1 - first_line} line(s) after "
+                              f"it; close or escape the quote (\"\" inside a quoted field)")
         if not record:
             continue
+        if record == header and columns["line"]:
+            raise ReaderError(f"{where(path, first_line)}: the header row again (files joined with their headers?): "
+                              f"{record[:4]}{'...' if len(record) > 4 else ''} would be read as a document")
         if len(record) != len(header):
             raise ReaderError(f"{where(path, line_no)}: {len(record)} fields, header has {len(header)}")
-        row = {"doc_id": record[position[id_column]] if id_column else str(len(rows)),
-               "text": "\n".join(record[position[c]] for c in text_columns), "line": first_line}
-        if time_column:
-            row["time_raw"] = record[position[time_column]]
-        for column in extra_columns:
-            row[column] = record[position[column]]
-        rows.append(row)
-    if not rows:
+        if not id_column:
+            columns["doc_id"].append(str(len(columns["line"])))
+        for name, at in sources:
+            columns[name].append(record[at])
+        columns["text"].append(record[text_at[0]] if len(text_at) == 1 else "\n".join(record[at] for at in text_at))
+        columns["line"].append(first_line)
+        multiline += line_no > first_line
+    if not columns["line"]:
         raise ReaderError(f"{path}: no documents")
-    check_unique_ids(rows, path, id_column)
-    return pd.DataFrame(rows)
+    check_unique_ids(columns["doc_id"], columns["line"], path, id_column)
+    frame = pd.DataFrame(columns)
+    if multiline:  # quoted fields spanning lines: how many records read that way, to check against the file
+        frame.attrs["csv_records_spanning_lines"] = multiline
+    return frame
 
 
 # --------------------------------------------------------------------------------------------
@@ -565,25 +670,53 @@ def read_csv_text(path, text_column: str | Sequence[str] = "text", time_column: 
 
 def decimal_year(times: pd.Series | pd.DatetimeIndex) -> np.ndarray:
     """Datetimes as float years (2001.5 is mid-2001): sortable, and comparable across corpora."""
-    times = pd.DatetimeIndex(times)
-    year = times.year.to_numpy()
-    start = pd.to_datetime(pd.Series(year).astype(str) + "-01-01").to_numpy()
-    end = pd.to_datetime(pd.Series(year + 1).astype(str) + "-01-01").to_numpy()
-    fraction = (times.to_numpy() - start) / (end - start)
-    return year.astype(np.float64) + fraction.astype(np.float64)
+    # in microseconds, with year boundaries from numpy's calendar: a year before 1000 ('950-01-01' as text) or outside
+    # pandas' nanosecond range (1678-2262) is a date like any other
+    stamps = pd.DatetimeIndex(times).to_numpy().astype("datetime64[us]")
+    years = stamps.astype("datetime64[Y]")
+    start, end = years.astype("datetime64[us]"), (years + 1).astype("datetime64[us]")
+    fraction = (stamps - start) / (end - start)
+    return (years.astype(np.int64) + 1970).astype(np.float64) + fraction.astype(np.float64)
 
 
 def parse_time(values: Sequence, fmt: str | None = None, source: str = "time column",
-               line_numbers: Sequence[int] | None = None) -> np.ndarray:
+               line_numbers: Sequence[int] | None = None, report: dict | None = None) -> np.ndarray:
     """Parse dates (with ``fmt``, a strftime format, ``unix_s`` / ``unix_ms`` for Unix times in seconds /
-    milliseconds, or ISO 8601) to decimal years; names the first bad value, never guesses a number's unit."""
+    milliseconds, ``decimal_year`` for numbers that already are years (2001.5), or ISO 8601) to decimal years;
+    names the first bad value, never guesses a number's unit."""
     series = pd.Series(list(values), dtype=object).astype(str)
+    if fmt == "decimal_year":
+        years = pd.to_numeric(series.str.strip(), errors="coerce").to_numpy(dtype=np.float64)
+        bad = np.flatnonzero(~np.isfinite(years))
+        if bad.size:
+            row = int(bad[0])
+            line = line_numbers[row] if line_numbers is not None else None
+            label = where(source, line) if line is not None else f"{source} (row {row})"
+            raise ReaderError(f"{label}: cannot parse time {series.iloc[row]!r} as a decimal year (a number such as "
+                              f"2001.5) ({bad.size} unparseable)")
+        return years
+    if fmt is None:  # pandas' ISO 8601 reads '.' as a date separator: 2001.5 would be May 2001, not mid-2001
+        dotted = np.flatnonzero(series.str.fullmatch(r"\s*[+-]?\d{1,4}\.\d*\s*").to_numpy(dtype=bool))
+        if dotted.size:
+            row = int(dotted[0])
+            line = line_numbers[row] if line_numbers is not None else None
+            label = where(source, line) if line is not None else f"{source} (row {row})"
+            raise ReaderError(f"{label}: time {series.iloc[row]!r} is not an ISO 8601 date (read as one it would be "
+                              f"year.month); for decimal years pass time_format=decimal_year ({dotted.size} such values)")
     if fmt in UNIX_UNITS:
         numbers = pd.to_numeric(series, errors="coerce")
         years = 1970 + numbers.to_numpy(dtype=np.float64) / UNIX_UNITS[fmt] / (365.2425 * 86400)
         parsed = pd.to_datetime(numbers.where((years > 1678) & (years < 2262)), unit=fmt.removeprefix("unix_"), utc=True)
     else:
         parsed = pd.to_datetime(series, format=fmt if fmt else "ISO8601", errors="coerce", utc=True)
+        if fmt is None and report is not None:  # clock times with and without a UTC offset: the bare ones are UTC
+            clock = series.str.contains(r"\d[T ]\d\d:\d\d", regex=True).to_numpy(dtype=bool)
+            zoned = series.str.contains(r"(?:Z|[+-]\d\d:?\d\d)\s*$", regex=True).to_numpy(dtype=bool) & clock
+            if zoned.any() and (clock & ~zoned).any():
+                row = int(np.flatnonzero(clock & ~zoned)[0])
+                report["times_without_utc_offset_read_as_utc"] = {
+                    "count": int((clock & ~zoned).sum()), "first": series.iloc[row],
+                    "why": f"{int(zoned.sum())} other times carry a UTC offset; a clock time without one is taken as UTC"}
     bad = np.flatnonzero(parsed.isna().to_numpy())
     if bad.size:
         row = int(bad[0])
@@ -643,7 +776,8 @@ def token_pattern() -> re.Pattern:
     A mark is part of its word: Devanagari, Bengali or Thai vowel signs and viramas, and accents that stayed
     decomposed after NFC (e + U+0301), would otherwise split a word into fragments (``हिन्दी`` -> ``न``,
     ``द``) or silently drop its first letter. Variation selectors (emoji presentation, U+FE0F) are marks that
-    choose a glyph, not spelling: they end a word like any symbol."""
+    choose a glyph, not spelling: they end a word like any symbol. A zero-width non-joiner or joiner (U+200C/D) between
+    two letters is part of the word (Persian ``می‌خواهم`` is one word, not ``می`` and ``خواهم``)."""
     marks, start, prev = [], None, None
     for code in range(sys.maxunicode + 1):
         if unicodedata.category(chr(code))[0] == "M" and "VARIATION SELECTOR" not in unicodedata.name(chr(code), ""):
@@ -653,7 +787,8 @@ def token_pattern() -> re.Pattern:
             prev = code
     marks.append((start, prev))
     ranges = "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in marks)
-    return re.compile(f"[^\\W\\d_](?:[^\\W\\d_]|[{ranges}])*")
+    # a zero-width non-joiner or joiner between two letters is inside a word (Persian, Indic scripts write one there)
+    return re.compile(f"[^\\W\\d_](?:[^\\W\\d_]|[{ranges}]|[\\u200c\\u200d](?=[^\\W\\d_]))*")
 
 
 # Han ideographs, Hiragana, Katakana (and their extensions): scripts written without spaces between words
@@ -666,6 +801,11 @@ def cjk_bigrams(match: re.Match) -> str:
     run = match.group()
     return " " + " ".join(run[i:i + 2] for i in range(max(len(run) - 1, 1))) + " "
 
+
+_ASCII_WORD = re.compile("[a-z]+")  # token_pattern() on lower-cased ASCII text
+_INVISIBLE = re.compile("[\u00ad\u2060\ufeff]")  # soft hyphen, word joiner, BOM / zero-width no-break space
+TOKENIZER = ("lower-case NFC (Turkish dotted capital I as i); soft hyphens and word joiners removed; a letter then "
+             "letters, combining marks, or a zero-width (non-)joiner between letters; CJK runs as character bigrams")
 
 _HTML = re.compile(r"<(script|style)\b.*?</\1\s*>|<!--.*?-->|</?[a-zA-Z][^<>]*>", re.S | re.I)
 _URL = re.compile(r"(?:https?://|www\.)\S+|@\w+|&\w+;")
@@ -702,7 +842,11 @@ class Preprocess:
     def tokenize(self, text: str, stop: frozenset[str] = frozenset(), tally: Counter | None = None) -> list[str]:
         """Lower-cased NFC word tokens (see :func:`token_pattern`) of >= min_token_length characters, not in ``stop``;
         ``tally`` counts the tokens found and those dropped as short or as stop words."""
-        text = unicodedata.normalize("NFC", text.lower())
+        # invisible characters that sit inside words (a soft hyphen from hyphenated web or PDF text, a word joiner or
+        # stray byte-order mark) would split "infor\u00admation" into "infor" and "mation" (a zero-width space is a
+        # word break, as in Thai, and stays one);
+        # Turkish dotted capital I lower-cases to i plus a combining dot, a different word from the i it stands for
+        text = unicodedata.normalize("NFC", _INVISIBLE.sub("", text).replace("\u0130", "i").lower())
         if self.strip_html:
             text = _HTML.sub(" ", text)
         if self.strip_urls:
@@ -710,7 +854,8 @@ class Preprocess:
         if self.cjk_bigrams:
             text = _CJK.sub(cjk_bigrams, text)
         n = self.min_token_length
-        found = token_pattern().findall(text)
+        # ASCII text (after lower-casing, its letters are a-z; it has no marks or joiners) by a pattern 4x faster
+        found = (_ASCII_WORD if text.isascii() else token_pattern()).findall(text)
         kept = [t for t in found if len(t) >= n and t not in stop]
         if tally is not None:
             short = sum(len(t) < n for t in found)
@@ -718,6 +863,42 @@ class Preprocess:
             tally["dropped_tokens_short"] += short
             tally["dropped_tokens_stop"] += len(found) - short - len(kept)
         return kept
+
+    def token_ids(self, text: str, stop: frozenset[str], ids: dict[str, int], tally: Counter) -> np.ndarray:
+        """:meth:`tokenize` as int32 ids from ``ids`` (a word's first sight gives it the next id): 4 bytes a token
+        instead of a Python string each (about 60), and one long document's tokens are never all strings at once."""
+        if len(text) <= LONG_TEXT:
+            toks = self.tokenize(text, stop, tally)
+            for word in dict.fromkeys(toks):  # new words in order of first sight
+                if word not in ids:
+                    ids[word] = len(ids)
+            return np.fromiter(map(ids.__getitem__, toks), dtype=np.int32, count=len(toks))
+        # one long document (a book, a whole dump on one line): its text cut at white space into pieces of at most
+        # LONG_TEXT characters, each tokenised alone. Words, URLs and CJK runs hold no white space, so no cut falls
+        # inside one; HTML (a script block may span a cut) is stripped from the whole text first
+        if self.strip_html:
+            text = _HTML.sub(" ", text)
+        pieces, start = [], 0
+        while start < len(text):
+            end = min(start + LONG_TEXT, len(text))
+            if end < len(text):
+                low = max(start, end - LONG_TEXT // 2)
+                cut = max(text.rfind(space, low, end) for space in _SPACES)
+                end = cut + 1 if cut >= 0 else end  # no white space in half a piece: a hard cut (one word may split)
+            pieces.append(self.token_ids(text[start:end], stop, ids, tally))
+            start = end
+        return np.concatenate(pieces) if pieces else np.zeros(0, np.int32)
+
+
+LONG_TEXT = 1 << 22  # characters: documents longer than this are tokenised piece by piece (bounded memory)
+_SPACES = (" ", "\n", "\t", "\r", "\xa0", "\u3000")  # where a long text may be cut
+
+
+def _whitespace_tokens(text: str) -> int:
+    """White-space separated tokens of ``text``, counted without a list of them for a long text."""
+    if len(text) <= LONG_TEXT:
+        return len(text.split())
+    return sum(1 for _ in re.finditer(r"\S+", text))
 
 
 def bag_of_words(texts: Sequence[str], prep: Preprocess, source: str = "text") -> tuple[sp.csr_matrix, list[str], np.ndarray, dict]:
@@ -729,25 +910,52 @@ def bag_of_words(texts: Sequence[str], prep: Preprocess, source: str = "text") -
     prep.check()
     stop = english_stop_words() if prep.stop_words else frozenset()
     tally: Counter = Counter()
-    tokens = [prep.tokenize(t, stop, tally) for t in texts]
-    rows = np.arange(len(tokens))
-    report: dict[str, Any] = {**asdict(prep), "tokenizer": "lower-case NFC; a letter then letters or combining marks; CJK runs as character bigrams",
+    seen_ids: dict[str, int] = {}  # every distinct token -> a provisional id, in order of first sight
+    # every document's token ids one after another in one int32 buffer, with offsets: 4 bytes a token and 8 a
+    # document (a numpy array per document costs about 100 bytes more than its tokens)
+    buffer, offsets = array.array("i"), [0]
+    for text in texts:
+        buffer.frombytes(prep.token_ids(text, stop, seen_ids, tally).tobytes())
+        offsets.append(len(buffer))
+    tok = np.frombuffer(buffer, dtype=np.int32) if len(buffer) else np.zeros(0, np.int32)
+    offsets = np.array(offsets, dtype=np.int64)
+    n_docs = len(offsets) - 1
+    rows = np.arange(n_docs)
+    report: dict[str, Any] = {**asdict(prep), "tokenizer": TOKENIZER,
                               "stop_list": f"scikit-learn ENGLISH_STOP_WORDS ({len(stop)} words)" if stop else "none",
                               "input_documents": len(texts),
-                              "input_whitespace_tokens": int(sum(len(t.split()) for t in texts))}
+                              "input_whitespace_tokens": int(sum(_whitespace_tokens(t) for t in texts))}
+    import hashlib
+
+    # the same token sequence (ids are one-to-one with words), by a 128-bit digest of its ids
+    digests = [hashlib.blake2b(tok[a:b].tobytes(), digest_size=16).digest() for a, b in zip(offsets[:-1], offsets[1:])]
     if prep.dedupe:
-        seen: set[tuple[str, ...]] = set()
+        seen: set[bytes] = set()
         unique = []
-        for i, toks in enumerate(tokens):
-            key = tuple(toks)
-            if key in seen:
-                continue
-            seen.add(key)
-            unique.append(i)
-        report["dropped_duplicates"] = len(tokens) - len(unique)
-        report["dropped_tokens_duplicates"] = sum(map(len, tokens)) - sum(len(tokens[i]) for i in unique)
+        for i, key in enumerate(digests):
+            if key not in seen:
+                seen.add(key)
+                unique.append(i)
+        keep_doc = np.zeros(n_docs, dtype=bool)
+        keep_doc[unique] = True
+        lengths = np.diff(offsets)
+        report["dropped_duplicates"] = n_docs - len(unique)
+        report["dropped_tokens_duplicates"] = int(lengths[~keep_doc].sum())
         rows = np.array(unique, dtype=np.int64)
-        tokens = [tokens[i] for i in unique]
+        tok = tok[np.repeat(keep_doc, lengths)]
+        offsets = np.concatenate([[0], np.cumsum(lengths[keep_doc])])
+        n_docs = len(rows)
+    else:  # kept, as asked, but counted: a file included twice, or a feed's repeats, show up in corpus.json
+        nonempty = [d for d, (a, b) in zip(digests, zip(offsets[:-1], offsets[1:])) if b > a]
+        report["duplicate_documents_kept"] = len(nonempty) - len(set(nonempty))
+    del digests
+    words = list(seen_ids)  # provisional id -> word
+    # counts over the provisional ids (repeats summed in place by scipy): document frequencies are its column counts
+    small = len(tok) <= INT32_MAX  # int32 offsets: int64 ones would make scipy copy the token ids to int64
+    every = sp.csr_matrix((np.ones(len(tok), dtype=np.int32), tok, offsets.astype(np.int32) if small else offsets),
+                          shape=(n_docs, max(len(words), 1)))
+    every.sum_duplicates()
+    del tok, buffer
     if prep.vocab_file:
         vocab = read_vocab(prep.vocab_file)
         report["vocab_source"] = f"fixed vocabulary file {Path(prep.vocab_file).name} ({len(vocab)} words)"
@@ -758,11 +966,9 @@ def bag_of_words(texts: Sequence[str], prep: Preprocess, source: str = "text") -
                 "count": len(never), "first": never[:5],
                 "why": "the tokeniser never yields them (upper case, not NFC, a stop word, too short, or not one token)"}
     else:
-        df = Counter()
-        for toks in tokens:
-            df.update(set(toks))
-        max_count = prep.max_df * len(tokens)
-        eligible = [(w, c) for w, c in df.items() if prep.min_df <= c <= max_count]
+        df = np.bincount(every.indices, minlength=len(words))
+        max_count = prep.max_df * n_docs
+        eligible = [(words[i], int(c)) for i, c in enumerate(df) if prep.min_df <= c <= max_count]
         eligible.sort(key=lambda wc: (-wc[1], wc[0]))  # by document frequency, ties alphabetical
         if prep.vocab_size is not None:
             eligible = eligible[: prep.vocab_size]
@@ -770,23 +976,24 @@ def bag_of_words(texts: Sequence[str], prep: Preprocess, source: str = "text") -
         report["vocab_source"] = "top words by document frequency within [min_df, max_df]"
         if not vocab:
             raise CorpusError(f"{source}: no word passes min_df={prep.min_df}, max_df={prep.max_df} "
-                              f"({len(df)} distinct words in {len(tokens)} documents)")
-    index = {w: i for i, w in enumerate(vocab)}
-    indptr = np.zeros(len(tokens) + 1, dtype=np.int64)
-    flat: list[int] = []
-    for d, toks in enumerate(tokens):
-        ids = [index[t] for t in toks if t in index]
-        flat.extend(ids)
-        indptr[d + 1] = len(flat)
-    cols = np.array(flat, dtype=np.int32)
-    counts = sp.csr_matrix((np.ones(len(cols), dtype=np.int32), cols, indptr), shape=(len(tokens), len(vocab)))
-    counts.sum_duplicates()
+                              f"({int((df > 0).sum())} distinct words in {n_docs} documents)")
+    column = np.full(max(len(words), 1), -1, dtype=np.int32)  # provisional id -> vocabulary column, -1 outside it
+    for i, w in enumerate(vocab):
+        if w in seen_ids:
+            column[seen_ids[w]] = i
+    cols = column[every.indices]
+    inside = cols >= 0
+    kept_before = np.concatenate([[0], np.cumsum(inside, dtype=np.int64)])
+    counts = sp.csr_matrix((every.data[inside], cols[inside], kept_before[every.indptr]), shape=(n_docs, len(vocab)))
+    counts.sort_indices()
+    n_tokens_found = int(every.data.sum())
+    del every, cols, inside
     lengths = np.asarray(counts.sum(axis=1)).ravel()
     keep = lengths >= prep.min_doc_length
     report["dropped_short"] = int((~keep).sum())
     report["dropped_empty"] = int((lengths == 0).sum())
     # every word token is accounted for: word_tokens = n_tokens + the dropped_tokens_* counts
-    report.update(tally, dropped_tokens_outside_vocab=sum(map(len, tokens)) - len(flat),
+    report.update(tally, dropped_tokens_outside_vocab=n_tokens_found - int(lengths.sum()),
                   dropped_tokens_short_documents=int(lengths[~keep].sum()))
     if not keep.any():
         raise CorpusError(f"{source}: every document is shorter than min_doc_length={prep.min_doc_length} after preprocessing")

@@ -197,18 +197,32 @@ def _subset_rows(n_docs: int, size: int | None, seed: int, what: str = "") -> np
 
 
 def _id_ranks(corpus: Corpus) -> np.ndarray:
-    """Each document's rank among the view's doc ids (int64): orders ties as the ids do, without Python strings."""
+    """Each document's rank among the view's doc ids (int64): orders ties as the ids do, without Python strings.
+
+    An id's trailing number counts by its value, not as text ('train-2' before 'train-10', '9' before '10'): as text
+    '10' sorts before '2', and a time-ordered stream would take the documents of one time stamp (a year, a speech's
+    paragraphs) out of the order they are numbered in. Ids are compared by the text before that number, then it."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     column = corpus.column("doc_id")
     values, rows = column._base(), column.rows
     if isinstance(rows, RowRange):  # a split stored in one block: a slice, no index array
         values, rows = values[rows.start:rows.stop], None
     if isinstance(values, np.ndarray):
         ids = values if rows is None else values[rows]
-        return np.argsort(np.argsort(ids, kind="stable"), kind="stable")
-    import pyarrow.compute as pc
-
-    ids = values if rows is None else values.take(rows)
-    return pc.rank(ids, sort_keys="ascending", tiebreaker="first").to_numpy().astype(np.int64)
+        if ids.dtype.kind in "iuf" or len(ids) == 0:
+            return np.argsort(np.argsort(ids, kind="stable"), kind="stable")
+        ids = pa.array(ids, type=pa.string())
+    else:
+        ids = values if rows is None else values.take(rows)
+    number = pc.struct_field(pc.extract_regex(ids, r"(?P<n>[0-9]*)$"), [0])
+    keys = pa.table({"prefix": pc.replace_substring_regex(ids, r"[0-9]+$", ""), "digits": pc.utf8_length(number),
+                     "number": number, "id": ids})  # the id last: '007' and '7' still in one fixed order
+    order = pc.sort_indices(keys, sort_keys=[(k, "ascending") for k in keys.column_names]).to_numpy()
+    ranks = np.empty(len(ids), dtype=np.int64)
+    ranks[order] = np.arange(len(ids), dtype=np.int64)
+    return ranks
 
 
 def _check_heldout_tokens(splits, spec: RunSpec, where: str) -> None:
@@ -279,7 +293,7 @@ def _run(spec, corpus, out_dir, progress_every_s):
         order = np.tile(np.arange(train.n_docs), max(1, int(np.ceil(spec.passes))))
     else:
         batch_size = int(method.batch_size)
-        tie = _id_ranks(train) if spec.stream == "time_ordered" else None  # ties in time by doc id
+        tie = _id_ranks(train) if spec.stream == "time_ordered" else None  # ties in time by doc id (digits by value)
         order = stream_order(spec.stream, train.n_docs, spec.seed, spec.passes,
                              None if times is None or spec.stream != "time_ordered" else times.to_numpy(), tie)
         if spec.max_docs is not None:
