@@ -100,6 +100,10 @@ def test_cli_hyperparameter_of_wrong_type(tmp_path, capsys, args, culprit, messa
                  id="batch-method-stream-not-ignored"),
     pytest.param(["--method", "online_lda", "--set", "n_checkpoints=0x10", "--set", "holdout_n=010"], "--set holdout_n",
                  "'010' reads as 8", id="run-setting-octal"),
+    pytest.param(["--method", "online_lda", "--experiment=-e"], "'experiment' = '-e'", "no leading dot or dash",
+                 id="experiment-leading-dash"),
+    pytest.param(["--method", "online_lda", "--set", "label=-x"], "'label' = '-x'", "no leading dot or dash",
+                 id="label-leading-dash"),
 ])
 def test_cli_run_setting_of_wrong_type_or_range(tmp_path, capsys, args, culprit, message):
     """A run setting of the wrong type or out of range -> exit 2 naming it, before data is read."""
