@@ -514,6 +514,7 @@ def write_outputs(out_dir: Path, trace: pd.DataFrame, method: Method, vocab: lis
         raise OutputError(f"the run scored nothing (no trace row), so nothing was written to {out_dir}")
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     stage = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.staging-{os.getpid()}-", dir=out_dir.parent))
+    aside = None  # the old run while renamed aside (file systems without RENAME_EXCHANGE)
     try:
         os.chmod(stage, 0o777 & ~io.current_umask())  # mkdtemp's 0700 would make the swapped-in run private
         state = dict(method.state())
@@ -534,16 +535,23 @@ def write_outputs(out_dir: Path, trace: pd.DataFrame, method: Method, vocab: lis
         elif out_dir.is_dir():  # no atomic exchange on this file system: two renames, undone by the next run
             old = out_dir.parent / f".{out_dir.name}.old-{os.getpid()}"
             os.rename(out_dir, old)
+            aside = old
             io.fault_point("run.swap_new")  # the one window without out_dir; clean_stale_staging restores it
             os.rename(stage, out_dir)
+            aside = None
             shutil.rmtree(old, ignore_errors=True)
         else:
             os.rename(stage, out_dir)
         io.fault_point("run.discard_old")
-    except OSError as err:
-        if isinstance(err, OutputError):
+    except BaseException as err:
+        if aside is not None:  # failed between the two renames (a kill leaves this to clean_stale_staging)
+            if not out_dir.exists() and not out_dir.is_symlink():
+                os.rename(aside, out_dir)  # the old run goes back: never a missing run folder
+            elif _holds_only_run_files(out_dir):  # another run of this folder renamed its whole run in meanwhile
+                shutil.rmtree(aside, ignore_errors=True)
+        if isinstance(err, OutputError) or not isinstance(err, OSError):
             raise
-        raise OutputError(f"writing the run's outputs to {out_dir} failed, nothing was replaced: {err}") from err
+        raise OutputError(f"writing the run's outputs to {out_dir} failed, this run was not written: {err}") from err
     finally:
         shutil.rmtree(stage, ignore_errors=True)
 
