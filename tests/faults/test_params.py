@@ -246,6 +246,16 @@ def test_numba_thread_variable_that_is_not_a_count(tmp_path, value):
     assert not (tmp_path / "out").exists()
 
 
+def test_numba_threading_layer_variable_unknown(tmp_path):
+    """NUMBA_THREADING_LAYER=xyz (numba's error names neither the variable nor the choices, and comes only at the
+    first parallel kernel, after the corpus is read) -> exit 2 naming the variable and the choices, nothing written."""
+    proc = cli_subprocess(["run", "--corpus", tmp_path / "no_corpus", "--out", tmp_path / "out", "--method",
+                           "online_lda"], NUMBA_THREADING_LAYER="xyz")
+    assert proc.returncode == 2 and "NUMBA_THREADING_LAYER='xyz' is not a numba threading layer" in proc.stderr
+    assert "workqueue" in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+    assert not (tmp_path / "out").exists()
+
+
 def test_document_of_billions_of_tokens(tmp_path, capsys):
     """A corpus whose documents hold a few counts of 2e9 each (each under the readers' int32 bound) -> exit 2 before
     the fit naming the tokens and the longest document (document completion draws tokens one by one), not a
