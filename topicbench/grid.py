@@ -206,9 +206,18 @@ def check_config_file(path) -> None:
                 raise GridError(str(err)) from None
         return loader.construct_yaml_int(node) if node.tag.endswith(":int") else loader.construct_yaml_float(node)
 
+    def boolean(loader, node):  # yes/no/on/off: booleans in YAML 1.1 only (a dataset named `no` would be False)
+        if node.style is None:
+            try:
+                check_yaml11_number(node.value, f"{path}, line {node.start_mark.line + 1}")
+            except ValueError as err:
+                raise GridError(str(err)) from None
+        return loader.construct_yaml_bool(node)
+
     StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, mapping)
     StrictLoader.add_constructor("tag:yaml.org,2002:int", number)
     StrictLoader.add_constructor("tag:yaml.org,2002:float", number)
+    StrictLoader.add_constructor("tag:yaml.org,2002:bool", boolean)
     with open(path, encoding="utf-8") as handle:
         yaml.load(handle, Loader=StrictLoader)
 

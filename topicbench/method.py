@@ -63,11 +63,19 @@ def _check_underflow(text: str, what: str) -> None:
                          f"or 0")
 
 
+# plain scalars YAML 1.1 (PyYAML) reads as booleans and YAML 1.2 as text: a dataset named `no` becomes False
+YAML11_ONLY_BOOL = re.compile(r"yes|Yes|YES|no|No|NO|on|On|ON|off|Off|OFF")
+
+
 def check_yaml11_number(text: str, what: str) -> None:
     """ValueError naming ``what`` if the plain YAML scalar ``text`` is a number only YAML 1.1 reads, and reads
     as another value than it shows (``010`` is 8, ``1:30`` is 90), or a nonzero number that reads as 0.0
-    (``1.0e-400``): never a silently changed value."""
+    (``1.0e-400``), or a word only YAML 1.1 reads as a boolean (``no`` is False, ``on`` is True): never a
+    silently changed value, nor an error that names False where the user wrote ``no``."""
     text = text.strip()
+    if YAML11_ONLY_BOOL.fullmatch(text):
+        raise ValueError(f"{what}: {text!r} reads as the boolean {yaml.safe_load(text)!r} in YAML 1.1 (and as text in "
+                         f"YAML 1.2); write true or false for a boolean, or quote it for text")
     _check_underflow(text, what)
     if YAML11_ONLY_NUMBER.fullmatch(text):
         read = yaml.safe_load(text)
