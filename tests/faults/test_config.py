@@ -271,18 +271,18 @@ def test_yaml11_only_numbers_in_a_config_file(tmp_path, text, shown, read):
         check_config_file(path)
 
 
-@pytest.mark.parametrize("text, shown, read", [
-    pytest.param("datasets:\n  no:\n    recipe: nyt_like", "'no'", "False", id="config-dataset-named-no"),
-    pytest.param("experiments:\n  on:\n    dataset: d", "'on'", "True", id="config-experiment-named-on"),
-    pytest.param("experiments:\n  e:\n    runs: [{label: off}]", "'off'", "False", id="config-label-off"),
-    pytest.param("experiments:\n  e:\n    settings: {report_elbo: yes}", "'yes'", "True", id="config-setting-yes"),
+@pytest.mark.parametrize("text, line, shown, read", [
+    pytest.param("datasets:\n  no:\n    recipe: nyt_like", 3, "'no'", "False", id="config-dataset-named-no"),
+    pytest.param("experiments:\n  on:\n    dataset: d", 3, "'on'", "True", id="config-experiment-named-on"),
+    pytest.param("experiments:\n  e:\n    runs: [{label: off}]", 4, "'off'", "False", id="config-label-off"),
+    pytest.param("experiments:\n  e:\n    settings: {report_elbo: yes}", 4, "'yes'", "True", id="config-setting-yes"),
 ])
-def test_yaml11_only_booleans_in_a_config_file(tmp_path, text, shown, read):
+def test_yaml11_only_booleans_in_a_config_file(tmp_path, text, line, shown, read):
     """A config word only YAML 1.1 reads as a boolean (a dataset named no, label: off) -> GridError naming file, line,
     the word and its reading (was: 'dataset name False is not a safe name', or yes silently true)."""
     path = tmp_path / "c.yaml"
     path.write_text(f"results_dir: res\n{text}\nquoted: ['no', \"on\", true, false]\n")
-    with pytest.raises(GridError, match=rf"c.yaml, line 3: {shown} reads as the boolean {read} in YAML 1.1"):
+    with pytest.raises(GridError, match=rf"c.yaml, line {line}: {shown} reads as the boolean {read} in YAML 1.1"):
         check_config_file(path)
 
 
