@@ -132,6 +132,10 @@ TRACE_IDENTITY = ("experiment", "dataset", "method", "label", "seed", "protocol"
                   "pandas_version", "host")
 
 
+# the folders and files whose code a run executes (plugins loaded by path, the package, the workflow)
+CODE_PATHS = ("methods", "datasets", "topicbench", "workflow", "Snakefile")
+
+
 @lru_cache(maxsize=1)
 def provenance() -> dict[str, str]:
     import numba
@@ -144,6 +148,9 @@ def provenance() -> dict[str, str]:
                                  timeout=10).stdout.strip()
             dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO_ROOT,
                                    capture_output=True, text=True, timeout=10).stdout.strip()
+            # code the commit does not hold: a method or recipe file dropped in and never committed runs too
+            dirty += subprocess.run(["git", "status", "--porcelain", "--untracked-files=all", "--", *CODE_PATHS],
+                                    cwd=REPO_ROOT, capture_output=True, text=True, timeout=10).stdout.strip()
             sha = (sha + ("-dirty" if dirty else "")) if sha else "unknown"
         except (OSError, subprocess.SubprocessError):
             sha = "unknown"

@@ -532,3 +532,30 @@ def test_two_runs_writing_one_folder_at_once(tmp_path, tiny_corpus, monkeypatch,
     assert first == "ok" or winner == 2, first
     run_module.check_output_location(out, RunSpec(**SPEC))  # the next run of the folder tidies what a loser left
     assert hidden_leftovers(tmp_path) == []
+
+
+@pytest.mark.parametrize("untracked, dirty", [
+    pytest.param("methods/my_method.py", True, id="provenance-untracked-method-file"),
+    pytest.param("datasets/my_recipe.py", True, id="provenance-untracked-recipe-file"),
+    pytest.param("notes.txt", False, id="provenance-untracked-notes-not-code"),
+])
+def test_provenance_of_code_the_commit_does_not_hold(tmp_path, monkeypatch, untracked, dirty):
+    """A method or recipe file dropped into the checkout and never committed -> git_sha ends in '-dirty' (was: the
+    bare commit, which does not hold the code that ran); an untracked non-code file leaves it clean."""
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
+    for folder in ("methods", "datasets"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "kept.py").write_text("x = 1\n")
+    subprocess.run([*git, "init", "-q"], cwd=tmp_path, check=True)
+    subprocess.run([*git, "add", "."], cwd=tmp_path, check=True)
+    subprocess.run([*git, "commit", "-qm", "c"], cwd=tmp_path, check=True)
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=tmp_path, capture_output=True, text=True).stdout.strip()
+    (tmp_path / untracked).write_text("class Mine: pass\n")
+    monkeypatch.setattr(run_module, "REPO_ROOT", tmp_path)
+    monkeypatch.delenv("TOPICBENCH_GIT_SHA", raising=False)
+    run_module.provenance.cache_clear()
+    try:
+        sha = run_module.provenance()["git_sha"]
+    finally:
+        run_module.provenance.cache_clear()
+    assert sha == head + ("-dirty" if dirty else "")
