@@ -161,3 +161,46 @@ def test_workflow_lists_the_file_a_recipe_came_from(monkeypatch):
                                                        "PACKAGE_FILES": []})
     assert prepare_code(Wildcards) == [str(plugin_file(get_dataset("nyt_like")))]
     assert prepare_code(Wildcards) == [str(REPO / "datasets" / "nyt_like.py")]
+
+
+FIGURE = """
+import figlib
+
+FIGURE = figlib.Figure(paper="hoffman", title="a figure", kind="table", experiments={experiments}, extra={extra})
+
+
+def draw(ctx):
+    pass
+"""
+
+
+@pytest.mark.parametrize("spoil, message", [
+    pytest.param(dict(text="raise RuntimeError('boom at import')\n"),
+                 "the figure file cannot be loaded (RuntimeError: boom at import)", id="figure-raises-at-import"),
+    pytest.param(dict(experiments='"hu_*"'), "experiments must be a tuple of names, got 'hu_*'",
+                 id="figure-experiments-a-bare-string"),
+    pytest.param(dict(experiments="()"), "experiments names no experiment", id="figure-experiments-empty"),
+    pytest.param(dict(extra='("../../outside.csv",)'), "extra output '../../outside.csv' must be a file under figures/",
+                 id="figure-extra-escapes-results"),
+    pytest.param(dict(extra='("/tmp/outside.csv",)'), "extra output '/tmp/outside.csv' must be a file under figures/",
+                 id="figure-extra-absolute"),
+    pytest.param(dict(extra='("all_traces.parquet",)'), "extra output 'all_traces.parquet' must be a file under",
+                 id="figure-extra-over-the-aggregate-table"),
+    pytest.param(dict(extra='"tables/x.csv"'), "extra must be a tuple of names, got 'tables/x.csv'",
+                 id="figure-extra-a-bare-string"),
+])
+def test_malformed_figure_plugin_named(tmp_path, monkeypatch, spoil, message):
+    """A figure file (workflow/figures/*.py) that raises at import, declares its experiments or extra outputs as a bare
+    string, or an extra output outside figures/ and tables/ -> ValueError naming the file at discovery (DAG build)
+    (was: a traceback; 'hu_*' read as the patterns h, u, _, * matching every experiment; a file written anywhere)."""
+    import sys
+    sys.path.insert(0, str(REPO / "workflow" / "scripts"))
+    import figlib
+
+    monkeypatch.setattr(figlib, "PLUGIN_DIR", tmp_path)
+    fields = {"experiments": '("hu_fig1",)', "extra": "()", **spoil}
+    path = tmp_path / "my_figure.py"
+    path.write_text(spoil.get("text") or FIGURE.format(experiments=fields["experiments"], extra=fields["extra"]))
+    with pytest.raises(ValueError) as info:
+        figlib.discover(["hoffman_fig1", "hu_fig1"])
+    assert str(info.value).startswith(f"{path}: ") and message in str(info.value), str(info.value)
