@@ -193,8 +193,7 @@ def test_malformed_figure_plugin_named(tmp_path, monkeypatch, spoil, message):
     """A figure file (workflow/figures/*.py) that raises at import, declares its experiments or extra outputs as a bare
     string, or an extra output outside figures/ and tables/ -> ValueError naming the file at discovery (DAG build)
     (was: a traceback; 'hu_*' read as the patterns h, u, _, * matching every experiment; a file written anywhere)."""
-    import sys
-    sys.path.insert(0, str(REPO / "workflow" / "scripts"))
+    monkeypatch.syspath_prepend(str(REPO / "workflow" / "scripts"))
     import figlib
 
     monkeypatch.setattr(figlib, "PLUGIN_DIR", tmp_path)
