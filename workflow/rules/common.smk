@@ -90,10 +90,10 @@ def all_targets():
 
 
 def dataset_params(wildcards):
-    """A configured dataset's recipe parameters as ``--param name=value`` arguments, each shell-quoted."""
+    """A configured dataset's recipe parameters as ``--param=name=value`` arguments, each shell-quoted."""
     entry = config["datasets"][wildcards.dataset]
     return " ".join(
-        f"--param {shlex.quote(f'{key}={json.dumps(value)}')}" for key, value in (entry.get("params") or {}).items()
+        f"--param={shlex.quote(f'{key}={json.dumps(value)}')}" for key, value in (entry.get("params") or {}).items()
     )
 
 
@@ -135,8 +135,8 @@ def prepare_code(wildcards):
 
 
 def corpora_dir_arg():
-    """``--corpora-dir <dir>`` shell-quoted, or nothing when the config has no corpora_dir (synthetic data only)."""
-    return f"--corpora-dir {shlex.quote(config['corpora_dir'])}" if config.get("corpora_dir") else ""
+    """``--corpora-dir=<dir>`` shell-quoted, or nothing when the config has no corpora_dir (synthetic data only)."""
+    return f"--corpora-dir={shlex.quote(config['corpora_dir'])}" if config.get("corpora_dir") else ""
 
 
 def experiment_dataset(name):
