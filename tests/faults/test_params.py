@@ -251,8 +251,9 @@ def test_numba_thread_variable_that_is_not_a_count(tmp_path, value):
 
 
 def test_numba_threading_layer_variable_unknown(tmp_path):
-    """NUMBA_THREADING_LAYER=xyz (numba's error names neither the variable nor the choices, and comes only at the
-    first parallel kernel, after the corpus is read) -> exit 2 naming the variable and the choices, nothing written."""
+    """NUMBA_THREADING_LAYER=xyz -> exit 2 naming the variable and the choices, before the corpus is read.
+
+    numba's own error names neither, and comes only at the first parallel kernel, after the corpus is read."""
     proc = cli_subprocess(["run", "--corpus", tmp_path / "no_corpus", "--out", tmp_path / "out", "--method",
                            "online_lda"], NUMBA_THREADING_LAYER="xyz")
     assert proc.returncode == 2 and "NUMBA_THREADING_LAYER='xyz' is not a numba threading layer" in proc.stderr

@@ -65,8 +65,10 @@ def plugin(folder: Path, stem: str = "my_method", name: str = '"my_method"', par
                  id="plugin-defines-no-method"),
 ])
 def test_malformed_method_plugin_named(tmp_path, spoil, message):
-    """A method plugin file that cannot be a plugin (raises at import, bad name, params not a mapping of safe names
-    to plain defaults, missing K or partial_fit) -> PluginError naming the file and the problem, at registry load."""
+    """A method plugin file that cannot be a plugin -> PluginError naming the file and the problem, at registry load.
+
+    It raises at import, its name is unsafe, its params are not a mapping of safe names to plain defaults, or it
+    lacks K or partial_fit (was: a traceback from the import machinery, or accepted)."""
     path = plugin(tmp_path / "methods", **spoil)
     with pytest.raises(PluginError) as info:
         registry(tmp_path / "methods")
@@ -103,8 +105,9 @@ def test_cli_reports_a_broken_plugin_in_one_line(tmp_path, capsys, monkeypatch):
 
 
 def test_registry_that_failed_stays_failed(tmp_path, monkeypatch):
-    """A methods/ folder whose plugin breaks the contract, asked for twice in one process (Snakemake builds the DAG
-    after other code asked) -> both calls fail (was: the second returned the registry with the broken method)."""
+    """A plugin breaking the contract, its registry asked for twice in one process -> both calls fail.
+
+    (Snakemake builds the DAG after other code asked; was: the second call returned the broken method.)"""
     plugin(tmp_path / "methods", text=GOOD.replace("    def partial_fit", "    def partial_fitt").format(
         name='"my_method"', params="dict(ONLINE_PARAMS)"))
     monkeypatch.setattr(method_module, "METHODS_DIR", tmp_path / "methods")
@@ -190,9 +193,11 @@ def draw(ctx):
                  id="figure-extra-a-bare-string"),
 ])
 def test_malformed_figure_plugin_named(tmp_path, monkeypatch, spoil, message):
-    """A figure file (workflow/figures/*.py) that raises at import, declares its experiments or extra outputs as a bare
-    string, or an extra output outside figures/ and tables/ -> ValueError naming the file at discovery (DAG build)
-    (was: a traceback; 'hu_*' read as the patterns h, u, _, * matching every experiment; a file written anywhere)."""
+    """A malformed figure file (workflow/figures/*.py) -> ValueError naming the file at discovery (DAG build).
+
+    It raises at import, declares its experiments or extra outputs as a bare string, or an extra output outside
+    figures/ and tables/ (was: a traceback; 'hu_*' read as the patterns h, u, _, * matching every experiment; a
+    file written anywhere)."""
     monkeypatch.syspath_prepend(str(REPO / "workflow" / "scripts"))
     import figlib
 
