@@ -196,8 +196,14 @@ class Method:
                 merged[key] = coerce(value, kind, f"{cls.name}: hyperparameter {key!r}", optional)
             except ValueError as err:
                 raise ParamError(str(err)) from None
-        cls.check_params(merged)
-        unused = {key: why for key, why in cls.unused_params(merged).items() if key in given}
+        try:
+            cls.check_params(merged)
+            unused = {key: why for key, why in cls.unused_params(merged).items() if key in given}
+        except ParamError:
+            raise
+        except Exception as err:  # values arrive typed, so anything but a ParamError is the plugin's own bug: name it
+            raise PluginError(f"{plugin_file(cls)}: {cls.name}.check_params/unused_params raised {type(err).__name__} "
+                              f"({err}) for {merged}; it should raise ParamError naming the hyperparameter") from err
         if unused:  # recorded in the run id and the trace, yet without effect: a silently changed run
             key, why = next(iter(unused.items()))
             raise ParamError(f"{cls.name}: hyperparameter {key!r} {why}, so the value given would have no effect")

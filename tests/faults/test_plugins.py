@@ -208,3 +208,21 @@ def test_malformed_figure_plugin_named(tmp_path, monkeypatch, spoil, message):
     with pytest.raises(ValueError) as info:
         figlib.discover(["hoffman_fig1", "hu_fig1"])
     assert str(info.value).startswith(f"{path}: ") and message in str(info.value), str(info.value)
+
+
+def test_check_params_with_a_bug_is_named(tmp_path):
+    """A method whose check_params raises something else than ParamError (a bug: values arrive typed) -> PluginError
+    naming the file and the exception, before any compute (was: a bare TypeError traceback at DAG build)."""
+    text = GOOD.format(name='"my_method"', params="dict(ONLINE_PARAMS)") + '''
+    @classmethod
+    def check_params(cls, p):
+        super().check_params(p)
+        if p["K"] > None:
+            pass
+'''
+    path = plugin(tmp_path / "methods", text=text)
+    method = registry(tmp_path / "methods")["my_method"]
+    with pytest.raises(PluginError) as info:
+        method.resolve_params({"K": 3})
+    assert str(info.value).startswith(f"{path}: my_method.check_params/unused_params raised TypeError"), str(info.value)
+    assert isinstance(info.value, ValueError)  # so the grid's GridError and the CLI's one line report it
