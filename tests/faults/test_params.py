@@ -2,10 +2,12 @@
 from the CLI and from YAML alike, and a value that cannot be converted without changing it is an error naming
 the parameter, before the corpus is even read."""
 import math
+import subprocess
+import sys
 
 import pytest
 
-from _run_util import cli_subprocess, tiny_corpus  # noqa: F401
+from _run_util import REPO, cli_subprocess, env, tiny_corpus  # noqa: F401
 from topicbench.cli import main as cli
 from topicbench.method import ParamError, get_method
 from topicbench.run import RunSpec
@@ -342,3 +344,28 @@ def test_document_completion_that_holds_out_no_token(tmp_path, capsys, holdout):
     err = capsys.readouterr().err
     assert code == 2 and "holds out no token" in err and "observed_fraction=0.9" in err, err
     assert not (tmp_path / "out").exists()
+
+
+def test_damaged_numba_cache_is_recompiled(tmp_path):
+    """A truncated numba cache index or data file (a full disk, a crash while numba wrote it) -> a cache miss: the
+    kernels compile again, give the same numbers and rewrite their entries (was: numba's UnpicklingError traceback
+    from the first kernel call)."""
+    (tmp_path / "kernels_mod.py").write_text(
+        "import numba\n\n@numba.njit(cache=True)\ndef f(x):\n    return x + 1\n\n"
+        "@numba.njit(cache=True)\ndef g(x):\n    return x * 3\n")
+    script = "import topicbench.kernels, kernels_mod; print(kernels_mod.f(1), kernels_mod.g(1))"
+    cache = tmp_path / "numba_cache"
+
+    def call():
+        return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
+                              env=env(NUMBA_CACHE_DIR=str(cache), PYTHONPATH=f"{REPO}:{tmp_path}"))
+
+    first = call()
+    assert first.returncode == 0 and first.stdout.split() == ["2", "3"], first.stderr
+    index = next(cache.rglob("kernels_mod.f-*.nbi"))
+    data = next(cache.rglob("kernels_mod.g-*.nbc"))
+    index.write_bytes(index.read_bytes()[:20])
+    data.write_bytes(data.read_bytes()[:100])
+    again = call()
+    assert again.returncode == 0 and again.stdout.split() == ["2", "3"], again.stderr
+    assert "Traceback" not in again.stderr, again.stderr

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import pickle
 from pathlib import Path
 
 from numba.core import caching
@@ -53,8 +54,38 @@ def _for_this_package(base):
     return Locator
 
 
+# what unpickling a truncated or garbled cache file raises
+_DAMAGED = (EOFError, ValueError, TypeError, AttributeError, ImportError, IndexError, KeyError, pickle.UnpicklingError)
+
+
+def _tolerate_damaged_cache_files() -> None:
+    """A damaged cache index or data file (a full disk or a crash while numba wrote it, a bad copy of the cache
+    folder) is a cache miss: the kernel is compiled again and its entry rewritten. numba itself raises the
+    unpickling error from inside the first kernel call, a traceback naming neither the file nor the cure."""
+    cache_file = caching.IndexDataCacheFile
+    if getattr(cache_file, "_topicbench_tolerant", False):
+        return
+    load_index, load = cache_file._load_index, cache_file.load
+
+    def _load_index(self):
+        try:
+            return load_index(self)
+        except _DAMAGED:
+            return {}  # an empty index: compile, then save_overload writes a whole new index
+
+    def _load(self, key):
+        try:
+            return load(self, key)
+        except _DAMAGED:
+            return None  # a miss: compile again (the new data file is written under a fresh name)
+
+    cache_file._load_index, cache_file.load = _load_index, _load
+    cache_file._topicbench_tolerant = True
+
+
 def register() -> None:
     """Put this package's locators first (once per package directory, e.g. two copies loaded by a benchmark)."""
+    _tolerate_damaged_cache_files()
     classes = caching.CacheImpl._locator_classes
     if not any(getattr(cls, "package", None) == PACKAGE for cls in classes):
         bases = (caching.UserProvidedCacheLocator, caching.InTreeCacheLocator, caching.UserWideCacheLocator)
