@@ -369,3 +369,23 @@ def test_damaged_numba_cache_is_recompiled(tmp_path):
     again = call()
     assert again.returncode == 0 and again.stdout.split() == ["2", "3"], again.stderr
     assert "Traceback" not in again.stderr, again.stderr
+
+
+def test_no_writable_numba_cache_location(tmp_path):
+    """A read-only install (no __pycache__ can be made beside the kernels) and a home folder that cannot be written,
+    NUMBA_CACHE_DIR unset -> the kernels load and give their numbers, cached in the temporary folder (was: numba's
+    'cannot cache function: no locator available' RuntimeError on importing topicbench.kernels)."""
+    import shutil
+
+    copy = tmp_path / "install"
+    shutil.copytree(REPO / "topicbench", copy / "topicbench", ignore=shutil.ignore_patterns("__pycache__"))
+    for package in (copy / "topicbench", copy / "topicbench" / "kernels"):
+        (package / "__pycache__").write_text("")  # a file: no cache folder can be made there (root ignores chmod)
+    (tmp_path / "tmp").mkdir()
+    extra = env(PYTHONPATH=str(copy), HOME="/proc/no-home", TMPDIR=str(tmp_path / "tmp"), PYTHONDONTWRITEBYTECODE="1")
+    extra.pop("NUMBA_CACHE_DIR", None)
+    proc = subprocess.run([sys.executable, "-c", "import topicbench.kernels as k; print(repr(k.digamma(1.0)))"],
+                          capture_output=True, text=True, timeout=300, env=extra, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert abs(float(proc.stdout) + 0.5772156649015329) < 1e-12  # psi(1) = -(Euler-Mascheroni constant)
+    assert list((tmp_path / "tmp").rglob("special.digamma-*.nbi")), "cached in the temporary folder"

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import os
 import pickle
+import tempfile
 from pathlib import Path
 
 from numba.core import caching
@@ -54,6 +56,18 @@ def _for_this_package(base):
     return Locator
 
 
+class _TempDirCacheLocator(caching.UserWideCacheLocator):
+    """The last resort: a cache in this user's temporary folder. Where the package's folder is read-only (an
+    installed image) and the home folder too (a batch job's), numba finds no locator and refuses to define the
+    kernels at all ("cannot cache function ...: no locator available"), an import-time traceback; a cache only
+    changes how long the warm-up takes, so a temporary one will do."""
+
+    def __init__(self, py_func, py_file):
+        super().__init__(py_func, py_file)
+        root = os.path.join(tempfile.gettempdir(), f"topicbench-numba-cache-{os.getuid()}")
+        self._cache_path = os.path.join(root, self.get_suitable_cache_subpath(py_file))
+
+
 # what unpickling a truncated or garbled cache file raises
 _DAMAGED = (EOFError, ValueError, TypeError, AttributeError, ImportError, IndexError, KeyError, pickle.UnpicklingError)
 
@@ -88,5 +102,6 @@ def register() -> None:
     _tolerate_damaged_cache_files()
     classes = caching.CacheImpl._locator_classes
     if not any(getattr(cls, "package", None) == PACKAGE for cls in classes):
-        bases = (caching.UserProvidedCacheLocator, caching.InTreeCacheLocator, caching.UserWideCacheLocator)
+        bases = (caching.UserProvidedCacheLocator, caching.InTreeCacheLocator, caching.UserWideCacheLocator,
+                 _TempDirCacheLocator)
         classes[:0] = [_for_this_package(base) for base in bases]
