@@ -347,9 +347,9 @@ def test_document_completion_that_holds_out_no_token(tmp_path, capsys, holdout):
 
 
 def test_damaged_numba_cache_is_recompiled(tmp_path):
-    """A truncated numba cache index or data file (a full disk, a crash while numba wrote it) -> a cache miss: the
-    kernels compile again, give the same numbers and rewrite their entries (was: numba's UnpicklingError traceback
-    from the first kernel call)."""
+    """A truncated numba cache index or data file -> a cache miss: compiled again, same numbers, entries rewritten.
+
+    (A full disk or a crash while numba wrote it; was: numba's UnpicklingError traceback from the first kernel call.)"""
     (tmp_path / "kernels_mod.py").write_text(
         "import numba\n\n@numba.njit(cache=True)\ndef f(x):\n    return x + 1\n\n"
         "@numba.njit(cache=True)\ndef g(x):\n    return x * 3\n")
@@ -372,9 +372,10 @@ def test_damaged_numba_cache_is_recompiled(tmp_path):
 
 
 def test_no_writable_numba_cache_location(tmp_path):
-    """A read-only install (no __pycache__ can be made beside the kernels) and a home folder that cannot be written,
-    NUMBA_CACHE_DIR unset -> the kernels load and give their numbers, cached in the temporary folder (was: numba's
-    'cannot cache function: no locator available' RuntimeError on importing topicbench.kernels)."""
+    """A read-only install, an unwritable home folder, NUMBA_CACHE_DIR unset -> kernels load, cached in TMPDIR.
+
+    No __pycache__ can be made beside the kernels and no user cache folder either (was: numba's 'cannot cache
+    function: no locator available' RuntimeError on importing topicbench.kernels)."""
     import shutil
 
     copy = tmp_path / "install"
