@@ -35,6 +35,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -113,11 +114,19 @@ def mutated_source(mutant: Mutant, root: Path = REPO) -> str:
     return text
 
 
+# the registry reports a plugin file that crashes at import as PluginError naming the file and the crash's type
+PLUGIN_CRASH = re.compile(r"[\w.]*PluginError: .*?the plugin file cannot be loaded \((%s)\b" % "|".join(CRASHES))
+
+
+def _is_crash(error: str) -> bool:
+    return error.startswith(CRASHES) or PLUGIN_CRASH.match(error) is not None
+
+
 def classify(returncode: int, failed: list[str]) -> tuple[bool, str]:
     """``failed``: "node - error" of each failed test (the error's first line starts with its type)."""
     if returncode != 1:
         return False, f"pytest exit code {returncode} (only 1, test failures, is a kill)"
-    real = [f for f in failed if not f.split(" - ", 1)[-1].startswith(CRASHES)]
+    real = [f for f in failed if not _is_crash(f.split(" - ", 1)[-1])]
     if not real:
         return False, "exit code 1, but only import/name/syntax errors (a crash, not a kill)"
     return True, "killed by " + "; ".join(real)
@@ -419,4 +428,8 @@ def test_classify_counts_only_test_failures():
     assert not classify(2, ["tests/a.py - ImportError: y"])[0]
     assert not classify(1, ["tests/a.py::t - ModuleNotFoundError: z"])[0]
     assert not classify(1, ["tests/a.py::t - ImportError: cannot import name 'x'"])[0]
+    assert not classify(1, ["tests/a.py::t - topicbench.method.PluginError: /c/methods/a.py: the plugin file cannot be "
+                            "loaded (ImportError: cannot import name 'x')"])[0]  # a plugin's import crash, named
+    assert classify(1, ["tests/a.py::t - topicbench.method.PluginError: /c/methods/a.py: plugin name 3 is not a safe "
+                        "name"])[0]
     assert not classify(1, [])[0] and not classify(0, [])[0] and not classify(5, [])[0]

@@ -197,7 +197,7 @@ def prepare(name: str, out_dir: str | os.PathLike, corpora_dir=None, corpus_name
     dataset_cls = get_dataset(name)
     if corpus_name is not None and not SAFE_NAME.fullmatch(corpus_name):  # the runs' dataset column, job names
         raise CorpusError(f"--name {corpus_name!r} is not a safe corpus name (letters, digits, '_', '.', '-'; "
-                          f"no leading dot)")
+                          f"no leading dot or dash)")
     resolved = dataset_cls.resolve_params(params)
     out_dir = check_out_dir(out_dir, input_paths(resolved, corpora_dir), corpora_dir)
     if hasattr(dataset_cls, "write"):  # streams to disk (paper-scale synthetic corpora) with the same bytes

@@ -15,7 +15,7 @@ from pathlib import Path
 from dataclasses import fields
 from typing import Any
 
-from .method import SAFE_NAME, check_yaml11_number, coerce, get_method
+from .method import SAFE_NAME, SAFE_VALUE, check_yaml11_number, coerce, get_method
 from .run import RunSpec
 
 SETTING_NAMES = {f.name for f in fields(RunSpec)} - {"method", "params", "seed", "experiment", "dataset", "threads", "label"}
@@ -42,11 +42,13 @@ def format_value(value: Any) -> str:
 MAX_COMPONENT = 200
 
 
-def _safe_component(what: str, text: str) -> str:
-    """A name or formatted value that becomes one path component under results_dir (never '/', '..' or '.x')."""
-    if not isinstance(text, str) or not SAFE_NAME.fullmatch(text):
+def _safe_component(what: str, text: str, pattern=SAFE_NAME) -> str:
+    """A name or formatted value that becomes one path component under results_dir (never '/', '..' or '.x'); a
+    name (not a value, which follows its ``<name>~``) also reaches command lines, so it never starts with '-'."""
+    if not isinstance(text, str) or not pattern.fullmatch(text):
         raise GridError(f"{what} {text!r} is not a safe name: use letters, digits, '_', '.', '-' "
-                        f"and no leading dot (it becomes a folder under results_dir)")
+                        f"and no leading dot{'' if pattern is SAFE_VALUE else ' or dash'} (it becomes a folder under "
+                        f"results_dir{'' if pattern is SAFE_VALUE else ' and a command-line value'})")
     if len(text) > MAX_COMPONENT:
         raise GridError(f"{what} {text[:40]!r}... is {len(text)} characters, over {MAX_COMPONENT} (it becomes a "
                         f"folder name, which the file system limits to 255 bytes with its prefix or staging suffix)")
@@ -56,7 +58,7 @@ def _safe_component(what: str, text: str) -> str:
 def run_id(experiment: str, dataset: str, method: str, label: str, params: dict, seed: int) -> str:
     """``<experiment>/<dataset>/<method>/label~<l>/<param~value/...>/seed~<s>`` (DESIGN.md, "Runner outputs")."""
     parts = [experiment, dataset, method, f"label~{label}"]
-    parts += [f"{key}~{_safe_component(f'value of {key!r}', format_value(params[key]))}" for key in sorted(params)]
+    parts += [f"{key}~{_safe_component(f'value of {key!r}', format_value(params[key]), SAFE_VALUE)}" for key in sorted(params)]
     parts.append(f"seed~{seed}")
     return "/".join(parts)
 
@@ -204,9 +206,18 @@ def check_config_file(path) -> None:
                 raise GridError(str(err)) from None
         return loader.construct_yaml_int(node) if node.tag.endswith(":int") else loader.construct_yaml_float(node)
 
+    def boolean(loader, node):  # yes/no/on/off: booleans in YAML 1.1 only (a dataset named `no` would be False)
+        if node.style is None:
+            try:
+                check_yaml11_number(node.value, f"{path}, line {node.start_mark.line + 1}")
+            except ValueError as err:
+                raise GridError(str(err)) from None
+        return loader.construct_yaml_bool(node)
+
     StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, mapping)
     StrictLoader.add_constructor("tag:yaml.org,2002:int", number)
     StrictLoader.add_constructor("tag:yaml.org,2002:float", number)
+    StrictLoader.add_constructor("tag:yaml.org,2002:bool", boolean)
     with open(path, encoding="utf-8") as handle:
         yaml.load(handle, Loader=StrictLoader)
 
@@ -225,6 +236,7 @@ def check_paths(config: dict, runs: dict) -> None:
         root = Path(config[key])
         if root.exists() and not root.is_dir():
             raise GridError(f"{key} {str(root)!r} is a file, not a folder")
+        _check_writable(key, root)
     # a folder the workflow replaces as a whole (a corpus, a run) or the shared corpora must not hold the other
     # output folder: a prepare or a run swap would take its files along, and corpora_dir is read-only input
     owners = [("data_dir", Path(config["data_dir"]) / "corpora"), ("results_dir", Path(config["results_dir"]) / "runs")]
@@ -251,6 +263,25 @@ def check_paths(config: dict, runs: dict) -> None:
                 raise GridError(f"{part} is a symbolic link (to {os.path.realpath(part)}); the workflow deletes and "
                                 f"replaces what it writes there, which would reach through the link: remove it, or "
                                 f"point {key} elsewhere")
+
+
+def _check_writable(key: str, root: Path) -> None:
+    """``root`` exists as a folder we can write in, or can be made: found at DAG build, not as a traceback from the
+    workflow's onstart (or a failed job) after other jobs ran. The nearest existing ancestor must be a folder that
+    takes a file (a probe file, removed at once; read-only places such as /proc refuse it even to root)."""
+    import tempfile
+
+    folder = root.absolute()
+    while not os.path.lexists(folder) and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        raise GridError(f"{key} {str(root)!r} cannot be made: {str(folder)!r} is not a folder")
+    try:
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".topicbench-probe-"):
+            pass
+    except OSError as err:
+        raise GridError(f"{key} {str(root)!r} is not writable: nothing can be written in {str(folder)!r} "
+                        f"({err.strerror or err})") from None
 
 
 # Snakemake deletes a job's existing outputs before it runs the job. A results_dir or data_dir that already holds

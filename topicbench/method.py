@@ -21,6 +21,7 @@ the whole training set as one minibatch per pass.
 from __future__ import annotations
 
 import copy
+import hashlib
 import importlib.util
 import inspect
 import re
@@ -40,8 +41,11 @@ class ParamError(ValueError):
     """An impossible or unknown hyperparameter, reported before any compute."""
 
 
-# experiment, dataset, run-label and method names become path components and job names
-SAFE_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]*")
+# experiment, dataset, run-label and method names become path components, job names and command-line values: no
+# leading '-' either (``--name -x`` is read as an option, not a value, by the command the workflow runs)
+SAFE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
+# a formatted hyperparameter value in a run folder's name (after its ``<name>~`` prefix, so -1 is fine)
+SAFE_VALUE = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]*")
 # YAML 1.2 core-schema numbers (https://yaml.org/spec/1.2.2/#1032-tag-resolution)
 YAML12_NUMBER = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")
 INT64_MAX = 2**63 - 1
@@ -59,11 +63,19 @@ def _check_underflow(text: str, what: str) -> None:
                          f"or 0")
 
 
+# plain scalars YAML 1.1 (PyYAML) reads as booleans and YAML 1.2 as text: a dataset named `no` becomes False
+YAML11_ONLY_BOOL = re.compile(r"yes|Yes|YES|no|No|NO|on|On|ON|off|Off|OFF")
+
+
 def check_yaml11_number(text: str, what: str) -> None:
     """ValueError naming ``what`` if the plain YAML scalar ``text`` is a number only YAML 1.1 reads, and reads
     as another value than it shows (``010`` is 8, ``1:30`` is 90), or a nonzero number that reads as 0.0
-    (``1.0e-400``): never a silently changed value."""
+    (``1.0e-400``), or a word only YAML 1.1 reads as a boolean (``no`` is False, ``on`` is True): never a
+    silently changed value, nor an error that names False where the user wrote ``no``."""
     text = text.strip()
+    if YAML11_ONLY_BOOL.fullmatch(text):
+        raise ValueError(f"{what}: {text!r} reads as the boolean {yaml.safe_load(text)!r} in YAML 1.1 (and as text in "
+                         f"YAML 1.2); write true or false for a boolean, or quote it for text")
     _check_underflow(text, what)
     if YAML11_ONLY_NUMBER.fullmatch(text):
         read = yaml.safe_load(text)
@@ -184,8 +196,14 @@ class Method:
                 merged[key] = coerce(value, kind, f"{cls.name}: hyperparameter {key!r}", optional)
             except ValueError as err:
                 raise ParamError(str(err)) from None
-        cls.check_params(merged)
-        unused = {key: why for key, why in cls.unused_params(merged).items() if key in given}
+        try:
+            cls.check_params(merged)
+            unused = {key: why for key, why in cls.unused_params(merged).items() if key in given}
+        except ParamError:
+            raise
+        except Exception as err:  # values arrive typed, so anything but a ParamError is the plugin's own bug: name it
+            raise PluginError(f"{plugin_file(cls)}: {cls.name}.check_params/unused_params raised {type(err).__name__} "
+                              f"({err}) for {merged}; it should raise ParamError naming the hyperparameter") from err
         if unused:  # recorded in the run id and the trace, yet without effect: a silently changed run
             key, why = next(iter(unused.items()))
             raise ParamError(f"{cls.name}: hyperparameter {key!r} {why}, so the value given would have no effect")
@@ -304,32 +322,83 @@ class Method:
 
 
 # -- the registry -------------------------------------------------------------------------------
+class PluginError(TypeError, ValueError):
+    """A plugin file (``methods/*.py``, ``datasets/*.py``) that cannot be one: the message names the file.
+
+    A ValueError too, so the CLI reports it as one ``topicbench: error: <file>: ...`` line (exit 2) and the
+    workflow at DAG build, never as a traceback from inside the import machinery."""
+
+
+# a hyperparameter or dataset-parameter name: a trace column (p_<name>), a run-folder component (<name>~<value>)
+# and a --param NAME=VALUE on a command line
+PARAM_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def plugin_file(plugin: type) -> Path:
+    """The file a plugin class was loaded from (the workflow lists it among the inputs of the jobs that run it)."""
+    return Path(sys.modules[plugin.__module__].__file__)
+
+
+def _load_module(path: Path, module_name: str):
+    module = sys.modules.get(module_name)
+    if module is not None and Path(getattr(module, "__file__", "") or "").resolve() == path.resolve():
+        return module
+    if module is not None:  # a plugin of the same stem from another folder: never hand back that one's classes
+        module_name = f"{module_name}_{hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:12]}"
+        if module_name in sys.modules:
+            return sys.modules[module_name]
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as err:  # a plugin that raises at import (a syntax error, a missing package, a bug)
+        del sys.modules[module_name]
+        where = f", line {err.lineno}" if isinstance(err, SyntaxError) and err.lineno else ""
+        raise PluginError(f"{path}{where}: the plugin file cannot be loaded ({type(err).__name__}: {err})") from err
+    return module
+
+
+def _check_plugin_shape(plugin: type, path: Path) -> None:
+    """``name`` a safe name and ``params`` a mapping of safe names to values of a supported type, naming the file."""
+    name = plugin.name
+    if not isinstance(name, str) or not SAFE_NAME.fullmatch(name):
+        raise PluginError(f"{path}: plugin name {name!r} is not a safe name (letters, digits, '_', '.', '-', starting "
+                          f"with a letter, digit or '_'): it becomes a folder, a job name and a command-line value")
+    params = plugin.__dict__.get("params", getattr(plugin, "params", {}))
+    if not isinstance(params, dict):
+        raise PluginError(f"{path}: {name}.params must be a dict of parameter defaults, got {type(params).__name__}")
+    declared = {}
+    for cls in reversed(plugin.__mro__):
+        declared.update(cls.__dict__.get("param_types", {}) or {})
+    for key, default in params.items():
+        if not isinstance(key, str) or not PARAM_NAME.fullmatch(key):
+            raise PluginError(f"{path}: {name}.params has the name {key!r}, which is not a parameter name (letters, "
+                              f"digits and '_', not starting with a digit): it becomes a trace column, a run-folder "
+                              f"component and a --param NAME=VALUE")
+        if key not in declared and not isinstance(default, (bool, int, float, str, type(None))):
+            raise PluginError(f"{path}: {name}.params[{key!r}] defaults to {default!r} ({type(default).__name__}); a "
+                              f"default is a bool, int, float or string, or declare its type in param_types")
+
+
 def load_plugins(folder: Path, base: type, prefix: str) -> dict[str, type]:
     """Import every ``*.py`` in ``folder`` by path and collect the ``base`` subclasses it defines."""
     found: dict[str, type] = {}
     for path in sorted(Path(folder).glob("*.py")):
         if path.name.startswith("_"):
             continue
-        module_name = f"_topicbench_{prefix}_{path.stem}"
-        if module_name in sys.modules:
-            module = sys.modules[module_name]
-        else:
-            spec = importlib.util.spec_from_file_location(module_name, path)
-            module = importlib.util.module_from_spec(spec)
-            sys.modules[module_name] = module
-            try:
-                spec.loader.exec_module(module)
-            except Exception:
-                del sys.modules[module_name]
-                raise
+        module = _load_module(path, f"_topicbench_{prefix}_{path.stem}")
         classes = [obj for obj in vars(module).values()
-                   if inspect.isclass(obj) and issubclass(obj, base) and obj.__module__ == module_name
+                   if inspect.isclass(obj) and issubclass(obj, base) and obj.__module__ == module.__name__
                    and getattr(obj, "name", "")]
         if len(classes) != 1:
-            raise TypeError(f"{path}: a plugin file defines exactly one {base.__name__} subclass with a name; found {len(classes)}")
+            raise PluginError(f"{path}: a plugin file defines exactly one {base.__name__} subclass with a name; "
+                              f"found {len(classes)}")
         plugin = classes[0]
+        _check_plugin_shape(plugin, path)
         if plugin.name in found:
-            raise TypeError(f"{path}: plugin name {plugin.name!r} is already defined by another file")
+            raise PluginError(f"{path}: plugin name {plugin.name!r} is already defined by "
+                              f"{plugin_file(found[plugin.name])}")
         found[plugin.name] = plugin
     return found
 
@@ -340,22 +409,30 @@ _METHODS: dict[str, type[Method]] | None = None
 def registry(folder: Path | None = None) -> dict[str, type[Method]]:
     global _METHODS
     if folder is not None:
-        return load_plugins(folder, Method, "method")
-    if _METHODS is None:
-        _METHODS = load_plugins(METHODS_DIR, Method, "method")
-        for method in _METHODS.values():
+        methods = load_plugins(folder, Method, "method")
+        for method in methods.values():
             _check_contract(method)
+        return methods
+    if _METHODS is None:
+        methods = load_plugins(METHODS_DIR, Method, "method")
+        for method in methods.values():
+            _check_contract(method)
+        _METHODS = methods
     return _METHODS
 
 
 def _check_contract(method: type[Method]) -> None:
+    where = plugin_file(method)
     for attr in ("partial_fit", "predict_words", "topics", "state", "load_state"):
         if getattr(method, attr) is getattr(Method, attr):
-            raise TypeError(f"method {method.name!r} does not implement {attr}()")
+            raise PluginError(f"{where}: method {method.name!r} does not implement {attr}()")
     if "K" not in method.params:
-        raise TypeError(f"method {method.name!r}: params must declare K")
+        raise PluginError(f"{where}: method {method.name!r}: params must declare K")
     for key in method.params:
-        method.param_type(key)  # a None default without a declared type fails here, at registry load
+        try:
+            method.param_type(key)  # a None default without a declared type fails here, at registry load
+        except TypeError as err:
+            raise PluginError(f"{where}: {err}") from None
 
 
 def get_method(name: str) -> type[Method]:

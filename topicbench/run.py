@@ -111,7 +111,7 @@ class RunSpec:
         for name in ("experiment", "dataset", "label"):
             if getattr(self, name) and not SAFE_NAME.fullmatch(getattr(self, name)):
                 raise ValueError(f"run setting {name!r} = {getattr(self, name)!r} is not a safe name "
-                                 f"(letters, digits, '_', '.', '-'; no leading dot)")
+                                 f"(letters, digits, '_', '.', '-'; no leading dot or dash)")
         make_holdout(self.holdout, self.holdout_n, self.n_checkpoints).check(batch_method=typed.get("batch_size") is None)
         Protocol(self.observed_fraction, self.folds, self.eval_seed)
         if self.stream not in STREAMS:
@@ -132,6 +132,10 @@ TRACE_IDENTITY = ("experiment", "dataset", "method", "label", "seed", "protocol"
                   "pandas_version", "host")
 
 
+# the folders and files whose code a run executes (plugins loaded by path, the package, the workflow)
+CODE_PATHS = ("methods", "datasets", "topicbench", "workflow", "Snakefile")
+
+
 @lru_cache(maxsize=1)
 def provenance() -> dict[str, str]:
     import numba
@@ -144,6 +148,9 @@ def provenance() -> dict[str, str]:
                                  timeout=10).stdout.strip()
             dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO_ROOT,
                                    capture_output=True, text=True, timeout=10).stdout.strip()
+            # code the commit does not hold: a method or recipe file dropped in and never committed runs too
+            dirty += subprocess.run(["git", "status", "--porcelain", "--untracked-files=all", "--", *CODE_PATHS],
+                                    cwd=REPO_ROOT, capture_output=True, text=True, timeout=10).stdout.strip()
             sha = (sha + ("-dirty" if dirty else "")) if sha else "unknown"
         except (OSError, subprocess.SubprocessError):
             sha = "unknown"
@@ -528,6 +535,7 @@ def write_outputs(out_dir: Path, trace: pd.DataFrame, method: Method, vocab: lis
         raise OutputError(f"the run scored nothing (no trace row), so nothing was written to {out_dir}")
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     stage = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.staging-{os.getpid()}-", dir=out_dir.parent))
+    aside = None  # the old run while renamed aside (file systems without RENAME_EXCHANGE)
     try:
         os.chmod(stage, 0o777 & ~io.current_umask())  # mkdtemp's 0700 would make the swapped-in run private
         state = dict(method.state())
@@ -548,16 +556,23 @@ def write_outputs(out_dir: Path, trace: pd.DataFrame, method: Method, vocab: lis
         elif out_dir.is_dir():  # no atomic exchange on this file system: two renames, undone by the next run
             old = out_dir.parent / f".{out_dir.name}.old-{os.getpid()}"
             os.rename(out_dir, old)
+            aside = old
             io.fault_point("run.swap_new")  # the one window without out_dir; clean_stale_staging restores it
             os.rename(stage, out_dir)
+            aside = None
             shutil.rmtree(old, ignore_errors=True)
         else:
             os.rename(stage, out_dir)
         io.fault_point("run.discard_old")
-    except OSError as err:
-        if isinstance(err, OutputError):
+    except BaseException as err:
+        if aside is not None:  # failed between the two renames (a kill leaves this to clean_stale_staging)
+            if not out_dir.exists() and not out_dir.is_symlink():
+                os.rename(aside, out_dir)  # the old run goes back: never a missing run folder
+            elif _holds_only_run_files(out_dir):  # another run of this folder renamed its whole run in meanwhile
+                shutil.rmtree(aside, ignore_errors=True)
+        if isinstance(err, OutputError) or not isinstance(err, OSError):
             raise
-        raise OutputError(f"writing the run's outputs to {out_dir} failed, nothing was replaced: {err}") from err
+        raise OutputError(f"writing the run's outputs to {out_dir} failed, this run was not written: {err}") from err
     finally:
         shutil.rmtree(stage, ignore_errors=True)
 

@@ -46,6 +46,10 @@ def rename_experiment(name):
     pytest.param(rename_experiment("x$(touch INJECTED)y"), "x$(touch INJECTED)y", id="experiment-shell-injection"),
     pytest.param(rename_experiment("../../../escape"), "../../../escape", id="experiment-path-escape"),
     pytest.param(rename_experiment(".hidden"), ".hidden", id="experiment-leading-dot"),
+    pytest.param(rename_experiment("-e"), "-e", id="experiment-leading-dash"),
+    pytest.param(config(datasets={"-d": {"recipe": "nyt_like"}}, **{"experiments.e.dataset": "-d"}), "-d",
+                 id="dataset-leading-dash"),
+    pytest.param(config(**{"experiments.e.runs.0.label": "-x"}), "-x", id="label-leading-dash"),
     pytest.param(config(**{"experiments.e.runs.0.label": "a/b"}), "a/b", id="label-with-slash"),
     pytest.param(config(**{"experiments.e.runs.0.method": "online lda"}), "online lda", id="method-with-space"),
     pytest.param(config(**{"experiments.e.seeds": [0, 0]}), "non-unique", id="duplicate-seeds"),
@@ -68,6 +72,11 @@ def test_schema_rejects(cfg, culprit):
     pytest.param(config(datasets={"../d": {"recipe": "nyt_like"}}, **{"experiments.e.dataset": "../d"}),
                  "dataset name '../d'", id="grid-dataset-escape"),
     pytest.param(config(**{"experiments.e.runs.0.label": "../x"}), "run label '../x'", id="grid-label-escape"),
+    pytest.param(rename_experiment("-e"), "experiment name '-e' is not a safe name", id="grid-experiment-leading-dash"),
+    pytest.param(config(datasets={"-d": {"recipe": "nyt_like"}}, **{"experiments.e.dataset": "-d"}),
+                 "dataset name '-d' is not a safe name", id="grid-dataset-leading-dash"),
+    pytest.param(config(**{"experiments.e.runs.0.label": "-x"}), "run label '-x' is not a safe name",
+                 id="grid-label-leading-dash"),
     pytest.param(config(**{"experiments.e.runs.0.grid": {"K": [3], "alpah": [0.1]}}), "unknown hyperparameter(s) ['alpah']",
                  id="grid-unknown-hyperparameter"),
     pytest.param(config(**{"experiments.e.runs.0.method": "online_ldaa"}), "unknown method 'online_ldaa'",
@@ -129,6 +138,38 @@ def test_string_values_cannot_leave_results_dir():
     """A text hyperparameter value such as '../x' -> GridError: it would become a path component."""
     with pytest.raises(GridError, match=r"value of 'solver' '\.\./x' is not a safe name"):
         run_id("e", "d", "m", "x", {"solver": "../x"}, 0)
+
+
+def test_negative_grid_value_is_a_safe_folder_name():
+    """A negative hyperparameter value (-1; its folder is 'shift~-1', so the dash leads no name) -> accepted."""
+    assert run_id("e", "d", "m", "x", {"shift": -1}, 0) == "e/d/m/label~x/shift~-1/seed~0"
+
+
+@pytest.mark.parametrize("key", ["results_dir", "data_dir"])
+def test_output_folder_below_a_file(tmp_path, key):
+    """results_dir/data_dir below an existing file (x/results where x is a file) -> GridError at DAG build naming
+    both, the file untouched (was: passed, then NotADirectoryError from the workflow's onstart)."""
+    blocker = tmp_path / "x"
+    blocker.write_text("keep me")
+    folders = {"results_dir": str(tmp_path / "results"), "data_dir": str(tmp_path / "data")}
+    folders[key] = str(blocker / "results")
+    cfg = config(**folders)
+    with pytest.raises(GridError, match=rf"{key} '{blocker}/results' cannot be made: '{blocker}' is not a folder"):
+        check_paths(cfg, expand_all(cfg))
+    assert blocker.read_text() == "keep me"
+
+
+@pytest.mark.parametrize("key", ["results_dir", "data_dir"])
+def test_output_folder_in_a_read_only_place(tmp_path, key):
+    """results_dir/data_dir where nothing can be written (under /proc, read-only even for root) -> GridError at DAG
+    build naming it (was: passed, then a traceback from the workflow's onstart)."""
+    folders = {"results_dir": str(tmp_path / "results"), "data_dir": str(tmp_path / "data")}
+    folders[key] = "/proc/topicbench-results"
+    cfg = config(**folders)
+    with pytest.raises(GridError, match=f"{key} '/proc/topicbench-results' is not writable: nothing can be written "
+                                        f"in '/proc'"):
+        check_paths(cfg, expand_all(cfg))
+    assert not Path("/proc/topicbench-results").exists()
 
 
 def test_results_dir_that_is_a_file(tmp_path):
@@ -227,6 +268,21 @@ def test_yaml11_only_numbers_in_a_config_file(tmp_path, text, shown, read):
     path = tmp_path / "c.yaml"
     path.write_text(f"experiments:\n  e:\n    grid:\n      {text}\n      quoted: ['010', \"1:30\"]\n      same: [07, 0x10]\n")
     with pytest.raises(GridError, match=rf"c.yaml, line 4: {shown} reads as {read} in YAML 1.1"):
+        check_config_file(path)
+
+
+@pytest.mark.parametrize("text, line, shown, read", [
+    pytest.param("datasets:\n  no:\n    recipe: nyt_like", 3, "'no'", "False", id="config-dataset-named-no"),
+    pytest.param("experiments:\n  on:\n    dataset: d", 3, "'on'", "True", id="config-experiment-named-on"),
+    pytest.param("experiments:\n  e:\n    runs: [{label: off}]", 4, "'off'", "False", id="config-label-off"),
+    pytest.param("experiments:\n  e:\n    settings: {report_elbo: yes}", 4, "'yes'", "True", id="config-setting-yes"),
+])
+def test_yaml11_only_booleans_in_a_config_file(tmp_path, text, line, shown, read):
+    """A config word only YAML 1.1 reads as a boolean (a dataset named no, label: off) -> GridError naming file, line,
+    the word and its reading (was: 'dataset name False is not a safe name', or yes silently true)."""
+    path = tmp_path / "c.yaml"
+    path.write_text(f"results_dir: res\n{text}\nquoted: ['no', \"on\", true, false]\n")
+    with pytest.raises(GridError, match=rf"c.yaml, line {line}: {shown} reads as the boolean {read} in YAML 1.1"):
         check_config_file(path)
 
 

@@ -2,10 +2,12 @@
 from the CLI and from YAML alike, and a value that cannot be converted without changing it is an error naming
 the parameter, before the corpus is even read."""
 import math
+import subprocess
+import sys
 
 import pytest
 
-from _run_util import cli_subprocess, tiny_corpus  # noqa: F401
+from _run_util import REPO, cli_subprocess, env, tiny_corpus  # noqa: F401
 from topicbench.cli import main as cli
 from topicbench.method import ParamError, get_method
 from topicbench.run import RunSpec
@@ -100,6 +102,14 @@ def test_cli_hyperparameter_of_wrong_type(tmp_path, capsys, args, culprit, messa
                  id="batch-method-stream-not-ignored"),
     pytest.param(["--method", "online_lda", "--set", "n_checkpoints=0x10", "--set", "holdout_n=010"], "--set holdout_n",
                  "'010' reads as 8", id="run-setting-octal"),
+    pytest.param(["--method", "online_lda", "--set", "stream=off"], "--set stream", "'off' reads as the boolean False",
+                 id="stream-off-a-yaml11-boolean"),
+    pytest.param(["--method", "online_lda", "--set", "label=no"], "--set label", "'no' reads as the boolean False",
+                 id="label-no-a-yaml11-boolean"),
+    pytest.param(["--method", "online_lda", "--experiment=-e"], "'experiment' = '-e'", "no leading dot or dash",
+                 id="experiment-leading-dash"),
+    pytest.param(["--method", "online_lda", "--set", "label=-x"], "'label' = '-x'", "no leading dot or dash",
+                 id="label-leading-dash"),
 ])
 def test_cli_run_setting_of_wrong_type_or_range(tmp_path, capsys, args, culprit, message):
     """A run setting of the wrong type or out of range -> exit 2 naming it, before data is read."""
@@ -242,6 +252,17 @@ def test_numba_thread_variable_that_is_not_a_count(tmp_path, value):
     assert not (tmp_path / "out").exists()
 
 
+def test_numba_threading_layer_variable_unknown(tmp_path):
+    """NUMBA_THREADING_LAYER=xyz -> exit 2 naming the variable and the choices, before the corpus is read.
+
+    numba's own error names neither, and comes only at the first parallel kernel, after the corpus is read."""
+    proc = cli_subprocess(["run", "--corpus", tmp_path / "no_corpus", "--out", tmp_path / "out", "--method",
+                           "online_lda"], NUMBA_THREADING_LAYER="xyz")
+    assert proc.returncode == 2 and "NUMBA_THREADING_LAYER='xyz' is not a numba threading layer" in proc.stderr
+    assert "workqueue" in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+    assert not (tmp_path / "out").exists()
+
+
 def test_document_of_billions_of_tokens(tmp_path, capsys):
     """A corpus whose documents hold a few counts of 2e9 each (each under the readers' int32 bound) -> exit 2 before
     the fit naming the tokens and the longest document (document completion draws tokens one by one), not a
@@ -323,3 +344,49 @@ def test_document_completion_that_holds_out_no_token(tmp_path, capsys, holdout):
     err = capsys.readouterr().err
     assert code == 2 and "holds out no token" in err and "observed_fraction=0.9" in err, err
     assert not (tmp_path / "out").exists()
+
+
+def test_damaged_numba_cache_is_recompiled(tmp_path):
+    """A truncated numba cache index or data file -> a cache miss: compiled again, same numbers, entries rewritten.
+
+    (A full disk or a crash while numba wrote it; was: numba's UnpicklingError traceback from the first kernel call.)"""
+    (tmp_path / "kernels_mod.py").write_text(
+        "import numba\n\n@numba.njit(cache=True)\ndef f(x):\n    return x + 1\n\n"
+        "@numba.njit(cache=True)\ndef g(x):\n    return x * 3\n")
+    script = "import topicbench.kernels, kernels_mod; print(kernels_mod.f(1), kernels_mod.g(1))"
+    cache = tmp_path / "numba_cache"
+
+    def call():
+        return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
+                              env=env(NUMBA_CACHE_DIR=str(cache), PYTHONPATH=f"{REPO}:{tmp_path}"))
+
+    first = call()
+    assert first.returncode == 0 and first.stdout.split() == ["2", "3"], first.stderr
+    index = next(cache.rglob("kernels_mod.f-*.nbi"))
+    data = next(cache.rglob("kernels_mod.g-*.nbc"))
+    index.write_bytes(index.read_bytes()[:20])
+    data.write_bytes(data.read_bytes()[:100])
+    again = call()
+    assert again.returncode == 0 and again.stdout.split() == ["2", "3"], again.stderr
+    assert "Traceback" not in again.stderr, again.stderr
+
+
+def test_no_writable_numba_cache_location(tmp_path):
+    """A read-only install, an unwritable home folder, NUMBA_CACHE_DIR unset -> kernels load, cached in TMPDIR.
+
+    No __pycache__ can be made beside the kernels and no user cache folder either (was: numba's 'cannot cache
+    function: no locator available' RuntimeError on importing topicbench.kernels)."""
+    import shutil
+
+    copy = tmp_path / "install"
+    shutil.copytree(REPO / "topicbench", copy / "topicbench", ignore=shutil.ignore_patterns("__pycache__"))
+    for package in (copy / "topicbench", copy / "topicbench" / "kernels"):
+        (package / "__pycache__").write_text("")  # a file: no cache folder can be made there (root ignores chmod)
+    (tmp_path / "tmp").mkdir()
+    extra = env(PYTHONPATH=str(copy), HOME="/proc/no-home", TMPDIR=str(tmp_path / "tmp"), PYTHONDONTWRITEBYTECODE="1")
+    extra.pop("NUMBA_CACHE_DIR", None)
+    proc = subprocess.run([sys.executable, "-c", "import topicbench.kernels as k; print(repr(k.digamma(1.0)))"],
+                          capture_output=True, text=True, timeout=300, env=extra, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert abs(float(proc.stdout) + 0.5772156649015329) < 1e-9  # psi(1) = -(Euler-Mascheroni constant)
+    assert list((tmp_path / "tmp").rglob("special.digamma-*.nbi")), "cached in the temporary folder"

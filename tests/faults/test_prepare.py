@@ -356,10 +356,12 @@ def test_synthetic_negative_seed(tmp_path, capsys):
     pytest.param("../../x", id="name-with-dotdot"),
     pytest.param("a\nb", id="name-with-newline"),
     pytest.param("$(rm -rf ~)", id="name-with-shell"),
+    pytest.param("-x", id="name-with-leading-dash"),
 ])
 def test_unsafe_corpus_name(tmp_path, capsys, name):
     """--name that is not a safe name (it becomes the runs' dataset column) -> exit 2 naming it, before any work."""
-    code, err = run_cli(["prepare", "nyt_like", "--out", tmp_path / "out", "--name", name, "--param", "n_train=10"], capsys)
+    code, err = run_cli(["prepare", "nyt_like", "--out", tmp_path / "out", f"--name={name}", "--param", "n_train=10"],
+                        capsys)  # --name=-x: the workflow's `--name -x` would be read as an option, not the name
     assert code == 2 and f"--name {name!r} is not a safe corpus name" in err
     assert not (tmp_path / "out").exists()
 

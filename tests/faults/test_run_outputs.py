@@ -3,6 +3,7 @@ complete new one, never a mix; the output location is checked before compute; an
 model or trace read later is named."""
 import json
 import os
+import re
 import shutil
 import signal
 import stat
@@ -96,17 +97,32 @@ def test_no_atomic_exchange_kill_between_renames(tmp_path, tiny_corpus, monkeypa
     """A file system without RENAME_EXCHANGE, killed between its two renames -> the next run restores the old
     run first (it is never lost), then replaces it whole."""
     old = make_old_run(tmp_path, tiny_corpus)
-    monkeypatch.setattr(run_module.io, "exchange_directories", lambda a, b: False)
-    monkeypatch.setenv("TOPICBENCH_FAULT_AT", "enospc:run.swap_new")  # stands in for a kill: same state on disk
-    monkeypatch.setattr(shutil, "rmtree", lambda *a, **k: None)  # a kill would not clean up either
-    with pytest.raises(OutputError):
-        run(RunSpec(**SPEC, seed=1), tiny_corpus, old.dir)
-    monkeypatch.undo()
+    trace, method = run(RunSpec(**SPEC, seed=1), tiny_corpus)  # fitted here; only the write is killed, in a fork
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the child dies by SIGKILL at run.swap_new (or exits 3 if it does not)
+        try:
+            os.environ.update(TOPICBENCH_FAULT_AT="kill:run.swap_new", TOPICBENCH_RENAME_EXCHANGE="0")
+            run_module.write_outputs(old.dir, trace, method, [f"w{i}" for i in range(method.n_words)],
+                                     RunSpec(**SPEC, seed=1))
+        finally:
+            os._exit(3)
+    _, status = os.waitpid(child, 0)
+    assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL, status
     assert not old.dir.exists()
     aside = [p for p in tmp_path.iterdir() if p.name.startswith(".run.old-")]
     assert len(aside) == 1 and checksums(aside[0]) == old.sums
-    monkeypatch.setattr(run_module.io, "pid_alive", lambda pid: False)  # as after the kill
     run_module.check_output_location(old.dir, RunSpec(**SPEC))
+    assert checksums(old.dir) == old.sums and hidden_leftovers(tmp_path) == []
+
+
+def test_no_atomic_exchange_error_between_renames(tmp_path, tiny_corpus, monkeypatch):
+    """A file system without RENAME_EXCHANGE, an error (not a kill) between its two renames -> OutputError, and the
+    old run is back in its folder at once (was: left renamed aside, no run folder, until the next run)."""
+    old = make_old_run(tmp_path, tiny_corpus)
+    monkeypatch.setattr(run_module.io, "exchange_directories", lambda a, b: False)
+    monkeypatch.setenv("TOPICBENCH_FAULT_AT", "enospc:run.swap_new")
+    with pytest.raises(OutputError, match=re.escape(str(old.dir))):
+        run(RunSpec(**SPEC, seed=1), tiny_corpus, old.dir)
     assert checksums(old.dir) == old.sums and hidden_leftovers(tmp_path) == []
 
 
@@ -471,3 +487,75 @@ def test_out_ending_in_dotdot_found_before_compute(tmp_path, tiny_corpus, capsys
     code, err, _ = run_cli(tmp_path, capsys, tmp_path / "dd" / "sub" / "..", tiny_corpus)
     assert code == 2 and "ends in '..'" in err, err
     assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("exchange, pause_at, existing", [
+    pytest.param(True, "run.topics", True, id="concurrent-run-between-two-file-writes"),
+    pytest.param(False, "run.swap_new", True, id="concurrent-run-between-the-two-renames"),
+])
+def test_two_runs_writing_one_folder_at_once(tmp_path, tiny_corpus, monkeypatch, exchange, pause_at, existing):
+    """Two runs writing one run folder at once -> one whole run of one seed there, never a mix; no leftovers.
+
+    The second run's whole write falls inside the first's: between its model and its topics (caught only by
+    staging), or between the two renames of a swap without RENAME_EXCHANGE (where the first used to leave the
+    old run renamed aside)."""
+    out = tmp_path / "run"
+    if existing:
+        make_old_run(tmp_path, tiny_corpus)
+    if not exchange:
+        monkeypatch.setattr(run_module.io, "exchange_directories", lambda a, b: False)
+    fitted = {seed: run(RunSpec(**SPEC, seed=seed), tiny_corpus) for seed in (1, 2)}  # no out_dir: nothing written
+    real_fault_point, inside = run_module.io.fault_point, []
+
+    def fault_point(step):  # run 2 writes the whole folder while run 1 stands at ``pause_at``
+        if step == pause_at and not inside:
+            inside.append(step)
+            trace, method = fitted[2]
+            run_module.write_outputs(out, trace, method, [f"w{i}" for i in range(method.n_words)], RunSpec(**SPEC, seed=2))
+        real_fault_point(step)
+
+    monkeypatch.setattr(run_module.io, "fault_point", fault_point)
+    trace, method = fitted[1]
+    try:
+        run_module.write_outputs(out, trace, method, [f"w{i}" for i in range(method.n_words)], RunSpec(**SPEC, seed=1))
+        first = "ok"
+    except OutputError as err:  # refused because the other run's folder took its place: it says so
+        first = str(err)
+    monkeypatch.undo()
+    assert inside == [pause_at]
+    assert sorted(p.name for p in out.iterdir()) == sorted(RUN_FILES)
+    seeds = set(pd.read_parquet(out / "trace.parquet")["seed"])
+    assert len(seeds) == 1 and load_model(out / "model.npz").seed in seeds, "a mix of the two runs"
+    winner = seeds.pop()
+    expected_topics = run_module.top_words_table(fitted[winner][1], [f"w{i}" for i in range(fitted[winner][1].n_words)])
+    assert (out / "topics.tsv").read_text() == expected_topics.to_csv(sep="\t", index=False)
+    assert first == "ok" or winner == 2, first
+    run_module.check_output_location(out, RunSpec(**SPEC))  # the next run of the folder tidies what a loser left
+    assert hidden_leftovers(tmp_path) == []
+
+
+@pytest.mark.parametrize("untracked, dirty", [
+    pytest.param("methods/my_method.py", True, id="provenance-untracked-method-file"),
+    pytest.param("datasets/my_recipe.py", True, id="provenance-untracked-recipe-file"),
+    pytest.param("notes.txt", False, id="provenance-untracked-notes-not-code"),
+])
+def test_provenance_of_code_the_commit_does_not_hold(tmp_path, monkeypatch, untracked, dirty):
+    """A method or recipe file dropped into the checkout and never committed -> git_sha ends in '-dirty' (was: the
+    bare commit, which does not hold the code that ran); an untracked non-code file leaves it clean."""
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
+    for folder in ("methods", "datasets"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "kept.py").write_text("x = 1\n")
+    subprocess.run([*git, "init", "-q"], cwd=tmp_path, check=True)
+    subprocess.run([*git, "add", "."], cwd=tmp_path, check=True)
+    subprocess.run([*git, "commit", "-qm", "c"], cwd=tmp_path, check=True)
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=tmp_path, capture_output=True, text=True).stdout.strip()
+    (tmp_path / untracked).write_text("class Mine: pass\n")
+    monkeypatch.setattr(run_module, "REPO_ROOT", tmp_path)
+    monkeypatch.delenv("TOPICBENCH_GIT_SHA", raising=False)
+    run_module.provenance.cache_clear()
+    try:
+        sha = run_module.provenance()["git_sha"]
+    finally:
+        run_module.provenance.cache_clear()
+    assert sha == head + ("-dirty" if dirty else "")

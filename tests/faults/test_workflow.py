@@ -321,3 +321,28 @@ def test_paper_refuses_figure_of_another_aggregate(tmp_path):
             build_paper.main(smk)
     assert not (tmp_path / "paper").exists()
     assert [b for b in build_paper.parse_markdown((tmp_path / "current.md").read_text()) if "sha256" in str(b)] == []
+
+
+def test_folders_starting_with_a_dash_reach_the_commands_as_values(tmp_path, monkeypatch):
+    """results_dir -res and data_dir -data -> every shell command the workflow plans reads them as values and
+    runs to the end (was: `--out -data/corpora/tiny`, which the command reads as an unknown option)."""
+    import shlex
+
+    from topicbench.cli import main as cli
+
+    config = {**TINY_CONFIG, "results_dir": "-res", "data_dir": "-data",
+              "experiments": {"exp": {"dataset": "tiny", "seeds": [0], "runs": [
+                  {"label": "x", "method": "online_lda", "grid": {"K": [3], "batch_size": [20]},
+                   "settings": {"n_checkpoints": 2}}]}}}
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
+    plan = snakemake(tmp_path, "--dry-run", "--printshellcmds", "--", "-res/all_traces.parquet")
+    assert plan.returncode == 0, plan.stdout + plan.stderr
+    commands = [line.split("Shell command: ", 1)[1] for line in plan.stdout.splitlines() if "Shell command: " in line]
+    assert [shlex.split(c)[1 if c.startswith("exec ") else 0:][:2] for c in commands] == [
+        ["topicbench", "prepare"], ["topicbench", "run"], ["topicbench", "aggregate"]], commands
+    monkeypatch.chdir(tmp_path)
+    for command in commands:  # as the shell would run them, minus exec, the log redirection and the parent watch
+        words = shlex.split(command.split(" > ", 1)[0])
+        argv = [w for w in words if w not in ("exec", "--exit-with-parent")][1:]
+        assert cli(argv) == 0, command
+    assert len(pd.read_parquet(tmp_path / "-res" / "all_traces.parquet")) == 2

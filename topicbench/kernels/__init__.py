@@ -18,11 +18,21 @@ import os
 
 def _check_numba_threads_env() -> None:
     """NUMBA_NUM_THREADS, if set, is a whole number >= 1: numba raises an error that does not name it for 0 and
-    silently falls back to the CPU count for text, either way after the user asked for something else."""
+    silently falls back to the CPU count for text, either way after the user asked for something else; and
+    NUMBA_THREADING_LAYER, if set, names a threading layer."""
     value = os.environ.get("NUMBA_NUM_THREADS")
     if value is not None and not (value.strip().isdigit() and int(value) >= 1):
         raise ValueError(f"environment variable NUMBA_NUM_THREADS={value!r} must be a whole number >= 1 "
                          f"(numba's thread pool size); unset it or give a count")
+
+
+    # numba names neither the variable nor the choices, and only when the first parallel kernel runs (after the
+    # corpus is read); https://numba.readthedocs.io/en/stable/user/threading-layer.html
+    layer = os.environ.get("NUMBA_THREADING_LAYER")
+    known = ("default", "safe", "threadsafe", "forksafe", "tbb", "omp", "workqueue")
+    if layer is not None and layer.strip().lower() not in known:
+        raise ValueError(f"environment variable NUMBA_THREADING_LAYER={layer!r} is not a numba threading layer "
+                         f"(one of {', '.join(known)}); unset it or give one of those")
 
 
 _check_numba_threads_env()  # before numba reads it

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import os
+import pickle
+import tempfile
 from pathlib import Path
 
 from numba.core import caching
@@ -53,9 +56,52 @@ def _for_this_package(base):
     return Locator
 
 
+class _TempDirCacheLocator(caching.UserWideCacheLocator):
+    """The last resort: a cache in this user's temporary folder. Where the package's folder is read-only (an
+    installed image) and the home folder too (a batch job's), numba finds no locator and refuses to define the
+    kernels at all ("cannot cache function ...: no locator available"), an import-time traceback; a cache only
+    changes how long the warm-up takes, so a temporary one will do."""
+
+    def __init__(self, py_func, py_file):
+        super().__init__(py_func, py_file)
+        root = os.path.join(tempfile.gettempdir(), f"topicbench-numba-cache-{os.getuid()}")
+        self._cache_path = os.path.join(root, self.get_suitable_cache_subpath(py_file))
+
+
+# what unpickling a truncated or garbled cache file raises
+_DAMAGED = (EOFError, ValueError, TypeError, AttributeError, ImportError, IndexError, KeyError, pickle.UnpicklingError)
+
+
+def _tolerate_damaged_cache_files() -> None:
+    """A damaged cache index or data file (a full disk or a crash while numba wrote it, a bad copy of the cache
+    folder) is a cache miss: the kernel is compiled again and its entry rewritten. numba itself raises the
+    unpickling error from inside the first kernel call, a traceback naming neither the file nor the cure."""
+    cache_file = caching.IndexDataCacheFile
+    if getattr(cache_file, "_topicbench_tolerant", False):
+        return
+    load_index, load = cache_file._load_index, cache_file.load
+
+    def _load_index(self):
+        try:
+            return load_index(self)
+        except _DAMAGED:
+            return {}  # an empty index: compile, then save_overload writes a whole new index
+
+    def _load(self, key):
+        try:
+            return load(self, key)
+        except _DAMAGED:
+            return None  # a miss: compile again (the new data file is written under a fresh name)
+
+    cache_file._load_index, cache_file.load = _load_index, _load
+    cache_file._topicbench_tolerant = True
+
+
 def register() -> None:
     """Put this package's locators first (once per package directory, e.g. two copies loaded by a benchmark)."""
+    _tolerate_damaged_cache_files()
     classes = caching.CacheImpl._locator_classes
     if not any(getattr(cls, "package", None) == PACKAGE for cls in classes):
-        bases = (caching.UserProvidedCacheLocator, caching.InTreeCacheLocator, caching.UserWideCacheLocator)
+        bases = (caching.UserProvidedCacheLocator, caching.InTreeCacheLocator, caching.UserWideCacheLocator,
+                 _TempDirCacheLocator)
         classes[:0] = [_for_this_package(base) for base in bases]

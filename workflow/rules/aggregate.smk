@@ -13,4 +13,4 @@ rule aggregate:
     conda:
         "../envs/topicbench.yaml"
     shell:
-        "topicbench aggregate --out {output.traces:q} {input.traces:q} > {log:q} 2>&1"
+        "topicbench aggregate --out={output.traces:q} -- {input.traces:q} > {log:q} 2>&1"

@@ -53,7 +53,7 @@ FIGURE_TARGETS = []  # each figures_*.smk appends the files it draws for experim
 
 
 wildcard_constraints:
-    dataset=r"[A-Za-z0-9_\-][A-Za-z0-9_.\-]*",
+    dataset=r"[A-Za-z0-9_][A-Za-z0-9_.\-]*",
     run_id=r"[A-Za-z0-9_.~+/\-]+",
 
 
@@ -90,10 +90,10 @@ def all_targets():
 
 
 def dataset_params(wildcards):
-    """A configured dataset's recipe parameters as ``--param name=value`` arguments, each shell-quoted."""
+    """A configured dataset's recipe parameters as ``--param=name=value`` arguments, each shell-quoted."""
     entry = config["datasets"][wildcards.dataset]
     return " ".join(
-        f"--param {shlex.quote(f'{key}={json.dumps(value)}')}" for key, value in (entry.get("params") or {}).items()
+        f"--param={shlex.quote(f'{key}={json.dumps(value)}')}" for key, value in (entry.get("params") or {}).items()
     )
 
 
@@ -120,21 +120,23 @@ PACKAGE_FILES = _package_files()
 def fit_code(wildcards):
     """The code a fit runs: its method's file and the topicbench package. As inputs, an edited file re-runs the fits
     that ran it (Snakemake's code trigger sees only a rule's shell line), so no result outlives the code behind it."""
-    from topicbench.method import METHODS_DIR
+    from topicbench.method import get_method, plugin_file
 
-    return [str(METHODS_DIR / f"{RUNS[wildcards.run_id]['spec'].method}.py"), *PACKAGE_FILES]
+    # the file the method was loaded from, whatever its name (methods/my_methods.py may define my_method)
+    return [str(plugin_file(get_method(RUNS[wildcards.run_id]["spec"].method))), *PACKAGE_FILES]
 
 
 def prepare_code(wildcards):
     """The code a prepare runs: its recipe's file and the topicbench package (see ``fit_code``)."""
-    from topicbench.dataset import DATASETS_DIR
+    from topicbench.dataset import get_dataset
+    from topicbench.method import plugin_file
 
-    return [str(DATASETS_DIR / f"{config['datasets'][wildcards.dataset]['recipe']}.py"), *PACKAGE_FILES]
+    return [str(plugin_file(get_dataset(config["datasets"][wildcards.dataset]["recipe"]))), *PACKAGE_FILES]
 
 
 def corpora_dir_arg():
-    """``--corpora-dir <dir>`` shell-quoted, or nothing when the config has no corpora_dir (synthetic data only)."""
-    return f"--corpora-dir {shlex.quote(config['corpora_dir'])}" if config.get("corpora_dir") else ""
+    """``--corpora-dir=<dir>`` shell-quoted, or nothing when the config has no corpora_dir (synthetic data only)."""
+    return f"--corpora-dir={shlex.quote(config['corpora_dir'])}" if config.get("corpora_dir") else ""
 
 
 def experiment_dataset(name):

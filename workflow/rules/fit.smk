@@ -1,7 +1,8 @@
 # Stage 2: fit one (dataset, method, hyperparameters, seed) per job. The three outputs are staged beside the
 # run folder and swapped in as one unit (topicbench.run.write_outputs), so a killed job leaves the old run or
 # none, never a mix. `exec` makes the fit Snakemake's own child and --exit-with-parent stops it when Snakemake
-# dies, so no orphaned fit writes into a run folder later. Every value in the command is shell-quoted.
+# dies, so no orphaned fit writes into a run folder later. Every value in the command is shell-quoted and joined to
+# its flag with '=' (a results_dir starting with '-' is a value, not an option).
 # Threads and memory come from the config only (threads_per_run, mem_mb_per_run; the profiles set neither).
 # The group "fits" only matters on a cluster: `group-components: fits=N` (profiles/slurm) submits N fits as
 # one job, so the per-job start-up (a Snakemake start, the scheduler's latency) is paid once per N fits. The
@@ -35,5 +36,5 @@ rule fit:
     conda:
         "../envs/topicbench.yaml"
     shell:
-        "exec topicbench run --exit-with-parent --corpus {params.corpus_dir:q} --out {params.out_dir:q} "
-        "--spec-json {params.spec:q} --threads {threads} > {log:q} 2>&1"
+        "exec topicbench run --exit-with-parent --corpus={params.corpus_dir:q} --out={params.out_dir:q} "
+        "--spec-json={params.spec:q} --threads={threads} > {log:q} 2>&1"

@@ -27,5 +27,5 @@ rule prepare_corpus:
     conda:
         "../envs/topicbench.yaml"
     shell:
-        "topicbench prepare {params.recipe:q} --out {params.corpus_dir:q} "
-        "--name {wildcards.dataset:q} {params.corpora_dir} {params.recipe_params} > {log:q} 2>&1"
+        "topicbench prepare {params.recipe:q} --out={params.corpus_dir:q} "
+        "--name={wildcards.dataset:q} {params.corpora_dir} {params.recipe_params} > {log:q} 2>&1"

@@ -92,6 +92,17 @@ class Figure:
     order: int = 0  # position within the paper's section
 
     def __post_init__(self):
+        for field in ("experiments", "models", "extra"):  # a bare string would be read letter by letter: "hu_*"
+            value = getattr(self, field)                  # as the patterns h, u, _ and * (every experiment)
+            if not isinstance(value, (tuple, list)) or not all(isinstance(v, str) and v for v in value):
+                raise ValueError(f"Figure {self.title!r}: {field} must be a tuple of names, got {value!r}")
+        if not self.experiments:
+            raise ValueError(f"Figure {self.title!r}: experiments names no experiment")
+        for path in self.extra:  # written under the results directory, beside the figure's own outputs only
+            parts = Path(path).parts
+            if Path(path).is_absolute() or ".." in parts or parts[0] not in ("figures", "tables") or len(parts) < 2:
+                raise ValueError(f"Figure {self.title!r}: extra output {path!r} must be a file under figures/ or "
+                                 f"tables/ of the results directory (relative, no '..')")
         if self.paper not in PAPERS:
             raise ValueError(f"Figure {self.title!r}: paper {self.paper!r} is not one of {', '.join(PAPERS)}")
         if self.kind not in ("figure", "table"):
@@ -114,7 +125,10 @@ def load_plugin(name: str):
     path = PLUGIN_DIR / f"{name}.py"
     spec = importlib.util.spec_from_file_location(f"topicbench_figure_{name}", path)
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    try:
+        spec.loader.exec_module(module)
+    except Exception as err:  # a figure file that raises at import, or declares an impossible FIGURE: name the file
+        raise ValueError(f"{path}: the figure file cannot be loaded ({type(err).__name__}: {err})") from err
     if not isinstance(getattr(module, "FIGURE", None), Figure) or not callable(getattr(module, "draw", None)):
         raise ValueError(f"{path}: a figure file needs FIGURE = figlib.Figure(...) and def draw(ctx)")
     return module

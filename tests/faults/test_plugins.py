@@ -1,0 +1,228 @@
+"""Method and dataset plugin files (methods/*.py, datasets/*.py, loaded by path): a file that cannot be a plugin is
+refused with an error naming the file, at registry load (so at DAG build and before any run reads data), never a
+traceback from inside the import machinery, a plugin silently ignored, or a name that later reaches a path or a
+command line unchecked."""
+from pathlib import Path
+
+import pytest
+
+from _run_util import REPO
+import topicbench.method as method_module
+from topicbench.cli import main as cli
+from topicbench.dataset import Dataset
+from topicbench.method import PluginError, load_plugins, plugin_file, registry
+
+# a working method plugin; each case below spoils one thing of it
+GOOD = """
+from topicbench.lda import ONLINE_PARAMS, VariationalLDA
+
+
+class MyMethod(VariationalLDA):
+    name = {name}
+    uses_corpus_size = True
+    params = {params}
+
+    def partial_fit(self, batch):
+        self.stochastic_step(batch, self.corpus_size)
+"""
+
+
+def plugin(folder: Path, stem: str = "my_method", name: str = '"my_method"', params: str = "dict(ONLINE_PARAMS)",
+           text: str | None = None) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{stem}.py"
+    path.write_text(text if text is not None else GOOD.format(name=name, params=params))
+    return path
+
+
+@pytest.mark.parametrize("spoil, message", [
+    pytest.param(dict(text="raise RuntimeError('boom at import')\n"),
+                 "the plugin file cannot be loaded (RuntimeError: boom at import)", id="plugin-raises-at-import"),
+    pytest.param(dict(text="def broken(:\n    pass\n"), ", line 1: the plugin file cannot be loaded (SyntaxError",
+                 id="plugin-syntax-error"),
+    pytest.param(dict(text="import topicbench_no_such_package\n"), "cannot be loaded (ModuleNotFoundError",
+                 id="plugin-imports-a-missing-package"),
+    pytest.param(dict(params='["K", "alpha"]'), "my_method.params must be a dict of parameter "
+                 "defaults, got list", id="plugin-params-a-list"),
+    pytest.param(dict(name='"../evil"'), "plugin name '../evil' is not a safe name", id="plugin-name-escapes"),
+    pytest.param(dict(name='"-rf"'), "plugin name '-rf' is not a safe name", id="plugin-name-leading-dash"),
+    pytest.param(dict(name='"my method"'), "plugin name 'my method' is not a safe name", id="plugin-name-with-space"),
+    pytest.param(dict(name="3"), "plugin name 3 is not a safe name", id="plugin-name-not-a-string"),
+    pytest.param(dict(params='{**ONLINE_PARAMS, "a/b": 1.0}'), "has the name 'a/b', which is not a parameter name",
+                 id="plugin-param-name-with-slash"),
+    pytest.param(dict(params='{**ONLINE_PARAMS, "K~1": 1.0}'), "has the name 'K~1', which is not a parameter name",
+                 id="plugin-param-name-with-tilde"),
+    pytest.param(dict(params='{**ONLINE_PARAMS, "grid": [1, 2]}'), "my_method.params['grid'] defaults to [1, 2] (list)",
+                 id="plugin-param-default-a-list"),
+    pytest.param(dict(params='{**ONLINE_PARAMS, "a0": None}'), "param 'a0' defaults to None and needs a param_types",
+                 id="plugin-param-none-without-type"),
+    pytest.param(dict(params='{k: v for k, v in ONLINE_PARAMS.items() if k != "K"}'), "params must declare K",
+                 id="plugin-without-K"),
+    pytest.param(dict(text=GOOD.replace("    def partial_fit", "    def partial_fitt").format(
+        name='"my_method"', params="dict(ONLINE_PARAMS)")), "does not implement partial_fit()",
+        id="plugin-without-partial_fit"),
+    pytest.param(dict(text="from topicbench.lda import VariationalLDA\n"), "exactly one Method subclass with a name; found 0",
+                 id="plugin-defines-no-method"),
+])
+def test_malformed_method_plugin_named(tmp_path, spoil, message):
+    """A method plugin file that cannot be a plugin -> PluginError naming the file and the problem, at registry load.
+
+    It raises at import, its name is unsafe, its params are not a mapping of safe names to plain defaults, or it
+    lacks K or partial_fit (was: a traceback from the import machinery, or accepted)."""
+    path = plugin(tmp_path / "methods", **spoil)
+    with pytest.raises(PluginError) as info:
+        registry(tmp_path / "methods")
+    assert str(path) in str(info.value) and message in str(info.value), str(info.value)
+    assert isinstance(info.value, ValueError) and isinstance(info.value, TypeError)  # the CLI's catch; older callers'
+
+
+def test_two_plugins_of_one_name_name_both_files(tmp_path):
+    """Two method files defining the same name -> PluginError naming both files (not only the second)."""
+    first = plugin(tmp_path / "methods", stem="a_method")
+    second = plugin(tmp_path / "methods", stem="b_method")
+    with pytest.raises(PluginError) as info:
+        registry(tmp_path / "methods")
+    assert f"{second}: plugin name 'my_method' is already defined by {first}" in str(info.value)
+
+
+def test_malformed_dataset_plugin_named(tmp_path):
+    """A dataset plugin file that raises at import -> PluginError naming the file (datasets share the loader)."""
+    path = plugin(tmp_path / "datasets", stem="my_recipe", text="import topicbench_no_such_reader\n")
+    with pytest.raises(PluginError, match=rf"{path}: the plugin file cannot be loaded \(ModuleNotFoundError"):
+        load_plugins(tmp_path / "datasets", Dataset, "dataset")
+
+
+def test_cli_reports_a_broken_plugin_in_one_line(tmp_path, capsys, monkeypatch):
+    """A broken file in methods/ when `topicbench run` loads the registry -> exit 2, one line naming the file, no
+    traceback, and nothing written (was: the plugin's own traceback)."""
+    path = plugin(tmp_path / "methods", text="raise RuntimeError('boom at import')\n")
+    monkeypatch.setattr(method_module, "METHODS_DIR", tmp_path / "methods")
+    monkeypatch.setattr(method_module, "_METHODS", None)
+    code = cli(["run", "--corpus", str(tmp_path / "no_corpus"), "--out", str(tmp_path / "out"), "--method", "online_lda"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith(f"topicbench: error: {path}: the plugin file cannot be loaded"), err
+    assert "Traceback" not in err and not (tmp_path / "out").exists()
+
+
+def test_registry_that_failed_stays_failed(tmp_path, monkeypatch):
+    """A plugin breaking the contract, its registry asked for twice in one process -> both calls fail.
+
+    (Snakemake builds the DAG after other code asked; was: the second call returned the broken method.)"""
+    plugin(tmp_path / "methods", text=GOOD.replace("    def partial_fit", "    def partial_fitt").format(
+        name='"my_method"', params="dict(ONLINE_PARAMS)"))
+    monkeypatch.setattr(method_module, "METHODS_DIR", tmp_path / "methods")
+    monkeypatch.setattr(method_module, "_METHODS", None)
+    for _ in range(2):
+        with pytest.raises(PluginError, match="does not implement partial_fit"):
+            registry()
+
+
+def test_plugin_of_a_builtin_file_name_elsewhere_is_its_own(tmp_path):
+    """A plugin folder holding a file named like a built-in (online_lda.py) once the built-ins are loaded -> its
+    own class is loaded (was: the built-in online_lda class, silently, from the import cache)."""
+    registry()  # the built-ins, as in any process that ran the workflow's DAG build
+    path = plugin(tmp_path / "methods", stem="online_lda", name='"my_online"')
+    methods = registry(tmp_path / "methods")
+    assert sorted(methods) == ["my_online"] and plugin_file(methods["my_online"]) == path
+
+
+def _workflow_function(name: str, namespace: dict):
+    """A function of workflow/rules/common.smk (a plain Python def there), defined in ``namespace``."""
+    lines = (REPO / "workflow" / "rules" / "common.smk").read_text().splitlines()
+    start = lines.index(next(line for line in lines if line.startswith(f"def {name}(")))
+    end = next((i for i in range(start + 1, len(lines)) if lines[i] and not lines[i][0].isspace()), len(lines))
+    exec(compile("\n".join(lines[start:end]), "common.smk", "exec"), namespace)  # Snakemake's own syntax lies outside
+    return namespace[name]
+
+
+def test_workflow_lists_the_file_a_method_came_from(tmp_path, monkeypatch):
+    """A method plugin whose file is not named after it (methods/my_methods.py defining my_method) -> the fit job
+    lists that file as its code input (was: methods/my_method.py, a missing input Snakemake cannot make)."""
+    path = plugin(tmp_path / "methods", stem="my_methods", name='"my_method"')
+    monkeypatch.setattr(method_module, "METHODS_DIR", tmp_path / "methods")
+    monkeypatch.setattr(method_module, "_METHODS", None)
+
+    class Spec:
+        method = "my_method"
+
+    class Wildcards:
+        run_id = "e/d/my_method/x"
+
+    fit_code = _workflow_function("fit_code", {"RUNS": {Wildcards.run_id: {"spec": Spec}}, "PACKAGE_FILES": []})
+    assert fit_code(Wildcards) == [str(path)] and path.is_file()
+
+
+def test_workflow_lists_the_file_a_recipe_came_from(monkeypatch):
+    """A dataset recipe (nyt_like) -> the prepare job lists the very file the recipe was loaded from (the same
+    lookup as methods, so a recipe in a file of another name is found too)."""
+    from topicbench.dataset import get_dataset
+
+    class Wildcards:
+        dataset = "d"
+
+    prepare_code = _workflow_function("prepare_code", {"config": {"datasets": {"d": {"recipe": "nyt_like"}}},
+                                                       "PACKAGE_FILES": []})
+    assert prepare_code(Wildcards) == [str(plugin_file(get_dataset("nyt_like")))]
+    assert prepare_code(Wildcards) == [str(REPO / "datasets" / "nyt_like.py")]
+
+
+FIGURE = """
+import figlib
+
+FIGURE = figlib.Figure(paper="hoffman", title="a figure", kind="table", experiments={experiments}, extra={extra})
+
+
+def draw(ctx):
+    pass
+"""
+
+
+@pytest.mark.parametrize("spoil, message", [
+    pytest.param(dict(text="raise RuntimeError('boom at import')\n"),
+                 "the figure file cannot be loaded (RuntimeError: boom at import)", id="figure-raises-at-import"),
+    pytest.param(dict(experiments='"hu_*"'), "experiments must be a tuple of names, got 'hu_*'",
+                 id="figure-experiments-a-bare-string"),
+    pytest.param(dict(experiments="()"), "experiments names no experiment", id="figure-experiments-empty"),
+    pytest.param(dict(extra='("../../outside.csv",)'), "extra output '../../outside.csv' must be a file under figures/",
+                 id="figure-extra-escapes-results"),
+    pytest.param(dict(extra='("/tmp/outside.csv",)'), "extra output '/tmp/outside.csv' must be a file under figures/",
+                 id="figure-extra-absolute"),
+    pytest.param(dict(extra='("all_traces.parquet",)'), "extra output 'all_traces.parquet' must be a file under",
+                 id="figure-extra-over-the-aggregate-table"),
+    pytest.param(dict(extra='"tables/x.csv"'), "extra must be a tuple of names, got 'tables/x.csv'",
+                 id="figure-extra-a-bare-string"),
+])
+def test_malformed_figure_plugin_named(tmp_path, monkeypatch, spoil, message):
+    """A malformed figure file (workflow/figures/*.py) -> ValueError naming the file at discovery (DAG build).
+
+    It raises at import, declares its experiments or extra outputs as a bare string, or an extra output outside
+    figures/ and tables/ (was: a traceback; 'hu_*' read as the patterns h, u, _, * matching every experiment; a
+    file written anywhere)."""
+    monkeypatch.syspath_prepend(str(REPO / "workflow" / "scripts"))
+    import figlib
+
+    monkeypatch.setattr(figlib, "PLUGIN_DIR", tmp_path)
+    fields = {"experiments": '("hu_fig1",)', "extra": "()", **spoil}
+    path = tmp_path / "my_figure.py"
+    path.write_text(spoil.get("text") or FIGURE.format(experiments=fields["experiments"], extra=fields["extra"]))
+    with pytest.raises(ValueError) as info:
+        figlib.discover(["hoffman_fig1", "hu_fig1"])
+    assert str(info.value).startswith(f"{path}: ") and message in str(info.value), str(info.value)
+
+
+def test_check_params_with_a_bug_is_named(tmp_path):
+    """A method whose check_params raises something else than ParamError (a bug: values arrive typed) -> PluginError
+    naming the file and the exception, before any compute (was: a bare TypeError traceback at DAG build)."""
+    text = GOOD.format(name='"my_method"', params="dict(ONLINE_PARAMS)") + '''
+    @classmethod
+    def check_params(cls, p):
+        super().check_params(p)
+        if p["K"] > None:
+            pass
+'''
+    path = plugin(tmp_path / "methods", text=text)
+    method = registry(tmp_path / "methods")["my_method"]
+    with pytest.raises(PluginError) as info:
+        method.resolve_params({"K": 3})
+    assert str(info.value).startswith(f"{path}: my_method.check_params/unused_params raised TypeError"), str(info.value)
+    assert isinstance(info.value, ValueError)  # so the grid's GridError and the CLI's one line report it
