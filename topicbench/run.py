@@ -300,6 +300,9 @@ def _run(spec, corpus, out_dir, progress_every_s):
         order = np.tile(np.arange(train.n_docs), max(1, int(np.ceil(spec.passes))))
     else:
         batch_size = int(method.batch_size)
+        if batch_size > train.n_docs:  # every minibatch would be the whole split: |S| would not be the S asked for
+            raise ValueError(f"{method.name}: batch_size = {batch_size} exceeds the {train.n_docs} training documents of "
+                             f"{corpus.meta.get('name')}; use a batch_size of at most {train.n_docs} (or the batch method)")
         tie = _id_ranks(train) if spec.stream == "time_ordered" else None  # ties in time by doc id (digits by value)
         order = stream_order(spec.stream, train.n_docs, spec.seed, spec.passes,
                              None if times is None or spec.stream != "time_ordered" else times.to_numpy(), tie)

@@ -196,6 +196,10 @@ def test_cli_spec_file_missing(tmp_path, capsys):
                  "holdout_n = 7 but the stream has only 6 minibatches", id="every_nth_batch-beyond-the-stream"),
     pytest.param(["--method", "sklearn_nmf", "--param", "K=100", "--param", "batch_size=120"],
                  "'K' must be <= the vocabulary size (60 words)", id="sklearn_nmf-K-beyond-V"),
+    pytest.param(["--param", "batch_size=121"], "online_lda: batch_size = 121 exceeds the 120 training documents",
+                 id="batch_size-beyond-the-training-split-not-clamped"),
+    pytest.param(["--method", "bnmf", "--param", "K=3", "--param", "batch_size=500"],
+                 "bnmf: batch_size = 500 exceeds the 120 training documents", id="bnmf-batch_size-beyond-the-training-split"),
 ])
 def test_run_impossible_on_this_corpus(tmp_path, capsys, monkeypatch, tiny_corpus, args, message):
     """A run setting impossible on the corpus it names -> exit 2 naming it, before warm-up or fit; nothing written."""
@@ -214,9 +218,9 @@ def test_run_impossible_on_this_corpus(tmp_path, capsys, monkeypatch, tiny_corpu
 
 
 def test_sklearn_nmf_K_beyond_a_short_first_minibatch(tmp_path, capsys, tiny_corpus):
-    """sklearn_nmf K above the first minibatch's documents (training split < batch_size) -> exit 2 naming K, no output."""
+    """sklearn_nmf K above the first minibatch's documents (a 30-document budget, max_docs) -> exit 2 naming K, no output."""
     code = cli(["run", "--corpus", str(tiny_corpus), "--out", str(tmp_path / "out"), "--method", "sklearn_nmf",
-                "--param", "K=40", "--param", "batch_size=100", "--set", "train_subset=30"])
+                "--param", "K=35", "--param", "batch_size=40", "--set", "max_docs=30"])
     err = capsys.readouterr().err
     assert code == 2 and "'K' must be <= the first minibatch's 30 documents" in err, err
     assert not (tmp_path / "out").exists() and not list(tmp_path.glob(".out.*"))
