@@ -127,3 +127,24 @@ def test_impossible_hyperparameters_are_named(params, message):
 
 def test_kappa_half_is_admitted_only_when_asked():
     assert get_method("online_lda").resolve_params({"kappa": 0.5, "allow_kappa_half": True})["kappa"] == 0.5
+
+
+@pytest.mark.parametrize("elbos, stops", [
+    ([-4.0, -3.0, -2.5], [False, False, True]),  # improvements 1/4 (= rel_tol: not below it), then 0.5/3 < 1/4
+    ([-4.0, -5.0], [False, True]),  # a decrease is no improvement: stop (Alg. 1 runs only while it improves)
+])
+def test_batch_lda_stops_once_the_relative_improvement_falls_below_rel_tol(monkeypatch, elbos, stops):
+    """Hoffman et al. 2010, Alg. 1: 'while relative improvement in L(w, phi, gamma, lambda) > 0.00001' (the default
+    rel_tol): (L_t - L_{t-1}) / |L_{t-1}| < rel_tol stops, with the ELBO of each pass fed in by hand (rel_tol 1/4,
+    exact in binary). Each pass counts its documents once."""
+    assert get_method("batch_lda").params["rel_tol"] == 1e-5
+    method = get_method("batch_lda")(6, seed=0, K=2, rel_tol=0.25)
+    values = iter(elbos)
+    monkeypatch.setattr(method, "doc_bound", lambda counts, gamma: next(values))
+    monkeypatch.setattr(method, "topic_bound", lambda: 0.0)
+    counts = sp.csr_matrix(np.array([[1, 2, 0, 0, 1, 0], [0, 0, 3, 1, 0, 1]]))
+    seen = []
+    for _ in elbos:
+        method.partial_fit(Minibatch(counts, np.arange(2), np.arange(2), None, 0))
+        seen.append(method.converged)
+    assert seen == stops and method.docs_seen == 2 * len(elbos)

@@ -259,3 +259,13 @@ def test_svb_learns_planted_topics_on_a_time_ordered_stream(corpus):
     last = trace.iloc[-1]
     assert last["eval_kind"] == "lookahead"
     assert last["loglik_per_word"] > last["unigram_loglik_per_word"] + 0.3
+
+
+def test_population_size_defaults_to_a_million_and_may_be_one():
+    """McInerney et al. 2015: Fig. 1's legend alpha = 1M is the default (log10 = 6); alpha is a count of data points
+    of at least one, so log10_population = 0 (alpha = 1) is a valid population, and below it is not."""
+    pvb = get_method("population_vb")
+    assert pvb(10, K=2).population_size == 1_000_000
+    assert pvb(10, K=2, log10_population=0).population_size == 1
+    with pytest.raises(ParamError, match="log10_population"):
+        pvb(10, K=2, log10_population=-0.5)
