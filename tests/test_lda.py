@@ -130,13 +130,15 @@ def test_kappa_half_is_admitted_only_when_asked():
 
 
 @pytest.mark.parametrize("elbos, stops", [
-    ([-4.0, -3.0, -2.5], [False, False, True]),  # improvements 1/4 (= rel_tol: not below it), then 0.5/3 < 1/4
-    ([-4.0, -5.0], [False, True]),  # a decrease is no improvement: stop (Alg. 1 runs only while it improves)
+    ([-4.0, -2.0, -1.5], [False, False, True]),  # improvements 2/4 > 1/4 (go on), then 0.5/2 = 1/4 (not above: stop)
+    ([-4.0, -5.0], [False, True]),  # a decrease is no improvement: stop
+    ([-4.0, -3.5, -3.0], [False, True, True]),  # 0.5/4 < 1/4: stop
 ])
-def test_batch_lda_stops_once_the_relative_improvement_falls_below_rel_tol(monkeypatch, elbos, stops):
+def test_batch_lda_stops_once_the_relative_improvement_no_longer_exceeds_rel_tol(monkeypatch, elbos, stops):
     """Hoffman et al. 2010, Alg. 1: 'while relative improvement in L(w, phi, gamma, lambda) > 0.00001' (the default
-    rel_tol): (L_t - L_{t-1}) / |L_{t-1}| < rel_tol stops, with the ELBO of each pass fed in by hand (rel_tol 1/4,
-    exact in binary). Each pass counts its documents once."""
+    rel_tol): a pass whose (L_t - L_{t-1}) / |L_{t-1}| is at most rel_tol is the last, with the ELBO of each pass fed
+    in by hand (rel_tol 1/4 and the improvements exact in binary, so 'at most' is tested at equality). Each pass
+    counts its documents once."""
     assert get_method("batch_lda").params["rel_tol"] == 1e-5
     method = get_method("batch_lda")(6, seed=0, K=2, rel_tol=0.25)
     values = iter(elbos)
