@@ -131,7 +131,7 @@ def test_kappa_half_is_admitted_only_when_asked():
 
 @pytest.mark.parametrize("elbos, stops", [
     ([-4.0, -2.0, -1.5], [False, False, True]),  # improvements 2/4 > 1/4 (go on), then 0.5/2 = 1/4 (not above: stop)
-    ([-4.0, -5.0], [False, True]),  # a decrease is no improvement: stop
+    ([-4.0, -6.0], [False, True]),  # a decrease (by more than rel_tol) is no improvement: stop
     ([-4.0, -3.5, -3.0], [False, True, True]),  # 0.5/4 < 1/4: stop
 ])
 def test_batch_lda_stops_once_the_relative_improvement_no_longer_exceeds_rel_tol(monkeypatch, elbos, stops):
