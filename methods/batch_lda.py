@@ -3,7 +3,7 @@
 One ``partial_fit`` is one pass: an E step over the whole training set, then
 lambda = eta + sum_d n_dw phi_dwk (eq. 5). The ELBO of the pass (eq. 4, with the lambda
 the E step used) is kept in ``last_elbo``; the run stops once its relative improvement
-falls below ``rel_tol`` (Alg. 1, "while relative improvement in L > 0.00001").
+no longer exceeds ``rel_tol`` (Alg. 1, "while relative improvement in L > 0.00001").
 """
 import numpy as np
 
@@ -35,7 +35,7 @@ class BatchLDA(VariationalLDA):
         self._refresh()
         if self.elbo_trace:
             previous = self.elbo_trace[-1]
-            self.converged = (elbo - previous) / abs(previous) < self.hyper["rel_tol"]
+            self.converged = (elbo - previous) / abs(previous) <= self.hyper["rel_tol"]  # Alg. 1: go on while > tol
         self.elbo_trace.append(elbo)
         self.last_elbo = elbo
         self.updates += 1

@@ -23,7 +23,7 @@ from topicbench.method import require
 
 class StreamingVB(VariationalLDA):
     """Hyperparameters: K, alpha, eta, minibatch size S, the E-step's tolerance and cap, and the per-minibatch batch-VB
-    stopping rule: stop when the minibatch ELBO's relative improvement falls below ``rel_tol`` (the rule of batch
+    stopping rule: stop when the minibatch ELBO's relative improvement no longer exceeds ``rel_tol`` (the rule of batch
     VB, Hoffman et al. 2010 Alg. 1) or after ``max_inner_iter`` E/M rounds; ``warm_start`` (below). The minibatch
     ELBO is eq. 4 exactly, but its K x V topic terms are summed only over the minibatch's words: every other column
     of lambda equals the prior's there and adds zero (``topic_bound_under``); within those words, so are the ~90% of
@@ -112,7 +112,7 @@ class StreamingVB(VariationalLDA):
             elbo = lda_bound.doc_bound(columns, self.exp_elog_beta, gamma, self.alpha) + topic  # eq. 4, prior q_{b-1}
             self.lam = prior + sstats  # M step with prior lambda_{b-1}: q_b = A(C_b, q_{b-1}) (Broderick et al., sec. 2.1)
             self._refresh()
-            converged = bool(elbo_trace) and (elbo - elbo_trace[-1]) / abs(elbo_trace[-1]) < self.hyper["rel_tol"]
+            converged = bool(elbo_trace) and (elbo - elbo_trace[-1]) / abs(elbo_trace[-1]) <= self.hyper["rel_tol"]
             elbo_trace.append(elbo)
             if converged:
                 break

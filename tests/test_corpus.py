@@ -176,3 +176,22 @@ def test_single_npz_corpus_still_loads(tmp_path, sharded):
     old = load_corpus(path)
     assert (old.counts != memory.counts).nnz == 0 and old.truth["theta"].shape == memory.truth["theta"].shape
     assert (old.rows(np.array([7, 3])) != memory.counts[[7, 3]]).nnz == 0
+
+
+def test_tokens_and_lengths_count_every_token_of_the_view(tmp_path):
+    """`topicbench corpus info` and the datasets table read n_tokens and doc_lengths: tokens, not distinct words, and
+    of the view asked (a split of a loaded, sharded corpus), not of the whole corpus recorded in corpus.json. By hand:
+    lengths 3, 4, 4; the train split holds 7 tokens."""
+    corpus = load_corpus(save_corpus(tiny(), tmp_path / "c"))
+    assert corpus.n_tokens == 11 and corpus.doc_lengths().tolist() == [3, 4, 4]
+    train = corpus.split("train")
+    assert train.n_tokens == 7 and train.doc_lengths().tolist() == [3, 4]
+    assert corpus.split("test").n_tokens == 4
+
+
+def test_row_ranges_take_negative_rows_from_their_end():
+    """A contiguous split's row index (RowRange) reads like the int64 array it stands for: row -1 is its last."""
+    from topicbench.corpus import RowRange
+
+    rows = RowRange(10, 20)
+    assert np.asarray(rows[np.array([-1, 0, -10])]).tolist() == [19, 10, 10]

@@ -121,3 +121,31 @@ def test_protocol_rejects_impossible_fractions():
         Protocol(observed_fraction=1.0)
     with pytest.raises(ValueError, match="folds"):
         Protocol(folds=0)
+
+
+def test_a_chunk_without_heldout_tokens_does_not_end_the_scoring(monkeypatch):
+    """Chunks of 2 documents: the first chunk holds two one-token documents, all observed at fraction 0.75
+    (round(0.75) = 1 observed, 0 held out); the second chunk's 2 + 1 held-out tokens (N_d = 6 and 5: 6 - round(4.5)
+    and 5 - round(3.75)) must still be scored."""
+    monkeypatch.setattr(evaluate, "EVAL_CHUNK_DOCS", 2)
+    counts = sp.csr_matrix(np.array([[1, 0, 0], [0, 1, 0], [3, 2, 1], [1, 4, 0]]))
+    probs = np.array([0.5, 0.3, 0.2])
+    observed, heldout = split_documents(counts, 0.75, seed=0)
+    loglik, tokens = loglik_per_word(Oracle(probs), [(observed, heldout)])
+    assert tokens == 3
+    held = heldout.toarray()
+    assert held[:2].sum() == 0 and held[2].sum() == 2 and held[3].sum() == 1
+    assert loglik == pytest.approx((held * np.log(probs)).sum() / 3, rel=1e-12)
+
+
+def test_a_zero_probability_for_a_heldout_word_is_an_error_naming_the_method():
+    """log 0 is not a score: a method that gives a held-out word probability 0 is refused, naming it, never
+    averaged in as -inf."""
+    class ZeroForWordTwo(Oracle):
+        name = "zero_for_word_two"
+
+    counts = sp.csr_matrix(np.array([[2, 2, 2], [1, 1, 4]]))
+    observed, heldout = split_documents(counts, 0.5, seed=0)
+    assert heldout[:, 2].sum() > 0
+    with pytest.raises(FloatingPointError, match="zero_for_word_two"):
+        loglik_per_word(ZeroForWordTwo(np.array([0.5, 0.5, 0.0])), [(observed, heldout)])

@@ -127,3 +127,26 @@ def test_impossible_hyperparameters_are_named(params, message):
 
 def test_kappa_half_is_admitted_only_when_asked():
     assert get_method("online_lda").resolve_params({"kappa": 0.5, "allow_kappa_half": True})["kappa"] == 0.5
+
+
+@pytest.mark.parametrize("elbos, stops", [
+    ([-4.0, -2.0, -1.5], [False, False, True]),  # improvements 2/4 > 1/4 (go on), then 0.5/2 = 1/4 (not above: stop)
+    ([-4.0, -6.0], [False, True]),  # a decrease (by more than rel_tol) is no improvement: stop
+    ([-4.0, -3.5, -3.0], [False, True, True]),  # 0.5/4 < 1/4: stop
+])
+def test_batch_lda_stops_once_the_relative_improvement_no_longer_exceeds_rel_tol(monkeypatch, elbos, stops):
+    """Hoffman et al. 2010, Alg. 1: 'while relative improvement in L(w, phi, gamma, lambda) > 0.00001' (the default
+    rel_tol): a pass whose (L_t - L_{t-1}) / |L_{t-1}| is at most rel_tol is the last, with the ELBO of each pass fed
+    in by hand (rel_tol 1/4 and the improvements exact in binary, so 'at most' is tested at equality). Each pass
+    counts its documents once."""
+    assert get_method("batch_lda").params["rel_tol"] == 1e-5
+    method = get_method("batch_lda")(6, seed=0, K=2, rel_tol=0.25)
+    values = iter(elbos)
+    monkeypatch.setattr(method, "doc_bound", lambda counts, gamma: next(values))
+    monkeypatch.setattr(method, "topic_bound", lambda: 0.0)
+    counts = sp.csr_matrix(np.array([[1, 2, 0, 0, 1, 0], [0, 0, 3, 1, 0, 1]]))
+    seen = []
+    for _ in elbos:
+        method.partial_fit(Minibatch(counts, np.arange(2), np.arange(2), None, 0))
+        seen.append(method.converged)
+    assert seen == stops and method.docs_seen == 2 * len(elbos)

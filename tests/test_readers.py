@@ -20,7 +20,7 @@ from topicbench.corpus import CorpusError, load_corpus
 from topicbench.dataset import DatasetUnavailable, get_dataset, prepare
 from topicbench.readers import (ENGLISH_STOP_WORDS, Preprocess, ReaderError, bag_of_words, decimal_year, parse_time,
                                 read_csv_text, read_jsonl, read_ldac, read_matrix_market, read_text_files, read_uci_bow,
-                                seeded_split)
+                                seeded_split, whitespace_bow)
 
 
 def random_counts(seed, n_docs=60, n_words=40, empty_rows=()):
@@ -641,3 +641,65 @@ def test_dates_of_any_century_become_decimal_years():
     (was a ValueError naming nothing for '0950-01-01': the year was rebuilt as the text '950-01-01')."""
     years = parse_time(["1599-03-01", "0950-01-01", "2500-07-02T12:00:00Z"])
     assert list(years) == pytest.approx([1599 + 59 / 365, 950.0, 2500 + 182.5 / 365], abs=1e-9)  # 2500: not a leap year
+
+
+def test_max_df_is_inclusive_and_a_fraction_of_the_documents_kept():
+    """Preprocess: words whose document frequency lies inside [min_df, max_df] (both ends included). Four documents,
+    max_df 0.5: 'apple' in exactly 2 of 4 (0.5) stays. With dedupe the duplicate document is gone first: 'apple' is
+    then in 2 of 3 documents (0.67 > 0.5) and is dropped, while the input had 4 texts."""
+    texts = ["apple banana", "apple cherry", "date elder", "fig grape"]
+    _, vocab, _, _ = bag_of_words(texts, Preprocess(vocab_size=None, min_df=1, max_df=0.5, stop_words=False))
+    assert "apple" in vocab
+    texts = ["apple banana", "apple banana", "apple cherry", "date elder"]
+    _, vocab, _, report = bag_of_words(texts, Preprocess(vocab_size=None, min_df=1, max_df=0.5, stop_words=False,
+                                                         dedupe=True))
+    assert report["dropped_duplicates"] == 1
+    assert vocab == ["banana", "cherry", "date", "elder"]
+
+
+def test_top_n_breaks_document_frequency_ties_alphabetically():
+    """vocab_size = 3 of apple (df 2) and kiwi, lime, mango (df 1 each): apple, then the first tie alphabetically."""
+    texts = ["mango apple", "lime apple", "kiwi"]
+    _, vocab, _, _ = bag_of_words(texts, Preprocess(vocab_size=2, min_df=1, max_df=1.0, stop_words=False))
+    assert vocab == ["apple", "kiwi"]
+
+
+def test_ldac_max_docs_reads_exactly_that_many_documents(tmp_path):
+    (tmp_path / "v.txt").write_text("a\nb\nc\n")
+    (tmp_path / "d.ldac").write_text("1 0:2\n2 1:1 2:3\n1 2:1\n")
+    counts, _, kept, n_read = read_ldac(tmp_path / "d.ldac", tmp_path / "v.txt", max_docs=2)
+    assert n_read == 2 and counts.toarray().tolist() == [[2, 0, 0], [0, 1, 3]] and list(kept) == [0, 1]
+
+
+def test_matrix_market_explicit_zeros_are_not_tokens(tmp_path):
+    """A document whose only entry is an explicit 0 has no token: it is dropped as empty, not kept as a document of
+    length 0."""
+    (tmp_path / "v.txt").write_text("a\nb\n")
+    (tmp_path / "m.mtx").write_text("%%MatrixMarket matrix coordinate integer general\n3 2 3\n1 1 2\n2 2 0\n3 1 1\n")
+    counts, _, kept, n_docs = read_matrix_market(tmp_path / "m.mtx", tmp_path / "v.txt")
+    assert n_docs == 3 and list(kept) == [0, 2] and counts.toarray().tolist() == [[2, 0], [1, 0]]
+
+
+def test_whitespace_vocabulary_is_every_distinct_token_sorted():
+    counts, vocab, keep, _ = whitespace_bow(["pear apple", "zebra apple", ""])
+    assert vocab == ["apple", "pear", "zebra"] and list(keep) == [0, 1]
+    assert counts.toarray().tolist() == [[1, 1, 0], [1, 0, 1]]
+
+
+def test_dedupe_keeps_the_earliest_copy_in_time():
+    """TextDataset with dedupe: of two identical texts the earliest in time is kept (with its id and time), whatever
+    the row order."""
+    from topicbench.readers import TEXT_PARAMS, TextDataset
+
+    class Dup(TextDataset):
+        name = "dup_test"
+        params = dict(TEXT_PARAMS)
+        dedupe = True
+
+        def read(self, source_dir, **p):
+            return pd.DataFrame({"doc_id": ["late", "early", "other"], "time": [2001.0, 1999.0, 2000.0],
+                                 "text": ["alpha beta gamma", "alpha beta gamma", "delta epsilon zeta"]})
+
+    corpus = Dup().build(None, **{**TEXT_PARAMS, "min_df": 1, "max_df": 1.0, "test_fraction": 0.0})
+    docs = corpus.docs.set_index("doc_id")
+    assert sorted(docs.index) == ["early", "other"] and docs.loc["early", "time"] == 1999.0

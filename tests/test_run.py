@@ -175,6 +175,25 @@ def test_grid_expansion_is_the_full_product_times_the_seeds():
     assert sorted({r["spec"].seed for r in expand_all(config).values()}) == [0]
 
 
+def test_run_group_settings_override_the_experiments_and_scoring_settings_must_agree():
+    """A run group's own settings win over the experiment's shared ones (passes 3 for x, the shared 2 for y); an
+    experiment's figures set its runs' scores side by side, so runs scored with another eval seed, test cap or
+    observed fraction are refused, naming the setting."""
+    import copy
+
+    config = {"datasets": {"d": {"recipe": "nyt_like"}},
+              "experiments": {"e": {"dataset": "d", "settings": {"passes": 2.0, "n_checkpoints": 3}, "runs": [
+                  {"label": "x", "method": "online_lda", "settings": {"passes": 3.0}},
+                  {"label": "y", "method": "online_lda"}]}}}
+    specs = {r["label"]: r["spec"] for r in expand_all(config).values()}
+    assert specs["x"].passes == 3.0 and specs["y"].passes == 2.0 and specs["x"].n_checkpoints == 3
+    for setting, value in (("eval_seed", 1), ("max_test_docs", 50), ("observed_fraction", 0.6)):
+        bad = copy.deepcopy(config)
+        bad["experiments"]["e"]["runs"][0]["settings"][setting] = value
+        with pytest.raises(GridError, match=setting):
+            expand_all(bad)
+
+
 def test_every_nth_batch_rows_carry_the_training_size_and_their_own_token_split(small_corpus):
     """Paisley et al. 2014's protocol in the trace: with n = 2 and minibatches of 100, minibatches 1 and 3 (0-based)
     of the shuffled stream are scored, each split into halves with its own seed (eval seed x 100003 + batch index:

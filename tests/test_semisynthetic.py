@@ -202,3 +202,25 @@ def test_quantile_lengths_round_the_inverse_cdf_to_the_nearest_integer():
     from topicbench.semisynthetic import quantile_lengths
     lengths = quantile_lengths(np.array([1.0, 3.0]))(np.random.default_rng(0), 200_000)
     np.testing.assert_allclose(np.bincount(lengths, minlength=4)[1:] / len(lengths), [0.25, 0.5, 0.25], atol=0.005)
+
+
+def test_each_time_stamp_lies_in_the_slice_its_proportions_are_drawn_from():
+    """science_like's clock spans the source's slices (start slice_start[0], S slices of slice_years): document d,
+    drawn from slice floor(d S / D), carries a time inside that slice's years."""
+    cls = get_dataset("science_like")
+    recipe = cls().recipe(**cls.resolve_params({"n_train": 700, "n_test": 300, "n_topics": 5, "n_words": 50}))
+    source = load_source("science")
+    width, starts = source.info["slice_years"], np.asarray(source.slice_start, dtype=np.float64)
+    rows = np.arange(1000)
+    slices = rows * len(starts) // 1000
+    times = recipe.time_of(rows)
+    assert np.all(starts[slices] <= times + 1e-9) and np.all(times < starts[slices] + width)
+
+
+def test_fewer_topics_are_the_sources_leading_topics_themselves():
+    """n_topics = 4 plants the source's first 4 topics: the same rows as the full recipe's first 4."""
+    cls = get_dataset("science_like")
+    full_k = load_source("science").n_topics
+    few = cls().recipe(**cls.resolve_params({"n_train": 10, "n_topics": 4, "n_words": 60})).model().topics
+    full = cls().recipe(**cls.resolve_params({"n_train": 10, "n_topics": full_k, "n_words": 60})).model().topics
+    np.testing.assert_array_equal(few, full[:4])

@@ -259,3 +259,30 @@ def test_svb_learns_planted_topics_on_a_time_ordered_stream(corpus):
     last = trace.iloc[-1]
     assert last["eval_kind"] == "lookahead"
     assert last["loglik_per_word"] > last["unigram_loglik_per_word"] + 0.3
+
+
+def test_population_size_defaults_to_a_million_and_may_be_one():
+    """McInerney et al. 2015: Fig. 1's legend alpha = 1M is the default (log10 = 6); alpha is a count of data points
+    of at least one, so log10_population = 0 (alpha = 1) is a valid population, and below it is not."""
+    pvb = get_method("population_vb")
+    assert pvb(10, K=2).population_size == 1_000_000
+    assert pvb(10, K=2, log10_population=0).population_size == 1
+    with pytest.raises(ParamError, match="log10_population"):
+        pvb(10, K=2, log10_population=-0.5)
+
+
+def test_streaming_vb_inner_rounds_stop_once_the_improvement_no_longer_exceeds_rel_tol(monkeypatch):
+    """The inner loop on each minibatch is batch VB (Hoffman et al. 2010, Alg. 1: 'while relative improvement
+    > tol'): with the rounds' ELBOs fed in by hand (-4, -2, -1.5: improvements 1/2, then exactly rel_tol = 1/4) the
+    third round is the last."""
+    import scipy.sparse as sp
+
+    import topicbench.kernels.lda_bound as lda_bound
+
+    values = iter([-4.0, -2.0, -1.5, -1.0, -0.9, -0.85])
+    monkeypatch.setattr(lda_bound, "doc_bound", lambda *args: next(values))
+    svb = get_method("streaming_vb")(6, seed=0, K=2, batch_size=2, rel_tol=0.25, max_inner_iter=6)
+    monkeypatch.setattr(svb, "topic_bound_under", lambda *args: 0.0)
+    counts = sp.csr_matrix(np.array([[1, 2, 0, 0, 1, 0], [0, 0, 3, 1, 0, 1]]))
+    svb.partial_fit(_whole(counts))
+    assert svb.last_inner_iterations == 3

@@ -156,3 +156,23 @@ def test_time_ordered_ties_order_numbered_ids_by_number(tmp_path):
     for corpus in (memory, load_corpus(save_corpus(memory, tmp_path / "mixed"))):
         assert list(stream_order("time_ordered", 8, 0, times=np.ones(8), doc_ids=_id_ranks(corpus))) == \
             [4, 5, 3, 1, 0, 2, 7, 6]
+
+
+def test_with_replacement_draws_every_document_uniformly():
+    """Hoffman et al. 2013's SVI samples each document with probability 1/D: 5 documents, 2,000 draws, each drawn
+    400 times in expectation (binomial s.d. 17.9): every count within 5 s.d. (85) of 400."""
+    order = stream_order("with_replacement", 5, seed=3, passes=400.0)
+    assert len(order) == 2000
+    counts = np.bincount(order, minlength=5)
+    assert len(counts) == 5 and np.all(np.abs(counts - 400) <= 85), counts
+
+
+def test_every_nth_batch_accepts_a_stream_of_exactly_n_minibatches():
+    """Three minibatches and n = 3: minibatch 2 (the third) is scored, so the stream is not refused."""
+    from topicbench.streams import Minibatch
+
+    policy = make_holdout("every_nth_batch", 3)
+    order = policy.training_order(np.arange(30), "shuffled", 0, 10, 30, False)
+    batch = Minibatch(sp.csr_matrix((10, 4)), order[20:30], order[20:30], None, 2)
+    event = policy.before_batch(batch, np.zeros(30, dtype=bool))
+    assert event is not None and list(event.rows) == list(range(20, 30))

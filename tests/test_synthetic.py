@@ -13,6 +13,7 @@ import time
 import numpy as np
 import pytest
 from scipy.optimize import linear_sum_assignment
+import scipy.sparse as sp
 
 from topicbench.corpus import CorpusError, load_corpus, save_corpus
 from topicbench.dataset import get_dataset, prepare
@@ -201,3 +202,78 @@ def test_word_names_rank_each_planted_topics_words_by_probability():
 
     topics = np.array([[0.3, 0.1, 0.5, 0.1], [0.1, 0.6, 0.1, 0.2]])
     assert word_names(topics) == ["t000w001", "t001w000", "t000w000", "t001w001"]
+
+
+def test_each_chunk_draws_from_its_own_generator():
+    """Chunks are seeded by (seed, chunk index): two chunks of 10 documents are different draws, not one draw twice."""
+    from topicbench.synthetic import PlantedModel, generate_chunks, planted_topics
+
+    model = PlantedModel(planted_topics(3, 40, 0.1, seed=0), np.full(3, 0.5))
+    chunks = [counts for _, counts, _ in generate_chunks(model, 20, lambda rng, n: rng.integers(5, 15, size=n), 3, 10)]
+    assert len(chunks) == 2 and (chunks[0] != chunks[1]).nnz > 0
+
+
+def test_planted_topics_follow_their_seed_and_no_document_is_empty():
+    """Another seed draws other topics; a length sampler that returns 0 still yields documents of one token (an empty
+    document is an error at load time, DESIGN.md)."""
+    from topicbench.synthetic import PlantedModel, generate_chunks, planted_topics
+
+    assert not np.allclose(planted_topics(3, 40, 0.1, seed=1), planted_topics(3, 40, 0.1, seed=2))
+    model = PlantedModel(planted_topics(3, 40, 0.1, seed=0), np.full(3, 0.5))
+    [(_, counts, _)] = list(generate_chunks(model, 6, lambda rng, n: np.zeros(n, dtype=np.int64), 0, 10))
+    assert np.asarray(counts.sum(axis=1)).ravel().tolist() == [1] * 6
+
+
+def test_oracle_loglik_weights_each_word_by_its_count():
+    """By hand: p(w | d) = sum_k theta_dk beta_kw; doc 0 holds word 0 twice and word 2 once, doc 1 word 1 three times:
+    (2 log 0.4 + log 0.3 + 3 log 0.5) / 6."""
+    from topicbench.synthetic import oracle_loglik_per_word
+
+    theta = np.array([[0.5, 0.5], [1.0, 0.0]])
+    topics = np.array([[0.6, 0.1, 0.3], [0.2, 0.5, 0.3]])  # doc 0: p = 0.4, 0.3, 0.3; doc 1: p = 0.6, 0.1, 0.3
+    heldout = sp.csr_matrix(np.array([[2, 0, 1], [0, 3, 0]]))
+    expected = (2 * np.log(0.4) + np.log(0.3) + 3 * np.log(0.1)) / 6
+    assert oracle_loglik_per_word(theta, topics, heldout) == pytest.approx(expected, rel=1e-12)
+
+
+def test_interleaved_test_documents_end_each_block_of_the_stream():
+    """split_layout 'interleaved' (D = 10, 2 test): exactly 2 test documents, each the last of its block of D / n_test
+    = 5, so the test set reaches the end of the stream (rows 4 and 9)."""
+    from topicbench.synthetic import PlantedRecipe
+
+    recipe = PlantedRecipe("x", 8, 2, 20, 2, 0.1, 0.5, lambda rng, n: np.full(n, 5), 0, split_layout="interleaved")
+    assert np.flatnonzero(recipe.is_test(np.arange(10))).tolist() == [4, 9]
+
+
+def test_reference_perplexities_score_the_heldout_halves():
+    """corpus.json's reference perplexities are scored like the runs: the held-out half of each test document
+    (eval seed 0, fraction 0.5), under the true theta and topics, and under add-one training word frequencies."""
+    from topicbench.evaluate import split_documents
+
+    recipe_corpus = build_planted_corpus("ref", 60, 21, 30, 3, 0.1, 0.3, lambda rng, n: rng.integers(5, 12, size=n), 4)
+    test = recipe_corpus.split("test")
+    theta, topics = recipe_corpus.truth["theta"][-21:], recipe_corpus.truth["topics"]
+    _, held = split_documents(test.counts, 0.5, 0)
+    dense = held.toarray()
+    assert dense.sum() != (test.counts.toarray() - dense).sum()  # the halves differ, so the test can tell them apart
+    truth = np.exp(-(dense * np.log(theta @ topics)).sum() / dense.sum())
+    freq = np.asarray(recipe_corpus.split("train").counts.sum(axis=0)).ravel() + 1.0
+    unigram = np.exp(-(dense * np.log(freq / freq.sum())).sum() / dense.sum())
+    reference = recipe_corpus.meta["reference_perplexity"]
+    assert reference["true_model"] == pytest.approx(truth, rel=1e-10)
+    assert reference["word_frequency"] == pytest.approx(unigram, rel=1e-10)
+
+
+def test_bursty_prevalence_by_hand():
+    """burst_fraction 0.36 of K = 10: round(3.6) = 4 bursty topics, each quiet (0.1) except for exactly 3 slices
+    at 5.0, the other topics at 1; read back unnormalised against the topics that never burst."""
+    from topicbench.synthetic import bursty_prevalence
+
+    prevalence = bursty_prevalence(10, 20, 0.36, 3, 5.0, 0.1, seed=2)
+    assert np.allclose(prevalence.sum(axis=1), 1.0)
+    # 6 of the 10 topics never burst, so each slice's median is their weight 1 / Z: divide it out
+    ratios = prevalence / np.median(prevalence, axis=1, keepdims=True)
+    bursty = [k for k in range(10) if not np.allclose(ratios[:, k], 1.0)]
+    assert len(bursty) == 4
+    for k in bursty:
+        assert np.isclose(ratios[:, k], 5.0).sum() == 3 and np.isclose(ratios[:, k], 0.1).sum() == 17

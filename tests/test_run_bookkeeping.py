@@ -1,0 +1,216 @@
+"""The runner's bookkeeping that becomes numbers in the trace, by construction on a clock the test controls.
+
+A stub of online LDA advances a fake clock by known amounts: 1 s wall (0.25 s CPU) per ``partial_fit``, 100 s per
+``predict_words`` and 1,000 s per warm-up. The trace's fit clocks must then count exactly the updates before each
+row (fit time excludes evaluation and compilation: DESIGN.md, "Timing"); ``docs_seen``, ``updates``,
+``heldout_docs`` and ``heldout_tokens`` are counted by hand from the stream and the protocol's definition
+(round(fraction N_d) tokens of each document observed, the rest held out); seeds, the training subset and the
+test subset are checked by what each must and must not change.
+"""
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+
+import topicbench.run as run_module
+from topicbench.corpus import Corpus, make_docs_frame
+from topicbench.method import get_method
+from topicbench.run import RunSpec, run
+
+
+class FakeClock:
+    """Stands in for the ``time`` module inside topicbench.run: it moves only when the stub says so."""
+
+    def __init__(self):
+        self.wall = self.cpu = 0.0
+
+    def perf_counter(self):
+        return self.wall
+
+    def process_time(self):
+        return self.cpu
+
+    def monotonic(self):
+        return self.wall
+
+    def advance(self, wall, cpu):
+        self.wall += wall
+        self.cpu += cpu
+
+
+FIT_WALL, FIT_CPU, EVAL_WALL, COMPILE_WALL = 1.0, 0.25, 100.0, 1000.0
+
+
+@pytest.fixture
+def timed(monkeypatch):
+    """(the stub class, its clock): online LDA that charges known times and records what it trained on."""
+    clock = FakeClock()
+    online = get_method("online_lda")
+
+    class Timed(online):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.trained_ids = []  # doc ids of each minibatch, in order (a warm-up twin records on its own copy)
+
+        def warm_up(self, tiny_batch):
+            clock.advance(COMPILE_WALL, COMPILE_WALL)
+            super().warm_up(tiny_batch)
+
+        def partial_fit(self, batch):
+            clock.advance(FIT_WALL, FIT_CPU)
+            self.trained_ids.append([str(i) for i in np.asarray(batch.doc_ids)])
+            super().partial_fit(batch)
+
+        def predict_words(self, observed, word_ids):
+            clock.advance(EVAL_WALL, EVAL_WALL)
+            return super().predict_words(observed, word_ids)
+
+    monkeypatch.setattr(run_module, "time", clock)
+    monkeypatch.setattr(run_module, "get_method", lambda name: Timed)
+    return Timed, clock
+
+
+def spec(**settings):
+    base = dict(method="online_lda", params={"K": 3, "batch_size": 100}, topic_history_words=0, report_elbo=False)
+    return RunSpec(**{**base, **settings})
+
+
+def held_out_tokens(counts, fraction=0.5):
+    """The protocol's definition: N_d - round(fraction N_d) tokens of each document are held out."""
+    lengths = np.asarray(counts.sum(axis=1)).ravel()
+    return int((lengths - np.round(fraction * lengths)).sum())
+
+
+def test_fit_clocks_count_only_the_updates_before_each_row(timed, small_corpus):
+    """fixed policy, minibatches of 100, 450 documents (the last minibatch has 50), checkpoints at 100 and 450:
+    the rows hold 1 and 5 updates, so fit_wall_s = 1 and 5 s and fit_cpu_s = 0.25 and 1.25 s exactly, whatever the
+    evaluation (100 s per call) and the warm-up (1,000 s) cost; docs_seen counts the short last minibatch as 50."""
+    trace, _ = run(spec(max_docs=450, n_checkpoints=2), small_corpus)
+    assert trace["docs_seen"].tolist() == [100, 450]
+    assert trace["updates"].tolist() == [1, 5]
+    assert trace["fit_wall_s"].tolist() == [1.0, 5.0]
+    assert trace["fit_cpu_s"].tolist() == [0.25, 1.25]
+    assert (trace["compile_wall_s"] >= COMPILE_WALL).all()
+    assert (trace["eval_wall_s"] >= EVAL_WALL).all()
+
+
+def test_scoring_before_a_minibatch_stays_off_the_fit_clock(timed, small_corpus):
+    """every_nth_batch (n = 2): minibatches 1 and 3 are scored before they are trained on, after 1 and 3 updates:
+    fit_wall_s = 1 and 3 s, though each scoring costs 100 s; each row scores its 100 documents, and its held-out
+    tokens are those of the protocol's definition (N_d - round(N_d / 2) per document)."""
+    from topicbench.streams import stream_order
+
+    trace, _ = run(spec(holdout="every_nth_batch", holdout_n=2, max_docs=400, n_checkpoints=1), small_corpus)
+    assert trace["docs_seen"].tolist() == [100, 300]
+    assert trace["fit_wall_s"].tolist() == [1.0, 3.0] and trace["fit_cpu_s"].tolist() == [0.25, 0.75]
+    assert trace["updates"].tolist() == [1, 3]
+    train = small_corpus.split("train").counts
+    order = stream_order("shuffled", train.shape[0], 0)
+    assert trace["heldout_docs"].tolist() == [100, 100] and trace["heldout_excluded"].tolist() == [0, 0]
+    assert trace["heldout_tokens"].tolist() == [held_out_tokens(train[order[100 * i: 100 * (i + 1)]]) for i in (1, 3)]
+
+
+def test_heldout_counts_of_the_test_split_and_of_dropped_documents(timed, small_corpus):
+    """The fixed policy scores all 200 test documents with their held-out tokens counted by hand; on a with-replacement
+    stream a scored minibatch's heldout_docs are its documents not trained on before (100 minus those dropped)."""
+    trace, _ = run(spec(max_docs=200, n_checkpoints=1), small_corpus)
+    assert (trace["heldout_docs"] == 200).all()
+    assert (trace["heldout_tokens"] == held_out_tokens(small_corpus.split("test").counts)).all()
+    trace, _ = run(spec(holdout="every_nth_batch", holdout_n=2, stream="with_replacement", passes=4.0, max_docs=400,
+                        n_checkpoints=1), small_corpus)
+    assert trace["heldout_excluded"].iloc[-1] > 0  # the draws repeat documents, so the count is tested
+    assert ((trace["heldout_docs"] + trace["heldout_excluded"]) == 100).all()
+
+
+def test_the_method_is_given_the_training_split_size(timed, small_corpus):
+    """Hoffman et al.'s D (and Paisley et al.'s): the number of training documents, 1,500 of the 1,700, or the
+    training subset's size when there is one."""
+    _, method = run(spec(max_docs=100, n_checkpoints=1), small_corpus)
+    assert method.corpus_size == 1500
+    _, method = run(spec(max_docs=100, n_checkpoints=1, train_subset=300), small_corpus)
+    assert method.corpus_size == 300
+
+
+def test_seed_draws_the_stream_and_the_method_and_the_eval_seed_only_the_split(timed, small_corpus):
+    """The run's seed draws the stream's order and the method's initialisation; the eval seed draws only the
+    document-completion split. On the shuffled stream two seeds train in different orders and two eval seeds under
+    one seed train identically (same topics) and differ only in their scores (here the word-frequency baseline,
+    which no training touches). On a stream whose order no seed can change (time order), two seeds still start,
+    and so end, with different topics."""
+    one = dict(max_docs=200, n_checkpoints=1)
+    t00, m00 = run(spec(seed=0, eval_seed=0, **one), small_corpus)
+    t01, m01 = run(spec(seed=0, eval_seed=1, **one), small_corpus)
+    t10, m10 = run(spec(seed=1, eval_seed=0, **one), small_corpus)
+    assert m00.trained_ids == m01.trained_ids and m00.trained_ids != m10.trained_ids
+    np.testing.assert_array_equal(m00.topics(), m01.topics())
+    assert t00["unigram_loglik_per_word"].iloc[-1] != t01["unigram_loglik_per_word"].iloc[-1]
+    assert t00["unigram_loglik_per_word"].iloc[-1] == t10["unigram_loglik_per_word"].iloc[-1]
+    timed_ordered = [run(spec(seed=seed, stream="time_ordered", params={"K": 3, "batch_size": 10}, n_checkpoints=1),
+                         tied_corpus())[1] for seed in (0, 1)]
+    assert timed_ordered[0].trained_ids == timed_ordered[1].trained_ids
+    assert not np.allclose(timed_ordered[0].topics(), timed_ordered[1].topics())
+
+
+def test_training_and_test_subsets_are_the_same_for_every_seed(timed, small_corpus):
+    """Hoffman et al.'s subset (train_subset) and a capped test set (max_test_docs) are fixed by subset_seed and
+    eval_seed, never by the run's seed: two seeds train on the same 150 documents and score the same 50 test
+    documents (so the word-frequency baseline, which no seed touches, is equal), and another subset_seed picks
+    other documents."""
+    def trained(seed, subset_seed=0):
+        trace, method = run(spec(seed=seed, subset_seed=subset_seed, train_subset=150, max_test_docs=50,
+                                 n_checkpoints=1), small_corpus)
+        return trace, sorted(i for batch in method.trained_ids for i in batch)
+
+    t0, docs0 = trained(0)
+    t1, docs1 = trained(1)
+    _, docs_other = trained(0, subset_seed=1)
+    assert len(docs0) == len(set(docs0)) == 150
+    assert docs0 == docs1 and docs0 != docs_other
+    assert (t0["heldout_docs"] == 50).all()
+    assert t0["unigram_loglik_per_word"].iloc[-1] == t1["unigram_loglik_per_word"].iloc[-1]
+
+
+def tied_corpus():
+    """30 training documents all at one time whose doc ids are not in row order (row i has id z(i+1 mod 30): z01,
+    z02, ..., z29, z00; a rotation, not its own inverse), and 5 test documents."""
+    rng = np.random.default_rng(0)
+    counts = sp.csr_matrix(rng.poisson(1.0, size=(35, 20)) + 1)
+    ids = [f"z{(i + 1) % 30:02d}" for i in range(30)] + [f"t{i}" for i in range(5)]
+    docs = make_docs_frame(35, split=["train"] * 30 + ["test"] * 5, doc_id=ids, time=[2000.0] * 35)
+    return Corpus(counts, [f"w{i}" for i in range(20)], docs, {"name": "tied"})
+
+
+def test_time_ordered_run_breaks_ties_by_doc_id(timed):
+    """DESIGN.md: time_ordered visits documents in time order, ties by doc id: with every time equal the run trains
+    on z00, z01, ..., z29 (row order would start at z01)."""
+    _, method = run(spec(stream="time_ordered", params={"K": 3, "batch_size": 10}, n_checkpoints=1), tied_corpus())
+    assert [i for batch in method.trained_ids for i in batch] == [f"z{i:02d}" for i in range(30)]
+
+
+def test_a_batch_method_makes_one_update_per_pass(monkeypatch, small_corpus):
+    """A batch method treats one full pass as one update (DESIGN.md): passes = 2 is 2 updates of 1,500 documents,
+    scored after each (docs_seen 1,500 and 3,000), however the ELBO moves (the stopping rule is kept out here)."""
+    batch = get_method("batch_lda")
+
+    class NeverConverged(batch):
+        def partial_fit(self, b):
+            super().partial_fit(b)
+            self.converged = False
+
+    monkeypatch.setattr(run_module, "get_method", lambda name: NeverConverged)
+    trace, method = run(RunSpec(method="batch_lda", params={"K": 3, "e_step_max_iter": 5}, passes=2,
+                                topic_history_words=0, report_elbo=False), small_corpus)
+    assert trace["updates"].tolist() == [1, 2] and trace["docs_seen"].tolist() == [1500, 3000]
+    assert method.updates == 2
+
+
+def test_topic_history_lists_each_topics_words_most_probable_first(tmp_path, small_corpus):
+    """Hoffman et al. 2010, Fig. 1's topic table reads the top words kept at each checkpoint (model.npz): at the last
+    checkpoint, the end of the run, they are each final topic's 5 most probable words, most probable first."""
+    trace, method = run(RunSpec(method="online_lda", params={"K": 3, "batch_size": 500}, n_checkpoints=1,
+                                topic_history_words=5, report_elbo=False), small_corpus, tmp_path / "run")
+    with np.load(tmp_path / "run" / "model.npz") as archive:
+        history = archive["_topic_history"]
+    topics = method.topics()
+    expected = np.stack([np.argsort(-topics[k], kind="stable")[:5] for k in range(3)])
+    np.testing.assert_array_equal(history[-1], expected)
