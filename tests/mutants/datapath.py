@@ -117,7 +117,7 @@ MUTANTS = [
     Mutant(id='vocab_max_df_over_the_input_texts',
            cites='Preprocess: max_df a fraction of the documents counted (after dedupe)',
            path='topicbench/readers.py',
-           find='max_count = prep.max_df * len(tokens)',
+           find='max_count = prep.max_df * n_docs',
            replace='max_count = prep.max_df * len(texts)',
            tests=['tests/test_readers.py::test_max_df_is_inclusive_and_a_fraction_of_the_documents_kept']),
     Mutant(id='vocab_max_df_exclusive',
