@@ -31,6 +31,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from topicbench import io  # noqa: E402
 from topicbench.dataset import get_dataset  # noqa: E402
 from topicbench.run import RunSpec, run  # noqa: E402
 
@@ -139,7 +140,7 @@ def main(argv=None):
     OUT.mkdir(parents=True, exist_ok=True)
     for name in args.only:
         arrays = fit(name, args.corpora_dir)
-        np.savez_compressed(OUT / f"{name}.npz", **arrays)
+        io.save_npz(OUT / f"{name}.npz", arrays)  # a kill mid-write keeps the old model, never a torn one
         info = json.loads(str(arrays["info"]))
         print(f"{name}: {info['fit']} kept {info['kept_words']} words ({info['kept_topic_mass']:.1%} of topic mass), "
               f"{(OUT / f'{name}.npz').stat().st_size / 1e6:.2f} MB", flush=True)

@@ -45,14 +45,49 @@ def atomic_path(path: str | os.PathLike):
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}-", suffix=".tmp", dir=path.parent)
     os.close(fd)
     tmp = Path(tmp)
+    group = _GROUP[-1] if _GROUP else None
     try:
         os.chmod(tmp, 0o666 & ~current_umask())  # mkstemp's 0600 would survive the rename
         yield tmp
         fault_point("atomic.write")
-        os.replace(tmp, path)
+        if group is not None:
+            group.append((tmp, path))  # renamed when the whole group has been written (written_together)
+        else:
+            os.replace(tmp, path)
     finally:
-        if tmp.exists():
+        if tmp.exists() and (group is None or (tmp, path) not in group):
             tmp.unlink()
+
+
+_GROUP: list[list[tuple[Path, Path]]] = []
+
+
+@contextlib.contextmanager
+def written_together():
+    """Hold back the renames of every :func:`atomic_path` write inside the block until the block succeeds.
+
+    For a job whose result is several files (a figure's png/pdf/md/rst/csv parts, the paper's md/typ/pdf): an
+    exception or a kill anywhere while they are written leaves every old file in place, none of the new ones;
+    the renames then follow one another in the order the files were written (the one window left: a kill
+    between two of these renames). A file written twice in the block is renamed once per write, the last wins."""
+    staged: list[tuple[Path, Path]] = []
+    _GROUP.append(staged)
+    try:
+        yield
+    except BaseException:
+        _GROUP.pop()
+        for tmp, _ in staged:
+            with contextlib.suppress(FileNotFoundError):
+                tmp.unlink()
+        raise
+    _GROUP.pop()
+    try:
+        for tmp, path in staged:
+            os.replace(tmp, path)
+    finally:
+        for tmp, _ in staged:
+            with contextlib.suppress(FileNotFoundError):
+                tmp.unlink()
 
 
 def _remove_dead_writers_tmp(path: Path) -> None:

@@ -10,6 +10,11 @@ import figlib  # noqa: E402
 
 
 def main(smk):
+    with figlib.io.written_together():  # the table and its picture: both new or both old
+        draw(smk)
+
+
+def draw(smk):
     rows = []
     for path in smk.input.records:
         record = pd.read_csv(path, sep="\t")

@@ -329,12 +329,14 @@ def main(smk):
     except ImportError:
         typeset = "matplotlib fallback: the typst Python package is not installed (pip install typst)"
     final = assemble(typeset)
-    io.write_text(out_typ, to_typst(final, root, title))
-    used = compile_pdf(final, str(out_typ), str(out_pdf), root, title)
-    if used != typeset:  # typst failed: the fallback's provenance says so
-        final = assemble(used)
-        fallback_pdf(final, str(out_pdf), title, used.removeprefix("matplotlib fallback: "))
-    io.write_text(out_md, to_markdown(final, out_md.parent))
+    with io.written_together():  # the three files are one paper: a failure or kill before all are written keeps the old
+        with io.atomic_path(out_typ) as typ:  # held back, so Typst compiles this staged copy beside out_typ
+            typ.write_text(to_typst(final, root, title), encoding="utf-8")
+        used = compile_pdf(final, str(typ), str(out_pdf), root, title)
+        if used != typeset:  # typst failed: the fallback's provenance says so
+            final = assemble(used)
+            fallback_pdf(final, str(out_pdf), title, used.removeprefix("matplotlib fallback: "))
+        io.write_text(out_md, to_markdown(final, out_md.parent))
     print(json.dumps({"typeset": used, "blocks": len(final)}))
 
 
