@@ -51,3 +51,18 @@ def test_a_pid_we_may_not_signal_is_alive(monkeypatch):
 
     monkeypatch.setattr(io.os, "kill", refuse)
     assert io.pid_alive(12345)
+
+
+def test_an_error_between_the_two_renames_puts_the_old_directory_back(tmp_path, monkeypatch):
+    """Without RENAME_EXCHANGE the swap is two renames (path -> .N.old-P, staging -> path); an error between them
+    (a full disk at ``<faults>.swap_new``) must rename the old directory back at once, never delete it."""
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "f.txt").write_text("old")
+    monkeypatch.setenv("TOPICBENCH_RENAME_EXCHANGE", "0")
+    monkeypatch.setenv(io.FAULT_ENV, "enospc:t.swap_new")
+    with pytest.raises(OSError, match="injected at t.swap_new"):
+        with io.atomic_directory(out, faults="t") as staging:
+            (staging / "f.txt").write_text("new")
+    assert (out / "f.txt").read_text() == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]  # no staging or old copy left beside it
