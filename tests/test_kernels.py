@@ -91,6 +91,28 @@ def test_thread_count_does_not_change_a_bit(problem):
         assert np.array_equal(a, b)
 
 
+def test_nonzeros_grouped_by_word_by_hand():
+    """The counting sort the E step's word-major sweeps use. Documents {1, 0}, {1}, {2, 1} over 4 words (word 3
+    absent): word 0 holds nonzero 1; word 1 nonzeros 0, 2, 4 (documents 0, 1, 2); word 2 nonzero 3."""
+    from topicbench.kernels.sparse import _group_by_word
+
+    word_start, token_of, doc_of = _group_by_word(np.array([0, 2, 3, 5], np.int64), np.array([1, 0, 1, 2, 1], np.int64), 4)
+    assert word_start.tolist() == [0, 1, 4, 5, 5]
+    assert token_of.tolist() == [1, 0, 2, 4, 3]
+    assert doc_of.tolist() == [0, 0, 1, 2, 2]
+
+
+def test_mixture_probs_by_hand():
+    """p(w | d) = sum_k theta_dk topics_kw at each nonzero, in CSR order. Document 0 holds words 2, 0; document 1
+    word 1. theta = [[0.25, 0.75], [0.5, 0.5]], topics = [[0.5, 0.25, 0.25], [0.1, 0.2, 0.7]]: 0.25 * 0.25 + 0.75 * 0.7,
+    0.25 * 0.5 + 0.75 * 0.1, then 0.5 * 0.25 + 0.5 * 0.2."""
+    from topicbench.kernels.sparse import mixture_probs
+
+    word_ids = sp.csr_matrix((np.ones(3), np.array([2, 0, 1]), np.array([0, 2, 3])), shape=(2, 3))
+    got = mixture_probs(word_ids, np.array([[0.25, 0.75], [0.5, 0.5]]), np.array([[0.5, 0.25, 0.25], [0.1, 0.2, 0.7]]))
+    np.testing.assert_allclose(got, [0.5875, 0.2, 0.225], rtol=1e-15)
+
+
 def test_one_division_digamma_matches_scipy():
     xs = np.concatenate([np.geomspace(1e-6, 1e9, 400), [0.01, 0.5, 1.0, 5.999, 6.0, 6.001]])
     ours = np.array([special._digamma_one_division(x) for x in xs])

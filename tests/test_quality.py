@@ -116,6 +116,13 @@ def test_topics_with_fewer_than_n_positive_words():
     assert npmi_coherence(top, reference, n=3).per_topic[0] == got.per_topic[0]  # only the first n count
 
 
+def test_top_words_break_ties_by_the_lower_word_id():
+    """Equal weights are listed in word-id order (the docstring's rule), so a topic's top words do not depend on the
+    sort's whim. By hand: weights 0.2, 0.3, 0.3, 0.2 -> words 1, 2 (0.3 each), then 0 (the lower id of the 0.2s)."""
+    assert [t.tolist() for t in top_words(np.array([[0.2, 0.3, 0.3, 0.2], [1.0, 1.0, 1.0, 0.0]]), 3)] == [[1, 2, 0],
+                                                                                                     [0, 1, 2]]
+
+
 def test_npmi_rejects_bad_input_before_compute():
     reference = sp.csr_matrix(np.eye(4))
     with pytest.raises(ValueError, match="topic 1 lists a word twice"):
