@@ -136,7 +136,7 @@ MUTANTS = [
            tests=['tests/test_corpus.py::test_a_view_of_a_view_indexes_the_first_views_rows']),
     Mutant(id='io_failed_write_keeps_its_temporary', cites='io.atomic_path: a failed write leaves no partial file',
            path='topicbench/io.py',
-           find='        if tmp.exists():\n            tmp.unlink()\n',
+           find='        if tmp.exists() and (group is None or (tmp, path) not in group):\n            tmp.unlink()\n',
            replace='        pass\n',
            tests=['tests/test_io.py::test_a_failed_write_keeps_the_old_file_and_leaves_no_temporary']),
     Mutant(id='io_written_file_keeps_mkstemps_0600', cites="io.atomic_path: the file gets the umask's mode",
