@@ -679,6 +679,12 @@ def decimal_year(times: pd.Series | pd.DatetimeIndex) -> np.ndarray:
     return (years.astype(np.int64) + 1970).astype(np.float64) + fraction.astype(np.float64)
 
 
+def _time_label(source: str, line_numbers: Sequence[int] | None, row: int) -> str:
+    """Where a bad time value stands: file:line when the reader kept line numbers, else the row."""
+    line = line_numbers[row] if line_numbers is not None else None
+    return where(source, line) if line is not None else f"{source} (row {row})"
+
+
 def parse_time(values: Sequence, fmt: str | None = None, source: str = "time column",
                line_numbers: Sequence[int] | None = None, report: dict | None = None) -> np.ndarray:
     """Parse dates (with ``fmt``, a strftime format, ``unix_s`` / ``unix_ms`` for Unix times in seconds /
@@ -690,8 +696,7 @@ def parse_time(values: Sequence, fmt: str | None = None, source: str = "time col
         bad = np.flatnonzero(~np.isfinite(years))
         if bad.size:
             row = int(bad[0])
-            line = line_numbers[row] if line_numbers is not None else None
-            label = where(source, line) if line is not None else f"{source} (row {row})"
+            label = _time_label(source, line_numbers, row)
             raise ReaderError(f"{label}: cannot parse time {series.iloc[row]!r} as a decimal year (a number such as "
                               f"2001.5) ({bad.size} unparseable)")
         return years
@@ -699,8 +704,7 @@ def parse_time(values: Sequence, fmt: str | None = None, source: str = "time col
         dotted = np.flatnonzero(series.str.fullmatch(r"\s*[+-]?\d{1,4}\.\d*\s*").to_numpy(dtype=bool))
         if dotted.size:
             row = int(dotted[0])
-            line = line_numbers[row] if line_numbers is not None else None
-            label = where(source, line) if line is not None else f"{source} (row {row})"
+            label = _time_label(source, line_numbers, row)
             raise ReaderError(f"{label}: time {series.iloc[row]!r} is not an ISO 8601 date (read as one it would be "
                               f"year.month); for decimal years pass time_format=decimal_year ({dotted.size} such values)")
     if fmt in UNIX_UNITS:
@@ -720,8 +724,7 @@ def parse_time(values: Sequence, fmt: str | None = None, source: str = "time col
     bad = np.flatnonzero(parsed.isna().to_numpy())
     if bad.size:
         row = int(bad[0])
-        line = line_numbers[row] if line_numbers is not None else None
-        label = where(source, line) if line is not None else f"{source} (row {row})"
+        label = _time_label(source, line_numbers, row)
         number = re.fullmatch(r"[+-]?\d+(\.\d*)?(e[+-]?\d+)?", series.iloc[row].strip(), re.I) is not None
         hint = ("; for Unix times pass time_format=unix_s (seconds) or unix_ms (milliseconds)" if number and fmt is None and
                 abs(float(series.iloc[row])) >= 1e5 else "; a date outside 1678-2261: seconds read as milliseconds?"
