@@ -11,7 +11,7 @@ class CoraRlda(Dataset):
 
     def build(self, corpora_dir=None, **p):
         src = self.source_dir(corpora_dir, "cora_rlda")
-        counts, vocab, lines, n_read = read_ldac(src / "cora.ldac.gz", src / "vocab.txt")
+        counts, vocab, lines, n_read = read_ldac(src / "cora.ldac.gz", src / "vocab.txt", id_base=0)
         titles = [t for _, t in read_lines(src / "titles.txt", encoding="latin-1")]
         if len(titles) != n_read:
             raise ReaderError(f"{src / 'titles.txt'}: {len(titles)} titles but {src / 'cora.ldac.gz'} "

@@ -11,9 +11,12 @@ READERS = {"uci": read_uci_bow, "ldac": read_ldac, "mm": read_matrix_market}
 class UserBow(Dataset):
     name = "user_bow"
     description = ("Your own bag-of-words corpus: format=uci|ldac|mm, path=<counts file>, vocab=<one word per line>; "
-                   "a Matrix Market file with words in rows and documents in columns needs docs_in_rows=false")
-    params = {"format": "uci", "path": None, "vocab": None, "docs_in_rows": True, "encoding": "utf-8", "test_fraction": 0.1,
+                   "a Matrix Market file with words in rows and documents in columns needs docs_in_rows=false; "
+                   "LDA-C ids are 0-based unless id_base=1 (a file with no id 0 needs id_base stated)")
+    params = {"format": "uci", "path": None, "vocab": None, "docs_in_rows": True, "id_base": None, "encoding": "utf-8", "test_fraction": 0.1,
               "split_seed": 0}
+
+    param_types = {"id_base": (int, type(None))}
 
     def build(self, corpora_dir=None, **p):
         if p["format"] not in READERS:
@@ -24,7 +27,11 @@ class UserBow(Dataset):
         vocab_path = Path(p["vocab"]) if Path(p["vocab"]).is_absolute() or not corpora_dir else Path(corpora_dir) / p["vocab"]
         if not p["docs_in_rows"] and p["format"] != "mm":  # UCI and LDA-C say which id is the document
             raise CorpusError(f"user_bow: docs_in_rows=false is for format=mm only, got format={p['format']}")
-        extra = {"docs_in_rows": p["docs_in_rows"]} if p["format"] == "mm" else {}
+        if p["id_base"] is not None and p["format"] != "ldac":  # UCI is 1-based, Matrix Market too, by their specs
+            raise CorpusError(f"user_bow: id_base is for format=ldac only (uci and mm are 1-based by definition), got "
+                              f"format={p['format']}")
+        extra = ({"docs_in_rows": p["docs_in_rows"]} if p["format"] == "mm" else
+                 {"id_base": p["id_base"]} if p["format"] == "ldac" else {})
         summed: dict = {}  # repeated (document, word) entries, added up as the formats' readers do, and counted
         counts, vocab, kept, n_input = READERS[p["format"]](path, vocab_path, **extra, encoding=p["encoding"], report=summed)
         docs = make_docs_frame(len(kept), split=seeded_split(len(kept), p["test_fraction"], p["split_seed"]),

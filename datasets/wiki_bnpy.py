@@ -11,7 +11,7 @@ class WikiBnpy(Dataset):
 
     def build(self, corpora_dir=None, **p):
         src = self.source_dir(corpora_dir, "wiki_bnpy")
-        counts, vocab, lines, n_read = read_ldac(src / "train.ldac.gz", src / "vocab.txt")
+        counts, vocab, lines, n_read = read_ldac(src / "train.ldac.gz", src / "vocab.txt", id_base=0)
         docs = make_docs_frame(counts.shape[0], split=seeded_split(counts.shape[0], p["test_fraction"], p["split_seed"]),
                                doc_id=[f"line{i + 1}" for i in lines])
         meta = bow_meta(self.name, self.description, "bnpy 0.1.7 datasets/wiki (see PROVENANCE.md)", n_read - len(lines),

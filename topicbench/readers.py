@@ -320,14 +320,22 @@ def _check_summed(counts: sp.csr_matrix, path, how: str, entries: int | None = N
                           f"({how}) exceeds {INT32_MAX} (counts are stored as int32)")
 
 
-def read_ldac(path, vocab_path, encoding: str = "utf-8", max_docs: int | None = None, report: dict | None = None) -> tuple[sp.csr_matrix, list[str], np.ndarray, int]:
-    """LDA-C: one line per document, ``N id:count ...`` with 0-based ids into the vocabulary file.
+def read_ldac(path, vocab_path, encoding: str = "utf-8", max_docs: int | None = None, report: dict | None = None,
+              id_base: int | None = None) -> tuple[sp.csr_matrix, list[str], np.ndarray, int]:
+    """LDA-C: one line per document, ``N id:count ...`` with ids into the vocabulary file, 0-based as Blei's lda-c
+    writes them (``id_base=0``) or 1-based (``id_base=1``).
 
     N must equal the number of pairs. Empty documents (``0``) are dropped; returns (counts, vocab,
-    kept document numbers (0-based lines), documents read).
+    kept document numbers (0-based lines), documents read). With ``id_base`` not stated, a file in which no id 0
+    appears is refused: 1-based ids whose largest is below the vocabulary size look exactly like 0-based ones that
+    never use word 0, and a guess would shift every word by one silently.
     """
+    if id_base not in (None, 0, 1):
+        raise ReaderError(f"{path}: id_base must be 0 or 1, got {id_base!r}")
     vocab = read_vocab(vocab_path, encoding)
     n_words = len(vocab)
+    base = id_base or 0
+    lowest = None
     indptr, indices, data = [0], [], []
     kept = []
     pair = re.compile(r"^\d+(?: \d+:\d+)*$")
@@ -348,11 +356,16 @@ def read_ldac(path, vocab_path, encoding: str = "utf-8", max_docs: int | None = 
         n_terms, ids, cnts = int(numbers[0]), numbers[1::2], numbers[2::2]
         if n_terms != len(ids):
             raise ReaderError(f"{where(path, line_no)}: N={n_terms} but the line has {len(ids)} id:count pairs (truncated line?)")
-        if len(ids) and ids.max() >= n_words:
-            hint = (f" (LDA-C ids are 0-based: {n_words} is one past the last word; if the file counts from 1, subtract 1 "
-                    f"from every id)" if ids.max() == n_words else "")
-            raise ReaderError(f"{where(path, line_no)}: word id {int(ids.max())} out of range [0, {n_words}) of {vocab_path}"
+        if len(ids) and (ids.max() >= n_words + base or ids.min() < base):
+            bad = int(ids.max()) if ids.max() >= n_words + base else int(ids.min())
+            hint = (f" (LDA-C ids are 0-based: {n_words} is one past the last word; if the file counts from 1, pass "
+                    f"id_base=1)" if bad == n_words and id_base is None else
+                    f" (id_base=1 was stated, but the file uses id 0: is it 0-based?)" if bad == 0 and base == 1 else "")
+            raise ReaderError(f"{where(path, line_no)}: word id {bad} out of range [{base}, {n_words + base}) of {vocab_path}"
                               f"{hint}")
+        if len(ids):
+            lowest = int(ids.min()) if lowest is None else min(lowest, int(ids.min()))
+            ids = ids - base
         if len(cnts) and cnts.min() < 1:
             raise ReaderError(f"{where(path, line_no)}: counts must be positive")
         if len(cnts) and cnts.max() > INT32_MAX:
@@ -366,6 +379,10 @@ def read_ldac(path, vocab_path, encoding: str = "utf-8", max_docs: int | None = 
         indptr.append(indptr[-1] + len(ids))
     if not kept:
         raise ReaderError(f"{path}: no documents")
+    if id_base is None and lowest is not None and lowest > 0:
+        raise ReaderError(f"{path}: ambiguous word ids: no id 0 appears (the lowest is {lowest}, the highest below "
+                          f"{n_words}, the size of {Path(vocab_path).name}), so the file may count from 0 (LDA-C) and never "
+                          f"use word 0, or count from 1; state which: id_base=0 or id_base=1 (user_bow: --param id_base=1)")
     counts = sp.csr_matrix((np.concatenate(data), np.concatenate(indices), np.array(indptr, dtype=np.int64)),
                            shape=(len(kept), n_words))
     counts.sum_duplicates()
@@ -807,17 +824,60 @@ def cjk_bigrams(match: re.Match) -> str:
 
 _ASCII_WORD = re.compile("[a-z]+")  # token_pattern() on lower-cased ASCII text
 _INVISIBLE = re.compile("[\u00ad\u2060\ufeff]")  # soft hyphen, word joiner, BOM / zero-width no-break space
-TOKENIZER = ("lower-case NFC (Turkish dotted capital I as i); soft hyphens and word joiners removed; a letter then "
-             "letters, combining marks, or a zero-width (non-)joiner between letters; CJK runs as character bigrams")
+TOKENIZER = ("HTML character references decoded (&eacute; -> e-acute, &amp; -> &; unknown ones removed); "
+             "NFKC compatibility forms folded (ligatures, fullwidth and halfwidth forms, super/subscripts, Arabic "
+             "presentation forms, non-breaking spaces; symbols such as the trade mark sign kept), lower-case, then NFC (Turkish "
+             "dotted capital I as i); soft hyphens and word joiners removed; URLs, @mentions and retweet markers "
+             "(RT before an @mention) removed; a #hashtag is its word without the #; emoji and other symbols are word "
+             "breaks; a letter then letters, combining marks, or a zero-width (non-)joiner between letters; CJK runs "
+             "as character bigrams; other scripts written without spaces (Thai, Lao, Khmer, Myanmar) are not segmented")
 
 _HTML = re.compile(r"<(script|style)\b.*?</\1\s*>|<!--.*?-->|</?[a-zA-Z][^<>]*>", re.S | re.I)
-_URL = re.compile(r"(?:https?://|www\.)\S+|@\w+|&\w+;")
+_URL = re.compile(r"(?:https?://|www\.)\S+|@\w+")
+_RETWEET = re.compile(r"(?<!\w)rt\b(?=\s*:?\s*@\w)|\A\s*rt\s*:")  # "RT @user:", "RT: ..." (after lower-casing)
+_ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[a-zA-Z][a-zA-Z0-9]{1,31});")
+# a tag as HTML writes one (<p>, </div>, <a href=...>, <br/>): not "<id@host>" or "a < b > c"
+_TAG_HINT = re.compile(r"</?[a-zA-Z][a-zA-Z0-9]{0,9}(?:\s+[a-zA-Z-]+(?:=[^<>]*)?)*\s*/?>")
+FOLDED = "folded:"  # tally keys "folded:<character>": compatibility characters folded by NFKC, for corpus.json
+
+
+def _decode_entity(match: re.Match) -> str:
+    import html
+
+    text = html.unescape(match.group())
+    return " " if text == match.group() else text  # an unknown name (&foo;) is markup, not a word
+
+
+@functools.lru_cache(maxsize=1)
+def compatibility_folds() -> tuple[dict[int, str], re.Pattern]:
+    """{code point: its NFKC form} for every character whose compatibility form differs from its canonical one
+    (ligature fi -> fi, fullwidth A -> A, superscript two -> 2, no-break space -> space), except symbols (category S:
+    the trade mark sign would become the letters tm glued to the word before it), and a pattern finding them."""
+    table = {}
+    for code in range(sys.maxunicode + 1):
+        ch = chr(code)
+        if unicodedata.decomposition(ch).startswith("<") or (0xF900 <= code <= 0xFAFF) or 0x2F800 <= code <= 0x2FA1F:
+            folded = unicodedata.normalize("NFKC", ch)
+            if folded != unicodedata.normalize("NFC", ch) and unicodedata.category(ch)[0] != "S":
+                table[code] = folded
+    return table, re.compile("[" + "".join(re.escape(chr(c)) for c in sorted(table)) + "]")
+
+
+def fold_compatibility(text: str, tally: Counter | None = None) -> str:
+    """``text`` with its compatibility characters folded (:func:`compatibility_folds`), each counted in ``tally``."""
+    if text.isascii():
+        return text
+    table, pattern = compatibility_folds()
+    if tally is not None:
+        for ch in pattern.findall(text):
+            tally[FOLDED + ch] += 1
+    return text.translate(table)
 
 
 @dataclass
 class Preprocess:
     """Raw text -> counts. Defaults: lower-case alphabetic tokens of >= 2 letters, English stop list,
-    URLs/@mentions/HTML entities removed, top ``vocab_size`` words by document frequency among those
+    URLs/@mentions/retweet markers removed and HTML character references decoded (``strip_urls``; see TOKENIZER), top ``vocab_size`` words by document frequency among those
     inside [min_df, max_df] (min_df a count, max_df a fraction), or the fixed ``vocab_file``."""
 
     vocab_size: int | None = 5000
@@ -843,17 +903,33 @@ class Preprocess:
             raise CorpusError(f"preprocessing: min_doc_length must be >= 1, got {self.min_doc_length}")
 
     def tokenize(self, text: str, stop: frozenset[str] = frozenset(), tally: Counter | None = None) -> list[str]:
-        """Lower-cased NFC word tokens (see :func:`token_pattern`) of >= min_token_length characters, not in ``stop``;
+        """Lower-cased NFKC-folded NFC word tokens (see :func:`token_pattern`) of >= min_token_length characters, not in ``stop``;
         ``tally`` counts the tokens found and those dropped as short or as stop words."""
+        # HTML tags first (a decoded &lt; is text, never a tag), then character references, before lower-casing
+        # (&#201; is a capital letter)
+        if self.strip_html:
+            text = _HTML.sub(" ", text)
+        elif tally is not None and _TAG_HINT.search(text):  # kept as asked, but counted: tag names become words
+            tally["documents_with_html_tags_kept"] += 1
+        if self.strip_urls or self.strip_html:
+            text, n = _ENTITY.subn(_decode_entity, text)
+            if tally is not None and n:
+                tally["html_character_references_decoded"] += n
         # invisible characters that sit inside words (a soft hyphen from hyphenated web or PDF text, a word joiner or
         # stray byte-order mark) would split "infor\u00admation" into "infor" and "mation" (a zero-width space is a
         # word break, as in Thai, and stays one);
-        # Turkish dotted capital I lower-cases to i plus a combining dot, a different word from the i it stands for
-        text = unicodedata.normalize("NFC", _INVISIBLE.sub("", text).replace("\u0130", "i").lower())
-        if self.strip_html:
-            text = _HTML.sub(" ", text)
+        # Turkish dotted capital I lower-cases to i plus a combining dot, a different word from the i it stands for;
+        # compatibility forms (a PDF's ligature fi, fullwidth ABC) are the letters they stand for; NFC makes the
+        # composed and decomposed spellings of one word (cafe + U+0301) one vocabulary entry
+        # (folded before lower-casing: a fold may give a capital, as the Fraktur capital H does)
+        text = unicodedata.normalize("NFC", fold_compatibility(_INVISIBLE.sub("", text).replace("\u0130", "i"),
+                                                                tally).lower())
         if self.strip_urls:
-            text = _URL.sub(" ", text)
+            text, rt = _RETWEET.subn(" ", text)  # before the @mention it is recognised by goes
+            text, n = _URL.subn(" ", text)
+            if tally is not None:
+                tally["removed_urls_and_mentions"] += n
+                tally["removed_retweet_markers"] += rt
         if self.cjk_bigrams:
             text = _CJK.sub(cjk_bigrams, text)
         n = self.min_token_length
@@ -996,6 +1072,14 @@ def bag_of_words(texts: Sequence[str], prep: Preprocess, source: str = "text") -
     report["dropped_short"] = int((~keep).sum())
     report["dropped_empty"] = int((lengths == 0).sum())
     # every word token is accounted for: word_tokens = n_tokens + the dropped_tokens_* counts
+    folded = Counter({key[len(FOLDED):]: n for key, n in tally.items() if key.startswith(FOLDED)})
+    for key in [k for k in tally if k.startswith(FOLDED)]:
+        del tally[key]
+    if folded:  # which compatibility characters were read as the letters they stand for, and how often
+        report["compatibility_characters_folded"] = {
+            "count": sum(folded.values()),
+            "most_common": {f"{ch} (U+{ord(ch):04X}) -> {compatibility_folds()[0][ord(ch)]}": n
+                            for ch, n in folded.most_common(10)}}
     report.update(tally, dropped_tokens_outside_vocab=n_tokens_found - int(lengths.sum()),
                   dropped_tokens_short_documents=int(lengths[~keep].sum()))
     if not keep.any():
