@@ -19,6 +19,7 @@ import gzip
 import io
 import json
 import lzma
+import os
 import re
 import sys
 import unicodedata
@@ -208,7 +209,26 @@ def read_vocab(path, encoding: str = "utf-8") -> list[str]:
         vocab.append(word)
     if not vocab:
         raise ReaderError(f"{path}: vocabulary file is empty")
+    _check_two_columns(vocab, path)
     return vocab
+
+
+def _check_two_columns(vocab: list[str], path) -> None:
+    """Every line 'word number' or 'number word' (space separated): a dictionary with ids or frequencies, whose order
+    may not be the ids' order; read as words, every word would be the whole line and line i taken as word id i."""
+    pairs = [w.split() for w in vocab]
+    if not all(len(p) == 2 for p in pairs):
+        return
+    for side in (0, 1):
+        if all(re.fullmatch(r"\d+", p[side]) for p in pairs) and not all(re.fullmatch(r"\d+", p[1 - side]) for p in pairs):
+            numbers = [int(p[side]) for p in pairs]
+            ids = sorted(numbers) in (list(range(len(vocab))), list(range(1, len(vocab) + 1)))
+            what = ("an id column" + (", not in line order" if numbers != sorted(numbers) else "") if ids
+                    else "a number column (frequencies?)")
+            raise ReaderError(f"{where(path, 1)}: every line is a word and a number ({vocab[0]!r}), {what}: a vocabulary "
+                              f"file is one word per line, line i being word id i; "
+                              + ("sort it by the id and cut the word column out (e.g. sort -n -k" f"{side + 1} | cut -d' ' -f{2 - side})"
+                                 if ids else "cut the word column out (e.g. cut -d' ' -f" f"{2 - side})"))
 
 
 # --------------------------------------------------------------------------------------------
@@ -454,29 +474,58 @@ def read_text_files(directory, pattern: str = "*", encoding: str = "utf-8") -> p
     """One document per file, in subfolders too (sorted by relative path); doc_id is the relative path.
 
     Files that are not documents (:func:`not_a_document`) are skipped and listed in ``frame.attrs["skipped_files"]``
-    for corpus.json; a name that is neither a file nor a folder (a broken or looping symbolic link, a pipe) is an
-    error naming it, never a silently missing document."""
+    for corpus.json, and so are files whose names do not match ``pattern`` (``*.txt`` leaves out ``x.TXT``); a
+    symbolic link to a folder is followed unless it leads to a folder already read (a loop, or a second way to the same
+    files), which is skipped and listed; a name that is neither a file nor a folder (a broken or looping link to a
+    file, a pipe) is an error naming it, never a silently missing document."""
     directory = Path(directory)
     if not directory.is_dir():
         raise ReaderError(f"{directory}: directory does not exist")
-    files, skipped = [], []
-    for path in sorted(directory.rglob(pattern)):
-        relative = path.relative_to(directory)
-        check_unicode(str(relative), repr(str(path)), "the file name", "a name in another encoding than the file "
-                      "system's; rename the file")  # the name becomes the doc_id
-        if not_a_document(relative):
-            skipped += [] if path.is_dir() else [str(relative)]
-        elif path.is_file():
-            files.append(path)
-        elif not path.is_dir():
-            raise ReaderError(f"{path}: not a readable file ({'a broken or looping symbolic link' if path.is_symlink() else 'not a regular file'})")
+    files, skipped, unmatched, links = [], [], [], []
+    seen = {directory.resolve()}
+    for root, dirs, names in os.walk(directory, followlinks=True):
+        root = Path(root)
+        # real folders first, so a link to one of them is the one skipped; then links, once per folder they reach
+        for d in sorted(dirs, key=lambda d: ((root / d).is_symlink(), d)):
+            target = (root / d).resolve()
+            if target in seen:
+                links.append(str((root / d).relative_to(directory)))
+                dirs.remove(d)
+            else:
+                seen.add(target)
+        dirs.sort()
+        for name in names:
+            path = root / name
+            relative = path.relative_to(directory)
+            check_unicode(str(relative), repr(str(path)), "the file name", "a name in another encoding than the file "
+                          "system's; rename the file")  # the name becomes the doc_id
+            if not_a_document(relative):
+                skipped.append(str(relative))
+            elif not relative.match(pattern):
+                unmatched.append(str(relative))
+            elif path.is_file():
+                files.append(path)
+            else:
+                raise ReaderError(f"{path}: not a readable file ({'a broken or looping symbolic link' if path.is_symlink() else 'not a regular file'})")
+    files.sort(key=lambda p: p.relative_to(directory))
     if not files:
         raise ReaderError(f"{directory}: no files match {pattern!r}" + (f" (besides {len(skipped)} that are not documents, "
-                                                                         f"e.g. {skipped[0]!r})" if skipped else ""))
-    frame = pd.DataFrame({"doc_id": [str(p.relative_to(directory)) for p in files],
-                          "text": [read_text(p, encoding) for p in files]})
-    if skipped:
-        frame.attrs["skipped_files"] = {"count": len(skipped), "first": skipped[:5]}
+                                                                         f"e.g. {sorted(skipped)[0]!r})" if skipped else "")
+                          + (f" ({len(unmatched)} other files, e.g. {sorted(unmatched)[0]!r})" if unmatched else ""))
+    texts = []
+    for p in files:
+        try:
+            texts.append(read_text(p, encoding))
+        except ReaderError as err:
+            raise ReaderError(f"{err} (every file under the folder that matches pattern={pattern!r} is read as a "
+                              f"document: pass pattern= to choose, e.g. pattern='*.txt')") from err
+    frame = pd.DataFrame({"doc_id": [str(p.relative_to(directory)) for p in files], "text": texts})
+    for key, names, why in (("skipped_files", skipped, None),
+                            ("files_not_matching_pattern", unmatched, f"pattern={pattern!r} (case-sensitive)"),
+                            ("folder_links_skipped", links, "a symbolic link to a folder already read (a loop, or a "
+                                                            "second path to the same files)")):
+        if names:
+            frame.attrs[key] = {"count": len(names), "first": sorted(names)[:5], **({"why": why} if why else {})}
     return frame
 
 
@@ -521,7 +570,8 @@ def read_jsonl(path, text_field: str | Sequence[str] = "text", time_field: str |
     if not text_fields or not all(isinstance(f, str) for f in text_fields):
         raise ReaderError(f"{path}: text field(s) must be one field name or a list of them, got {text_field!r}")
     used = [*text_fields, *(f for f in (time_field, id_field) if f is not None)]
-    rows = []
+    # one list per column, not a dict per record (a dict and its keys cost about 250 bytes a document)
+    columns: dict[str, list] = {"doc_id": [], "text": [], "line": [], **({"time_raw": []} if time_field else {})}
     for line_no, line in read_lines(path, encoding):
         if not line.strip():
             continue
@@ -557,18 +607,20 @@ def read_jsonl(path, text_field: str | Sequence[str] = "text", time_field: str |
                 shown = json.dumps(dict(value) if isinstance(value, _Pairs) else value, default=str)[:40]
                 raise ReaderError(f"{where(path, line_no)}: field {id_field!r} is {shown}, expected a document id "
                                   f"(a string or an integer)")
-        row = {"doc_id": str(record[id_field]) if id_field else str(line_no), "text": "\n".join(pieces),
-               "line": line_no}
-        for field, value in ((id_field, row["doc_id"]), (", ".join(text_fields), row["text"])):
+        doc_id, text = str(record[id_field]) if id_field else str(line_no), "\n".join(pieces)
+        for field, value in ((id_field, doc_id), (", ".join(text_fields), text)):
             check_unicode(value, where(path, line_no), f"field {field!r}", "half of a UTF-16 pair escaped alone "
                           "(a \\ud800-\\udfff escape without its partner); fix the escape")
+        columns["doc_id"].append(doc_id)
+        columns["text"].append(text)
+        columns["line"].append(line_no)
         if time_field:
-            row["time_raw"] = record[time_field]
-        rows.append(row)
-    if not rows:
+            columns["time_raw"].append(record[time_field])
+        del pairs, record
+    if not columns["line"]:
         raise ReaderError(f"{path}: no documents")
-    check_unique_ids([r["doc_id"] for r in rows], [r["line"] for r in rows], path, id_field)
-    return pd.DataFrame(rows)
+    check_unique_ids(columns["doc_id"], columns["line"], path, id_field)
+    return pd.DataFrame(columns)
 
 
 def _csv_lines(path, encoding: str) -> Iterable[str]:
@@ -1172,6 +1224,8 @@ class TextDataset(Dataset):
                 "preprocessing": {**report, **self.notes}, "split_rule": split_rule}
         if "time" in frame.columns:
             meta["time_unit"] = self.time_unit
+            # a time_ordered stream orders ties by doc id: how many distinct times there are says how much order it has
+            meta["time_distinct_values"] = int(pd.Series(frame["time"]).nunique())
         return corpus_from_bow(counts, vocab, docs, meta)
 
 
