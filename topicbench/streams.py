@@ -61,10 +61,6 @@ def stream_order(kind: str, n_docs: int, seed: int, passes: float = 1.0, times=N
             raise StreamError(f"time_ordered stream: the corpus's 'time' column (docs.parquet) has "
                               f"{int((~np.isfinite(times)).sum())} missing or infinite value(s), first at training "
                               f"row {int(np.flatnonzero(~np.isfinite(times))[0])}")
-        if n_docs > 1 and times.min() == times.max():  # every tie broken by doc id: an arbitrary order, not a stream
-            raise StreamError(f"time_ordered stream: every one of the {n_docs} training documents has the same time "
-                              f"({times[0]!r} in the corpus's 'time' column, docs.parquet), so the order would be the "
-                              f"doc ids' and nothing in time; use stream=shuffled, or a time column that varies")
         order = np.lexsort((ids, times))
         if passes != 1:
             raise StreamError("time_ordered is a true stream: one pass only")

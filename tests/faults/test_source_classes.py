@@ -1,18 +1,15 @@
 """Fault catalogue, classes of source the earlier passes had not seen (fourth red-team): LDA-C files whose id base is
-ambiguous, dictionaries in another order than the counts, folders of mixed files, one-time streams.
+ambiguous, dictionaries in another order than the counts, folders of mixed files.
 
 Each case asserts exit 2 (or the error) naming the file (and line where there is one) and the fix, that no corpus
 appeared at --out, and that the source was left as it was.
 """
-import numpy as np
 import pytest
 
 try:
     from ._prepare_util import digest, run_cli
 except ImportError:
     from _prepare_util import digest, run_cli
-
-from topicbench.streams import StreamError, stream_order
 
 
 def _fails(tmp_path, capsys, args):
@@ -78,11 +75,3 @@ def test_folder_with_a_binary_file(tmp_path, capsys):
     code, err = _fails(tmp_path, capsys, ["prepare", "user_text", "--param", "format=files", "--param", f"path={src}"])
     assert code == 2 and "sub/pic.png:1: not valid utf-8" in err and "pass pattern=" in err
 
-
-def test_time_ordered_stream_over_one_time():
-    """A time_ordered stream whose documents all share one time (ties in doc id order) -> StreamError naming the column."""
-    with pytest.raises(StreamError, match=r"every one of the 4 training documents has the same time .*'time' column"):
-        stream_order("time_ordered", 4, seed=0, times=np.full(4, 2020.0), doc_ids=np.arange(4))
-    # two distinct times are an order (ties by doc id within each): accepted, times first
-    order = stream_order("time_ordered", 4, seed=0, times=np.array([2021.0, 2020.0, 2021.0, 2020.0]), doc_ids=np.arange(4))
-    assert order.tolist() == [1, 3, 0, 2]
