@@ -31,7 +31,7 @@ from threadpoolctl import threadpool_limits
 from . import __version__, io, kernels
 from .corpus import Corpus, RowRange, is_corpus_dir, load_corpus, release_memory
 from .evaluate import Protocol, Unigram, available_memory, loglik_per_word, perplexity, protocol_splits
-from .method import REPO_ROOT, SAFE_NAME, Method, ParamError, coerce, get_method
+from .method import REPO_ROOT, SAFE_NAME, SAFE_RULES, Method, ParamError, coerce, get_method
 from .quality import final_checkpoint_quality, planted_recovery
 from .streams import STREAMS, Evaluation, Minibatch, Stream, StreamError, make_holdout, stream_order
 
@@ -110,8 +110,7 @@ class RunSpec:
                              f"{kernels.numba.config.NUMBA_NUM_THREADS} CPUs this machine offers")
         for name in ("experiment", "dataset", "label"):
             if getattr(self, name) and not SAFE_NAME.fullmatch(getattr(self, name)):
-                raise ValueError(f"run setting {name!r} = {getattr(self, name)!r} is not a safe name "
-                                 f"(letters, digits, '_', '.', '-'; no leading dot or dash)")
+                raise ValueError(f"run setting {name!r} = {getattr(self, name)!r} is not a safe name ({SAFE_RULES})")
         make_holdout(self.holdout, self.holdout_n, self.n_checkpoints).check(batch_method=typed.get("batch_size") is None)
         Protocol(self.observed_fraction, self.folds, self.eval_seed)
         if self.stream not in STREAMS:
