@@ -440,6 +440,11 @@ def _check_contract(method: type[Method]) -> None:
             method.param_type(key)  # a None default without a declared type fails here, at registry load
         except TypeError as err:
             raise PluginError(f"{where}: {err}") from None
+    try:  # every run starts from the defaults: defaults that fail the method's own checks make no run possible
+        method.resolve_params({})
+    except ParamError as err:
+        raise PluginError(f"{where}: method {method.name!r}: its params defaults fail its own check_params ({err}); "
+                          f"fix the default in the file") from None
 
 
 def get_method(name: str) -> type[Method]:
