@@ -46,8 +46,7 @@ def test_names_that_only_start_like_a_device_are_accepted(name):
     pytest.param(config(**{"experiments.e.runs.0.label": "x "}), "'x '", id="label-trailing-space"),
 ])
 def test_name_ending_in_dot_or_space_refused(cfg, culprit):
-    """A name ending in '.' or a space (Windows and SMB strip both: 'exp.' and 'exp' are one folder)
-    -> GridError naming it."""
+    """A name ending in '.' or a space (Windows and SMB strip both: 'exp.' is 'exp' there) -> GridError naming it."""
     with pytest.raises(GridError) as info:
         expand_all(cfg)
     assert f"{culprit} is not a safe name" in str(info.value), str(info.value)
@@ -76,8 +75,9 @@ def test_names_differing_by_case_folding_beyond_ascii_refused():
 
 
 def test_name_over_255_bytes_in_utf8_refused():
-    """A label of 100 'é' (100 characters, 200 bytes in UTF-8 -- with 'label~' and a staging suffix beyond 255)
-    -> GridError naming it, not ENAMETOOLONG at the job's mkdir."""
+    """A label of 130 'é' (260 bytes in UTF-8, beyond a folder name's 255) -> GridError naming it, not ENAMETOOLONG.
+
+    Refused as non-ASCII before its length counts, so the job's mkdir never meets it."""
     name = "\u00e9" * 130
     with pytest.raises(GridError) as info:
         expand_all(config(**{"experiments.e.runs.0.label": name}))

@@ -94,9 +94,10 @@ def test_plugin_changing_numba_threads_named(tmp_path, capsys, monkeypatch, tiny
 
 
 def test_plugin_mutating_the_held_out_documents_is_harmless(tmp_path, monkeypatch, tiny_corpus):
-    """A plugin whose predict_words zeroes the observed counts it was given (the fixed test split every checkpoint
-    and the unigram baseline score) -> the unigram column of its trace equals a clean run's at every checkpoint
-    (the method scores copies; was: the baseline and later checkpoints scored over the plugin's edit)."""
+    """A plugin whose predict_words zeroes the counts it is given in place -> the baseline and token counts unchanged.
+
+    The fixed test split is scored at every checkpoint and by the unigram baseline; the method now scores copies
+    (was: the plugin's edit reached the held-out token count, 0, and a NaN score was published)."""
     from topicbench.run import RunSpec, run
 
     use_plugin(tmp_path, monkeypatch, """

@@ -29,8 +29,9 @@ def aggregate(tmp_path, capsys, *traces):
 
 
 def test_two_traces_of_one_run_refused(tmp_path, capsys, tiny_corpus):
-    """Two traces of the same run (same experiment, dataset, label, hyperparameters and seed; a rerun kept under
-    another folder, different bytes) -> exit 2 naming both, no table (was: averaged as if two seeds)."""
+    """Two traces of one run (same identity and seed, different bytes: a rerun kept elsewhere) -> exit 2 naming both.
+
+    No table is written (was: both averaged in every figure as if two seeds)."""
     first = fit(tmp_path / "results", tiny_corpus)
     again = tmp_path / "rerun"
     run(RunSpec(**SPEC, params={"K": 3, "batch_size": 20}, seed=0), tiny_corpus, again)
@@ -41,8 +42,9 @@ def test_two_traces_of_one_run_refused(tmp_path, capsys, tiny_corpus):
 
 @pytest.mark.parametrize("lie", ["seed", "K"])
 def test_trace_whose_config_disagrees_with_its_folder_refused(tmp_path, capsys, tiny_corpus, lie):
-    """A trace in a run folder whose name says another seed (seed~1 holding seed 0) or another K (K~4 holding K=3)
-    -> exit 2 naming the trace and both values, no table (was: aggregated under the trace's own values)."""
+    """A trace in a run folder naming another seed (seed~1 holding seed 0) or K (K~4 holding K=3) -> exit 2 naming it.
+
+    The message names the trace and both values, and no table is written (was: aggregated under its own values)."""
     kwargs = {"folder_seed": 1} if lie == "seed" else {"folder_K": 4}
     trace = fit(tmp_path / "results", tiny_corpus, **kwargs)
     code, err = aggregate(tmp_path, capsys, trace)
