@@ -275,6 +275,7 @@ def cmd_aggregate(args) -> int:
         if missing:
             raise UsageError(f"trace {path} lacks {', '.join(missing)} (missing or empty in some rows): not a whole "
                              f"topicbench trace; run it again rather than aggregate it")
+    _check_run_identities(args.traces, frames)
     frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
     try:
         io.fault_point("aggregate.write")
@@ -286,6 +287,50 @@ def cmd_aggregate(args) -> int:
         raise OSError(err.errno, err.strerror or str(err), str(args.out)) from err
     print(f"{len(frames)} traces, {len(frame)} rows -> {args.out}")
     return 0
+
+
+def _check_run_identities(paths, frames) -> None:
+    """Each trace is one run, named as its folder says, and no two traces are the same run (experiment, dataset,
+    method, label, hyperparameters, seed): a rerun kept beside its original, or a trace copied into another run's
+    folder, would be averaged into the figures as if it were another seed or grid point."""
+    from .grid import format_value
+
+    owners: dict[tuple, str] = {}
+    for path, frame in zip(paths, frames):
+        columns = ["experiment", "dataset", "method", "label", "seed"] + sorted(c for c in frame.columns
+                                                                                if c.startswith("p_"))
+        runs = frame[columns].astype(str).drop_duplicates()
+        if len(runs) != 1:
+            raise UsageError(f"trace {path} holds {len(runs)} runs (its rows disagree on "
+                             f"{', '.join(c for c in columns if frame[c].astype(str).nunique() > 1)}); a trace is one run")
+        first = frame.iloc[0]
+        key = tuple(sorted((c, str(first[c])) for c in columns))
+        if key in owners:
+            raise UsageError(f"traces {owners[key]} and {path} are the same run (experiment {first['experiment']}, "
+                             f"dataset {first['dataset']}, label {first['label']}, seed {first['seed']}, same "
+                             f"hyperparameters): it would count twice; keep one")
+        owners[key] = path
+        # results_dir/runs/<experiment>/<dataset>/<method>/label~<label>/<param~value>.../seed~<seed>/trace.parquet
+        parts = Path(os.path.abspath(path)).parts
+        if len(parts) < 2 or not parts[-2].startswith("seed~"):
+            continue  # not inside a run folder of the workflow's layout (a trace written with --out elsewhere)
+        at = len(parts) - 2
+        folder: dict[str, str] = {}
+        while at >= 0 and "~" in parts[at]:
+            name, _, value = parts[at].partition("~")
+            folder[name] = value
+            at -= 1
+        if "label" in folder and at >= 2:
+            folder.update(method=parts[at], dataset=parts[at - 1], experiment=parts[at - 2])
+        recorded = {"seed": str(first["seed"]), "label": str(first["label"]), "method": str(first["method"]),
+                    "dataset": str(first["dataset"]), "experiment": str(first["experiment"])}
+        recorded.update({c[2:]: format_value(first[c].item() if hasattr(first[c], "item") else first[c])
+                         for c in columns if c.startswith("p_") and first[c] is not None})
+        wrong = [(name, value, recorded.get(name)) for name, value in folder.items() if recorded.get(name) != value]
+        if wrong:
+            name, value, held = wrong[0]
+            raise UsageError(f"trace {path} is in the folder of {name} {value!r} but records {name} {held!r}: a trace "
+                             f"moved or copied into another run's folder; run that run again")
 
 
 def main(argv: list[str] | None = None) -> int:

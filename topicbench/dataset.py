@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from .corpus import Corpus, CorpusError, is_corpus_dir, save_corpus
-from .method import REPO_ROOT, SAFE_NAME, _check_underflow, load_plugins
+from .method import REPO_ROOT, SAFE_NAME, SAFE_RULES, _check_underflow, load_plugins
 
 DATASETS_DIR = REPO_ROOT / "datasets"
 
@@ -196,8 +196,7 @@ def prepare(name: str, out_dir: str | os.PathLike, corpora_dir=None, corpus_name
     """
     dataset_cls = get_dataset(name)
     if corpus_name is not None and not SAFE_NAME.fullmatch(corpus_name):  # the runs' dataset column, job names
-        raise CorpusError(f"--name {corpus_name!r} is not a safe corpus name (letters, digits, '_', '.', '-'; "
-                          f"no leading dot or dash)")
+        raise CorpusError(f"--name {corpus_name!r} is not a safe corpus name ({SAFE_RULES})")
     resolved = dataset_cls.resolve_params(params)
     out_dir = check_out_dir(out_dir, input_paths(resolved, corpora_dir), corpora_dir)
     if hasattr(dataset_cls, "write"):  # streams to disk (paper-scale synthetic corpora) with the same bytes

@@ -119,7 +119,9 @@ def loglik_sum(method, observed: sp.csr_matrix, heldout: sp.csr_matrix) -> tuple
         held = heldout[start : start + EVAL_CHUNK_DOCS]
         if held.nnz == 0:
             continue
-        probs = np.asarray(method.predict_words(obs, held), dtype=np.float64)
+        # copies: a method editing its arguments in place cannot change the counts weighed here, nor the splits
+        # the next checkpoint or the baseline scores
+        probs = np.asarray(method.predict_words(obs.copy(), held.copy()), dtype=np.float64)
         if probs.shape != (held.nnz,):
             raise ValueError(f"{getattr(method, 'name', method)}.predict_words returned shape {probs.shape}, expected ({held.nnz},)")
         if np.any(~np.isfinite(probs)) or np.any(probs <= 0):

@@ -15,7 +15,7 @@ from pathlib import Path
 from dataclasses import fields
 from typing import Any
 
-from .method import SAFE_NAME, SAFE_VALUE, check_yaml11_number, coerce, get_method
+from .method import SAFE_NAME, SAFE_RULES, SAFE_VALUE, check_yaml11_number, coerce, get_method
 from .run import RunSpec
 
 SETTING_NAMES = {f.name for f in fields(RunSpec)} - {"method", "params", "seed", "experiment", "dataset", "threads", "label"}
@@ -46,8 +46,9 @@ def _safe_component(what: str, text: str, pattern=SAFE_NAME) -> str:
     """A name or formatted value that becomes one path component under results_dir (never '/', '..' or '.x'); a
     name (not a value, which follows its ``<name>~``) also reaches command lines, so it never starts with '-'."""
     if not isinstance(text, str) or not pattern.fullmatch(text):
-        raise GridError(f"{what} {text!r} is not a safe name: use letters, digits, '_', '.', '-' "
-                        f"and no leading dot{'' if pattern is SAFE_VALUE else ' or dash'} (it becomes a folder under "
+        rules = (SAFE_RULES if pattern is SAFE_NAME else
+                 "letters, digits, '_', '.', '-' (ASCII); no leading or trailing dot")
+        raise GridError(f"{what} {text!r} is not a safe name: use {rules} (it becomes a folder under "
                         f"results_dir{'' if pattern is SAFE_VALUE else ' and a command-line value'})")
     if len(text) > MAX_COMPONENT:
         raise GridError(f"{what} {text[:40]!r}... is {len(text)} characters, over {MAX_COMPONENT} (it becomes a "

@@ -43,9 +43,16 @@ class ParamError(ValueError):
 
 # experiment, dataset, run-label and method names become path components, job names and command-line values: no
 # leading '-' either (``--name -x`` is read as an option, not a value, by the command the workflow runs)
-SAFE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
+# ASCII only (a name in NFC and NFD, or one case-folding beyond ASCII, would be two folders on Linux and one on
+# macOS), no trailing '.' (Windows and SMB shares strip it: 'exp.' and 'exp' are one folder there), and not a
+# Windows device name (CON, PRN, AUX, NUL, COM0-9, LPT0-9 in any case, alone or before a '.': 'con.txt' opens the
+# console, not a file, on a results_dir kept on NTFS or a Windows share)
+WINDOWS_DEVICE = r"(?!(?i:con|prn|aux|nul|com[0-9]|lpt[0-9])(?:\.|$))"
+SAFE_NAME = re.compile(WINDOWS_DEVICE + r"[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_-])?")
 # a formatted hyperparameter value in a run folder's name (after its ``<name>~`` prefix, so -1 is fine)
-SAFE_VALUE = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]*")
+SAFE_VALUE = re.compile(r"[A-Za-z0-9_-](?:[A-Za-z0-9_.-]*[A-Za-z0-9_-])?")
+SAFE_RULES = ("letters, digits, '_', '.', '-' (ASCII); no leading dot or dash, no trailing dot, and not a Windows "
+              "device name (CON, PRN, AUX, NUL, COM1, LPT1, ... in any case, alone or before a dot)")
 # YAML 1.2 core-schema numbers (https://yaml.org/spec/1.2.2/#1032-tag-resolution)
 YAML12_NUMBER = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")
 INT64_MAX = 2**63 - 1
@@ -363,8 +370,8 @@ def _check_plugin_shape(plugin: type, path: Path) -> None:
     """``name`` a safe name and ``params`` a mapping of safe names to values of a supported type, naming the file."""
     name = plugin.name
     if not isinstance(name, str) or not SAFE_NAME.fullmatch(name):
-        raise PluginError(f"{path}: plugin name {name!r} is not a safe name (letters, digits, '_', '.', '-', starting "
-                          f"with a letter, digit or '_'): it becomes a folder, a job name and a command-line value")
+        raise PluginError(f"{path}: plugin name {name!r} is not a safe name ({SAFE_RULES}): it becomes a folder, a "
+                          f"job name and a command-line value")
     params = plugin.__dict__.get("params", getattr(plugin, "params", {}))
     if not isinstance(params, dict):
         raise PluginError(f"{path}: {name}.params must be a dict of parameter defaults, got {type(params).__name__}")
@@ -433,6 +440,13 @@ def _check_contract(method: type[Method]) -> None:
             method.param_type(key)  # a None default without a declared type fails here, at registry load
         except TypeError as err:
             raise PluginError(f"{where}: {err}") from None
+    try:  # every run starts from the defaults: defaults that fail the method's own checks make no run possible
+        method.resolve_params({})
+    except PluginError:
+        pass  # a check_params that raises something else is a bug reported, naming the file, when a run resolves
+    except ParamError as err:
+        raise PluginError(f"{where}: method {method.name!r}: its params defaults fail its own check_params ({err}); "
+                          f"fix the default in the file") from None
 
 
 def get_method(name: str) -> type[Method]:

@@ -31,7 +31,7 @@ from threadpoolctl import threadpool_limits
 from . import __version__, io, kernels
 from .corpus import Corpus, RowRange, is_corpus_dir, load_corpus, release_memory
 from .evaluate import Protocol, Unigram, available_memory, loglik_per_word, perplexity, protocol_splits
-from .method import REPO_ROOT, SAFE_NAME, Method, ParamError, coerce, get_method
+from .method import REPO_ROOT, SAFE_NAME, SAFE_RULES, Method, ParamError, coerce, get_method
 from .quality import final_checkpoint_quality, planted_recovery
 from .streams import STREAMS, Evaluation, Minibatch, Stream, StreamError, make_holdout, stream_order
 
@@ -110,8 +110,7 @@ class RunSpec:
                              f"{kernels.numba.config.NUMBA_NUM_THREADS} CPUs this machine offers")
         for name in ("experiment", "dataset", "label"):
             if getattr(self, name) and not SAFE_NAME.fullmatch(getattr(self, name)):
-                raise ValueError(f"run setting {name!r} = {getattr(self, name)!r} is not a safe name "
-                                 f"(letters, digits, '_', '.', '-'; no leading dot or dash)")
+                raise ValueError(f"run setting {name!r} = {getattr(self, name)!r} is not a safe name ({SAFE_RULES})")
         make_holdout(self.holdout, self.holdout_n, self.n_checkpoints).check(batch_method=typed.get("batch_size") is None)
         Protocol(self.observed_fraction, self.folds, self.eval_seed)
         if self.stream not in STREAMS:
@@ -346,14 +345,18 @@ def _run(spec, corpus, out_dir, progress_every_s):
             seed = spec.eval_seed if event.salt is None else spec.eval_seed * 100003 + event.salt
             splits = protocol_splits(counts, Protocol(protocol.observed_fraction, protocol.folds, seed))
         _check_heldout_tokens(splits, spec, f"the checkpoint at {processed} documents")
-        diverged = f"{method.name} with {spec.params or 'its defaults'} diverged by {processed} documents: "
+        where = f"checkpoint {len(rows) + 1} ({processed} documents)"
+        diverged = f"{method.name} with {spec.params or 'its defaults'} diverged at {where}: "
+        check_topics(method, where, f"{spec.params or 'its defaults'}")  # a plugin's topics() holds the contract
         try:
-            loglik, tokens = loglik_per_word(method, splits)
+            with _named(method, "predict_words", where):
+                loglik, tokens = loglik_per_word(method, splits)  # the method sees copies of the splits
         except FloatingPointError as err:
             raise FitDiverged(f"{diverged}{err}; nothing was written") from None
         base_loglik, _ = loglik_per_word(unigram, splits)
         # Hoffman et al. 2010 eq. 16 bounds whole held-out documents: counts, not the completion halves
-        elbo = method.heldout_elbo(counts) if spec.report_elbo else None
+        with _named(method, "heldout_elbo", where):
+            elbo = method.heldout_elbo(counts.copy()) if spec.report_elbo else None
         # a bound on log p(w) per word of discrete data is finite and <= 0; anything else is lost precision
         # (e.g. alpha = 1e300 cancels in gammaln(K alpha) - K gammaln(alpha)), never a score to record
         if tokens and not np.isfinite(loglik) or elbo is not None and not (np.isfinite(elbo) and elbo <= 0):
@@ -364,7 +367,9 @@ def _run(spec, corpus, out_dir, progress_every_s):
                "unigram_loglik_per_word": base_loglik, "unigram_perplexity": perplexity(base_loglik),
                "elbo_per_word": np.nan if elbo is None else elbo, "eval_wall_s": time.perf_counter() - start}
         row.update({f"x_{k}": v for k, v in method.progress().items()})
-        row.update({f"x_{k}": v for k, v in method.heldout_extras(splits).items()})
+        with _named(method, "heldout_extras", where):
+            own = [(observed.copy(), heldout.copy()) for observed, heldout in splits]  # copies, as predict_words
+            row.update({f"x_{k}": v for k, v in method.heldout_extras(own).items()})
         if truth_topics is not None:  # planted-topic recovery at every checkpoint (cheap: K x K cosines)
             recovery = planted_recovery(method.topics(), truth_topics)
             row.update(recovery_cosine=recovery.cosine, recovery_frac_090=recovery.fraction)
@@ -379,9 +384,15 @@ def _run(spec, corpus, out_dir, progress_every_s):
     for batch in stream:
         score(holdout.before_batch(batch, trained))
         wall0, cpu0 = time.perf_counter(), time.process_time()
-        method.partial_fit(batch)
+        with _named(method, "partial_fit", f"update {n_updates + 1} ({processed} documents seen)"):
+            method.partial_fit(batch)
         fit_wall += time.perf_counter() - wall0
         fit_cpu += time.process_time() - cpu0
+        if kernels.numba.get_num_threads() != threads:  # the trace's threads column and fit times would not be this run's
+            from .method import PluginError, plugin_file
+            raise PluginError(f"{plugin_file(type(method))}: {method.name}.partial_fit changed numba's thread count "
+                              f"from {threads} to {kernels.numba.get_num_threads()} (update {n_updates + 1}); the "
+                              f"runner sets it from --threads, a method must not; nothing was written")
         trained[batch.rows] = True
         processed += len(batch)
         n_updates += 1
@@ -410,6 +421,53 @@ def _run(spec, corpus, out_dir, progress_every_s):
 
 
 RUN_FILES = ("model.npz", "topics.tsv", "trace.parquet")
+
+
+@contextlib.contextmanager
+def _named(method: Method, call: str, where: str):
+    """An exception from a method's ``call`` that is not a refusal of a value (ValueError, OSError, MemoryError,
+    FloatingPointError) is a bug of its file: PluginError naming the file, the call and where in the run."""
+    try:
+        yield
+    except (ValueError, OSError, MemoryError, ArithmeticError):
+        raise
+    except Exception as err:
+        from .method import PluginError, plugin_file
+        raise PluginError(f"{plugin_file(type(method))}: {method.name}.{call} raised {type(err).__name__} ({err}) at "
+                          f"{where}; nothing was written") from err
+
+
+def check_topics(method: Method, where: str, params: str = "") -> None:
+    """A method's ``topics()`` (K x V, rows probability vectors or all zero) and ``topic_weights()`` (K, finite), the
+    contract every figure, topics.tsv and the recovery score read: a plugin breaking it is named with its file,
+    a numerical failure (NaN, inf, negative) with the method, checkpoint and quantity; nothing is written."""
+    from .method import PluginError, plugin_file
+
+    K, V = method.n_topics, method.n_words
+    topics = np.asarray(method.topics())
+    weights = np.asarray(method.topic_weights())
+    file = plugin_file(type(method))
+    if topics.shape != (K, V) or weights.shape != (K,):
+        raise PluginError(f"{file}: {method.name}.topics() returned shape {topics.shape} and topic_weights() shape "
+                          f"{weights.shape} at {where}; the contract is ({K}, {V}) (K topics over the corpus's "
+                          f"{V} words) and ({K},)")
+    if topics.dtype.kind not in "fiu" or weights.dtype.kind not in "fiu":
+        raise PluginError(f"{file}: {method.name}.topics()/topic_weights() returned {topics.dtype}/{weights.dtype} "
+                          f"arrays at {where}; numbers are expected")
+    diverged = f"{method.name} with {params or 'its defaults'} diverged at {where}: "
+    if not np.isfinite(topics).all() or not np.isfinite(weights).all():
+        raise FitDiverged(f"{diverged}{'topics' if not np.isfinite(topics).all() else 'topic weights'} hold "
+                          f"NaN or inf ({file}); nothing was written")
+    if (topics < 0).any():
+        raise FitDiverged(f"{diverged}topics hold negative probabilities (min {topics.min():.3g}; {file}); nothing "
+                          f"was written")
+    mass = topics.sum(axis=1, dtype=np.float64)
+    # rounding of V normalised entries (float32 from a peer such as gensim loses ~V * 6e-8), not a contract breach
+    tol = max(1e-6, 4 * V * np.finfo(topics.dtype).eps) if topics.dtype.kind == "f" else 1e-6
+    off = np.flatnonzero((np.abs(mass - 1) > tol) & (mass != 0))
+    if off.size:
+        raise PluginError(f"{file}: {method.name}.topics() rows must each sum to 1 (or be all zero), topic "
+                          f"{off[0]} sums to {mass[off[0]]:.6g} at {where}; nothing was written")
 
 
 class FitDiverged(ValueError):

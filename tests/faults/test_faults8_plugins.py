@@ -1,0 +1,162 @@
+"""A third-party method plugin breaking the contract at run time (faults, eighth pass): methods/*.py is the user's
+extension point, so what a plugin returns and does is checked where the runner meets it. Each case drops one
+plugin (online LDA with one thing spoiled) into a plugin folder, runs it through `topicbench run` on the tiny
+corpus, and asserts exit 2 naming the plugin file and the problem, with nothing written."""
+import numpy as np
+import pytest
+
+import topicbench.method as method_module
+from _run_util import tiny_corpus  # noqa: F401
+from test_plugins import GOOD, plugin
+from topicbench.cli import main as cli
+from topicbench.method import PluginError, registry
+
+BASE = GOOD.format(name='"my_method"', params="dict(ONLINE_PARAMS)")
+RUN = ["--method", "my_method", "--param", "K=3", "--param", "batch_size=20", "--set", "n_checkpoints=5"]
+
+
+def use_plugin(tmp_path, monkeypatch, body: str, imports: str = "import numpy as np\n"):
+    """methods/my_method.py = online LDA plus ``body`` (methods of the class), registered beside the built-ins."""
+    path = plugin(tmp_path / "methods", text=imports + BASE + body)
+    monkeypatch.setattr(method_module, "_METHODS", {**registry(), **registry(tmp_path / "methods")})
+    return path
+
+
+def run_plugin(tmp_path, capsys, corpus, *extra):
+    code = cli(["run", "--corpus", str(corpus), "--out", str(tmp_path / "out"), *RUN, *extra])
+    return code, capsys.readouterr().err
+
+
+TOPICS = "\n    def topics(self):\n        t = super().topics().copy()\n{}\n        return t\n"
+
+
+@pytest.mark.parametrize("body, message", [
+    pytest.param(TOPICS.format("        t = t[:, :-1]"), "topics() returned shape (3, 59)", id="topics-one-word-short"),
+    pytest.param(TOPICS.format("        t = np.hstack([t, np.zeros((3, 1))])"), "topics() returned shape (3, 61)",
+                 id="topics-of-another-vocabulary-size"),
+    pytest.param(TOPICS.format("        t = t.T"), "topics() returned shape (60, 3)", id="topics-transposed"),
+    pytest.param(TOPICS.format("        t *= 2"), "topic 0 sums to 2", id="topics-unnormalised"),
+    pytest.param(TOPICS.format("        t[0, 0] -= 0.5; t[0, 1] += 0.5"), "topics hold negative probabilities",
+                 id="topics-negative"),
+    pytest.param(TOPICS.format("        t[1, 2] = np.nan"), "topics hold NaN or inf", id="topics-nan"),
+    pytest.param(TOPICS.format("        t[2, 0] = np.inf"), "topics hold NaN or inf", id="topics-inf"),
+    pytest.param("\n    def topic_weights(self):\n        return np.ones(4)\n", "topic_weights() shape (4,)",
+                 id="topic-weights-wrong-length"),
+])
+def test_plugin_topics_breaking_the_contract_named(tmp_path, capsys, monkeypatch, tiny_corpus, body, message):
+    """A plugin whose topics() is of the wrong shape or vocabulary size, unnormalised, negative or non-finite -> exit
+    2 naming the plugin file and the problem at the first checkpoint, nothing written (was: a silent topics.tsv,
+    recovery score and figure of garbage, or an IndexError traceback)."""
+    path = use_plugin(tmp_path, monkeypatch, body)
+    code, err = run_plugin(tmp_path, capsys, tiny_corpus)
+    assert code == 2 and str(path) in err and message in err and "checkpoint 1 (20 documents)" in err, err
+    assert not (tmp_path / "out").exists() and not list(tmp_path.glob(".out.*"))
+
+
+POISON_AT_UPDATE = """
+    def partial_fit(self, batch):
+        self.stochastic_step(batch, self.corpus_size)
+        if self.updates == 3:
+            self.lam[0, :] = np.nan
+"""
+
+
+def test_plugin_raising_mid_fit_publishes_nothing(tmp_path, capsys, monkeypatch, tiny_corpus):
+    """A plugin whose partial_fit raises at its third update -> exit 2 naming the plugin file, the exception and the
+    update, the old run folder untouched and no partial trace (was: a bare traceback naming no run)."""
+    path = use_plugin(tmp_path, monkeypatch, """
+    def partial_fit(self, batch):
+        if self.updates == 2:
+            raise RuntimeError("boom in the plugin")
+        self.stochastic_step(batch, self.corpus_size)
+""")
+    code, err = run_plugin(tmp_path, capsys, tiny_corpus)
+    assert code == 2 and str(path) in err and "partial_fit raised RuntimeError (boom in the plugin)" in err, err
+    assert "update 3" in err, err
+    assert not (tmp_path / "out").exists() and not list(tmp_path.glob(".out.*"))
+
+
+def test_plugin_changing_numba_threads_named(tmp_path, capsys, monkeypatch, tiny_corpus):
+    """A plugin that calls numba.set_num_threads inside its fit -> exit 2 naming the plugin file (the trace's
+    'threads' column and fit times would describe another run than the one that ran)."""
+    import numba
+
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("needs 2 CPUs")
+    path = use_plugin(tmp_path, monkeypatch, """
+    def partial_fit(self, batch):
+        numba.set_num_threads(2)
+        self.stochastic_step(batch, self.corpus_size)
+""", imports="import numba\n")
+    code, err = run_plugin(tmp_path, capsys, tiny_corpus, "--threads", "1")
+    assert code == 2 and str(path) in err and "numba's thread count" in err and "2" in err, err
+    assert not (tmp_path / "out").exists()
+
+
+def test_plugin_mutating_the_held_out_documents_is_harmless(tmp_path, monkeypatch, tiny_corpus):
+    """A plugin whose predict_words zeroes the counts it is given in place -> the baseline and token counts unchanged.
+
+    The fixed test split is scored at every checkpoint and by the unigram baseline; the method now scores copies
+    (was: the plugin's edit reached the held-out token count, 0, and a NaN score was published)."""
+    from topicbench.run import RunSpec, run
+
+    use_plugin(tmp_path, monkeypatch, """
+    def predict_words(self, observed, word_ids):
+        observed.data[:] = 0
+        word_ids.data[:] = 0
+        return super().predict_words(observed, word_ids)
+""")
+    clean, _ = run(RunSpec(method="online_lda", params={"K": 3, "batch_size": 20}, n_checkpoints=3), tiny_corpus)
+    spoilt, _ = run(RunSpec(method="my_method", params={"K": 3, "batch_size": 20}, n_checkpoints=3), tiny_corpus)
+    assert len(clean) == len(spoilt) >= 3
+    assert np.array_equal(clean["unigram_loglik_per_word"].to_numpy(), spoilt["unigram_loglik_per_word"].to_numpy())
+    assert np.array_equal(clean["heldout_tokens"].to_numpy(), spoilt["heldout_tokens"].to_numpy())
+
+
+def test_plugin_mutating_its_minibatch_cannot_reach_the_corpus(tmp_path, capsys, monkeypatch, tiny_corpus):
+    """A plugin whose partial_fit doubles the counts of its minibatch in place -> the corpus on disk and a later run
+    in the same process are unchanged (each minibatch is a fresh copy of the shards)."""
+    from topicbench.corpus import load_corpus
+    from topicbench.run import RunSpec, run
+
+    before = load_corpus(tiny_corpus).split("train").counts.toarray()
+    use_plugin(tmp_path, monkeypatch, """
+    def partial_fit(self, batch):
+        batch.counts.data *= 2
+        self.stochastic_step(batch, self.corpus_size)
+""")
+    spec = RunSpec(method="online_lda", params={"K": 3, "batch_size": 20}, n_checkpoints=2)
+    clean, _ = run(spec, tiny_corpus)
+    run(RunSpec(method="my_method", params={"K": 3, "batch_size": 20}, n_checkpoints=2), tiny_corpus)
+    again, _ = run(spec, tiny_corpus)
+    assert np.array_equal(load_corpus(tiny_corpus).split("train").counts.toarray(), before)
+    assert np.array_equal(clean["loglik_per_word"].to_numpy(), again["loglik_per_word"].to_numpy())
+
+
+def test_plugin_reseeding_numpys_global_generator_is_harmless(tmp_path, monkeypatch, tiny_corpus):
+    """A plugin that calls np.random.seed and draws from numpy's global generator -> a later online_lda run in the same
+    process gives the same trace (the runner and the built-in methods draw only from their own seeded generators)."""
+    from topicbench.run import RunSpec, run
+
+    use_plugin(tmp_path, monkeypatch, """
+    def partial_fit(self, batch):
+        np.random.seed(12345)
+        np.random.random(1000)
+        self.stochastic_step(batch, self.corpus_size)
+""")
+    spec = RunSpec(method="online_lda", params={"K": 3, "batch_size": 20}, n_checkpoints=2, seed=4)
+    np.random.seed(1)
+    clean, _ = run(spec, tiny_corpus)
+    run(RunSpec(method="my_method", params={"K": 3, "batch_size": 20}, n_checkpoints=2), tiny_corpus)
+    np.random.seed(99)
+    again, _ = run(spec, tiny_corpus)
+    assert np.array_equal(clean["loglik_per_word"].to_numpy(), again["loglik_per_word"].to_numpy())
+
+
+def test_plugin_whose_defaults_fail_its_own_checks_named(tmp_path):
+    """A plugin whose params defaults violate its own check_params (K = 0 while K >= 1 is required) -> PluginError at
+    registry load naming the file and the default (was: a ParamError at the first run naming only the method)."""
+    path = plugin(tmp_path / "methods", params='{**ONLINE_PARAMS, "K": 0}')
+    with pytest.raises(PluginError) as info:
+        registry(tmp_path / "methods")
+    assert str(path) in str(info.value) and "defaults" in str(info.value) and "'K'" in str(info.value), str(info.value)
