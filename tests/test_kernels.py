@@ -291,6 +291,7 @@ def test_e_step_sweep_helpers_by_hand():
     n_topics, n_words = 5, 12
     beta_t = rng.uniform(0.01, 1.0, (n_words, n_topics))  # exp E[log beta], word-major
     ids = np.array([0, 2, 3, 5, 7, 8, 11], dtype=np.int64)
+    beta_t[3] *= 0.01  # the smallest phinorm is the third word of the pass of four (not the first, not the rest)
     cts = np.array([1.0, 4.0, 2.0, 7.0, 1.0, 3.0, 2.0])
     exp_theta = rng.uniform(0.05, 0.9, n_topics)
     phinorm = beta_t[ids] @ exp_theta
@@ -298,6 +299,7 @@ def test_e_step_sweep_helpers_by_hand():
     for uniform in (False, True):
         theta = np.full(n_topics, exp_theta[0]) if uniform else exp_theta
         norm = beta_t[ids] @ theta
+        assert np.argmin(norm) == 2
         new_gamma, topic_max = np.full(n_topics, np.nan), np.full(n_topics, np.nan)
         token_sum, min_phinorm = es._gamma_sweep(ids, cts, beta_t, theta, new_gamma, topic_max, True,
                                                  beta_t.sum(axis=1), uniform)

@@ -204,4 +204,42 @@ MUTANTS = [
            replace="        theta = gamma / gamma.sum(axis=1, keepdims=True)\n        return kernels.mixture_probs(word_ids, theta, "
                    "self.model.expElogbeta / self.model.expElogbeta.sum(axis=1, keepdims=True))",
            tests=["tests/test_peer_equations.py::test_gensim_predictive_is_the_posterior_mean_mixture"]),
+    # -- eighth red-team (mutant8): streaming VB's stopping rule and prior, eq. 4's normalisers, the read-outs ------------
+    Mutant(id="broderick_stopping_rule_absolute_gain", cites="Hoffman et al. 2010, Alg. 1 (while the relative improvement "
+           "> tol) as streaming VB's inner loop", path="methods/streaming_vb.py",
+           find="(elbo - elbo_trace[-1]) / abs(elbo_trace[-1]) <= ", replace="(elbo - elbo_trace[-1]) <= ",
+           tests=["tests/test_streaming_population.py::"
+                  "test_streaming_vb_inner_rounds_stop_once_the_improvement_no_longer_exceeds_rel_tol"]),
+    Mutant(id="broderick_bound_prior_rows_of_lambda", cites="Broderick et al. 2013, sec. 2.1 with Hoffman et al. eq. 4 "
+           "(log Gamma of the prior's row sums, not of the random start's)", path="methods/streaming_vb.py",
+           find="prior_w, prior_rows = prior[:, words], prior.sum(axis=1)",
+           replace="prior_w, prior_rows = prior[:, words], self.lam.sum(axis=1)", tests=[SVB_BATCH]),
+    Mutant(id="broderick_bound_row_normaliser_sign", cites="Hoffman et al. 2010, eq. 4 (log Gamma(sum prior) - log "
+           "Gamma(sum lambda)) under streaming VB's prior", path="methods/streaming_vb.py",
+           find="gammaln(prior_rows) - gammaln(self.lam.sum(axis=1))",
+           replace="gammaln(prior_rows) + gammaln(self.lam.sum(axis=1))", tests=[SVB_BATCH]),
+    Mutant(id="broderick_bound_topic_terms_subtracted", cites="Hoffman et al. 2010, eq. 4 (document terms + topic terms) "
+           "in streaming VB's stopping rule", path="methods/streaming_vb.py", find="gamma, self.alpha) + topic",
+           replace="gamma, self.alpha) - topic", tests=[SVB_BATCH]),
+    Mutant(id="hoffman_eq4_word_term_gamma_for_exp_elog_theta", cites="Hoffman et al. 2010, eq. 4 with eq. 6 (phinorm "
+           "from exp E[log theta], not gamma)", path=LDA,
+           find="kernels.mixture_probs(counts, np.exp(elog_theta), self.exp_elog_beta)",
+           replace="kernels.mixture_probs(counts, gamma, self.exp_elog_beta)", tests=[BOUNDS, BATCH]),
+    Mutant(id="hoffman_eq4_lambda_row_sums_over_topics", cites="Hoffman et al. 2010, eq. 4 (log Gamma(sum_w lambda_kw), "
+           "per topic)", path=LDA, find="np.sum(gammaln(self.lam.sum(axis=1)))",
+           replace="np.sum(gammaln(self.lam.sum(axis=0)))", tests=[BOUNDS, BATCH]),
+    Mutant(id="hoffman_eq4_topic_normaliser_one_eta", cites="Hoffman et al. 2010, eq. 4 (log Gamma(V eta) - V log "
+           "Gamma(eta))", path=LDA, find="- self.n_words * gammaln(self.eta))", replace="- gammaln(self.eta))",
+           tests=[BOUNDS, BATCH]),
+    Mutant(id="hoffman_eq4_gamma_normaliser_over_the_corpus", cites="Hoffman et al. 2010, eq. 4 (log Gamma(sum_k "
+           "gamma_dk), per document)", path=LDA, find="np.sum(gammaln(gamma.sum(axis=1)))",
+           replace="gammaln(gamma.sum())", tests=[BOUNDS, BATCH]),
+    Mutant(id="hoffman_topics_normalised_over_topics", cites="Hoffman et al. 2010, q(beta_k) = Dirichlet(lambda_k): "
+           "E[beta_kw] = lambda_kw / sum_v lambda_kv", path=LDA,
+           find="return self.lam / self.lam.sum(axis=1, keepdims=True)",
+           replace="return self.lam / self.lam.sum(axis=0, keepdims=True)", tests=[PREDICT]),
+    Mutant(id="mcinerney_population_truncated", cites="McInerney et al. 2015, eq. 2 (alpha a count: 10^log10(n) = n)",
+           path="methods/population_vb.py", find='int(round(10.0 ** float(self.hyper["log10_population"])))',
+           replace='int(10.0 ** float(self.hyper["log10_population"]))',
+           tests=["tests/test_streaming_population.py::test_population_size_is_the_count_whose_log10_was_given"]),
 ]
