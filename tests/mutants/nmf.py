@@ -313,4 +313,19 @@ MUTANTS = [
     Mutant(id="paisley_11_30_topic_mass_without_h", cites="Paisley et al. 2014, eqs. 11.30-11.31 (S_k = sum_v g_vk / h_k)",
            path="methods/cnmf.py", find="return self.g.sum(axis=0) / self.h", replace="return self.g.sum(axis=0)",
            tests=["tests/test_cnmf.py::test_topic_mass_is_the_expected_beta_summed_over_words"]),
+    Mutant(id="paisley_sec_11_5_1_topic_mass_sums_exp_elog_beta", cites="Paisley et al. 2014, sec. 11.5.1 (S_k = sum_v "
+           "E[beta_vk] = sum_v g_vk / h_k, not sum_v exp E ln beta_vk)", path="topicbench/nmf_kernels.py",
+           find="partial[chunk, k] += g[v, k]", replace="partial[chunk, k] += out[v, k]",
+           tests=["tests/test_cnmf.py::test_gamma_topic_expectations_match_scipy"]),
 ]
+# verified killed, not registered (recompile cost): id -- find -> replace -- killed by node (tests/test_cnmf.py::)
+# n_value_u_prior_no_half -- "value -= 0.5 * u[i] * u[i]" -> "value -= u[i] * u[i]" -- test_objective_matches_direct_formula
+# n_value_no_top -- "n_tokens * (alpha + top)" -> "n_tokens * alpha" -- test_objective_matches_direct_formula
+# n_scores_not_shifted -- "math.exp(scores[k] - top)" -> "math.exp(scores[k])" -- test_objective_matches_direct_formula
+# n_grad_scale_no_top -- "scale = math.exp(alpha + top)" -> "math.exp(alpha)" -- test_gradient_u_matches_finite_differences
+# n_mass_not_over_h -- "return out, mass / h" -> "return out, mass" -- test_gamma_topic_expectations_match_scipy
+# n_sum_by_word_token_index -- "token_weight[token_of[q]]" -> "token_weight[q]" -- test_learns_beyond_unigram
+# n_doc_weight_no_count -- "phinorm[j] = cts[j] / phinorm[j]  # X_vd" -> "1.0 / phinorm[j]" -- test_global_beta_step_is_stationary
+# n_expected_no_scores -- "expected[k] *= scores[k]" -> "*= 1.0" -- test_gradient_u_matches_finite_differences
+# n_sstats_no_beta -- '"sstats": sstats_t.T * exp_elog_beta' -> '"sstats": sstats_t.T' -- test_learns_beyond_unigram
+
