@@ -307,3 +307,24 @@ def test_defaults_are_sec_11_6():
     assert (method.a0, method.b0) == (1 / 8, 1 / 8)
     assert method.step_size() == pytest.approx((1 + 1) ** -0.5, rel=1e-15)
 
+
+
+@pytest.mark.parametrize("name", ["bnmf", "cnmf"])
+def test_initial_topics_are_the_prior_plus_uniform_scaled_as_a_minibatch(name):
+    """Sec. 11.6: q(beta)'s parameters start at "the prior plus a Uniform(0,1) random variable that is scaled to the
+    size of the corpus, similar to the scaling performed on the statistics of each batch": g_vk = c0/V + (D/|C_t|) U,
+    h_k = c0 + (D/|C_t|) U. So (g - c0/V) / (D/|C_t|) and (h - c0) / (D/|C_t|) are Uniform(0,1) draws: inside [0, 1],
+    mean 1/2 (25,000 draws of g: sd 0.002; 60 of h: sd 0.04), and the largest above 1/2. Batch B-NMF: D/|C_t| = 1."""
+    V, D, B, K = 500, 20000, 100, 60
+    extra = {"m": 5} if name == "cnmf" else {}
+    method = get_method(name)(V, seed=3, corpus_size=D, K=K, batch_size=B, **extra)
+    c0 = 0.05 * V  # sec. 11.6's default c0_per_word = 0.05
+    assert method.c0 == pytest.approx(c0, rel=1e-15)
+    for draws in ((method.g - c0 / V) / (D / B), (method.h - c0) / (D / B)):
+        assert draws.min() >= 0.0 and draws.max() <= 1.0
+        assert abs(draws.mean() - 0.5) < 0.15 and draws.max() > 0.5
+    g = (method.g - c0 / V) / (D / B)
+    assert abs(g.mean() - 0.5) < 0.01
+    batch = get_method("bnmf")(V, seed=3, corpus_size=D, K=K, batch_size=None)
+    for draws in (batch.g - c0 / V, batch.h - c0):
+        assert draws.min() >= 0.0 and draws.max() <= 1.0 and draws.max() > 0.5

@@ -491,3 +491,14 @@ def test_defaults_and_start_are_sec_11_6():
     assert method.c0 == pytest.approx(0.05 * 300, rel=1e-15)
     assert method.step_size() == pytest.approx(2 ** -0.5, rel=1e-15)
     assert np.mean(method.locations ** 2) == pytest.approx(1 / 50, rel=0.1)
+
+
+def test_topic_mass_is_the_expected_beta_summed_over_words():
+    """Eqs. 11.30-11.31's S_k = sum_v E[beta_vk] with q(beta_vk) = Gamma(g_vk, h_k) (shape, rate): E[beta_vk] = g_vk / h_k,
+    summed here entry by entry after a random perturbation of g and h (so that no default value hides a slip)."""
+    method = CNMF(40, seed=2, corpus_size=500, K=6, batch_size=50, m=3)
+    rng = np.random.default_rng(8)
+    method.g = rng.gamma(2.0, 3.0, size=method.g.shape)
+    method.h = rng.gamma(2.0, 50.0, size=method.h.shape)
+    want = [sum(method.g[v, k] / method.h[k] for v in range(40)) for k in range(6)]
+    np.testing.assert_allclose(method.topic_mass(), want, rtol=1e-13)

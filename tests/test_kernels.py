@@ -233,6 +233,10 @@ def test_fallback_sweeps_match_reference(make):
         assert diagnostics["reused_sets"] > 0  # a shrunken set swept from the last gather's topic-major copy
         if margin == 2.0 ** 40:
             assert diagnostics["fallback_sweeps"] > 0
+        else:  # a skipped topic has gamma_k = alpha_k exactly, so the bound exp(psi(alpha_k)) exp(-psi(sum gamma))
+            # on its exp_theta_k is exact to 2^-40: only a topic whose term grew 2^10-fold in one sweep could fail the
+            # check. None does here; a wrong bound (a sign in either exponent) fails it on most sparse sweeps.
+            assert diagnostics["fallback_sweeps"] == 0
         # every iteration sweeps once, a fall-back twice; the first sweep of each document is over all topics
         assert diagnostics["dense_sweeps"] + diagnostics["sparse_sweeps"] == iterations.sum() + diagnostics["fallback_sweeps"]
         assert diagnostics["dense_sweeps"] >= counts.shape[0] and diagnostics["sparse_sweeps"] > 0
@@ -273,3 +277,61 @@ def test_every_cached_kernel_is_stamped_with_the_whole_package():
                                                    lda_estep.__name__, nmf_kernels.__name__}
     for f in dispatchers:
         assert f._cache._cache_file._source_stamp == _cache.package_stamp(), f.__name__
+
+
+def test_e_step_sweep_helpers_by_hand():
+    """The pieces of one E-step sweep (Hoffman et al. 2010, Alg. 2 E step, phi_wk = exp_theta_k exp_beta_kw /
+    phinorm_w), in plain numpy: phinorm_w = sum_k exp_theta_k exp_beta_kw, new_gamma_k = sum_w n_w exp_beta_kw /
+    phinorm_w, and what the topic-skipping bound reads: token_sum = sum_w n_w / phinorm_w, min_w phinorm_w,
+    topic_max_k = max_w exp_beta_kw. Seven words: one pass of four plus three left over. Then gamma_k = alpha_k +
+    exp_theta_k new_gamma_k (alpha_k for a skipped topic) and the skip check's two inequalities, each made to fail."""
+    from topicbench.kernels import lda_estep as es
+
+    rng = np.random.default_rng(5)
+    n_topics, n_words = 5, 12
+    beta_t = rng.uniform(0.01, 1.0, (n_words, n_topics))  # exp E[log beta], word-major
+    ids = np.array([0, 2, 3, 5, 7, 8, 11], dtype=np.int64)
+    beta_t[3] *= 0.01  # the smallest phinorm is the third word of the pass of four (not the first, not the rest)
+    cts = np.array([1.0, 4.0, 2.0, 7.0, 1.0, 3.0, 2.0])
+    exp_theta = rng.uniform(0.05, 0.9, n_topics)
+    phinorm = beta_t[ids] @ exp_theta
+    want_gamma = (cts / phinorm) @ beta_t[ids]
+    for uniform in (False, True):
+        theta = np.full(n_topics, exp_theta[0]) if uniform else exp_theta
+        norm = beta_t[ids] @ theta
+        assert np.argmin(norm) == 2
+        new_gamma, topic_max = np.full(n_topics, np.nan), np.full(n_topics, np.nan)
+        token_sum, min_phinorm = es._gamma_sweep(ids, cts, beta_t, theta, new_gamma, topic_max, True,
+                                                 beta_t.sum(axis=1), uniform)
+        np.testing.assert_allclose(new_gamma, (cts / norm) @ beta_t[ids], rtol=1e-13)
+        np.testing.assert_allclose(topic_max, beta_t[ids].max(axis=0), rtol=0)
+        assert token_sum == pytest.approx(np.sum(cts / norm), rel=1e-13)
+        assert min_phinorm == pytest.approx(norm.min(), rel=1e-13)
+    # the sparse sweep over a topic-major copy of three topics' columns
+    rows = np.array([0, 2, 1], dtype=np.int64)  # topics 3, 0, 4 sit at rows 0, 2, 1 of the copy
+    sub = np.ascontiguousarray(beta_t[ids][:, [3, 4, 0]].T)
+    theta3 = exp_theta[[3, 0, 4]]
+    norm3 = beta_t[ids][:, [3, 0, 4]] @ theta3
+    new_gamma, pn, weight = np.zeros(3), np.zeros(len(ids)), np.zeros(len(ids))
+    token_sum, min_phinorm = es._topic_sweep(cts, sub, rows, theta3, new_gamma, pn, weight, np.zeros(1, np.int64))
+    np.testing.assert_allclose(new_gamma, (cts / norm3) @ beta_t[ids][:, [3, 0, 4]], rtol=1e-13)
+    assert token_sum == pytest.approx(np.sum(cts / norm3), rel=1e-13)
+    assert min_phinorm == pytest.approx(norm3.min(), rel=1e-13)
+    # gamma_k = alpha_k + exp_theta_k new_gamma_k; topic 1 skipped (position -1) stays at alpha_1
+    alpha = np.array([0.1, 0.2, 0.3, 0.4, 0.5])
+    position = np.array([0, -1, 1, 2, 3], dtype=np.int64)
+    theta_a, gamma_a = np.array([0.5, 0.25, 2.0, 1.0]), np.array([2.0, 4.0, 0.5, 3.0])
+    gamma = np.array([1.0, 1.0, 1.0, 1.0, 1.0])
+    change = es._update_gamma(alpha, gamma, theta_a, gamma_a, position)
+    want = np.array([0.1 + 1.0, 0.2, 0.3 + 1.0, 0.4 + 1.0, 0.5 + 3.0])
+    np.testing.assert_allclose(gamma, want, rtol=1e-15)
+    assert change == pytest.approx(np.sum(np.abs(want - 1.0)), rel=1e-15)
+    # the skip check: skipped k (position -1) need exp_theta_k topic_max_k token_sum < eps alpha_k, and
+    # sum_skipped exp_theta_k topic_max_k < eps min_phinorm
+    theta = np.array([1.0, 1e-3, 1.0, 1e-3, 1.0])
+    tmax = np.ones(5)
+    pos = np.array([0, -1, 1, -1, 2], dtype=np.int64)
+    a = np.full(5, 0.5)
+    assert es._skipped_ok(theta, tmax, pos, a, 1.0, 0.3, 0.01)  # terms 1e-3 < 0.01 * 0.5; mass 2e-3 < 0.01 * 0.3
+    assert not es._skipped_ok(theta, tmax, pos, a, 10.0, 0.3, 0.01)  # a term 1e-3 * 10 >= 0.01 * 0.5
+    assert not es._skipped_ok(theta, tmax, pos, a, 1.0, 0.1, 0.01)  # the mass 2e-3 >= 0.01 * 0.1

@@ -514,3 +514,35 @@ def test_defaults_are_the_papers():
     p = LGNMF.params
     assert (p["K"], p["grid_size"], p["eta"], p["sgd_iters"]) == (50, 10, 0.003, 25)
     assert (p["alpha_prior_shape"], p["alpha_prior_rate"]) == (1e-6, 1e-6)
+
+
+@pytest.mark.parametrize("kernel", ["hals_sweeps", "hals_sweeps_serial"])
+def test_hals_sweeps_are_coordinate_descent_stopped_at_tol_squared(kernel):
+    """Sec. 3.1's block solves by HALS, written here column at a time in plain numpy: coordinate k's exact minimiser
+    F_k <- max(0, F_k + (L_k - F H_k) / H_kk), sweeps over k = 0..K-1 until a sweep's squared change is at most
+    tol^2 ||F||^2 (relative change tol in the 2-norm). The kernels (rows in parallel, or in one thread, gradients kept
+    current) must take the same number of sweeps and reach the same F. tol = 1e-3 stops after several sweeps, where
+    tol (not squared) or tol^2 without ||F||^2 would stop elsewhere."""
+    from topicbench import lgnmf_kernels
+
+    rng = np.random.default_rng(11)
+    n, K = 40, 6
+    A = rng.normal(size=(60, K))
+    H = A.T @ A + 2.0 * np.eye(K)  # alpha I + D'D: positive definite, correlated columns (HALS needs several sweeps)
+    L = rng.normal(size=(n, K)) * 5.0 + 3.0
+    F0 = rng.uniform(size=(n, K))
+    tol, max_iter = 1e-3, 500
+    F, sweeps = F0.copy(), 0
+    for sweeps in range(1, max_iter + 1):
+        change = 0.0
+        for k in range(K):
+            new = np.maximum(0.0, F[:, k] + (L[:, k] - F @ H[:, k]) / H[k, k])
+            change += np.sum((new - F[:, k]) ** 2)
+            F[:, k] = new
+        if change <= tol ** 2 * np.sum(F ** 2):
+            break
+    assert 4 <= sweeps < max_iter and (F == 0).any() and (F > 0).any()  # several sweeps; the projection at work
+    got = F0.copy()
+    got_sweeps = getattr(lgnmf_kernels, kernel)(got, got @ H - L, np.ascontiguousarray(H.T), tol, max_iter)
+    assert got_sweeps == sweeps
+    np.testing.assert_allclose(got, F, rtol=1e-10, atol=1e-12)

@@ -286,3 +286,12 @@ def test_streaming_vb_inner_rounds_stop_once_the_improvement_no_longer_exceeds_r
     counts = sp.csr_matrix(np.array([[1, 2, 0, 0, 1, 0], [0, 0, 3, 1, 0, 1]]))
     svb.partial_fit(_whole(counts))
     assert svb.last_inner_iterations == 3
+
+
+def test_population_size_is_the_count_whose_log10_was_given():
+    """McInerney et al. 2015, eq. 2: alpha is a number of data points, so log10_population = log10(n) is alpha = n
+    (the SVI identity needs alpha = D exactly). 10 ** log10(n) lands within a few ulps of n on either side; for n = 600
+    it lands below (599.9999999999997), where truncation would give n - 1."""
+    pvb = get_method("population_vb")
+    for n in (3, 600, 7919, 999_999):
+        assert pvb(10, K=2, log10_population=float(np.log10(n))).population_size == n

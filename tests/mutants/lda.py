@@ -31,6 +31,8 @@ LDA = "topicbench/lda.py"
 DENSE = "topicbench/kernels/dense.py"
 SPECIAL = "topicbench/kernels/special.py"
 ESTEP = "topicbench/kernels/lda_estep.py"
+BOUND_K = "topicbench/kernels/lda_bound.py"
+K_HELP = "tests/test_kernels.py::test_e_step_sweep_helpers_by_hand"
 STEP = "self.lam = kernels.natural_gradient_step(self.lam, rho, self.eta, data_size / len(batch), sstats)"
 M_STEP = "out[k, w] = (1 - rho) * lam[k, w] + rho * (eta + scale * sstats[k, w])"
 BATCH_M = "self.lam = self.eta + sstats  # Alg. 1, M step"
@@ -204,4 +206,88 @@ MUTANTS = [
            replace="        theta = gamma / gamma.sum(axis=1, keepdims=True)\n        return kernels.mixture_probs(word_ids, theta, "
                    "self.model.expElogbeta / self.model.expElogbeta.sum(axis=1, keepdims=True))",
            tests=["tests/test_peer_equations.py::test_gensim_predictive_is_the_posterior_mean_mixture"]),
+    # -- eighth red-team (mutant8): streaming VB's stopping rule and prior, eq. 4's normalisers, the read-outs ------------
+    Mutant(id="broderick_stopping_rule_absolute_gain", cites="Hoffman et al. 2010, Alg. 1 (while the relative improvement "
+           "> tol) as streaming VB's inner loop", path="methods/streaming_vb.py",
+           find="(elbo - elbo_trace[-1]) / abs(elbo_trace[-1]) <= ", replace="(elbo - elbo_trace[-1]) <= ",
+           tests=["tests/test_streaming_population.py::"
+                  "test_streaming_vb_inner_rounds_stop_once_the_improvement_no_longer_exceeds_rel_tol"]),
+    Mutant(id="broderick_bound_prior_rows_of_lambda", cites="Broderick et al. 2013, sec. 2.1 with Hoffman et al. eq. 4 "
+           "(log Gamma of the prior's row sums, not of the random start's)", path="methods/streaming_vb.py",
+           find="prior_w, prior_rows = prior[:, words], prior.sum(axis=1)",
+           replace="prior_w, prior_rows = prior[:, words], self.lam.sum(axis=1)", tests=[SVB_BATCH]),
+    Mutant(id="broderick_bound_row_normaliser_sign", cites="Hoffman et al. 2010, eq. 4 (log Gamma(sum prior) - log "
+           "Gamma(sum lambda)) under streaming VB's prior", path="methods/streaming_vb.py",
+           find="gammaln(prior_rows) - gammaln(self.lam.sum(axis=1))",
+           replace="gammaln(prior_rows) + gammaln(self.lam.sum(axis=1))", tests=[SVB_BATCH]),
+    Mutant(id="broderick_bound_topic_terms_subtracted", cites="Hoffman et al. 2010, eq. 4 (document terms + topic terms) "
+           "in streaming VB's stopping rule", path="methods/streaming_vb.py", find="gamma, self.alpha) + topic",
+           replace="gamma, self.alpha) - topic", tests=[SVB_BATCH]),
+    Mutant(id="hoffman_eq4_word_term_gamma_for_exp_elog_theta", cites="Hoffman et al. 2010, eq. 4 with eq. 6 (phinorm "
+           "from exp E[log theta], not gamma)", path=LDA,
+           find="kernels.mixture_probs(counts, np.exp(elog_theta), self.exp_elog_beta)",
+           replace="kernels.mixture_probs(counts, gamma, self.exp_elog_beta)", tests=[BOUNDS, BATCH]),
+    Mutant(id="hoffman_eq4_lambda_row_sums_over_topics", cites="Hoffman et al. 2010, eq. 4 (log Gamma(sum_w lambda_kw), "
+           "per topic)", path=LDA, find="np.sum(gammaln(self.lam.sum(axis=1)))",
+           replace="np.sum(gammaln(self.lam.sum(axis=0)))", tests=[BOUNDS, BATCH]),
+    Mutant(id="hoffman_eq4_topic_normaliser_one_eta", cites="Hoffman et al. 2010, eq. 4 (log Gamma(V eta) - V log "
+           "Gamma(eta))", path=LDA, find="- self.n_words * gammaln(self.eta))", replace="- gammaln(self.eta))",
+           tests=[BOUNDS, BATCH]),
+    Mutant(id="hoffman_eq4_gamma_normaliser_over_the_corpus", cites="Hoffman et al. 2010, eq. 4 (log Gamma(sum_k "
+           "gamma_dk), per document)", path=LDA, find="np.sum(gammaln(gamma.sum(axis=1)))",
+           replace="gammaln(gamma.sum())", tests=[BOUNDS, BATCH]),
+    Mutant(id="hoffman_topics_normalised_over_topics", cites="Hoffman et al. 2010, q(beta_k) = Dirichlet(lambda_k): "
+           "E[beta_kw] = lambda_kw / sum_v lambda_kv", path=LDA,
+           find="return self.lam / self.lam.sum(axis=1, keepdims=True)",
+           replace="return self.lam / self.lam.sum(axis=0, keepdims=True)", tests=[PREDICT]),
+    Mutant(id="mcinerney_population_truncated", cites="McInerney et al. 2015, eq. 2 (alpha a count: 10^log10(n) = n)",
+           path="methods/population_vb.py", find='int(round(10.0 ** float(self.hyper["log10_population"])))',
+           replace='int(10.0 ** float(self.hyper["log10_population"]))',
+           tests=["tests/test_streaming_population.py::test_population_size_is_the_count_whose_log10_was_given"]),
+    # kernel-file mutants (each recompiles the cached kernels: at most a few registered)
+    Mutant(id="hoffman_alg2_stopping_rule_sum_not_mean", cites="Hoffman et al. 2010, Alg. 2 E step (until the mean change "
+           "in gamma < 0.001)", path=ESTEP,
+           find="        _exp_elog_theta(gamma, exp_theta, bits)\n        if change / n_topics < model.tol:",
+           replace="        _exp_elog_theta(gamma, exp_theta, bits)\n        if change < model.tol:", tests=[E_STEP_KERNEL]),
+    Mutant(id="hoffman_eq5_sstats_without_exp_elog_beta", cites="Hoffman et al. 2010, eq. 5 (phi_dwk carries exp E[log "
+           "beta_kw])", path=ESTEP, find="out[k, w] = row[k] * beta[k]", replace="out[k, w] = row[k]", tests=[E_STEP_KERNEL]),
+    Mutant(id="hoffman_alg2_skip_bound_token_sum_one_lane", cites="Hoffman et al. 2010, Alg. 2 E step (sum_w n_w / "
+           "phinorm_w bounds what a skipped topic adds to gamma)", path=ESTEP, find="token_sum += (w0 + w1) + (w2 + w3)",
+           replace="token_sum += w0", tests=[K_HELP]),
+    Mutant(id="hoffman_alg2_skip_check_without_phinorm_mass", cites="Hoffman et al. 2010, eq. 6's phinorm (skipped topics "
+           "must not move it)", path=ESTEP, find="    return mass < eps * min_phinorm", replace="    return True",
+           tests=[K_HELP]),
+    Mutant(id="hoffman_eq4_kernel_theta_prior_sign", cites="Hoffman et al. 2010, eq. 4 ((alpha - gamma) E[log theta]) in "
+           "lda_bound", path=BOUND_K, find="score += (alpha - g[k]) * elog_theta",
+           replace="score += (g[k] - alpha) * elog_theta", tests=[EQ + "test_streaming_vb_first_round_bound_is_eq4_at_the_random_start"]),
+    Mutant(id="hoffman_eq4_kernel_topic_lgamma_prior_sign", cites="Hoffman et al. 2010, eq. 4 (log Gamma(lambda) - log "
+           "Gamma(prior)) in lda_bound", path=BOUND_K, find="+ math.lgamma(value) - math.lgamma(prior[k, j]))",
+           replace="+ math.lgamma(value) + math.lgamma(prior[k, j]))", tests=[SVB_BOUND]),
 ]
+# verified killed, not registered (recompile cost): id -- find -> replace -- killed by node (K = tests/test_kernels.py)
+# e_skipped_gamma_zero -- "... if a >= 0 else alpha[k]" -> "... else 0.0" -- K::test_converged_e_step_matches_reference[0.1-0.001]
+# e_w0_count_dropped -- "w0 = cts[j] / (s0 + 1e-100)" -> "w0 = 1.0 / (s0 + 1e-100)" -- same
+# e_sparse_stop_mean_over_active -- "change / n_topics < model.tol" (sparse path) -> "change / n_active" -- same
+# e_uniform_c_one -- "c = exp_theta[0]" -> "c = 1.0" -- same
+# e_tail_uniform_no_theta -- "s = exp_theta[0] * word_total[ids[j]] if uniform" -> "s = word_total[ids[j]] if uniform" -- same
+# e_topic_sweep_count_dropped -- "weight[j] = cts[j] / phinorm[j]" -> "1.0 / phinorm[j]" -- same
+# e_total_without_skipped_alpha -- "total = skipped_alpha" -> "total = 0.0" -- K::test_fallback_sweeps_match_reference[adversarial0]
+# e_sstats_weight_no_count -- "phinorm[j] = cts[j] / phinorm[j]" -> "1.0 / phinorm[j]" -- K::test_converged_e_step_matches_reference[0.1-0.001]
+# e_sstats_token_index -- "weight = token_weight[token_of[q]]" -> "token_weight[q]" -- same
+# e_gamma_init_alpha -- "gamma = np.ones(...) if gamma is None" -> "np.full(..., alpha[0])" -- same (iteration counts)
+# e_uniform_unchecked -- "uniform = uniform and exp_theta[k] == exp_theta[0]" -> "uniform and True" -- K::test_warm_start_and_no_sstats
+# e_track_max_second_sweep -- "topic_max, it == 0," -> "it == 1," -- K::test_converged_e_step_matches_reference[0.1-0.001]
+# e_topic_max_not_tracked_tail -- "topic_max[k] = max(topic_max[k], row[k])" -> "max(topic_max[k], 0.0)" -- K::test_e_step_sweep_helpers_by_hand
+# b_lgamma_total_sign -- "score = -math.lgamma(total)" -> "score = math.lgamma(total)" -- EQ first_round_bound_is_eq4_at_the_random_start
+# b_alpha_branch_no_lgamma -- "score += lgamma_alpha" -> "score += 0.0" -- EQ test_bounds_match_eq4_term_by_term
+# b_alpha_branch_no_psi_total -- "math.exp(psi_alpha - psi_total)" -> "math.exp(psi_alpha)" -- same
+# b_word_count_dropped -- "score += data[j] * math.log(" -> "score += math.log(" -- EQ first_round_bound_is_eq4_at_the_random_start
+# b_normaliser_once -- "n_docs * (math.lgamma(n_topics * alpha)" -> "(math.lgamma(..." -- same
+# b_topic_prior_sign -- "(prior[k, j] - value) * math.log(" -> "(value - prior[k, j])" -- EQ streaming_vb_bound_is_eq4_under_the_previous_posterior
+# b_elog_theta_log -- "digamma(g[k]) - psi_total" -> "math.log(g[k]) - psi_total" -- EQ first_round_bound_is_eq4_at_the_random_start
+# b_psi_total_log -- "psi_total = digamma(total)" -> "math.log(total)" -- EQ test_bounds_match_eq4_term_by_term
+# Survivors judged equivalent (results unchanged; the skip bound only trades speed, SKIP_EPS = 2^-60 is 2^7 below rounding):
+# e_scale_sign (exp(+psi_total): a looser bound for sum gamma > 1.46), e_exp_psi_alpha_sign (exp(+c): a looser bound),
+# e_skip_test_no_token_sum (only whether to re-choose the set), e_reactivated_theta_no_total (a re-entering topic's term
+# was proved < 2^-60 alpha, so a factor exp(psi_total) stays below rounding).
+

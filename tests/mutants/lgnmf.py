@@ -106,4 +106,18 @@ MUTANTS = [
     Mutant(id="hu_sec5_default_rank_100", cites="Hu et al. 2014, sec. 5.1 (K = 50)", path="methods/lgnmf.py",
            find='params = {"K": 50, "grid": "laplace"', replace='params = {"K": 100, "grid": "laplace"',
            tests=["tests/test_lgnmf.py::test_defaults_are_the_papers"]),
+    Mutant(id="hu_sec3_1_hals_stops_at_tol_not_tol_squared", cites="Hu et al. 2014, sec. 3.1 block solves (HALS until the "
+           "relative change <= tol: squared change <= tol^2 ||F||^2)", path="topicbench/lgnmf_kernels.py",
+           find="        for i in numba.prange(F.shape[0]):\n            c, s = _hals_row(F, G, Ht, i)\n            change += c\n"
+                "            norm += s\n        if change <= tol * tol * norm:",
+           replace="        for i in numba.prange(F.shape[0]):\n            c, s = _hals_row(F, G, Ht, i)\n            change += c\n"
+                   "            norm += s\n        if change <= tol * norm:",
+           tests=[T + "test_hals_sweeps_are_coordinate_descent_stopped_at_tol_squared[hals_sweeps]"]),
 ]
+# verified killed, not registered (recompile cost): id -- find -> replace -- killed by node
+# l_hals_serial_tol_not_squared -- serial "change <= tol * tol * norm" -> "tol * norm" -- test_hals_sweeps_are_coordinate_descent_stopped_at_tol_squared[hals_sweeps_serial]
+# l_hals_no_diag -- "F[i, k] - G[i, k] / Ht[k, k]" -> "F[i, k] - G[i, k]" -- test_block_updates_never_increase_objective
+# l_hals_grad_sign -- "G[i, j] += delta * Ht[k, j]" -> "-=" -- test_block_updates_never_increase_objective
+# l_proj_row_index -- "acc[k] += v * B[j, k]" -> "B[i, k]" -- test_runner_beats_unigram_and_is_deterministic[online]
+# l_proj_no_projection -- "max(0.0, F[i, k] - step" -> "(F[i, k] - step" -- test_runner_beats_unigram_and_is_deterministic[online]
+

@@ -14,6 +14,7 @@ CNMF_GRAD_L = "tests/test_cnmf.py::test_gradient_locations_matches_finite_differ
 CNMF_PRECISION = "tests/test_cnmf.py::test_newton_precision_is_negative_hessian_with_p_fixed"
 GENSIM_NMF = "tests/test_nmf_peers.py::test_gensim_nmf_predicts_the_normalised_reconstruction_and_keeps_running_means"
 CNMF_NEWTON = "tests/test_cnmf.py::test_location_newton_step"
+INIT = "tests/test_bnmf.py::test_initial_topics_are_the_prior_plus_uniform_scaled_as_a_minibatch"
 
 MUTANTS = [
     Mutant(id="paisley_batch_forgets_q_theta",
@@ -275,4 +276,56 @@ MUTANTS = [
            "(the planted C-NMF corpus: theta_d = softmax(y_d), y_d ~ N(mean, covariance))", path="topicbench/synthetic.py",
            find="theta = np.exp(y - y.max(axis=1, keepdims=True))", replace="theta = np.exp(y - y.max(axis=0, keepdims=True))",
            tests=["tests/test_cnmf.py::test_logistic_normal_generator_log_ratios_are_the_planted_gaussian"]),
+    # -- eighth red-team (mutant8): the B-NMF bound's terms, sec. 11.6's start, C-NMF's S_k and Newton precision ------------
+    Mutant(id="paisley_bnmf_gamma_entropy_sign", cites="Paisley et al. 2014, eq. 11.14 (H[Gamma(a, b)] = a - ln b + ln "
+           "Gamma(a) + (1 - a) psi(a))", path="methods/bnmf.py",
+           find="+ gammaln(shape) + (1 - shape) * digamma(shape)", replace="+ gammaln(shape) + (shape - 1) * digamma(shape)",
+           tests=["tests/test_bnmf.py::test_elbo_matches_direct_sum"]),
+    Mutant(id="paisley_bnmf_prior_rate_dropped", cites="Paisley et al. 2014, eq. 11.14 (E ln Gamma(x | a, b) has - b E[x])",
+           path="methods/bnmf.py", find="(shape0 - 1) * elog_x.sum() - rate0 * e_x.sum()",
+           replace="(shape0 - 1) * elog_x.sum() - e_x.sum()",
+           tests=["tests/test_bnmf.py::test_elbo_matches_direct_sum"]),
+    Mutant(id="paisley_bnmf_poisson_rate_summed_over_everything", cites="Paisley et al. 2014, eq. 11.14 (the Poisson "
+           "rate sum_vd sum_k E[beta_vk] E[theta_kd], paired by k)", path="methods/bnmf.py",
+           find="value -= float(e_beta.sum(axis=0) @ e_theta.sum(axis=0))", replace="value -= float(e_beta.sum() * e_theta.sum())",
+           tests=["tests/test_bnmf.py::test_elbo_matches_direct_sum"]),
+    Mutant(id="paisley_sec_11_6_h_start_unscaled", cites="Paisley et al. 2014, sec. 11.6 (the prior plus Uniform(0,1) "
+           "scaled as a minibatch's statistics)", path="topicbench/nmf.py",
+           find="self.h = self.c0 + scale * self.rng.uniform(size=K)", replace="self.h = self.c0 + self.rng.uniform(size=K)",
+           tests=[INIT + "[bnmf]"]),
+    Mutant(id="paisley_sec_11_6_g_start_unscaled", cites="Paisley et al. 2014, sec. 11.6 (the prior plus Uniform(0,1) "
+           "scaled as a minibatch's statistics)", path="topicbench/nmf.py",
+           find="self.g = self.c0 / V + scale * self.rng.uniform(size=(V, K))",
+           replace="self.g = self.c0 / V + self.rng.uniform(size=(V, K))", tests=[INIT + "[bnmf]"]),
+    Mutant(id="paisley_sec_11_6_g_start_prior_c0", cites="Paisley et al. 2014, sec. 11.6 with eq. 11.25 (the prior "
+           "shape of beta_vk is c0/V)", path="topicbench/nmf.py", find="self.g = self.c0 / V + scale",
+           replace="self.g = self.c0 + scale", tests=[INIT + "[bnmf]"]),
+    Mutant(id="paisley_sec_11_6_cnmf_start_unscaled", cites="Paisley et al. 2014, sec. 11.6 (C-NMF's start scaled by "
+           "D/|C_t|)", path="methods/cnmf.py", find="self.init_topics(self.corpus_size / self.batch_size)",
+           replace="self.init_topics(1.0)", tests=[INIT + "[cnmf]"]),
+    Mutant(id="paisley_sec_11_6_bnmf_start_scaled_by_d", cites="Paisley et al. 2014, sec. 11.6 (scaled by D/|C_t|, "
+           "not D)", path="methods/bnmf.py",
+           find="self.init_topics(self.corpus_size / (self.batch_size or self.corpus_size))",
+           replace="self.init_topics(self.corpus_size)", tests=[INIT + "[bnmf]"]),
+    Mutant(id="paisley_11_35_precision_without_sigma", cites="Paisley et al. 2014, eq. 11.35 (G^-1 = sigma^-2 I + ...)",
+           path="methods/cnmf.py", find="return np.eye(m) / self.sigma2 + scale", replace="return np.eye(m) + scale",
+           tests=[CNMF_PRECISION + "[1.0]"]),
+    Mutant(id="paisley_11_30_topic_mass_without_h", cites="Paisley et al. 2014, eqs. 11.30-11.31 (S_k = sum_v g_vk / h_k)",
+           path="methods/cnmf.py", find="return self.g.sum(axis=0) / self.h", replace="return self.g.sum(axis=0)",
+           tests=["tests/test_cnmf.py::test_topic_mass_is_the_expected_beta_summed_over_words"]),
+    Mutant(id="paisley_sec_11_5_1_topic_mass_sums_exp_elog_beta", cites="Paisley et al. 2014, sec. 11.5.1 (S_k = sum_v "
+           "E[beta_vk] = sum_v g_vk / h_k, not sum_v exp E ln beta_vk)", path="topicbench/nmf_kernels.py",
+           find="partial[chunk, k] += g[v, k]", replace="partial[chunk, k] += out[v, k]",
+           tests=["tests/test_cnmf.py::test_gamma_topic_expectations_match_scipy"]),
 ]
+# verified killed, not registered (recompile cost): id -- find -> replace -- killed by node (tests/test_cnmf.py::)
+# n_value_u_prior_no_half -- "value -= 0.5 * u[i] * u[i]" -> "value -= u[i] * u[i]" -- test_objective_matches_direct_formula
+# n_value_no_top -- "n_tokens * (alpha + top)" -> "n_tokens * alpha" -- test_objective_matches_direct_formula
+# n_scores_not_shifted -- "math.exp(scores[k] - top)" -> "math.exp(scores[k])" -- test_objective_matches_direct_formula
+# n_grad_scale_no_top -- "scale = math.exp(alpha + top)" -> "math.exp(alpha)" -- test_gradient_u_matches_finite_differences
+# n_mass_not_over_h -- "return out, mass / h" -> "return out, mass" -- test_gamma_topic_expectations_match_scipy
+# n_sum_by_word_token_index -- "token_weight[token_of[q]]" -> "token_weight[q]" -- test_learns_beyond_unigram
+# n_doc_weight_no_count -- "phinorm[j] = cts[j] / phinorm[j]  # X_vd" -> "1.0 / phinorm[j]" -- test_global_beta_step_is_stationary
+# n_expected_no_scores -- "expected[k] *= scores[k]" -> "*= 1.0" -- test_gradient_u_matches_finite_differences
+# n_sstats_no_beta -- '"sstats": sstats_t.T * exp_elog_beta' -> '"sstats": sstats_t.T' -- test_learns_beyond_unigram
+
