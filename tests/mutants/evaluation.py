@@ -13,16 +13,16 @@ FIG = "tests/test_figures.py::"
 STREAMS = "tests/test_streams.py::"
 FIG3 = FIG + "test_mcinerney_fig3_table_reads_the_best_alpha_the_nearest_n_and_streaming_vbs_best"
 CLAIMS = "workflow/figures/_claims.py"
-PREDICT = "probs = np.asarray(method.predict_words(obs, held), dtype=np.float64)"
+PREDICT = "probs = np.asarray(method.predict_words(obs.copy(), held.copy()), dtype=np.float64)"
 
 MUTANTS = [
     Mutant(id="completion_observed_half_leaks_into_the_prediction",
            cites="document completion (DESIGN.md, Evaluation): p(w | observed part), the held-out part unseen",
-           path=EV, find=PREDICT, replace=PREDICT.replace("predict_words(obs, held)", "predict_words(obs + held, held)"),
+           path=EV, find=PREDICT, replace=PREDICT.replace("predict_words(obs.copy(), held.copy())", "predict_words(obs + held, held.copy())"),
            tests=[OBSERVED]),
     Mutant(id="completion_conditions_on_the_heldout_half",
            cites="document completion (DESIGN.md, Evaluation): the method is fitted to the observed part",
-           path=EV, find=PREDICT, replace=PREDICT.replace("predict_words(obs, held)", "predict_words(held, held)"),
+           path=EV, find=PREDICT, replace=PREDICT.replace("predict_words(obs.copy(), held.copy())", "predict_words(held.copy(), held.copy())"),
            tests=[OBSERVED]),
     Mutant(id="threefold_mean_of_folds_not_pooled",
            cites="Paisley et al. 2014's threefold completion: one per-word score pooled over all held-out tokens",
