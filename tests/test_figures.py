@@ -787,16 +787,22 @@ def test_paper_provenance_counts_runs_and_sums_each_runs_final_fit_time(tmp_path
     """The paper's provenance: runs are (experiment, dataset, method, label, seed, hyperparameters): two seeds of one
     setting are 2 runs (4 checkpoints); an experiment's fit time is the sum over runs of fit_wall_s at the last
     checkpoint (10 + 20 = 30 s, not the first checkpoints' 1 + 2); a corpus's size is its largest (1,000). The job
-    benchmarks sum the wall seconds (3 + 5 = 8 s), report the longest (5 s) and the peak memory (the largest, 70 MB)."""
+    benchmarks sum the wall seconds (3 + 5 = 8 s), report the longest (5 s) and the peak memory (the largest, 70 MB).
+    A method without one of the hyperparameters (batch VB has no kappa: NaN in p_kappa, as in every real build) is
+    still a run: experiment f's batch run (7 s) is counted (a groupby dropping NaN keys once left the list empty)."""
     traces = pd.DataFrame({"experiment": "e", "dataset": "d", "method": "online_lda", "label": "x", "seed": [0, 0, 1, 1],
-                           "p_K": 5, "docs_seen": [1, 2, 1, 2], "fit_wall_s": [1.0, 10.0, 2.0, 20.0],
+                           "p_K": 5, "p_kappa": 0.7, "docs_seen": [1, 2, 1, 2], "fit_wall_s": [1.0, 10.0, 2.0, 20.0],
                            "corpus_size": [1000, 1000, 900, 900], "git_sha": "abc"})
+    batch = pd.DataFrame({"experiment": "f", "dataset": "d", "method": "batch_lda", "label": "b", "seed": [0, 0],
+                          "p_K": 5, "p_kappa": np.nan, "docs_seen": [1, 2], "fit_wall_s": [3.0, 7.0],
+                          "corpus_size": [1000, 1000], "git_sha": "abc"})
+    traces = pd.concat([traces, batch], ignore_index=True)
     (tmp_path / "fit").mkdir()
     for i, (s, rss) in enumerate(((3.0, 50.0), (5.0, 70.0))):
         pd.DataFrame({"s": [s], "max_rss": [rss]}).to_csv(tmp_path / "fit" / f"{i}.tsv", sep="\t", index=False)
     text = " ".join(str(b[-1]) for b in build_paper.provenance(traces, sorted(map(str, (tmp_path / "fit").glob("*.tsv"))),
                                                                "results/x", "Typst"))
-    assert "2 runs, 4 checkpoints" in text and "e 30.0 s" in text and "d 1,000" in text, text
+    assert "3 runs, 6 checkpoints" in text and "e 30.0 s, f 7.0 s." in text and "d 1,000" in text, text
     assert "fit: 2 jobs, 8 s wall in total (longest 5.0 s), peak memory 70 MB" in text, text
 
 

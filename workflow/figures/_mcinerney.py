@@ -22,7 +22,7 @@ def best_setting(runs: pd.DataFrame) -> tuple[dict, pd.DataFrame]:
     varying = [c for c in runs.columns if c.startswith("p_") and runs[c].nunique(dropna=False) > 1]
     if not varying:
         return {}, runs
-    finals = figlib.final_rows(runs, varying + ["seed"]).groupby(varying)["loglik_per_word"].mean()
+    finals = figlib.final_rows(runs, varying + ["seed"]).groupby(varying, dropna=False)["loglik_per_word"].mean()
     best = finals.idxmax()
     setting = dict(zip(varying, best if isinstance(best, tuple) else (best,)))
     mask = np.logical_and.reduce([runs[c] == v for c, v in setting.items()])

@@ -256,7 +256,7 @@ def provenance(traces: pd.DataFrame, bench: list[str], profile: str, typeset: st
         ("para", "Corpora (training documents): " + ", ".join(f"{d} {int(n):,}" for d, n in corpora.items()) + "."),
         ("para", f"{benchmark_summary(bench)} Wall time of the fits by experiment (sum of fit_wall_s at the last "
                  "checkpoint): " + ", ".join(f"{e} {s:,.1f} s" for e, s in
-                                            traces.sort_values("docs_seen").groupby(run_keys).tail(1)
+                                            traces.sort_values("docs_seen", kind="stable").groupby(run_keys, dropna=False).tail(1)
                                             .groupby("experiment")["fit_wall_s"].sum().items()) + "."),
     ]
 
