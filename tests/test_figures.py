@@ -557,6 +557,18 @@ def test_hu_tables_report_means_over_seeds_wall_seconds_documents_seen_and_the_b
     assert ctx.written.set_index("method").loc[figlib.name("lgnmf"), "seeds"] == 3
 
 
+def test_hu_online_caption_says_when_a_pass_ends_with_a_short_minibatch():
+    """Sec. 4's minibatches are all of size B. 10,000 training documents in minibatches of 256 end each pass with
+    16 (10,000 - 39 x 256): the caption says so; 10,240 = 40 x 256 ends with a whole one, and it says nothing."""
+    import _hu  # the figure plugins' folder is on sys.path (above)
+
+    def frame(n):
+        return pd.DataFrame([{"method": "lgnmf", "corpus_size": n, "p_batch_size": 256.0, "p_sgd_iters": 25.0}])
+    assert "ends with a minibatch of 16 (10,000 mod 256)" in _hu.short_last_minibatch(frame(10_000))
+    assert "16 / 256" in _hu.short_last_minibatch(frame(10_000))
+    assert _hu.short_last_minibatch(frame(10_240)) == ""
+
+
 def test_paisley_tables_report_planted_purity_and_the_ranks_after_the_top_forty(tmp_path):
     """Paisley et al. 2014, Tables 11.3-11.4 on planted names: every topic's 10 most probable words are 7 of planted
     topic 000 and 3 of topic 001, purity 7/10 = 0.7. K = 45 topics of falling weight: Table 11.4 lists the ranks after

@@ -466,6 +466,29 @@ def test_online_step_is_the_projected_gradient_loop():
         np.testing.assert_allclose(S_fit[m], S, rtol=1e-12, atol=1e-14)
 
 
+def test_a_short_minibatch_weighs_the_loadings_prior_by_its_share_of_b():
+    """Sec. 4 groups the data into minibatches of size B; the last of a pass may be shorter (here 25 of B = 100). Its
+    eq. 15 prior term is K d_:k times |C_b| / B, so 25 documents meet a quarter of the prior that 100 meet (with the
+    whole K, hu_fig5's last minibatch of 16 under B = 256 collapsed the fit). Written out in numpy from eqs. 15-16
+    with the prior weight K / 4 and the step cap 1 / (lambda_max(S'S) + K / 4); a full minibatch keeps the whole K
+    (the test above). 1e-12: same operations, BLAS summation order aside."""
+    X, _ = planted_counts(n_words=120, n_docs=200, K=4, seed=7)
+    model = LGNMF(120, seed=0, threads=1, corpus_size=400, K=4, grid="fixed", grid_size=2, criterion="evidence",
+                  batch_size=100, sgd_iters=5, eta=0.01)
+    rows = np.arange(25)
+    D0 = model.D.copy()
+    model.partial_fit(Minibatch(X[rows], rows, rows, None, 0))
+    Xb = sp.csr_matrix(X[rows], dtype=np.float64)
+    for m, alpha in enumerate(model.alphas):
+        D, S = D0[m], lg.solve_scores(Xb, D0[m], alpha, 1e-4, 50)
+        for _ in range(5):
+            StS = S.T @ S
+            D = np.maximum(0.0, D - min(0.01, 1 / (np.linalg.eigvalsh(StS)[-1] + 1.0)) * (D @ StS - Xb.T @ S + 1.0 * D))
+            DtD = D.T @ D
+            S = np.maximum(0.0, S - min(0.01, 1 / (np.linalg.eigvalsh(DtD)[-1] + alpha)) * (S @ DtD - Xb @ D + alpha * S))
+        np.testing.assert_allclose(model.D[m], D, rtol=1e-12, atol=1e-14)
+
+
 def test_online_scale_is_the_fitted_documents_over_the_minibatch(monkeypatch):
     """Sec. 4's N / N_b scales a minibatch's document terms to the fitted corpus: the validation documents
     (criterion "validation") are never fitted, so N counts the corpus without them and N_b the minibatch without

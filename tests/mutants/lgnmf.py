@@ -39,7 +39,10 @@ MUTANTS = [
     Mutant(id="hu_eq16_prior_gradient_sign", cites="Hu et al. 2014, eq. 16 (+ alpha s_:k)", path=PATH,
            find="- X @ D + alpha * S", replace="- X @ D - alpha * S", tests=[T + "test_gradients_match_finite_differences"]),
     Mutant(id="hu_eq15_online_step_prior_without_k", cites="Hu et al. 2014, eq. 15 (K d_:k) in the online step (sec. 4)",
-           path=PATH, find="C.data, S, float(K), step)", replace="C.data, S, 1.0, step)", tests=[ONLINE]),
+           path=PATH, find="C.data, S, float(prior_D), step)", replace="C.data, S, 1.0, step)", tests=[ONLINE]),
+    Mutant(id="hu_sec4_short_minibatch_full_prior", cites="Hu et al. 2014, eq. 15 over sec. 4's minibatches of size B (a shorter "
+           "one's prior share)", path=PATH, find="prior_D = K * prior_share", replace="prior_D = K",
+           tests=[T + "test_a_short_minibatch_weighs_the_loadings_prior_by_its_share_of_b"]),
     Mutant(id="hu_eq16_online_step_alpha_dropped", cites="Hu et al. 2014, eq. 16 (+ alpha s_:k) in the online step (sec. 4)",
            path=PATH, find="X.data, D, float(alpha), step_s)", replace="X.data, D, 0.0, step_s)", tests=[ONLINE]),
     Mutant(id="hu_eq15_16_projected_step_sign", cites="Hu et al. 2014, eqs. 15-16 (the C S and C'D terms of the gradients)",

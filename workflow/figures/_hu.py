@@ -65,7 +65,22 @@ def online_settings(ctx, frame):
             f"parallel (64 hours serially). The online grid is placed on the first minibatch alone and the validation "
             f"documents are carved from it; the online objective is the paper's, the minibatch taken as the corpus "
             f"(its D prior N / N_b times too strong; tests/test_lgnmf.py measures the fixed point 1.8% above the "
-            f"batch MAP on a small problem).")
+            f"batch MAP on a small problem).{short_last_minibatch(frame)}")
+
+
+def short_last_minibatch(frame) -> str:
+    """Sec. 4's minibatches are all of size B; say so where a pass here ends with a shorter one, which the constant-step
+    online fit, refitting D to each minibatch, feels in the last checkpoint's score."""
+    runs = frame[frame["method"] == "lgnmf"]
+    if runs.empty or "corpus_size" not in runs:
+        return ""
+    n, size = int(runs["corpus_size"].iloc[0]), int(runs["p_batch_size"].iloc[0])
+    if n % size == 0:
+        return ""
+    return (f" A pass over the {n:,} training documents ends with a minibatch of {n % size} ({n:,} mod {size}); the "
+            f"paper's are all of size B. Online LG-NMF's {int(runs['p_sgd_iters'].iloc[0])} constant steps refit D to "
+            f"each minibatch, so that short one moves the final score; its eq. 15 prior on D is weighed by its share, "
+            f"{n % size} / {size} (methods/lgnmf.py).")
 
 
 def online_name(method):
