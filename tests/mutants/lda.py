@@ -245,26 +245,21 @@ MUTANTS = [
            replace='int(10.0 ** float(self.hyper["log10_population"]))',
            tests=["tests/test_streaming_population.py::test_population_size_is_the_count_whose_log10_was_given"]),
     # kernel-file mutants (each recompiles the cached kernels: at most a few registered)
-    Mutant(id="hoffman_alg2_stopping_rule_sum_not_mean", cites="Hoffman et al. 2010, Alg. 2 E step (until the mean change "
-           "in gamma < 0.001)", path=ESTEP,
-           find="        _exp_elog_theta(gamma, exp_theta, bits)\n        if change / n_topics < model.tol:",
-           replace="        _exp_elog_theta(gamma, exp_theta, bits)\n        if change < model.tol:", tests=[E_STEP_KERNEL]),
-    Mutant(id="hoffman_eq5_sstats_without_exp_elog_beta", cites="Hoffman et al. 2010, eq. 5 (phi_dwk carries exp E[log "
-           "beta_kw])", path=ESTEP, find="out[k, w] = row[k] * beta[k]", replace="out[k, w] = row[k]", tests=[E_STEP_KERNEL]),
     Mutant(id="hoffman_alg2_skip_bound_token_sum_one_lane", cites="Hoffman et al. 2010, Alg. 2 E step (sum_w n_w / "
            "phinorm_w bounds what a skipped topic adds to gamma)", path=ESTEP, find="token_sum += (w0 + w1) + (w2 + w3)",
            replace="token_sum += w0", tests=[K_HELP]),
     Mutant(id="hoffman_alg2_skip_check_without_phinorm_mass", cites="Hoffman et al. 2010, eq. 6's phinorm (skipped topics "
            "must not move it)", path=ESTEP, find="    return mass < eps * min_phinorm", replace="    return True",
            tests=[K_HELP]),
-    Mutant(id="hoffman_eq4_kernel_theta_prior_sign", cites="Hoffman et al. 2010, eq. 4 ((alpha - gamma) E[log theta]) in "
-           "lda_bound", path=BOUND_K, find="score += (alpha - g[k]) * elog_theta",
-           replace="score += (g[k] - alpha) * elog_theta", tests=[EQ + "test_streaming_vb_first_round_bound_is_eq4_at_the_random_start"]),
     Mutant(id="hoffman_eq4_kernel_topic_lgamma_prior_sign", cites="Hoffman et al. 2010, eq. 4 (log Gamma(lambda) - log "
            "Gamma(prior)) in lda_bound", path=BOUND_K, find="+ math.lgamma(value) - math.lgamma(prior[k, j]))",
            replace="+ math.lgamma(value) + math.lgamma(prior[k, j]))", tests=[SVB_BOUND]),
 ]
 # verified killed, not registered (recompile cost): id -- find -> replace -- killed by node (K = tests/test_kernels.py)
+# (registered in session 11's red-team, then taken out of the registry for CI time: fresh-clone CI had reached 13 min)
+# hoffman_alg2_stopping_rule_sum_not_mean -- "if change / n_topics < model.tol:" (dense path) -> "if change < model.tol:" -- K::test_converged_e_step_matches_reference
+# hoffman_eq5_sstats_without_exp_elog_beta -- "out[k, w] = row[k] * beta[k]" -> "out[k, w] = row[k]" -- K::test_converged_e_step_matches_reference
+# hoffman_eq4_kernel_theta_prior_sign -- "score += (alpha - g[k]) * elog_theta" -> "(g[k] - alpha)" -- tests/test_equations_lda.py::test_streaming_vb_first_round_bound_is_eq4_at_the_random_start
 # e_skipped_gamma_zero -- "... if a >= 0 else alpha[k]" -> "... else 0.0" -- K::test_converged_e_step_matches_reference[0.1-0.001]
 # e_w0_count_dropped -- "w0 = cts[j] / (s0 + 1e-100)" -> "w0 = 1.0 / (s0 + 1e-100)" -- same
 # e_sparse_stop_mean_over_active -- "change / n_topics < model.tol" (sparse path) -> "change / n_active" -- same
