@@ -31,7 +31,7 @@ from threadpoolctl import threadpool_limits
 from . import __version__, io, kernels
 from .corpus import Corpus, RowRange, is_corpus_dir, load_corpus, release_memory
 from .evaluate import Protocol, Unigram, available_memory, loglik_per_word, perplexity, protocol_splits
-from .method import REPO_ROOT, SAFE_NAME, SAFE_RULES, Method, ParamError, coerce, get_method
+from .method import REPO_ROOT, SAFE_NAME, SAFE_RULES, Method, ParamError, PluginError, coerce, get_method, plugin_file
 from .quality import final_checkpoint_quality, planted_recovery
 from .streams import STREAMS, Evaluation, Minibatch, Stream, StreamError, make_holdout, stream_order
 
@@ -347,7 +347,7 @@ def _run(spec, corpus, out_dir, progress_every_s):
         _check_heldout_tokens(splits, spec, f"the checkpoint at {processed} documents")
         where = f"checkpoint {len(rows) + 1} ({processed} documents)"
         diverged = f"{method.name} with {spec.params or 'its defaults'} diverged at {where}: "
-        check_topics(method, where, f"{spec.params or 'its defaults'}")  # a plugin's topics() holds the contract
+        check_topics(method, where, diverged)  # a plugin's topics() holds the contract
         try:
             with _named(method, "predict_words", where):
                 loglik, tokens = loglik_per_word(method, splits)  # the method sees copies of the splits
@@ -389,7 +389,6 @@ def _run(spec, corpus, out_dir, progress_every_s):
         fit_wall += time.perf_counter() - wall0
         fit_cpu += time.process_time() - cpu0
         if kernels.numba.get_num_threads() != threads:  # the trace's threads column and fit times would not be this run's
-            from .method import PluginError, plugin_file
             raise PluginError(f"{plugin_file(type(method))}: {method.name}.partial_fit changed numba's thread count "
                               f"from {threads} to {kernels.numba.get_num_threads()} (update {n_updates + 1}); the "
                               f"runner sets it from --threads, a method must not; nothing was written")
@@ -432,17 +431,15 @@ def _named(method: Method, call: str, where: str):
     except (ValueError, OSError, MemoryError, ArithmeticError):
         raise
     except Exception as err:
-        from .method import PluginError, plugin_file
         raise PluginError(f"{plugin_file(type(method))}: {method.name}.{call} raised {type(err).__name__} ({err}) at "
                           f"{where}; nothing was written") from err
 
 
-def check_topics(method: Method, where: str, params: str = "") -> None:
+def check_topics(method: Method, where: str, diverged: str) -> None:
     """A method's ``topics()`` (K x V, rows probability vectors or all zero) and ``topic_weights()`` (K, finite), the
     contract every figure, topics.tsv and the recovery score read: a plugin breaking it is named with its file,
-    a numerical failure (NaN, inf, negative) with the method, checkpoint and quantity; nothing is written."""
-    from .method import PluginError, plugin_file
-
+    a numerical failure (NaN, inf, negative) after ``diverged`` (the run's "<method> with <params> diverged at
+    <checkpoint>: ") and the quantity; nothing is written."""
     K, V = method.n_topics, method.n_words
     topics = np.asarray(method.topics())
     weights = np.asarray(method.topic_weights())
@@ -454,7 +451,6 @@ def check_topics(method: Method, where: str, params: str = "") -> None:
     if topics.dtype.kind not in "fiu" or weights.dtype.kind not in "fiu":
         raise PluginError(f"{file}: {method.name}.topics()/topic_weights() returned {topics.dtype}/{weights.dtype} "
                           f"arrays at {where}; numbers are expected")
-    diverged = f"{method.name} with {params or 'its defaults'} diverged at {where}: "
     if not np.isfinite(topics).all() or not np.isfinite(weights).all():
         raise FitDiverged(f"{diverged}{'topics' if not np.isfinite(topics).all() else 'topic weights'} hold "
                           f"NaN or inf ({file}); nothing was written")
