@@ -294,11 +294,11 @@ def _check_run_identities(paths, frames) -> None:
     method, label, hyperparameters, seed): a rerun kept beside its original, or a trace copied into another run's
     folder, would be averaged into the figures as if it were another seed or grid point."""
     from .grid import format_value
+    from .run import run_columns
 
     owners: dict[tuple, str] = {}
     for path, frame in zip(paths, frames):
-        columns = ["experiment", "dataset", "method", "label", "seed"] + sorted(c for c in frame.columns
-                                                                                if c.startswith("p_"))
+        columns = run_columns(frame.columns)
         runs = frame[columns].astype(str).drop_duplicates()
         if len(runs) != 1:
             raise UsageError(f"trace {path} holds {len(runs)} runs (its rows disagree on "

@@ -405,3 +405,22 @@ def test_symlink_below_an_output_folder(tmp_path, where):
     with pytest.raises(GridError, match=f"{link} is a symbolic link"):
         check_paths(cfg, expand_all(cfg))
     assert (mine / "corpus.json").read_text() == "{}"
+
+
+@pytest.mark.parametrize("name", ["CON", "nul", "nul.txt", "Com1", "LPT9.log", "aux.", "a."])
+def test_schema_name_pattern_is_safe_name(name):
+    """A Windows device name (CON, nul.txt) or a trailing dot as a name -> the schema refuses what SAFE_NAME refuses.
+
+    The schema names the culprit at validation, as for every other unsafe name. (Its pattern is spelt for JSON
+    Schema's regex dialect; '$' before a final newline is Python's quirk, and grid.py refuses that one.)"""
+    import re
+
+    import yaml
+    from topicbench.method import SAFE_NAME
+
+    pattern = yaml.safe_load(open(SCHEMA))["$defs"]["name"]["pattern"]
+    assert not SAFE_NAME.fullmatch(name) and not re.search(pattern, name)
+    with pytest.raises(WorkflowError, match=re.escape(name)):
+        validate(rename_experiment(name), SCHEMA)
+    for near_miss in ("console", "com10", "nul_x", "Lpt", "a.b", "x-", "_"):  # safe names both accept
+        assert SAFE_NAME.fullmatch(near_miss) and re.search(pattern, near_miss), near_miss

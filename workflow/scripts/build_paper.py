@@ -19,6 +19,7 @@ from pathlib import Path
 import pandas as pd
 
 from topicbench import io
+from topicbench.run import run_columns
 
 PACKAGES = ["topicbench", "numpy", "scipy", "numba", "pandas", "pyarrow", "matplotlib", "snakemake", "gensim",
             "scikit-learn", "typst"]
@@ -239,7 +240,7 @@ def benchmark_summary(paths) -> str:
 
 
 def provenance(traces: pd.DataFrame, bench: list[str], profile: str, typeset: str) -> list[tuple]:
-    run_keys = ["experiment", "dataset", "method", "label", "seed"] + sorted(c for c in traces.columns if c.startswith("p_"))
+    run_keys = run_columns(traces.columns)
     runs = traces[run_keys].astype(str).drop_duplicates()
     seeds = traces.groupby("experiment")["seed"].apply(lambda s: ", ".join(map(str, sorted(s.unique()))))
     corpora = traces.groupby("dataset")["corpus_size"].max()

@@ -33,7 +33,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from topicbench import io  # noqa: E402
+from topicbench import io, run  # noqa: E402
 
 PLUGIN_DIR = Path(__file__).resolve().parent.parent / "figures"
 
@@ -220,12 +220,9 @@ class Context:
 
 # -- shared helpers ----------------------------------------------------------------------------------------------
 
-RUN_KEYS = ["experiment", "dataset", "method", "label", "seed"]
-
-
 def run_columns(frame: pd.DataFrame) -> list[str]:
     """The columns that tell runs apart: their identity and every hyperparameter (p_*) column."""
-    return [c for c in RUN_KEYS if c in frame.columns] + sorted(c for c in frame.columns if c.startswith("p_"))
+    return run.run_columns(frame.columns)
 
 
 def final_rows(frame: pd.DataFrame, keys: list[str] | None = None) -> pd.DataFrame:
