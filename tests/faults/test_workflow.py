@@ -1,9 +1,11 @@
 """The workflow as Snakemake runs it: the default profile is applied (rerun-incomplete), a killed Snakemake leaves
 no orphaned fit and resumes, shell commands quote every value, and a bad config fails at DAG build."""
 import base64
+import fcntl
 import hashlib
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -20,7 +22,7 @@ import yaml
 
 from _run_util import REPO, TINY, env, hidden_leftovers
 from topicbench import io
-from topicbench.grid import AGGREGATE_INPUTS, FOLDER_MARK, expand_all, stale_corpora, stale_outputs
+from topicbench.grid import AGGREGATE_INPUTS, FOLDER_LOCK, FOLDER_MARK, expand_all, stale_corpora, stale_outputs
 
 # results_dir with a space and a command substitution: every path in the rules' shell commands must be quoted
 RESULTS = "res $(touch INJECTED) x"
@@ -124,6 +126,56 @@ def test_rerun_incomplete_is_in_effect(killed_then_resumed):
     plan = snakemake(workdir, "--cores", "1", "-n", TARGET)
     assert plan.returncode == 0 and "fit" in plan.stdout, plan.stdout + plan.stderr
     marker.unlink()
+
+
+def test_second_workflow_on_the_results_dir_refused(killed_then_resumed):
+    """A second Snakemake on a results_dir another workflow is running on (from another working directory, where
+    Snakemake's own lock does not reach) -> it exits naming results_dir before any job; the first one's files untouched.
+
+    (Was: both ran, each deleting and rewriting the other's outputs under it.)"""
+    workdir, *_ = killed_then_resumed
+    table = workdir / TARGET
+    before = table.read_bytes(), table.stat().st_mtime_ns
+    with open(workdir / RESULTS / FOLDER_LOCK, "a+") as held:  # as the running workflow's onstart holds it
+        fcntl.flock(held, fcntl.LOCK_EX)
+        second = snakemake(workdir, "--cores", "1", "--forcerun", "aggregate", TARGET)
+    out = second.stdout + second.stderr
+    assert second.returncode != 0 and "is in use by another topicbench workflow" in out and RESULTS in out, out[-2000:]
+    assert re.search(r"^aggregate +1$", out, re.M) and "Finished jobid" not in out, out[-2000:]  # planned, not run
+    assert (table.read_bytes(), table.stat().st_mtime_ns) == before
+
+
+@pytest.fixture(scope="module")
+def default_plan(killed_then_resumed):
+    """Snakemake's plan of the whole workflow (figures and paper: the default target, every job forced so each is
+    listed), from the module's working directory, which is not the repository."""
+    workdir, *_ = killed_then_resumed
+    return snakemake(workdir, "--cores", "1", "-n", "-F")
+
+
+def test_workflow_runs_outside_the_repository(default_plan):
+    """`snakemake -s <repo>/Snakefile` from another working directory -> the whole DAG builds, figures and paper too.
+
+    (Was: 'Missing input files for rule figure_findings: workflow/figures/findings.py', the repository's files read
+    relative to the working directory.)"""
+    plan = default_plan.stdout + default_plan.stderr
+    assert default_plan.returncode == 0, plan[-3000:]
+    for rule in ("rule figure_findings:", "rule paper:", "rule benchmarks:"):
+        assert rule in plan, plan[-3000:]
+
+
+def test_figure_job_lists_the_helpers_its_file_imports(default_plan):
+    """A figure helper file edited (workflow/figures/_claims.py, which findings.py imports) -> the figure is redrawn:
+    its job lists the helper among its inputs, as it lists the figure file and figlib.py.
+
+    (Was: only the figure's own file; an edited helper left the old figure standing as current.)"""
+    lines = default_plan.stdout.splitlines()
+    start = lines.index("rule figure_findings:")
+    (inputs,) = [line for line in lines[start:start + 3] if line.strip().startswith("input:")]
+    listed = {Path(p.strip()) for p in inputs.split(":", 1)[1].split(",")}
+    figures = REPO / "workflow" / "figures"
+    assert {figures / "findings.py", figures / "_claims.py", REPO / "workflow" / "scripts" / "figlib.py"} <= listed, \
+        inputs
 
 
 @pytest.mark.parametrize("change, culprit", [
