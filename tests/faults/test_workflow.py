@@ -328,6 +328,21 @@ def test_stale_outputs_rerun_without_snakemake_records(killed_then_resumed):
     assert stale_state(workdir, TINY_CONFIG) == {}
 
 
+def test_folders_spelled_otherwise_still_force_stale_outputs(killed_then_resumed):
+    """results_dir './res/' and data_dir './data/' (the same folders, spelled otherwise), a setting edited and
+    .snakemake gone -> the stale fit and the aggregate are planned again.
+
+    (Was: 'No rule to produce res/.../model.npz': the jobs' outputs read './res//runs/...', the forced paths
+    'res/runs/...', and Snakemake matches files as strings.)"""
+    workdir, *_ = killed_then_resumed
+    with faulted(workdir, "setting-edited") as config, without_snakemake_records(workdir):
+        (workdir / "spelled.yaml").write_text(yaml.safe_dump({**config, "results_dir": f"./{RESULTS}/",
+                                                              "data_dir": "./data/"}))
+        plan = snakemake(workdir, "--cores", "1", "-n", TARGET, config=workdir / "spelled.yaml")
+    assert plan.returncode == 0 and "recorded spec differs" in plan.stderr, (plan.stdout + plan.stderr)[-3000:]
+    assert "rule fit:" in plan.stdout and "rule aggregate:" in plan.stdout, plan.stdout[-3000:]
+
+
 def test_touch_cannot_mark_stale_fit_fresh(killed_then_resumed):
     """`snakemake --touch` after a config edit (passes) -> the next run still reruns the fit and the aggregate.
 
