@@ -318,35 +318,44 @@ def mark_folders(config: dict) -> None:
 
 
 # Snakemake's own lock lives in .snakemake/ of its working directory: two workflows started from two working
-# directories (or with --nolock) on one results_dir would each delete and rewrite the other's outputs under it.
+# directories (or with --nolock) on one results_dir would each delete and rewrite the other's outputs, and on one
+# data_dir one could re-prepare a corpus (other dataset parameters) under the other's fits.
 FOLDER_LOCK = ".topicbench-lock"
 _HELD_LOCKS: dict[str, int] = {}
 
 
-def lock_results_dir(config: dict) -> None:
-    """Hold an exclusive lock on results_dir until this process ends (the workflow's onstart, before any job), or raise
-    GridError naming the workflow that holds it. A flock: released by the kernel however the holder ends (SIGKILL too),
-    and not inherited by the jobs (close-on-exec)."""
+def lock_folders(config: dict) -> None:
+    """Hold an exclusive lock on results_dir and data_dir until this process ends (the workflow's onstart, before any
+    job), or raise GridError naming the folder and the workflow holding it. A flock: released by the kernel however
+    its holder ends (SIGKILL too), and not inherited by the jobs (close-on-exec). Where the file system cannot lock,
+    a warning says so and the workflow runs unlocked, as before."""
     import fcntl
     import socket
+    import sys
 
-    root = Path(config["results_dir"])
-    root.mkdir(parents=True, exist_ok=True)
-    path = root / FOLDER_LOCK
-    if str(path.resolve()) in _HELD_LOCKS:
-        return
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        holder = os.read(fd, 1000).decode(errors="replace").strip() or "a process"
-        os.close(fd)
-        raise GridError(f"results_dir {str(root)!r} is in use by another topicbench workflow ({holder}; lock "
-                        f"{str(path)!r}): two workflows on one results_dir would delete and rewrite each other's "
-                        f"outputs. Wait for it to finish, or give another results_dir") from None
-    os.ftruncate(fd, 0)
-    os.write(fd, f"pid {os.getpid()} on {socket.gethostname()}, started from {os.getcwd()}".encode())
-    _HELD_LOCKS[str(path.resolve())] = fd
+    for key in WORKFLOW_ENTRIES:
+        root = Path(config[key])
+        root.mkdir(parents=True, exist_ok=True)
+        path = root / FOLDER_LOCK
+        if str(path.resolve()) in _HELD_LOCKS:  # results_dir == data_dir, or a second onstart in this process
+            continue
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.read(fd, 1000).decode(errors="replace").strip() or "a process"
+            os.close(fd)
+            raise GridError(f"{key} {str(root)!r} is in use by another topicbench workflow ({holder}; lock "
+                            f"{str(path)!r}): two workflows on one {key} would delete and rewrite each other's "
+                            f"files. Wait for it to finish, or give another {key}") from None
+        except OSError as err:
+            os.close(fd)
+            print(f"topicbench: warning: cannot lock {key} {str(root)!r} ({err.strerror or err}): make sure no other "
+                  f"workflow uses it while this one runs", file=sys.stderr)
+            continue
+        os.ftruncate(fd, 0)
+        os.write(fd, f"pid {os.getpid()} on {socket.gethostname()}, started from {os.getcwd()}".encode())
+        _HELD_LOCKS[str(path.resolve())] = fd
 
 
 # Snakemake reruns a job whose params or inputs changed only from its records in .snakemake/metadata of the working

@@ -22,6 +22,7 @@ import yaml
 
 from _run_util import REPO, TINY, env, hidden_leftovers
 from topicbench import io
+from topicbench import grid
 from topicbench.grid import AGGREGATE_INPUTS, FOLDER_LOCK, FOLDER_MARK, expand_all, stale_corpora, stale_outputs
 
 # results_dir with a space and a command substitution: every path in the rules' shell commands must be quoted
@@ -129,7 +130,7 @@ def test_rerun_incomplete_is_in_effect(killed_then_resumed):
 
 
 def test_second_workflow_on_the_results_dir_refused(killed_then_resumed):
-    """A second Snakemake on a results_dir another workflow is running on (from another working directory, where
+    """A second Snakemake on the results_dir another workflow is running on (from another working directory, where
     Snakemake's own lock does not reach) -> it exits naming results_dir before any job; the first one's files untouched.
 
     (Was: both ran, each deleting and rewriting the other's outputs under it.)"""
@@ -143,6 +144,28 @@ def test_second_workflow_on_the_results_dir_refused(killed_then_resumed):
     assert second.returncode != 0 and "is in use by another topicbench workflow" in out and RESULTS in out, out[-2000:]
     assert re.search(r"^aggregate +1$", out, re.M) and "Finished jobid" not in out, out[-2000:]  # planned, not run
     assert (table.read_bytes(), table.stat().st_mtime_ns) == before
+
+
+def test_second_workflow_on_the_data_dir_refused(tmp_path):
+    """A workflow starting on a data_dir another workflow holds (its own results_dir) -> GridError naming data_dir and
+    the holder; the first one's lock kept. (One could re-prepare a corpus with other parameters under the other's fits.)"""
+    config = {"results_dir": str(tmp_path / "res"), "data_dir": str(tmp_path / "data")}
+    (tmp_path / "data").mkdir()
+    with open(tmp_path / "data" / FOLDER_LOCK, "a+") as held:  # another open file: its flock conflicts with ours
+        fcntl.flock(held, fcntl.LOCK_EX)
+        held.write("pid 12345 on elsewhere")
+        held.flush()
+        try:
+            with pytest.raises(grid.GridError, match=r"data_dir .*data' is in use by another topicbench workflow "
+                                                     r"\(pid 12345 on elsewhere"):
+                grid.lock_folders(config)
+        finally:
+            fd = grid._HELD_LOCKS.pop(str((tmp_path / "res" / FOLDER_LOCK).resolve()), None)
+            if fd is not None:
+                os.close(fd)
+        assert fd is not None  # results_dir was free: locked, then released here
+        held.seek(0)
+        assert held.read() == "pid 12345 on elsewhere"
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
 
-from topicbench.grid import (check_config_file, check_folders_owned, check_paths, expand_all, lock_results_dir,
+from topicbench.grid import (check_config_file, check_folders_owned, check_paths, expand_all, lock_folders,
                             mark_folders, stale_corpora, stale_outputs)
 
 for _path in workflow.configfiles:
