@@ -441,6 +441,9 @@ def stale_corpora(data_dir, datasets: dict, used) -> dict[str, str]:
         missing = [rel for rel in listed if not (folder / rel).is_file()]
         if missing:
             stale[str(meta_path)] = f"{', '.join(missing[:3])} missing"
+        elif meta.get("dataset_recipe") != entry["recipe"]:  # two recipes may resolve the same parameters
+            stale[str(meta_path)] = (f"its recorded recipe {meta.get('dataset_recipe')!r} differs from the config's "
+                                     f"{entry['recipe']!r}")
         elif meta.get("dataset_params") != wanted:
             stale[str(meta_path)] = "its recorded dataset parameters differ from the config"
     return stale

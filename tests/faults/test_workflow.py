@@ -297,6 +297,9 @@ def faulted(workdir, fault):
         config["threads_per_run"] = 2
     elif fault == "dataset-param-edited":
         config["datasets"] = {"tiny": {"recipe": "nyt_like", "params": {**TINY, "n_train": 100}}}
+    elif fault == "recipe-changed":  # another recipe whose parameters resolve to the very same values
+        config["datasets"] = {"tiny": {"recipe": "science_like", "params": {**TINY, "chunk_size": 5000,
+                                                                             "temperature": 0.8}}}
     elif fault == "shard-deleted":
         shard.rename(shard.with_name("aside"))
     elif fault in ("seed-removed", "older-table-copy"):  # a table holding a run no longer configured; a plain copy
@@ -321,12 +324,14 @@ def faulted(workdir, fault):
     pytest.param("dataset-param-edited", "corpus.json", "recorded dataset parameters differ",
                  id="workflow-stale-dataset-param-edited"),
     pytest.param("shard-deleted", "corpus.json", ".data.npy missing", id="workflow-stale-shard-deleted"),
+    pytest.param("recipe-changed", "corpus.json", "recorded recipe 'nyt_like' differs", id="workflow-stale-recipe-changed"),
     pytest.param("threads-changed", None, None, id="workflow-threads-changed-not-stale"),
 ])
 def test_stale_output_is_found_by_its_record(killed_then_resumed, fault, stale, why):
     """An output no longer matching the config (settings, seeds, dataset, by-hand copies) -> found by its record.
 
-    Found from the output's own record and forced at DAG build, whatever .snakemake holds; threads alone: none."""
+    Found from the output's own record and forced at DAG build, whatever .snakemake holds; threads alone: none.
+    (Was, for another recipe with the same resolved parameters: the old corpus kept, its recipe unrecorded.)"""
     workdir, *_ = killed_then_resumed
     assert stale_state(workdir, TINY_CONFIG) == {}
     with faulted(workdir, fault) as config:

@@ -24,7 +24,8 @@ def figure_inputs(name):
     figure, experiments = FIGURES[name]
     models = figure_models(name)
     return {"traces": f"{RESULTS}/all_traces.parquet", "plugin": str(figlib.PLUGIN_DIR / f"{name}.py"),
-            "helpers": [str(path) for path in figlib.helper_files(name)], "figlib": repo_file("workflow/scripts/figlib.py"),
+            "helpers": [str(path) for path in figlib.helper_files(name)],
+            "figlib": repo_file("workflow/scripts/figlib.py"),
             "corpora": [corpus_json(experiment_dataset(e)) for e in experiments], "models": list(models.values())}
 
 
