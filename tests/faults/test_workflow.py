@@ -169,30 +169,35 @@ def test_second_workflow_on_the_data_dir_refused(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def default_plan(killed_then_resumed):
-    """Snakemake's plan of the whole workflow (figures and paper: the default target, every job forced so each is
-    listed), from the module's working directory, which is not the repository."""
+def spelled_plan(killed_then_resumed):
+    """Snakemake's plan of the whole workflow (the default target: figures and paper too) from the module's working
+    directory, which is not the repository, with the module's folders spelled otherwise (results_dir './res/',
+    data_dir './data/'), a run setting edited and .snakemake gone (so only the outputs' own records find what is stale).
+    """
     workdir, *_ = killed_then_resumed
-    return snakemake(workdir, "--cores", "1", "-n", "-F")
+    with faulted(workdir, "setting-edited") as config, without_snakemake_records(workdir):
+        (workdir / "spelled.yaml").write_text(yaml.safe_dump({**config, "results_dir": f"./{RESULTS}/",
+                                                              "data_dir": "./data/"}))
+        return snakemake(workdir, "--cores", "1", "-n", config=workdir / "spelled.yaml")
 
 
-def test_workflow_runs_outside_the_repository(default_plan):
+def test_workflow_runs_outside_the_repository(spelled_plan):
     """`snakemake -s <repo>/Snakefile` from another working directory -> the whole DAG builds, figures and paper too.
 
     (Was: 'Missing input files for rule figure_findings: workflow/figures/findings.py', the repository's files read
     relative to the working directory.)"""
-    plan = default_plan.stdout + default_plan.stderr
-    assert default_plan.returncode == 0, plan[-3000:]
+    plan = spelled_plan.stdout + spelled_plan.stderr
+    assert spelled_plan.returncode == 0, plan[-3000:]
     for rule in ("rule figure_findings:", "rule paper:", "rule benchmarks:"):
         assert rule in plan, plan[-3000:]
 
 
-def test_figure_job_lists_the_helpers_its_file_imports(default_plan):
+def test_figure_job_lists_the_helpers_its_file_imports(spelled_plan):
     """A figure helper file edited (workflow/figures/_claims.py, which findings.py imports) -> the figure is redrawn:
     its job lists the helper among its inputs, as it lists the figure file and figlib.py.
 
     (Was: only the figure's own file; an edited helper left the old figure standing as current.)"""
-    lines = default_plan.stdout.splitlines()
+    lines = spelled_plan.stdout.splitlines()
     start = lines.index("rule figure_findings:")
     (inputs,) = [line for line in lines[start:start + 3] if line.strip().startswith("input:")]
     listed = {Path(p.strip()) for p in inputs.split(":", 1)[1].split(",")}
@@ -356,17 +361,28 @@ def test_stale_outputs_rerun_without_snakemake_records(killed_then_resumed):
     assert stale_state(workdir, TINY_CONFIG) == {}
 
 
-def test_folders_spelled_otherwise_still_force_stale_outputs(killed_then_resumed):
+def test_folders_spelled_otherwise_still_force_stale_outputs(spelled_plan):
     """results_dir './res/' and data_dir './data/' (the same folders, spelled otherwise), a setting edited and
     .snakemake gone -> the stale fit and the aggregate are planned again.
 
     (Was: 'No rule to produce res/.../model.npz': the jobs' outputs read './res//runs/...', the forced paths
     'res/runs/...', and Snakemake matches files as strings.)"""
+    assert spelled_plan.returncode == 0 and "recorded spec differs" in spelled_plan.stderr, \
+        (spelled_plan.stdout + spelled_plan.stderr)[-3000:]
+    assert "rule fit:" in spelled_plan.stdout and "rule aggregate:" in spelled_plan.stdout, spelled_plan.stdout[-3000:]
+
+
+def test_results_dir_dot_still_forces_stale_outputs(killed_then_resumed):
+    """results_dir '.' (Snakemake started inside it), a setting edited -> the stale fit and the aggregate are
+    planned again. (Was: 'No rule to produce runs/.../model.npz': the jobs' outputs read './runs/...'.)"""
     workdir, *_ = killed_then_resumed
-    with faulted(workdir, "setting-edited") as config, without_snakemake_records(workdir):
-        (workdir / "spelled.yaml").write_text(yaml.safe_dump({**config, "results_dir": f"./{RESULTS}/",
-                                                              "data_dir": "./data/"}))
-        plan = snakemake(workdir, "--cores", "1", "-n", TARGET, config=workdir / "spelled.yaml")
+    inside = workdir / RESULTS
+    with faulted(workdir, "setting-edited") as config:
+        (workdir / "dot.yaml").write_text(yaml.safe_dump({**config, "results_dir": ".", "data_dir": "../data"}))
+        try:
+            plan = snakemake(inside, "--cores", "1", "-n", config=workdir / "dot.yaml")
+        finally:
+            shutil.rmtree(inside / ".snakemake", ignore_errors=True)
     assert plan.returncode == 0 and "recorded spec differs" in plan.stderr, (plan.stdout + plan.stderr)[-3000:]
     assert "rule fit:" in plan.stdout and "rule aggregate:" in plan.stdout, plan.stdout[-3000:]
 

@@ -12,11 +12,12 @@ from topicbench.grid import (check_config_file, check_folders_owned, check_paths
 
 for _path in workflow.configfiles:
     check_config_file(_path)  # duplicate keys, which YAML would drop silently
-# One spelling of each folder ('./res/' is 'res'): Snakemake matches files as strings, and would not match a job's
-# './res//runs/...' outputs to the stale paths forced below or to the user's targets ("No rule to produce ...").
+# One spelling of each folder ('./res/' is 'res', '.' the working directory's full path): Snakemake matches files as
+# strings, and would not match a job's './res//runs/...' or './runs/...' outputs to the stale paths forced below or to
+# the user's targets, which it reads as 'res/runs/...' and 'runs/...' ("No rule to produce ...").
 for _key in ("results_dir", "data_dir", "corpora_dir"):
     if config.get(_key):
-        config[_key] = str(Path(config[_key]))
+        config[_key] = str(Path(config[_key])) if str(Path(config[_key])) != "." else os.getcwd()
 RESULTS = config["results_dir"]
 DATA = config["data_dir"]
 RUNS = expand_all(config)  # raises GridError naming the experiment, run and grid point
