@@ -130,10 +130,10 @@ def test_rerun_incomplete_is_in_effect(killed_then_resumed):
 
 
 def test_second_workflow_on_the_results_dir_refused(killed_then_resumed):
-    """A second Snakemake on the results_dir another workflow is running on (from another working directory, where
-    Snakemake's own lock does not reach) -> it exits naming results_dir before any job; the first one's files untouched.
+    """A second Snakemake on the results_dir another workflow runs on -> it exits naming the folder before any job.
 
-    (Was: both ran, each deleting and rewriting the other's outputs under it.)"""
+    The first one's files untouched. Snakemake's own lock does not reach from another working directory (or with
+    --nolock). (Was: both ran, each deleting and rewriting the other's outputs.)"""
     workdir, *_ = killed_then_resumed
     table = workdir / TARGET
     before = table.read_bytes(), table.stat().st_mtime_ns
@@ -362,10 +362,9 @@ def test_stale_outputs_rerun_without_snakemake_records(killed_then_resumed):
 
 
 def test_folders_spelled_otherwise_still_force_stale_outputs(spelled_plan):
-    """results_dir './res/' and data_dir './data/' (the same folders, spelled otherwise), a setting edited and
-    .snakemake gone -> the stale fit and the aggregate are planned again.
+    """results_dir './res/', data_dir './data/', a setting edited, .snakemake gone -> stale fit and aggregate planned.
 
-    (Was: 'No rule to produce res/.../model.npz': the jobs' outputs read './res//runs/...', the forced paths
+    The same folders, spelled otherwise. (Was: 'No rule to produce res/.../model.npz': the jobs' outputs read './res//runs/...', the forced paths
     'res/runs/...', and Snakemake matches files as strings.)"""
     assert spelled_plan.returncode == 0 and "recorded spec differs" in spelled_plan.stderr, \
         (spelled_plan.stdout + spelled_plan.stderr)[-3000:]
