@@ -145,6 +145,7 @@ def test_same_seed_same_bytes_and_streaming_equals_memory(tmp_path, monkeypatch)
     resolved = cls.resolve_params(params)
     corpus = cls().build(**resolved)
     corpus.meta["dataset_params"] = resolved
+    corpus.meta["dataset_recipe"] = "science_like"  # as prepare records them
     save_corpus(corpus, tmp_path / "memory")
     for name in names:
         assert filecmp.cmp(first / name, tmp_path / "memory" / name, shallow=False), name

@@ -137,6 +137,7 @@ def test_streaming_writer_equals_in_memory_path(tmp_path, name, monkeypatch):
     resolved = cls.resolve_params(params)
     corpus = cls().build(**resolved)
     corpus.meta["dataset_params"] = resolved
+    corpus.meta["dataset_recipe"] = "planted_lda"  # as prepare records them
     save_corpus(corpus, tmp_path / "memory")
     prepare("planted_lda", tmp_path / "stream", **params)  # several chunks, written by synthetic.write_recipe
     assert tree(tmp_path / "memory") == tree(tmp_path / "stream")

@@ -213,4 +213,5 @@ def prepare(name: str, out_dir: str | os.PathLike, corpora_dir=None, corpus_name
         corpus.meta["name"] = corpus_name
     corpus.meta.setdefault("name", name)
     corpus.meta.setdefault("dataset_params", resolved)
+    corpus.meta["dataset_recipe"] = dataset_cls.name  # what stale_corpora compares with the config, beside the params
     return save_corpus(corpus, out_dir)

@@ -317,6 +317,47 @@ def mark_folders(config: dict) -> None:
         (root / FOLDER_MARK).touch()
 
 
+# Snakemake's own lock lives in .snakemake/ of its working directory: two workflows started from two working
+# directories (or with --nolock) on one results_dir would each delete and rewrite the other's outputs, and on one
+# data_dir one could re-prepare a corpus (other dataset parameters) under the other's fits.
+FOLDER_LOCK = ".topicbench-lock"
+_HELD_LOCKS: dict[str, int] = {}
+
+
+def lock_folders(config: dict) -> None:
+    """Hold an exclusive lock on results_dir and data_dir until this process ends (the workflow's onstart, before any
+    job), or raise GridError naming the folder and the workflow holding it. A flock: released by the kernel however
+    its holder ends (SIGKILL too), and not inherited by the jobs (close-on-exec). Where the file system cannot lock,
+    a warning says so and the workflow runs unlocked, as before."""
+    import fcntl
+    import socket
+    import sys
+
+    for key in WORKFLOW_ENTRIES:
+        root = Path(config[key])
+        root.mkdir(parents=True, exist_ok=True)
+        path = root / FOLDER_LOCK
+        if str(path.resolve()) in _HELD_LOCKS:  # results_dir == data_dir, or a second onstart in this process
+            continue
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.read(fd, 1000).decode(errors="replace").strip() or "a process"
+            os.close(fd)
+            raise GridError(f"{key} {str(root)!r} is in use by another topicbench workflow ({holder}; lock "
+                            f"{str(path)!r}): two workflows on one {key} would delete and rewrite each other's "
+                            f"files. Wait for it to finish, or give another {key}") from None
+        except OSError as err:
+            os.close(fd)
+            print(f"topicbench: warning: cannot lock {key} {str(root)!r} ({err.strerror or err}): make sure no other "
+                  f"workflow uses it while this one runs", file=sys.stderr)
+            continue
+        os.ftruncate(fd, 0)
+        os.write(fd, f"pid {os.getpid()} on {socket.gethostname()}, started from {os.getcwd()}".encode())
+        _HELD_LOCKS[str(path.resolve())] = fd
+
+
 # Snakemake reruns a job whose params or inputs changed only from its records in .snakemake/metadata of the working
 # directory: with those records gone (rm -rf .snakemake, another checkout, results copied in) or overruled (--touch),
 # a config edit would leave stale fits and a stale all_traces.parquet in place, marked up to date. The outputs record
@@ -400,6 +441,9 @@ def stale_corpora(data_dir, datasets: dict, used) -> dict[str, str]:
         missing = [rel for rel in listed if not (folder / rel).is_file()]
         if missing:
             stale[str(meta_path)] = f"{', '.join(missing[:3])} missing"
+        elif meta.get("dataset_recipe") != entry["recipe"]:  # two recipes may resolve the same parameters
+            stale[str(meta_path)] = (f"its recorded recipe {meta.get('dataset_recipe')!r} differs from the config's "
+                                     f"{entry['recipe']!r}")
         elif meta.get("dataset_params") != wanted:
             stale[str(meta_path)] = "its recorded dataset parameters differ from the config"
     return stale

@@ -365,7 +365,8 @@ class PlantedDataset(_dataset_base()):
         return build_recipe(self.recipe(**params))
 
     def write(self, out_dir, corpora_dir=None, corpus_name=None, **params):
-        extra = {"dataset_params": params, **({"name": corpus_name} if corpus_name else {})}
+        extra = {"dataset_recipe": self.name, "dataset_params": params,
+                 **({"name": corpus_name} if corpus_name else {})}
         return write_recipe(self.recipe(**params), out_dir, extra_meta=extra)
 
 

@@ -1,9 +1,11 @@
 """The workflow as Snakemake runs it: the default profile is applied (rerun-incomplete), a killed Snakemake leaves
 no orphaned fit and resumes, shell commands quote every value, and a bad config fails at DAG build."""
 import base64
+import fcntl
 import hashlib
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -20,7 +22,8 @@ import yaml
 
 from _run_util import REPO, TINY, env, hidden_leftovers
 from topicbench import io
-from topicbench.grid import AGGREGATE_INPUTS, FOLDER_MARK, expand_all, stale_corpora, stale_outputs
+from topicbench import grid
+from topicbench.grid import AGGREGATE_INPUTS, FOLDER_LOCK, FOLDER_MARK, expand_all, stale_corpora, stale_outputs
 
 # results_dir with a space and a command substitution: every path in the rules' shell commands must be quoted
 RESULTS = "res $(touch INJECTED) x"
@@ -126,6 +129,83 @@ def test_rerun_incomplete_is_in_effect(killed_then_resumed):
     marker.unlink()
 
 
+def test_second_workflow_on_the_results_dir_refused(killed_then_resumed):
+    """A second Snakemake on the results_dir another workflow runs on -> it exits naming the folder before any job.
+
+    The first one's files untouched. Snakemake's own lock does not reach from another working directory (or with
+    --nolock). (Was: both ran, each deleting and rewriting the other's outputs.)"""
+    workdir, *_ = killed_then_resumed
+    table = workdir / TARGET
+    before = table.read_bytes(), table.stat().st_mtime_ns
+    with open(workdir / RESULTS / FOLDER_LOCK, "a+") as held:  # as the running workflow's onstart holds it
+        fcntl.flock(held, fcntl.LOCK_EX)
+        second = snakemake(workdir, "--cores", "1", "--forcerun", "aggregate", TARGET)
+    out = second.stdout + second.stderr
+    assert second.returncode != 0 and "is in use by another topicbench workflow" in out and RESULTS in out, out[-2000:]
+    assert re.search(r"^aggregate +1$", out, re.M) and "Finished jobid" not in out, out[-2000:]  # planned, not run
+    assert (table.read_bytes(), table.stat().st_mtime_ns) == before
+
+
+def test_second_workflow_on_the_data_dir_refused(tmp_path):
+    """A workflow starting on a data_dir another workflow holds (its own results_dir) -> GridError naming data_dir and
+    the holder; the first one's lock kept. (One could re-prepare a corpus with other parameters under the other's fits.)"""
+    config = {"results_dir": str(tmp_path / "res"), "data_dir": str(tmp_path / "data")}
+    (tmp_path / "data").mkdir()
+    with open(tmp_path / "data" / FOLDER_LOCK, "a+") as held:  # another open file: its flock conflicts with ours
+        fcntl.flock(held, fcntl.LOCK_EX)
+        held.write("pid 12345 on elsewhere")
+        held.flush()
+        try:
+            with pytest.raises(grid.GridError, match=r"data_dir .*data' is in use by another topicbench workflow "
+                                                     r"\(pid 12345 on elsewhere"):
+                grid.lock_folders(config)
+        finally:
+            fd = grid._HELD_LOCKS.pop(str((tmp_path / "res" / FOLDER_LOCK).resolve()), None)
+            if fd is not None:
+                os.close(fd)
+        assert fd is not None  # results_dir was free: locked, then released here
+        held.seek(0)
+        assert held.read() == "pid 12345 on elsewhere"
+
+
+@pytest.fixture(scope="module")
+def spelled_plan(killed_then_resumed):
+    """Snakemake's plan of the whole workflow (the default target: figures and paper too) from the module's working
+    directory, which is not the repository, with the module's folders spelled otherwise (results_dir './res/',
+    data_dir './data/'), a run setting edited and .snakemake gone (so only the outputs' own records find what is stale).
+    """
+    workdir, *_ = killed_then_resumed
+    with faulted(workdir, "setting-edited") as config, without_snakemake_records(workdir):
+        (workdir / "spelled.yaml").write_text(yaml.safe_dump({**config, "results_dir": f"./{RESULTS}/",
+                                                              "data_dir": "./data/"}))
+        return snakemake(workdir, "--cores", "1", "-n", config=workdir / "spelled.yaml")
+
+
+def test_workflow_runs_outside_the_repository(spelled_plan):
+    """`snakemake -s <repo>/Snakefile` from another working directory -> the whole DAG builds, figures and paper too.
+
+    (Was: 'Missing input files for rule figure_findings: workflow/figures/findings.py', the repository's files read
+    relative to the working directory.)"""
+    plan = spelled_plan.stdout + spelled_plan.stderr
+    assert spelled_plan.returncode == 0, plan[-3000:]
+    for rule in ("rule figure_findings:", "rule paper:", "rule benchmarks:"):
+        assert rule in plan, plan[-3000:]
+
+
+def test_figure_job_lists_the_helpers_its_file_imports(spelled_plan):
+    """A figure helper file edited (workflow/figures/_claims.py, which findings.py imports) -> the figure is redrawn:
+    its job lists the helper among its inputs, as it lists the figure file and figlib.py.
+
+    (Was: only the figure's own file; an edited helper left the old figure standing as current.)"""
+    lines = spelled_plan.stdout.splitlines()
+    start = lines.index("rule figure_findings:")
+    (inputs,) = [line for line in lines[start:start + 3] if line.strip().startswith("input:")]
+    listed = {Path(p.strip()) for p in inputs.split(":", 1)[1].split(",")}
+    figures = REPO / "workflow" / "figures"
+    assert {figures / "findings.py", figures / "_claims.py", REPO / "workflow" / "scripts" / "figlib.py"} <= listed, \
+        inputs
+
+
 @pytest.mark.parametrize("change, culprit", [
     pytest.param({"thread_per_run": 2}, "thread_per_run", id="workflow-top-level-typo"),
     pytest.param({"experiments": {"x$(touch INJECTED)y": TINY_CONFIG["experiments"]["exp"]}}, "x$(touch INJECTED)y",
@@ -222,6 +302,9 @@ def faulted(workdir, fault):
         config["threads_per_run"] = 2
     elif fault == "dataset-param-edited":
         config["datasets"] = {"tiny": {"recipe": "nyt_like", "params": {**TINY, "n_train": 100}}}
+    elif fault == "recipe-changed":  # another recipe whose parameters resolve to the very same values
+        config["datasets"] = {"tiny": {"recipe": "science_like", "params": {**TINY, "chunk_size": 5000,
+                                                                             "temperature": 0.8}}}
     elif fault == "shard-deleted":
         shard.rename(shard.with_name("aside"))
     elif fault in ("seed-removed", "older-table-copy"):  # a table holding a run no longer configured; a plain copy
@@ -246,12 +329,14 @@ def faulted(workdir, fault):
     pytest.param("dataset-param-edited", "corpus.json", "recorded dataset parameters differ",
                  id="workflow-stale-dataset-param-edited"),
     pytest.param("shard-deleted", "corpus.json", ".data.npy missing", id="workflow-stale-shard-deleted"),
+    pytest.param("recipe-changed", "corpus.json", "recorded recipe 'nyt_like' differs", id="workflow-stale-recipe-changed"),
     pytest.param("threads-changed", None, None, id="workflow-threads-changed-not-stale"),
 ])
 def test_stale_output_is_found_by_its_record(killed_then_resumed, fault, stale, why):
     """An output no longer matching the config (settings, seeds, dataset, by-hand copies) -> found by its record.
 
-    Found from the output's own record and forced at DAG build, whatever .snakemake holds; threads alone: none."""
+    Found from the output's own record and forced at DAG build, whatever .snakemake holds; threads alone: none.
+    (Was, for another recipe with the same resolved parameters: the old corpus kept, its recipe unrecorded.)"""
     workdir, *_ = killed_then_resumed
     assert stale_state(workdir, TINY_CONFIG) == {}
     with faulted(workdir, fault) as config:
@@ -274,6 +359,31 @@ def test_stale_outputs_rerun_without_snakemake_records(killed_then_resumed):
     for why in ("recorded spec differs", "not aggregated from exactly", ".data.npy missing"):
         assert why in plan.stderr, plan.stderr[-2000:]
     assert stale_state(workdir, TINY_CONFIG) == {}
+
+
+def test_folders_spelled_otherwise_still_force_stale_outputs(spelled_plan):
+    """results_dir './res/', data_dir './data/', a setting edited, .snakemake gone -> stale fit and aggregate planned.
+
+    The same folders, spelled otherwise. (Was: 'No rule to produce res/.../model.npz': the jobs' outputs read './res//runs/...', the forced paths
+    'res/runs/...', and Snakemake matches files as strings.)"""
+    assert spelled_plan.returncode == 0 and "recorded spec differs" in spelled_plan.stderr, \
+        (spelled_plan.stdout + spelled_plan.stderr)[-3000:]
+    assert "rule fit:" in spelled_plan.stdout and "rule aggregate:" in spelled_plan.stdout, spelled_plan.stdout[-3000:]
+
+
+def test_results_dir_dot_still_forces_stale_outputs(killed_then_resumed):
+    """results_dir '.' (Snakemake started inside it), a setting edited -> the stale fit and the aggregate are
+    planned again. (Was: 'No rule to produce runs/.../model.npz': the jobs' outputs read './runs/...'.)"""
+    workdir, *_ = killed_then_resumed
+    inside = workdir / RESULTS
+    with faulted(workdir, "setting-edited") as config:
+        (workdir / "dot.yaml").write_text(yaml.safe_dump({**config, "results_dir": ".", "data_dir": "../data"}))
+        try:
+            plan = snakemake(inside, "--cores", "1", "-n", config=workdir / "dot.yaml")
+        finally:
+            shutil.rmtree(inside / ".snakemake", ignore_errors=True)
+    assert plan.returncode == 0 and "recorded spec differs" in plan.stderr, (plan.stdout + plan.stderr)[-3000:]
+    assert "rule fit:" in plan.stdout and "rule aggregate:" in plan.stdout, plan.stdout[-3000:]
 
 
 def test_touch_cannot_mark_stale_fit_fresh(killed_then_resumed):

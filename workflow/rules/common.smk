@@ -1,16 +1,23 @@
 # Shared definitions: the run table expanded from config (validated before any job starts).
 import json
+import os
 import shlex
 import sys
 from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
 
-from topicbench.grid import (check_config_file, check_folders_owned, check_paths, expand_all, mark_folders,
-                            stale_corpora, stale_outputs)
+from topicbench.grid import (check_config_file, check_folders_owned, check_paths, expand_all, lock_folders,
+                            mark_folders, stale_corpora, stale_outputs)
 
 for _path in workflow.configfiles:
     check_config_file(_path)  # duplicate keys, which YAML would drop silently
+# One spelling of each folder ('./res/' is 'res', '.' the working directory's full path): Snakemake matches files as
+# strings, and would not match a job's './res//runs/...' or './runs/...' outputs to the stale paths forced below or to
+# the user's targets, which it reads as 'res/runs/...' and 'runs/...' ("No rule to produce ...").
+for _key in ("results_dir", "data_dir", "corpora_dir"):
+    if config.get(_key):
+        config[_key] = str(Path(config[_key])) if str(Path(config[_key])) != "." else os.getcwd()
 RESULTS = config["results_dir"]
 DATA = config["data_dir"]
 RUNS = expand_all(config)  # raises GridError naming the experiment, run and grid point
@@ -55,6 +62,12 @@ FIGURE_TARGETS = []  # each figures_*.smk appends the files it draws for experim
 wildcard_constraints:
     dataset=r"[A-Za-z0-9_][A-Za-z0-9_.\-]*",
     run_id=r"[A-Za-z0-9_.~+/\-]+",
+
+
+def repo_file(relative):
+    """A file of this repository as an absolute path: Snakemake reads a relative input from the working directory,
+    which is not the repository's when the Snakefile is given by path (snakemake -s <repo>/Snakefile, --directory)."""
+    return os.path.join(workflow.basedir, relative)
 
 
 def corpus_json(dataset):

@@ -23,9 +23,10 @@ def figure_outputs(name):
 def figure_inputs(name):
     figure, experiments = FIGURES[name]
     models = figure_models(name)
-    return {"traces": f"{RESULTS}/all_traces.parquet", "plugin": f"workflow/figures/{name}.py",
-            "figlib": "workflow/scripts/figlib.py", "corpora": [corpus_json(experiment_dataset(e)) for e in experiments],
-            "models": list(models.values())}
+    return {"traces": f"{RESULTS}/all_traces.parquet", "plugin": str(figlib.PLUGIN_DIR / f"{name}.py"),
+            "helpers": [str(path) for path in figlib.helper_files(name)],
+            "figlib": repo_file("workflow/scripts/figlib.py"),
+            "corpora": [corpus_json(experiment_dataset(e)) for e in experiments], "models": list(models.values())}
 
 
 def figure_models(name):

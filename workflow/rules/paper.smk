@@ -4,8 +4,8 @@
 
 rule paper:
     input:
-        template="paper/topicbench.md",
-        script="workflow/scripts/build_paper.py",
+        template=repo_file("paper/topicbench.md"),
+        script=repo_file("workflow/scripts/build_paper.py"),
         parts=[part["md"] for part in paper_parts()],
         pictures=[part["png"] for part in paper_parts() if part["png"]],
         traces=f"{RESULTS}/all_traces.parquet",
@@ -30,7 +30,8 @@ rule paper:
 rule benchmarks:
     input:
         records=benchmark_files(),
-        script="workflow/scripts/benchmarks_table.py",
+        script=repo_file("workflow/scripts/benchmarks_table.py"),
+        figlib=repo_file("workflow/scripts/figlib.py"),
     output:
         table=report(f"{RESULTS}/tables/benchmarks.csv", caption="../report/benchmarks.rst", category="Benchmarks"),
         figure=report(f"{RESULTS}/figures/benchmarks.png", caption="../report/benchmarks.rst", category="Benchmarks"),

@@ -134,6 +134,25 @@ def load_plugin(name: str):
     return module
 
 
+def helper_files(name: str) -> list[Path]:
+    """The helper files (``_*.py`` beside the figure files) that figure file ``name`` imports, directly or through
+    another helper: inputs of its rule, so an edited helper redraws the figures that use it."""
+    import ast
+
+    found, todo = set(), [PLUGIN_DIR / f"{name}.py"]
+    while todo:
+        tree = ast.parse(todo.pop().read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            modules = ([alias.name for alias in node.names] if isinstance(node, ast.Import) else
+                       [node.module] if isinstance(node, ast.ImportFrom) and node.module and not node.level else [])
+            for module in modules:
+                path = PLUGIN_DIR / f"{module.split('.')[0]}.py"
+                if module.startswith("_") and path.is_file() and path not in found:
+                    found.add(path)
+                    todo.append(path)
+    return sorted(found)
+
+
 def discover(experiments: list[str]) -> dict[str, tuple[Figure, list[str]]]:
     """Every figure file whose experiments match a configured one: name -> (declaration, matched experiments),
     in paper order. Files starting with an underscore are helpers, not figures."""
