@@ -328,6 +328,25 @@ def read_uci_bow(docword, vocab_path, encoding: str = "utf-8", report: dict | No
     return counts, vocab, kept, n_docs
 
 
+def whole_counts(matrix: sp.csr_matrix, path) -> sp.csr_matrix:
+    """A stored count matrix (an .npz as distributed) checked at its file: numbers that are non-negative whole counts
+    within int32, or an error naming the file, document row and word column; explicit zeros removed (a row of only
+    zeros is an empty document, dropped and counted like any other)."""
+    matrix = sp.csr_matrix(matrix)
+    data = matrix.data
+    if data.dtype.kind not in "biuf":
+        raise ReaderError(f"{path}: counts must be numbers, got dtype {data.dtype}")
+    bad = ~np.isfinite(data) | (data < 0) | (data != np.round(data)) | (data > INT32_MAX)
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        row = int(np.searchsorted(matrix.indptr, k, side="right") - 1)
+        raise ReaderError(f"{path}: document row {row}, word column {int(matrix.indices[k])}: count {data[k].item()!r} "
+                          f"is not a non-negative integer count (at most {INT32_MAX})")
+    matrix = sp.csr_matrix(matrix, dtype=np.int64)
+    matrix.eliminate_zeros()
+    return matrix
+
+
 def _check_summed(counts: sp.csr_matrix, path, how: str, entries: int | None = None, report: dict | None = None) -> None:
     """Counts that only overflow once duplicate entries are added up are an error too, never a wrap; how many of the
     file's ``entries`` were added to an earlier one (``how``) goes in ``report`` for corpus.json, where there were any."""
@@ -759,7 +778,13 @@ def parse_time(values: Sequence, fmt: str | None = None, source: str = "time col
     """Parse dates (with ``fmt``, a strftime format, ``unix_s`` / ``unix_ms`` for Unix times in seconds /
     milliseconds, ``decimal_year`` for numbers that already are years (2001.5), or ISO 8601) to decimal years;
     names the first bad value, never guesses a number's unit."""
-    series = pd.Series(list(values), dtype=object).astype(str)
+    values = list(values)
+    # a JSON null (or NaN) is no time at all: pandas 3's astype(str) keeps it missing, not the text 'None'
+    missing = [i for i, v in enumerate(values) if v is None or (isinstance(v, float) and v != v)]
+    if missing:
+        raise ReaderError(f"{_time_label(source, line_numbers, missing[0])}: no time (null); "
+                          f"every document needs a time when a time column is read ({len(missing)} missing)")
+    series = pd.Series([str(v) for v in values], dtype=object)
     if fmt == "decimal_year":
         years = pd.to_numeric(series.str.strip(), errors="coerce").to_numpy(dtype=np.float64)
         bad = np.flatnonzero(~np.isfinite(years))
