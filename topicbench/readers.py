@@ -133,6 +133,17 @@ def decode(raw: bytes, path, encoding: str, line: int | None = 1) -> str:
     return text
 
 
+def decode_legacy(raw: bytes) -> tuple[str, bool]:
+    """Bytes of an archive whose files are Latin-1 or UTF-8, file by file (a Usenet or newswire copy re-encoded in
+    part): UTF-8 where they decode as UTF-8, else Latin-1, which decodes anything. Latin-1 text almost never forms
+    valid UTF-8, while UTF-8 read as Latin-1 is silent mojibake ('ingénieur' -> 'ingÃ©nieur'). Returns (text,
+    whether the bytes held UTF-8 beyond ASCII), for the count a recipe records."""
+    try:
+        return raw.decode("utf-8"), not raw.isascii()
+    except UnicodeDecodeError:
+        return raw.decode("latin-1"), False
+
+
 def _single_byte(encoding: str) -> bool:
     """Latin-1, cp1252 and the other one-byte code pages, which decode any bytes at all (UTF-8 too, as mojibake)."""
     import codecs
