@@ -153,3 +153,70 @@ def test_nyt_topmost_stored_zero_row_dropped_and_counted(tmp_path, capsys):
     meta = json.loads((tmp_path / "out" / "corpus.json").read_text())
     assert (meta["n_docs"], meta["n_tokens"], meta["preprocessing"]["dropped_empty"]) == (3, 3 + 4 + 3, 1)
     assert pd.read_parquet(tmp_path / "out" / "docs.parquet")["doc_id"].tolist() == ["train-0", "train-2", "test-0"]
+
+
+def _tar(path, files, mode):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tarfile.open(path, mode) as tar:
+        for name, data in files.items():
+            member = tarfile.TarInfo(name)
+            member.size = len(data)
+            tar.addfile(member, io.BytesIO(data))
+
+
+def test_20news_crlf_and_utf8_messages_read_whole(tmp_path, capsys):
+    """20news_bydate messages with Windows line ends, one in UTF-8 -> the body read after the header block and 'é' as
+    itself, the UTF-8 message counted (was: a CRLF message reduced to its Subject line, the body dropped silently; 'café'
+    read as Latin-1 became 'cafã' in the vocabulary)."""
+    def message(subject, body):
+        return f"From: a@b.c\r\nSubject: {subject}\r\nOrganization: d\r\n\r\n{body}\r\n".encode()
+    _tar(tmp_path / "corpora" / "20news_bydate" / "20news-bydate.tar.xz", {
+        "20news-bydate-train/sci.space/1": message("apple bread", "cheese dates apple"),
+        "20news-bydate-train/sci.space/2": message("bread cheese", "dates café apple"),
+        "20news-bydate-test/rec.autos/3": message("cheese dates", "apple bread café")}, "w:xz")
+    code, err = run_cli(["prepare", "20news_bydate", "--out", tmp_path / "out", "--corpora-dir", tmp_path / "corpora",
+                         *LOOSE], capsys)
+    assert code == 0, err
+    meta = json.loads((tmp_path / "out" / "corpus.json").read_text())
+    vocab = (tmp_path / "out" / "vocab.txt").read_text(encoding="utf-8").split()
+    assert vocab == ["apple", "bread", "café", "cheese", "dates"]
+    assert (meta["n_tokens"], meta["preprocessing"]["messages_read_as_utf8"]) == (5 + 5 + 5, 2)
+
+
+def _reuters(root, docs):
+    body = "".join(f'<REUTERS LEWISSPLIT="TRAIN"{f" NEWID={chr(34)}{n}{chr(34)}" if n else ""}>\n<DATE>{date}</DATE>\n'
+                   f"<TEXT><TITLE>apple bread</TITLE><BODY>cheese dates apple</BODY></TEXT>\n</REUTERS>\n"
+                   for n, date in docs)
+    _tar(root / "reuters21578" / "reuters21578.tar.gz", {"reut2-000.sgm": body.encode()}, "w:gz")
+    return root / "reuters21578"
+
+
+@pytest.mark.parametrize("docs, named", [
+    pytest.param([("1", "26-FEB-1987 15:01:01.79"), ("2", "30-FEB-1987 15:02:20.00")],
+                 "reut2-000.sgm: NEWID=2: <DATE> '30-FEB-1987' is not a calendar day", id="reuters-february-30"),
+    pytest.param([("1", "26-FEB-1987 15:01:01.79"), ("1", "27-FEB-1987 15:02:20.00")],
+                 "reut2-000.sgm: NEWID=1 appears twice (first in reut2-000.sgm)", id="reuters-newid-twice"),
+    pytest.param([("1", "26-FEB-1987 15:01:01.79"), ("", "27-FEB-1987 15:02:20.00")],
+                 "reut2-000.sgm: a <REUTERS> tag without NEWID (after NEWID=1)", id="reuters-newid-missing"),
+])
+def test_reuters_unseen_damage_named(tmp_path, capsys, docs, named):
+    """A Reuters-21578 release with February 30, a NEWID twice, or a document without NEWID -> exit 2 naming the .sgm
+    member and the NEWID (was: pandas' 'time data ... doesn't match format' naming no file; the output folder's
+    docs.parquet named for the repeat; KeyError 'NEWID' traceback)."""
+    src = _reuters(tmp_path / "corpora", docs)
+    code, err = _fails(capsys, ["prepare", "reuters21578", "--corpora-dir", tmp_path / "corpora", *LOOSE],
+                       tmp_path / "out", src)
+    assert code == 2 and named in err, err
+
+
+def test_reuters_minute_out_of_range_kept_at_midnight_and_counted(tmp_path, capsys):
+    """A Reuters date whose minute is 99 -> kept at midnight of its day and counted, as an hour past 23 already was
+    (was: pandas' format error for the whole corpus, naming no file)."""
+    _reuters(tmp_path / "corpora", [("1", "26-FEB-1987 15:01:01.79"), ("2", "27-FEB-1987 15:99:20.00")])
+    code, err = run_cli(["prepare", "reuters21578", "--out", tmp_path / "out", "--corpora-dir", tmp_path / "corpora",
+                         *LOOSE], capsys)
+    assert code == 0, err
+    meta = json.loads((tmp_path / "out" / "corpus.json").read_text())
+    assert meta["preprocessing"]["dates_without_valid_clock_time"] == 1
+    times = pd.read_parquet(tmp_path / "out" / "docs.parquet").set_index("doc_id")["time"]
+    assert times["2"] == pytest.approx(1987 + 57 / 365)  # 27 February 00:00 is day 58 of 1987
