@@ -193,6 +193,13 @@ def zlib_error():
     return zlib.error
 
 
+def lines_of(text: str) -> list[str]:
+    """A distributed file's lines (one document or label each), ended by LF or CRLF only: str.splitlines would also end a
+    line at a form feed, U+2028 or U+0085 inside a text, and str.split split a label holding a space in two."""
+    lines = [line.removesuffix("\r") for line in text.split("\n")]
+    return lines[:-1] if lines and lines[-1] == "" else lines
+
+
 def read_text(path, encoding: str = "utf-8") -> str:
     check_encoding(encoding, path)
     try:
