@@ -277,3 +277,48 @@ def test_octis_vocabulary_damage_named(tmp_path, capsys, vocabulary, named):
     code, err = _fails(capsys, ["prepare", "octis_preprocessed", "--corpora-dir", tmp_path / "corpora"], tmp_path / "out",
                        tmp_path / "corpora")
     assert code == 2 and named in err, err
+
+
+def _wiki(root, xml):
+    import bz2
+
+    (root / "wiki_gensim_sample").mkdir(parents=True)
+    (root / "wiki_gensim_sample" / "enwiki-x.xml-shortened.bz2").write_bytes(bz2.compress(xml.encode()))
+    (root / "wiki_hoffman_vocab").mkdir()
+    (root / "wiki_hoffman_vocab" / "dictnostops.txt").write_text("apple\nbread\ncheese\ndates\n")
+    return root
+
+
+@pytest.mark.parametrize("tail, named", [
+    pytest.param("<page><title>B</title", "enwiki-x.xml-shortened.bz2: truncated or corrupt dump (unclosed token",
+                 id="wiki-dump-cut-mid-tag"),
+    pytest.param("<page><title>B</title><ns>0</ns><id>1</id><revision><id>2</id><text>{body}</text></revision></page>"
+                 "</mediawiki>", "enwiki-x.xml-shortened.bz2: page id 1 ('B') appears twice (first as 'A' in",
+                 id="wiki-dump-page-id-twice"),
+])
+def test_wiki_gensim_dump_damage_named(tmp_path, capsys, tail, named):
+    """A MediaWiki dump cut inside a tag, or with one page id twice -> exit 2 naming the dump (was: an ElementTree
+    ParseError traceback; the output folder's docs.parquet named for the repeated id)."""
+    body = " ".join(["apple bread cheese dates"] * 20)
+    xml = ('<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.10/" version="0.10"><siteinfo><sitename>W</sitename>'
+           f"</siteinfo><page><title>A</title><ns>0</ns><id>1</id><revision><id>1</id><text>{body}</text></revision></page>"
+           + tail.format(body=body))
+    src = _wiki(tmp_path / "corpora", xml)
+    code, err = _fails(capsys, ["prepare", "wiki_gensim_sample", "--corpora-dir", src, "--param", "test_fraction=0"],
+                       tmp_path / "out", src)
+    assert code == 2 and named in err, err
+
+
+def test_cora_titles_in_utf8_read_as_utf8(tmp_path, capsys):
+    """A cora_rlda release whose titles.txt is UTF-8 -> the titles as written (was refused with 'pass encoding=utf-8',
+    a parameter cora_rlda does not take: the titles were read as Latin-1)."""
+    src = tmp_path / "corpora" / "cora_rlda"
+    src.mkdir(parents=True)
+    (src / "cora.ldac.gz").write_bytes(gzip.compress(b"2 0:1 1:2\n2 1:1 2:1\n1 0:3\n"))
+    (src / "vocab.txt").write_text("apple\nbread\ncheese\n")
+    (src / "titles.txt").write_text("Réseaux de neurones\nPlain title\nNaïve Bayes\n", encoding="utf-8")
+    code, err = run_cli(["prepare", "cora_rlda", "--out", tmp_path / "out", "--corpora-dir", tmp_path / "corpora",
+                         "--param", "test_fraction=0"], capsys)
+    assert code == 0, err
+    titles = pd.read_parquet(tmp_path / "out" / "docs.parquet")["title"].tolist()
+    assert titles == ["Réseaux de neurones", "Plain title", "Naïve Bayes"]
