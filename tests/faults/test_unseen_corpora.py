@@ -322,3 +322,17 @@ def test_cora_titles_in_utf8_read_as_utf8(tmp_path, capsys):
     assert code == 0, err
     titles = pd.read_parquet(tmp_path / "out" / "docs.parquet")["title"].tolist()
     assert titles == ["Réseaux de neurones", "Plain title", "Naïve Bayes"]
+
+
+def test_lee_blank_lines_counted_as_empty_documents(tmp_path, capsys):
+    """A one-article-a-line lee_news_gensim release with blank lines -> each an empty document, dropped and counted in
+    dropped_empty (was: skipped before preprocessing, so corpus.json showed no document lost)."""
+    src = tmp_path / "corpora" / "lee_news_gensim"
+    src.mkdir(parents=True)
+    (src / "lee_background.cor").write_text("apple bread cheese\n\napple bread dates\n   \ncheese dates apple\n")
+    code, err = run_cli(["prepare", "lee_news_gensim", "--out", tmp_path / "out", "--corpora-dir", tmp_path / "corpora",
+                         *LOOSE], capsys)
+    assert code == 0, err
+    meta = json.loads((tmp_path / "out" / "corpus.json").read_text())
+    assert (meta["preprocessing"]["input_documents"], meta["preprocessing"]["dropped_empty"]) == (5, 2)
+    assert pd.read_parquet(tmp_path / "out" / "docs.parquet")["doc_id"].tolist() == ["line1", "line3", "line5"]
