@@ -336,3 +336,21 @@ def test_lee_blank_lines_counted_as_empty_documents(tmp_path, capsys):
     meta = json.loads((tmp_path / "out" / "corpus.json").read_text())
     assert (meta["preprocessing"]["input_documents"], meta["preprocessing"]["dropped_empty"]) == (5, 2)
     assert pd.read_parquet(tmp_path / "out" / "docs.parquet")["doc_id"].tolist() == ["line1", "line3", "line5"]
+
+
+@pytest.mark.parametrize("params, named", [
+    pytest.param(["n_train=abc"], "parameter n_train must be an integer, got 'abc'", id="planted-lda-n-train-text"),
+    pytest.param(["n_train=2.5"], "parameter n_train must be an integer, got 2.5", id="planted-lda-n-train-fraction"),
+    pytest.param(["like=science", "n_slices=0"], "parameter n_slices must be >= 1, got 0", id="planted-lda-no-slices"),
+    pytest.param(["like=twitter", "burst_fraction=2"], "parameter burst_fraction must be >= 0 and <= 1, got 2.0",
+                 id="planted-lda-burst-fraction-above-1"),
+])
+def test_planted_lda_bad_parameter_named(tmp_path, capsys, params, named):
+    """planted_lda with a parameter of the wrong type or range for its shape -> exit 2 naming it, before any work (was:
+    TypeError or IndexError tracebacks, its resolve_params skipping the type check every other recipe has; a burst
+    fraction of 2 taken)."""
+    given = {"n_train": "20", "n_test": "2", **dict(p.split("=") for p in params)}  # a tiny corpus unless overridden
+    code, err = run_cli(["prepare", "planted_lda", "--out", tmp_path / "out",
+                         *[a for k, v in given.items() for a in ("--param", f"{k}={v}")]], capsys)
+    assert code == 2 and f"dataset planted_lda: {named}" in err, err
+    assert not (tmp_path / "out").exists()
