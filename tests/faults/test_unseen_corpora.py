@@ -354,3 +354,16 @@ def test_planted_lda_bad_parameter_named(tmp_path, capsys, params, named):
                          *[a for k, v in given.items() for a in ("--param", f"{k}={v}")]], capsys)
     assert code == 2 and f"dataset planted_lda: {named}" in err, err
     assert not (tmp_path / "out").exists()
+
+
+def test_nyt_headlines_two_digit_year_in_the_future_named(tmp_path, capsys):
+    """An NYT headlines release with a 1952 headline ('3-Mar-52') -> exit 2 naming file:line, the century ambiguous (was:
+    dated 2052 silently, strptime's %y reading 00-68 as 20xx)."""
+    src = tmp_path / "corpora" / "nyt_headlines_rtexttools"
+    src.mkdir(parents=True)
+    (src / "NYTimes.csv.gz").write_bytes(gzip.compress(
+        b'"Article_ID";"Date";"Title";"Subject";"Topic.Code"\n1;"1-Jan-96";"apple bread";"cheese";12\n'
+        b'2;"3-Mar-52";"bread cheese";"apple";20\n'))
+    code, err = _fails(capsys, ["prepare", "nyt_headlines_rtexttools", "--corpora-dir", tmp_path / "corpora", *LOOSE],
+                       tmp_path / "out", src)
+    assert code == 2 and "NYTimes.csv.gz:3: article 2: its two-digit year reads as 2052, after today" in err, err
