@@ -7,6 +7,7 @@ import pandas as pd
 from topicbench.readers import TEXT_PARAMS, ReaderError, TextDataset, decimal_year, decode_legacy
 
 _DOC = re.compile(r"<REUTERS([^>]*)>(.*?)</REUTERS>", re.S)
+_OPEN = re.compile(r"<REUTERS\b")
 _ATTR = re.compile(r'(\w+)="([^"]*)"')
 _DATE = re.compile(r"(\d{1,2}-[A-Z]{3}-\d{4})(?:\s+(\d{1,2}):(\d{2}):(\d{2}))?")
 _ENTITY = re.compile(r"&#\d+;")
@@ -32,6 +33,10 @@ class Reuters21578(TextDataset):
                 members = sorted((m for m in tar.getmembers() if m.name.endswith(".sgm")), key=lambda m: m.name)
                 for member in members:
                     text, _ = decode_legacy(tar.extractfile(member).read())
+                    opened, closed = len(_OPEN.findall(text)), text.count("</REUTERS>")
+                    if opened != closed:  # a document cut off (a truncated member) would be left out by _DOC silently
+                        raise ReaderError(f"{archive}/{member.name}: {opened} <REUTERS> tags but {closed} </REUTERS>: "
+                                          f"truncated or damaged file")
                     for attrs, body in _DOC.findall(text):
                         attr = dict(_ATTR.findall(attrs))
                         if not attr.get("NEWID"):  # the document id: without it a document has no name
