@@ -209,6 +209,19 @@ def test_reuters_unseen_damage_named(tmp_path, capsys, docs, named):
     assert code == 2 and named in err, err
 
 
+def test_reuters_document_cut_off_named(tmp_path, capsys):
+    """A Reuters .sgm cut inside its last document (no </REUTERS>) -> exit 2 naming the member (was: the cut document
+    left out silently, the regex finding only the closed ones)."""
+    _reuters(tmp_path / "corpora", [("1", "26-FEB-1987 15:01:01.79"), ("2", "27-FEB-1987 15:02:20.00")])
+    archive = tmp_path / "corpora" / "reuters21578" / "reuters21578.tar.gz"
+    with tarfile.open(archive) as tar:
+        text = tar.extractfile("reut2-000.sgm").read()
+    _tar(archive, {"reut2-000.sgm": text[:text.rfind(b"</REUTERS>")]}, "w:gz")
+    code, err = _fails(capsys, ["prepare", "reuters21578", "--corpora-dir", tmp_path / "corpora", *LOOSE],
+                       tmp_path / "out", archive.parent)
+    assert code == 2 and "reut2-000.sgm: 2 <REUTERS> tags but 1 </REUTERS>: truncated or damaged file" in err, err
+
+
 def test_reuters_minute_out_of_range_kept_at_midnight_and_counted(tmp_path, capsys):
     """A Reuters date whose minute is 99 -> kept at midnight of its day and counted, as an hour past 23 already was
     (was: pandas' format error for the whole corpus, naming no file)."""
