@@ -6,7 +6,7 @@ import scipy.sparse as sp
 
 from topicbench.corpus import Corpus, make_docs_frame, read_json, read_sparse_npz, read_text_file
 from topicbench.dataset import Dataset
-from topicbench.readers import ReaderError, _drop_empty, bow_meta, read_lines, read_vocab, whole_counts
+from topicbench.readers import ReaderError, _drop_empty, bow_meta, check_unique_ids, read_lines, read_vocab, whole_counts
 
 
 def _mapping(path, parse) -> dict:
@@ -61,7 +61,9 @@ class NYTTopmost(Dataset):
             if counts.shape[1] != len(vocab):
                 raise ReaderError(f"{src / f'{split}_bow.npz'}: {counts.shape[1]} columns but {src / 'vocab.txt'} "
                                   f"has {len(vocab)} words")
-            ids = [line for _, line in read_lines(src / f"{split}_idx.txt")]
+            numbered = list(read_lines(src / f"{split}_idx.txt"))
+            ids = [line.strip() for _, line in numbered]
+            check_unique_ids(ids, [n for n, _ in numbered], src / f"{split}_idx.txt", "document index")
             times = _ints(src / f"{split}_times.txt", year_of_slice)
             labels = _ints(src / f"{split}_labels.txt", section_of)
             sizes = {f"{split}_bow.npz": counts.shape[0], f"{split}_idx.txt": len(ids),
