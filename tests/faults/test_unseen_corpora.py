@@ -144,6 +144,19 @@ def test_nyt_topmost_unseen_damage_named(tmp_path, capsys, time2id, train, named
     assert code == 2 and named in err, err
 
 
+@pytest.mark.parametrize("index, named", [
+    pytest.param("0\n0\n1\n", "train_idx.txt:2: duplicate document index '0' (first on line 1)", id="nyt-topmost-index-twice"),
+    pytest.param("0\n\n1\n", "train_idx.txt:2: blank document index", id="nyt-topmost-index-blank"),
+])
+def test_nyt_topmost_document_index_damage_named(tmp_path, capsys, index, named):
+    """An nyt_topmost release whose train_idx.txt repeats an index or leaves one blank -> exit 2 naming file:line (was:
+    the output folder's docs.parquet named for the repeat; the doc id 'train-' taken)."""
+    src = _nyt(tmp_path / "corpora")
+    (src / "train_idx.txt").write_text(index)
+    code, err = _fails(capsys, ["prepare", "nyt_topmost", "--corpora-dir", tmp_path / "corpora"], tmp_path / "out", src)
+    assert code == 2 and named in err, err
+
+
 def test_nyt_topmost_stored_zero_row_dropped_and_counted(tmp_path, capsys):
     """An nyt_topmost .npz storing zeros, one row all zeros -> that document dropped and counted in dropped_empty, the
     others' counts as stored (was: refused, naming the output folder's counts, 'document row 1 is empty')."""
