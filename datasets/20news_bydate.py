@@ -22,6 +22,7 @@ class News20Bydate(TextDataset):
     def read(self, corpora_dir, **p):
         src = self.source_dir(corpora_dir, "20news_bydate")
         archive = src / "20news-bydate.tar.xz"
+        self.culprit = str(archive)  # what errors about its documents name
         rows, skipped, utf8 = [], [], 0
         try:
             with tarfile.open(archive) as tar:

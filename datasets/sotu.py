@@ -21,6 +21,7 @@ class Sotu(TextDataset):
                                                         line_numbers=meta["line"].tolist())))
         rows = []
         archive = src / "speeches.tar.xz"
+        self.culprit = str(archive)  # what errors about its documents name
         try:
             with tarfile.open(archive) as tar:
                 for member in sorted((m for m in tar.getmembers() if m.isfile()), key=lambda m: m.name):

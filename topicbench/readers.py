@@ -1249,6 +1249,11 @@ class TextDataset(Dataset):
         self.notes: dict[str, Any] = {}  # what read() wants recorded in corpus.json (e.g. repaired values)
         self.culprit = self.name  # what errors name; read() may narrow it to the file it read
         frame = self.read(corpora_dir, **p).reset_index(drop=True)
+        repeated = frame["doc_id"].astype(str).duplicated() if len(frame) else pd.Series([], dtype=bool)
+        if repeated.any():  # a source's own ids (an archive member stored twice): named here, not at docs.parquet
+            doc_id = frame["doc_id"][repeated].iloc[0]
+            raise ReaderError(f"{self.culprit}: document id {doc_id!r} appears {int((frame['doc_id'] == doc_id).sum())} "
+                              f"times in the source ({int(repeated.sum())} repeats)")
         prep = Preprocess(vocab_size=p["vocab_size"], min_df=p["min_df"], max_df=p["max_df"], vocab_file=p["vocab_file"],
                           min_doc_length=p["min_doc_length"], dedupe=p.get("dedupe", self.dedupe),
                           strip_html=p.get("strip_html", False), cjk_bigrams=p.get("cjk_bigrams", True))
