@@ -393,3 +393,19 @@ def test_nyt_headlines_two_digit_year_in_the_future_named(tmp_path, capsys):
     code, err = _fails(capsys, ["prepare", "nyt_headlines_rtexttools", "--corpora-dir", tmp_path / "corpora", *LOOSE],
                        tmp_path / "out", src)
     assert code == 2 and "NYTimes.csv.gz:3: article 2: its two-digit year reads as 2052, after today" in err, err
+
+
+def test_archive_member_stored_twice_named(tmp_path, capsys):
+    """A 20news_bydate archive holding one message twice (tar -r appends) -> exit 2 naming the archive and the id (was:
+    the output folder's docs.parquet named for the repeat)."""
+    message = b"Subject: apple bread\n\ncheese dates\n"
+    archive = tmp_path / "corpora" / "20news_bydate" / "20news-bydate.tar.xz"
+    archive.parent.mkdir(parents=True)
+    with tarfile.open(archive, "w:xz") as tar:
+        for name in ("20news-bydate-train/sci.space/1", "20news-bydate-train/sci.space/2", "20news-bydate-train/sci.space/1"):
+            member = tarfile.TarInfo(name)
+            member.size = len(message)
+            tar.addfile(member, io.BytesIO(message))
+    code, err = _fails(capsys, ["prepare", "20news_bydate", "--corpora-dir", tmp_path / "corpora", *LOOSE],
+                       tmp_path / "out", archive.parent)
+    assert code == 2 and "20news-bydate.tar.xz: document id '20news-bydate-train/sci.space/1' appears 2 times" in err, err
