@@ -455,6 +455,8 @@ def read_matrix_market(path, vocab_path, docs_in_rows: bool = True, encoding: st
     try:
         with open_binary(path) as handle:
             first = handle.readline()
+        bom = first.startswith(b"\xef\xbb\xbf")  # a UTF-8 byte-order mark (Windows editors): not part of the header
+        first = first[3:] if bom else first
         if not first.startswith(b"%%MatrixMarket"):
             raise ReaderError(f"{where(path, 1)}: bad header: expected '%%MatrixMarket matrix coordinate ...', got {first[:60]!r}")
         field, symmetry = (first.decode("ascii", "replace").lower().split() + ["", "", "", ""])[3:5]
@@ -464,6 +466,7 @@ def read_matrix_market(path, vocab_path, docs_in_rows: bool = True, encoding: st
         if field == "pattern" and report is not None:  # positions without values: each is one occurrence
             report["matrix_market_field"] = "pattern (every entry read as a count of 1)"
         with open_binary(path) as handle:
+            handle.read(3 if bom else 0)  # scipy reads on from here
             matrix = scipy.io.mmread(handle)
     except ReaderError:
         raise
