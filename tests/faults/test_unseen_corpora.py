@@ -409,3 +409,17 @@ def test_archive_member_stored_twice_named(tmp_path, capsys):
     code, err = _fails(capsys, ["prepare", "20news_bydate", "--corpora-dir", tmp_path / "corpora", *LOOSE],
                        tmp_path / "out", archive.parent)
     assert code == 2 and "20news-bydate.tar.xz: document id '20news-bydate-train/sci.space/1' appears 2 times" in err, err
+
+
+def test_matrix_market_with_utf8_bom_read(tmp_path, capsys):
+    """A Matrix Market file saved with a UTF-8 byte-order mark (Windows) -> read as without it, as every other format
+    is (was refused: 'bad header: expected %%MatrixMarket', the mark's bytes before it)."""
+    (tmp_path / "m.mtx").write_bytes(b"\xef\xbb\xbf%%MatrixMarket matrix coordinate integer general\r\n2 3 3\r\n"
+                                     b"1 1 2\r\n2 2 1\r\n2 3 4\r\n")
+    (tmp_path / "v.txt").write_text("apple\nbread\ncheese\n")
+    code, err = run_cli(["prepare", "user_bow", "--out", tmp_path / "out", "--param", "format=mm", "--param",
+                         f"path={tmp_path / 'm.mtx'}", "--param", f"vocab={tmp_path / 'v.txt'}", "--param",
+                         "test_fraction=0"], capsys)
+    assert code == 0, err
+    meta = json.loads((tmp_path / "out" / "corpus.json").read_text())
+    assert (meta["n_docs"], meta["n_tokens"]) == (2, 2 + 1 + 4)
