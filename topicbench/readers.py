@@ -228,6 +228,15 @@ def read_vocab(path, encoding: str = "utf-8") -> list[str]:
     if not vocab:
         raise ReaderError(f"{path}: vocabulary file is empty")
     _check_two_columns(vocab, path)
+    composed: dict[str, int] = {}
+    for word, line_no in seen.items():  # 'café' composed and decomposed: one word to a reader, two columns here
+        if not word.isascii():
+            key = unicodedata.normalize("NFC", word)
+            if key in composed:
+                raise ReaderError(f"{where(path, line_no)}: word {word!r} is word {key!r} of line {composed[key]} in another "
+                                  f"Unicode form (composed / decomposed accents): two columns for one word; normalise "
+                                  f"the file to NFC and merge their counts")
+            composed[key] = line_no
     return vocab
 
 
