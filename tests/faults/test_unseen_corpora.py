@@ -423,3 +423,13 @@ def test_matrix_market_with_utf8_bom_read(tmp_path, capsys):
     assert code == 0, err
     meta = json.loads((tmp_path / "out" / "corpus.json").read_text())
     assert (meta["n_docs"], meta["n_tokens"]) == (2, 2 + 1 + 4)
+
+
+def test_vocabulary_word_in_two_unicode_forms_named(tmp_path, capsys):
+    """A vocabulary with 'café' composed on line 1 and decomposed (e + U+0301) on line 2 -> exit 2 naming file:line
+    (was: two columns that print as the same word, each topic's counts for it split between them)."""
+    (tmp_path / "v.txt").write_text("caf\u00e9\ncafe\u0301\nbread\n", encoding="utf-8")
+    (tmp_path / "d.txt").write_text("2\n3\n3\n1 1 1\n1 2 1\n2 3 2\n")
+    code, err = _fails(capsys, ["prepare", "user_bow", "--param", "format=uci", "--param", f"path={tmp_path / 'd.txt'}",
+                                "--param", f"vocab={tmp_path / 'v.txt'}"], tmp_path / "out", tmp_path / "v.txt")
+    assert code == 2 and "v.txt:2: word 'cafe\u0301' is word 'caf\u00e9' of line 1 in another Unicode form" in err, err
