@@ -601,6 +601,8 @@ def check_unique_ids(ids: Sequence[str], lines: Sequence[int], path, id_name: st
 
 
 JSON_ARRAY = "; the file is a JSON array, and format=jsonl reads JSON Lines: one object per line (e.g. jq -c '.[]')"
+PRETTY_JSON = ("; the object is spread over several lines (pretty-printed JSON), and format=jsonl reads one object a "
+               "line (e.g. jq -c . to rewrite it)")
 BARE_CR = "; its lines end in a bare CR (classic Mac OS): convert them to LF or CRLF (e.g. tr '\\r' '\\n')"
 
 
@@ -628,7 +630,8 @@ def read_jsonl(path, text_field: str | Sequence[str] = "text", time_field: str |
             pairs = json.loads(line, object_pairs_hook=_Pairs)
         except json.JSONDecodeError as err:
             raise ReaderError(f"{where(path, line_no)}: not valid JSON ({err.msg}){BARE_CR * (chr(13) in line)}"
-                              f"{JSON_ARRAY * (line_no == 1 and line.lstrip().startswith('['))}") from err
+                              f"{JSON_ARRAY * (line_no == 1 and line.lstrip().startswith('['))}"
+                              f"{PRETTY_JSON * (line.strip() == '{')}") from err
         if not isinstance(pairs, _Pairs):
             raise ReaderError(f"{where(path, line_no)}: expected a JSON object{JSON_ARRAY * isinstance(pairs, list)}")
         keys = [k for k, _ in pairs]
