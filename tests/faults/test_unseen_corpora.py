@@ -433,3 +433,12 @@ def test_vocabulary_word_in_two_unicode_forms_named(tmp_path, capsys):
     code, err = _fails(capsys, ["prepare", "user_bow", "--param", "format=uci", "--param", f"path={tmp_path / 'd.txt'}",
                                 "--param", f"vocab={tmp_path / 'v.txt'}"], tmp_path / "out", tmp_path / "v.txt")
     assert code == 2 and "v.txt:2: word 'cafe\u0301' is word 'caf\u00e9' of line 1 in another Unicode form" in err, err
+
+
+def test_pretty_printed_json_named_with_the_fix(tmp_path, capsys):
+    """A .jsonl file of pretty-printed objects (one field a line) -> exit 2 naming file:line and that JSON Lines needs an
+    object a line (was: only Python's 'Expecting property name enclosed in double quotes')."""
+    (tmp_path / "t.jsonl").write_text('{\n  "text": "apple bread"\n}\n{\n  "text": "bread cheese"\n}\n')
+    code, err = _fails(capsys, ["prepare", "user_text", "--param", "format=jsonl", "--param", f"path={tmp_path / 't.jsonl'}"],
+                       tmp_path / "out", tmp_path / "t.jsonl")
+    assert code == 2 and "t.jsonl:1: not valid JSON" in err and "spread over several lines (pretty-printed JSON)" in err, err
