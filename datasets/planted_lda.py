@@ -63,10 +63,11 @@ class PlantedLDA(PlantedDataset):
                                ("mean_length", 0, None), ("length_sigma", 0, None), ("drift_step", 0, None),
                                ("burst_fraction", 0, 1), ("burst_height", 0, None), ("quiet_level", 0, None),
                                ("span_years", 0, None)):
-            value = resolved.get(key)
+            value = resolved.get(key)  # None: not a parameter of this shape
+            if value is None:
+                continue
             strict = key in ("mean_length", "burst_height", "quiet_level", "span_years")  # these must be above 0
-            if value is not None and ((value <= low) if strict else (value < low)) or (
-                    value is not None and high is not None and value > high):
+            if (value <= low if strict else value < low) or (high is not None and value > high):
                 bound = f"{'>' if strict else '>='} {low}" + (f" and <= {high}" if high is not None else "")
                 raise CorpusError(f"dataset {cls.name}: parameter {key} must be {bound}, got {value}")
         return resolved
