@@ -12,7 +12,12 @@ class CoraRlda(Dataset):
     def build(self, corpora_dir=None, **p):
         src = self.source_dir(corpora_dir, "cora_rlda")
         counts, vocab, lines, n_read = read_ldac(src / "cora.ldac.gz", src / "vocab.txt", id_base=0)
-        titles = [t for _, t in read_lines(src / "titles.txt", encoding="latin-1")]
+        try:  # the R package's file is ASCII; a copy in UTF-8 is read as such, not as Latin-1 mojibake
+            titles = [t for _, t in read_lines(src / "titles.txt", encoding="utf-8")]
+        except ReaderError as err:
+            if "not valid utf-8" not in str(err):
+                raise
+            titles = [t for _, t in read_lines(src / "titles.txt", encoding="latin-1")]
         if len(titles) != n_read:
             raise ReaderError(f"{src / 'titles.txt'}: {len(titles)} titles but {src / 'cora.ldac.gz'} "
                               f"has {n_read} documents")

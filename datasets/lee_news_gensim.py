@@ -12,5 +12,5 @@ class LeeNews(TextDataset):
 
     def read(self, corpora_dir, **p):
         path = self.source_dir(corpora_dir, "lee_news_gensim") / "lee_background.cor"
-        lines = [(n, t) for n, t in read_lines(path) if t.strip()]
+        lines = list(read_lines(path))  # a blank line is an empty document: dropped by preprocessing, and counted
         return pd.DataFrame({"doc_id": [f"line{n}" for n, _ in lines], "text": [t for _, t in lines]})

@@ -19,6 +19,11 @@ class NberTitles(TextDataset):
                 raise ReaderError(f"{path}:{row['line']}: paper {row['doc_id']}: {column} {row[column]!r} is not an "
                                   f"integer ({int(bad.sum())} such rows)")
         year, month = frame.pop("year").astype(int).to_numpy(), frame.pop("month").astype(int).to_numpy()
+        bad = (month < 1) | (month > 12)  # month 13 would be January of the next year, month 0 December of the last
+        if bad.any():
+            row = frame[bad].iloc[0]
+            raise ReaderError(f"{path}:{row['line']}: paper {row['doc_id']}: month {int(month[bad][0])} is not in 1-12 "
+                              f"({int(bad.sum())} such rows)")
         frame["time"] = year + (month - 1) / 12.0
         frame["title"] = frame["text"]
         return frame

@@ -6,7 +6,7 @@ import scipy.sparse as sp
 
 from topicbench.corpus import Corpus, make_docs_frame, read_json, read_sparse_npz, read_text_file
 from topicbench.dataset import Dataset
-from topicbench.readers import ReaderError, _drop_empty, bow_meta, read_lines, read_vocab
+from topicbench.readers import ReaderError, _drop_empty, bow_meta, check_unique_ids, read_lines, read_vocab, whole_counts
 
 
 def _mapping(path, parse) -> dict:
@@ -15,7 +15,14 @@ def _mapping(path, parse) -> dict:
         value = parse(path)
         if not isinstance(value, dict):
             raise ValueError(f"expected a mapping, got {type(value).__name__}")
-        return {int(v): k for k, v in value.items()}
+        inverse: dict[int, str] = {}
+        for name, id_ in value.items():
+            if isinstance(id_, bool) or not isinstance(id_, int):  # int(1.7) would be 1, int(True) 1: never guessed
+                raise ValueError(f"the id of {name!r} is {id_!r}, not an integer")
+            if id_ in inverse:  # one id for two names: every document of that id would get the last name silently
+                raise ValueError(f"id {id_} is given to both {inverse[id_]!r} and {name!r}")
+            inverse[id_] = name
+        return inverse
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError) as err:
         raise ReaderError(f"{path}: expected a {{name: integer id}} mapping ({type(err).__name__}: {err})") from err
 
@@ -50,11 +57,13 @@ class NYTTopmost(Dataset):
         section_of = _mapping(src / "label2id.txt", lambda path: ast.literal_eval(read_text_file(path)))
         parts, frames = [], []
         for split in ("train", "test"):
-            counts = read_sparse_npz(src / f"{split}_bow.npz")
+            counts = whole_counts(read_sparse_npz(src / f"{split}_bow.npz"), src / f"{split}_bow.npz")
             if counts.shape[1] != len(vocab):
                 raise ReaderError(f"{src / f'{split}_bow.npz'}: {counts.shape[1]} columns but {src / 'vocab.txt'} "
                                   f"has {len(vocab)} words")
-            ids = [line for _, line in read_lines(src / f"{split}_idx.txt")]
+            numbered = list(read_lines(src / f"{split}_idx.txt"))
+            ids = [line.strip() for _, line in numbered]
+            check_unique_ids(ids, [n for n, _ in numbered], src / f"{split}_idx.txt", "document index")
             times = _ints(src / f"{split}_times.txt", year_of_slice)
             labels = _ints(src / f"{split}_labels.txt", section_of)
             sizes = {f"{split}_bow.npz": counts.shape[0], f"{split}_idx.txt": len(ids),

@@ -3,7 +3,7 @@ import tarfile
 
 from topicbench.corpus import make_docs_frame
 from topicbench.dataset import Dataset
-from topicbench.readers import ReaderError, bow_meta, corpus_from_bow, whitespace_bow
+from topicbench.readers import ReaderError, bow_meta, corpus_from_bow, lines_of, whitespace_bow
 
 SUBSETS = ("BBC_News", "DBLP", "M10")
 
@@ -20,11 +20,22 @@ class OctisPreprocessed(Dataset):
         try:
             with tarfile.open(archive) as tar:
                 tsv = tar.extractfile(f"{p['subset']}/corpus.tsv").read().decode("utf-8")
-                vocab = tar.extractfile(f"{p['subset']}/vocabulary.txt").read().decode("utf-8").split()
+                vocab_text = tar.extractfile(f"{p['subset']}/vocabulary.txt").read().decode("utf-8")
         except (tarfile.TarError, EOFError, OSError, KeyError, UnicodeDecodeError) as err:
             raise ReaderError(f"{archive}: truncated or corrupt archive, or {p['subset']} missing ({err})") from err
+        vocab, first = [], {}
+        for line_no, line in enumerate(lines_of(vocab_text), start=1):
+            word = line.strip()
+            if not word:
+                continue
+            if len(word.split()) > 1 or word in first:  # a word twice would be two columns, one never counted
+                raise ReaderError(f"{archive}/{p['subset']}/vocabulary.txt:{line_no}: "
+                                  + (f"duplicate word {word!r} (first on line {first[word]})" if word in first else
+                                     f"{word!r} is not one word (the file has one word a line)"))
+            first[word] = line_no
+            vocab.append(word)
         texts, splits, labels = [], [], []
-        for line_no, line in enumerate(tsv.splitlines(), start=1):
+        for line_no, line in enumerate(lines_of(tsv), start=1):
             fields = line.split("\t")
             if len(fields) < 2 or fields[1] not in ("train", "val", "test"):
                 raise ReaderError(f"{archive}/{p['subset']}/corpus.tsv:{line_no}: expected 'text<TAB>train|val|test<TAB>label'")

@@ -52,7 +52,25 @@ class PlantedLDA(PlantedDataset):
         if unknown:
             raise CorpusError(f"dataset {cls.name}: unknown parameter(s) {unknown} for like={like}; "
                               f"known: {sorted(SHAPES[like])}")
-        return {"like": like, **SHAPES[like], **given}
+        typed = {key: cls._typed(key, value, SHAPES[like]) for key, value in given.items() if key != "like"}
+        resolved = {"like": like, **SHAPES[like], **typed}
+        if resolved["seed"] < 0 or resolved["seed"] >= 2**63:
+            raise CorpusError(f"dataset {cls.name}: parameter seed must be a seed in [0, 2**63), got {resolved['seed']}")
+        if "max_length" in resolved and not 1 <= resolved["min_length"] <= resolved["max_length"]:
+            raise CorpusError(f"dataset {cls.name}: need 1 <= min_length <= max_length, got {resolved['min_length']}, "
+                              f"{resolved['max_length']}")
+        for key, low, high in (("n_slices", 1, None), ("burst_slices", 1, resolved.get("n_slices")), ("min_length", 1, None),
+                               ("mean_length", 0, None), ("length_sigma", 0, None), ("drift_step", 0, None),
+                               ("burst_fraction", 0, 1), ("burst_height", 0, None), ("quiet_level", 0, None),
+                               ("span_years", 0, None)):
+            value = resolved.get(key)  # None: not a parameter of this shape
+            if value is None:
+                continue
+            strict = key in ("mean_length", "burst_height", "quiet_level", "span_years")  # these must be above 0
+            if (value <= low if strict else value < low) or (high is not None and value > high):
+                bound = f"{'>' if strict else '>='} {low}" + (f" and <= {high}" if high is not None else "")
+                raise CorpusError(f"dataset {cls.name}: parameter {key} must be {bound}, got {value}")
+        return resolved
 
     def recipe(self, like, **p):
         n_docs = p["n_train"] + p["n_test"]

@@ -4,9 +4,10 @@ import tarfile
 
 import pandas as pd
 
-from topicbench.readers import TEXT_PARAMS, ReaderError, TextDataset, decimal_year
+from topicbench.readers import TEXT_PARAMS, ReaderError, TextDataset, decimal_year, decode_legacy
 
 _DOC = re.compile(r"<REUTERS([^>]*)>(.*?)</REUTERS>", re.S)
+_OPEN = re.compile(r"<REUTERS\b")
 _ATTR = re.compile(r'(\w+)="([^"]*)"')
 _DATE = re.compile(r"(\d{1,2}-[A-Z]{3}-\d{4})(?:\s+(\d{1,2}):(\d{2}):(\d{2}))?")
 _ENTITY = re.compile(r"&#\d+;")
@@ -26,14 +27,25 @@ class Reuters21578(TextDataset):
     def read(self, corpora_dir, **p):
         src = self.source_dir(corpora_dir, "reuters21578")
         archive = src / "reuters21578.tar.gz"
-        rows, bad_clock, with_body, body_tokens = [], 0, 0, 0
+        rows, bad_clock, with_body, body_tokens, first_seen = [], 0, 0, 0, {}
         try:
             with tarfile.open(archive) as tar:
                 members = sorted((m for m in tar.getmembers() if m.name.endswith(".sgm")), key=lambda m: m.name)
                 for member in members:
-                    text = tar.extractfile(member).read().decode("latin-1")
+                    text, _ = decode_legacy(tar.extractfile(member).read())
+                    opened, closed = len(_OPEN.findall(text)), text.count("</REUTERS>")
+                    if opened != closed:  # a document cut off (a truncated member) would be left out by _DOC silently
+                        raise ReaderError(f"{archive}/{member.name}: {opened} <REUTERS> tags but {closed} </REUTERS>: "
+                                          f"truncated or damaged file")
                     for attrs, body in _DOC.findall(text):
                         attr = dict(_ATTR.findall(attrs))
+                        if not attr.get("NEWID"):  # the document id: without it a document has no name
+                            raise ReaderError(f"{archive}/{member.name}: a <REUTERS> tag without NEWID "
+                                              f"(after NEWID={rows[-1]['doc_id'] if rows else None})")
+                        if attr["NEWID"] in first_seen:
+                            raise ReaderError(f"{archive}/{member.name}: NEWID={attr['NEWID']} appears twice (first in "
+                                              f"{first_seen[attr['NEWID']]})")
+                        first_seen[attr["NEWID"]] = member.name
                         date = _DATE.search(_field("DATE", body))
                         if date is None:
                             raise ReaderError(f"{archive}/{member.name}: NEWID={attr.get('NEWID')}: no parseable <DATE>")
@@ -43,9 +55,14 @@ class Reuters21578(TextDataset):
                         with_body += "<BODY>" in body
                         body_tokens += len(text_body.split())
                         day, hour, minute, second = date.groups()
-                        if hour is None or int(hour) > 23:  # one date reads "31-MAR-1987 605:12:19.12"
-                            bad_clock += 1
+                        if hour is None or int(hour) > 23 or int(minute) > 59 or int(second) > 59:
+                            bad_clock += 1  # one date reads "31-MAR-1987 605:12:19.12"
                             hour = minute = second = "00"
+                        try:
+                            pd.to_datetime(day, format="%d-%b-%Y")
+                        except ValueError:
+                            raise ReaderError(f"{archive}/{member.name}: NEWID={attr['NEWID']}: <DATE> {day!r} is not a "
+                                              f"calendar day") from None
                         rows.append({"doc_id": attr["NEWID"], "date": f"{day} {hour}:{minute}:{second}",
                                      "split": "test" if attr.get("LEWISSPLIT") == "TEST" else "train",
                                      "label": topics[0] if topics else "", "title": title,

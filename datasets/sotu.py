@@ -21,6 +21,7 @@ class Sotu(TextDataset):
                                                         line_numbers=meta["line"].tolist())))
         rows = []
         archive = src / "speeches.tar.xz"
+        self.culprit = str(archive)  # what errors about its documents name
         try:
             with tarfile.open(archive) as tar:
                 for member in sorted((m for m in tar.getmembers() if m.isfile()), key=lambda m: m.name):
@@ -31,6 +32,7 @@ class Sotu(TextDataset):
                         text = tar.extractfile(member).read().decode("utf-8")
                     except UnicodeDecodeError as err:
                         raise ReaderError(f"{archive}/{member.name}: not valid UTF-8 ({err.reason})") from err
+                    text = text.replace("\r\n", "\n")  # Windows line ends: a blank line is '\r\n\r\n'
                     pieces = [text] if p["unit"] == "speech" else [t for t in text.split("\n\n") if t.strip()]
                     width = len(str(len(pieces) - 1))  # '#02' before '#10': ids order a speech's paragraphs as written
                     for n, piece in enumerate(pieces):
@@ -38,4 +40,9 @@ class Sotu(TextDataset):
                                      "time": date_of[fileid], "title": fileid, "text": piece})
         except (tarfile.TarError, EOFError, OSError) as err:
             raise ReaderError(f"{archive}: truncated or corrupt archive ({err})") from err
+        read = {row["title"] for row in rows}
+        unread = [(fileid, line) for fileid, line in zip(meta["doc_id"], meta["line"]) if fileid not in read]
+        if unread:  # a speech listed but not in the archive would be missing from the corpus without a word
+            raise ReaderError(f"{src / 'metadata.csv'}:{unread[0][1]}: speech {unread[0][0]!r} has no file "
+                              f"speeches/{unread[0][0]}.txt in {archive} ({len(unread)} such rows)")
         return pd.DataFrame(rows)

@@ -4,7 +4,7 @@ import tarfile
 
 from topicbench.corpus import make_docs_frame
 from topicbench.dataset import Dataset
-from topicbench.readers import ReaderError, bow_meta, corpus_from_bow, seeded_split, whitespace_bow
+from topicbench.readers import ReaderError, bow_meta, corpus_from_bow, lines_of, seeded_split, whitespace_bow
 
 SUBSETS = {"Biomedical": "Biomedical_label.txt", "GoogleNews": "GoogleNews_LABEL.txt",
            "Pascal_Flickr": "Pascal_Flickr_LABEL.txt", "SearchSnippets": "SearchSnippets_label.txt",
@@ -23,10 +23,10 @@ class SttmShorttext(Dataset):
         try:
             with tarfile.open(archive) as tar:
                 text = tar.extractfile(f"{p['subset']}.txt").read().decode("utf-8")
-                labels = tar.extractfile(SUBSETS[p["subset"]]).read().decode("utf-8").split()
+                labels = lines_of(tar.extractfile(SUBSETS[p["subset"]]).read().decode("utf-8"))
         except (tarfile.TarError, EOFError, OSError, KeyError, UnicodeDecodeError) as err:
             raise ReaderError(f"{archive}: truncated or corrupt archive, or {p['subset']} missing ({err})") from err
-        lines = text.splitlines()
+        lines = lines_of(text)
         if len(lines) != len(labels):
             raise ReaderError(f"{archive}: {p['subset']}.txt has {len(lines)} lines but its label file {len(labels)}")
         counts, vocab, kept, report = whitespace_bow(lines, source=f"{archive}/{p['subset']}.txt")

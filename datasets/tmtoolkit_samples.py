@@ -42,19 +42,24 @@ class TmtoolkitSamples(TextDataset):
             ids = frame["doc_id"].str.rsplit("-", n=1).str[-1]
             if not ids.str.fullmatch(r"\d+").all():
                 raise ReaderError(f"{where}: source_id without a numeric tweet id: {frame['doc_id'][~ids.str.fullmatch(r'[0-9]+')].iloc[0]!r}")
+            too_big = ids.map(int) > np.iinfo(np.int64).max  # a snowflake id is 64 bits: more is no tweet id
+            if too_big.any():
+                row = frame[too_big].iloc[0]
+                raise ReaderError(f"{where}:{row['line']}: source_id {row['doc_id']!r}: the tweet id exceeds 64 bits")
             frame["time"] = snowflake_time(ids.astype(np.int64))
             frame["label"] = frame["doc_id"].str.rsplit("-", n=1).str[0]
         elif p["subset"] == "parlspeech":
             frame = _csv(tmp, where, "text", time_column="date", extra_columns=("speaker", "agenda"))
             frame["doc_id"] = "speech" + frame["doc_id"]
-            frame["time"] = parse_time(frame.pop("time_raw"), fmt="%Y-%m-%d", source=where)
+            frame["time"] = parse_time(frame.pop("time_raw"), fmt="%Y-%m-%d", source=where, line_numbers=frame["line"].tolist())
             frame["title"] = frame.pop("agenda")
             frame["label"] = frame.pop("speaker")
         else:
             frame = _csv(tmp, where, ["title", "subtitle", "text"], time_column="publish_date", id_column="article_id",
                          extra_columns=("title",))
             # dates are "2017/3/15", a few with a clock time and padding ("   2016/12/30 7:11"): keep the day
-            frame["time"] = parse_time(frame.pop("time_raw").str.split().str[0], fmt="%Y/%m/%d", source=where)
+            frame["time"] = parse_time(frame.pop("time_raw").str.split().str[0].fillna(""), fmt="%Y/%m/%d", source=where,
+                                       line_numbers=frame["line"].tolist())
         return frame
 
     def build(self, corpora_dir=None, **p):

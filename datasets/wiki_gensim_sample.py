@@ -20,7 +20,7 @@ class WikiGensimSample(TextDataset):
         dumps = sorted(src.glob("*.xml*.bz2"))
         if not dumps:
             raise ReaderError(f"{src}: no *.xml*.bz2 MediaWiki dump")
-        rows = []
+        rows, first_seen = [], {}
         # gensim's WikiCorpus.get_texts, minus its process pool: the same page filter, markup
         # stripping (filter_wiki), tokenizer and the pruning of redirects / stubs (< article_min_tokens)
         for dump in dumps:
@@ -29,8 +29,14 @@ class WikiGensimSample(TextDataset):
                     tokens = process_article((text, title, pageid))[0]
                     if len(tokens) < p["article_min_tokens"] or any(title.startswith(ns + ":") for ns in IGNORED_NAMESPACES):
                         continue
+                    if str(pageid) in first_seen:  # the doc id: two pages of one id would be refused at save, unnamed
+                        raise ReaderError(f"{dump}: page id {pageid} ({title!r}) appears twice (first as "
+                                          f"{first_seen[str(pageid)]})")
+                    first_seen[str(pageid)] = f"{title!r} in {dump.name}"
                     rows.append({"doc_id": str(pageid), "title": title, "text": " ".join(tokens)})
-            except (EOFError, OSError, ValueError) as err:
+            except ReaderError:
+                raise
+            except (EOFError, OSError, ValueError, SyntaxError) as err:  # ElementTree's ParseError is a SyntaxError
                 raise ReaderError(f"{dump}: truncated or corrupt dump ({err})") from err
         return pd.DataFrame(rows)
 

@@ -108,7 +108,8 @@ One file per corpus recipe (the plugin contract is in `topicbench/dataset.py`). 
   bag-of-words file is summed and counted (`summed_repeated_entries`). Refused, naming file and line: a CSV quote
   never closed (it would swallow the rows after it), the header row again mid-file, a JSON field written twice,
   an id that is null or an object, UTF-8 read as a one-byte code page (`encoding=latin-1` on UTF-8: mojibake),
-  a tab inside a vocabulary word (an `id<TAB>word<TAB>count` dictionary). Recorded: CSV records whose quoted fields
+  a tab inside a vocabulary word (an `id<TAB>word<TAB>count` dictionary), a vocabulary word twice in two Unicode
+  forms (composed / decomposed), a null time. A UTF-8 byte-order mark is skipped in every format. Recorded: CSV records whose quoted fields
   span lines (`csv_records_spanning_lines`), repeated documents kept when `dedupe` is off (`duplicate_documents_kept`),
   clock times without a UTC offset among zoned ones (`times_without_utc_offset_read_as_utc`). A time-ordered stream
   takes documents of one time stamp by doc id, an id's trailing number by value (`train-2` before `train-10`).

@@ -48,13 +48,14 @@ class Dataset:
         return resolved
 
     @classmethod
-    def _typed(cls, key: str, value: Any) -> Any:
-        """``value`` checked against the type of the default (bool, int, float, str) or ``param_types``.
+    def _typed(cls, key: str, value: Any, defaults: dict[str, Any] | None = None) -> Any:
+        """``value`` checked against the type of the default (bool, int, float, str) or ``param_types``; ``defaults``
+        replaces ``params`` for a recipe whose defaults depend on another parameter (planted_lda's ``like``).
 
         A number written as text ("1e3") is a number; a whole float (1000.0) is accepted for an int; nothing
         else is converted, so a value is never silently changed (2.5 for an int is an error, not 2).
         """
-        default = cls.params[key]
+        default = (cls.params if defaults is None else defaults)[key]
         allowed = cls.param_types.get(key) or ((type(default),) if default is not None else (str, type(None)))
         if value is None and type(None) in allowed:
             return None

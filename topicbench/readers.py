@@ -133,6 +133,17 @@ def decode(raw: bytes, path, encoding: str, line: int | None = 1) -> str:
     return text
 
 
+def decode_legacy(raw: bytes) -> tuple[str, bool]:
+    """Bytes of an archive whose files are Latin-1 or UTF-8, file by file (a Usenet or newswire copy re-encoded in
+    part): UTF-8 where they decode as UTF-8, else Latin-1, which decodes anything. Latin-1 text almost never forms
+    valid UTF-8, while UTF-8 read as Latin-1 is silent mojibake ('ingénieur' -> 'ingÃ©nieur'). Returns (text,
+    whether the bytes held UTF-8 beyond ASCII), for the count a recipe records."""
+    try:
+        return raw.decode("utf-8"), not raw.isascii()
+    except UnicodeDecodeError:
+        return raw.decode("latin-1"), False
+
+
 def _single_byte(encoding: str) -> bool:
     """Latin-1, cp1252 and the other one-byte code pages, which decode any bytes at all (UTF-8 too, as mojibake)."""
     import codecs
@@ -182,6 +193,13 @@ def zlib_error():
     return zlib.error
 
 
+def lines_of(text: str) -> list[str]:
+    """A distributed file's lines (one document or label each), ended by LF or CRLF only: str.splitlines would also end a
+    line at a form feed, U+2028 or U+0085 inside a text, and str.split split a label holding a space in two."""
+    lines = [line.removesuffix("\r") for line in text.split("\n")]
+    return lines[:-1] if lines and lines[-1] == "" else lines
+
+
 def read_text(path, encoding: str = "utf-8") -> str:
     check_encoding(encoding, path)
     try:
@@ -210,6 +228,15 @@ def read_vocab(path, encoding: str = "utf-8") -> list[str]:
     if not vocab:
         raise ReaderError(f"{path}: vocabulary file is empty")
     _check_two_columns(vocab, path)
+    composed: dict[str, int] = {}
+    for word, line_no in seen.items():  # 'café' composed and decomposed: one word to a reader, two columns here
+        if not word.isascii():
+            key = unicodedata.normalize("NFC", word)
+            if key in composed:
+                raise ReaderError(f"{where(path, line_no)}: word {word!r} is word {key!r} of line {composed[key]} in another "
+                                  f"Unicode form (composed / decomposed accents): two columns for one word; normalise "
+                                  f"the file to NFC and merge their counts")
+            composed[key] = line_no
     return vocab
 
 
@@ -328,6 +355,25 @@ def read_uci_bow(docword, vocab_path, encoding: str = "utf-8", report: dict | No
     return counts, vocab, kept, n_docs
 
 
+def whole_counts(matrix: sp.csr_matrix, path) -> sp.csr_matrix:
+    """A stored count matrix (an .npz as distributed) checked at its file: numbers that are non-negative whole counts
+    within int32, or an error naming the file, document row and word column; explicit zeros removed (a row of only
+    zeros is an empty document, dropped and counted like any other)."""
+    matrix = sp.csr_matrix(matrix)
+    data = matrix.data
+    if data.dtype.kind not in "biuf":
+        raise ReaderError(f"{path}: counts must be numbers, got dtype {data.dtype}")
+    bad = ~np.isfinite(data) | (data < 0) | (data != np.round(data)) | (data > INT32_MAX)
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        row = int(np.searchsorted(matrix.indptr, k, side="right") - 1)
+        raise ReaderError(f"{path}: document row {row}, word column {int(matrix.indices[k])}: count {data[k].item()!r} "
+                          f"is not a non-negative integer count (at most {INT32_MAX})")
+    matrix = sp.csr_matrix(matrix, dtype=np.int64)
+    matrix.eliminate_zeros()
+    return matrix
+
+
 def _check_summed(counts: sp.csr_matrix, path, how: str, entries: int | None = None, report: dict | None = None) -> None:
     """Counts that only overflow once duplicate entries are added up are an error too, never a wrap; how many of the
     file's ``entries`` were added to an earlier one (``how``) goes in ``report`` for corpus.json, where there were any."""
@@ -418,6 +464,8 @@ def read_matrix_market(path, vocab_path, docs_in_rows: bool = True, encoding: st
     try:
         with open_binary(path) as handle:
             first = handle.readline()
+        bom = first.startswith(b"\xef\xbb\xbf")  # a UTF-8 byte-order mark (Windows editors): not part of the header
+        first = first[3:] if bom else first
         if not first.startswith(b"%%MatrixMarket"):
             raise ReaderError(f"{where(path, 1)}: bad header: expected '%%MatrixMarket matrix coordinate ...', got {first[:60]!r}")
         field, symmetry = (first.decode("ascii", "replace").lower().split() + ["", "", "", ""])[3:5]
@@ -427,6 +475,7 @@ def read_matrix_market(path, vocab_path, docs_in_rows: bool = True, encoding: st
         if field == "pattern" and report is not None:  # positions without values: each is one occurrence
             report["matrix_market_field"] = "pattern (every entry read as a count of 1)"
         with open_binary(path) as handle:
+            handle.read(3 if bom else 0)  # scipy reads on from here
             matrix = scipy.io.mmread(handle)
     except ReaderError:
         raise
@@ -552,6 +601,8 @@ def check_unique_ids(ids: Sequence[str], lines: Sequence[int], path, id_name: st
 
 
 JSON_ARRAY = "; the file is a JSON array, and format=jsonl reads JSON Lines: one object per line (e.g. jq -c '.[]')"
+PRETTY_JSON = ("; the object is spread over several lines (pretty-printed JSON), and format=jsonl reads one object a "
+               "line (e.g. jq -c . to rewrite it)")
 BARE_CR = "; its lines end in a bare CR (classic Mac OS): convert them to LF or CRLF (e.g. tr '\\r' '\\n')"
 
 
@@ -579,7 +630,8 @@ def read_jsonl(path, text_field: str | Sequence[str] = "text", time_field: str |
             pairs = json.loads(line, object_pairs_hook=_Pairs)
         except json.JSONDecodeError as err:
             raise ReaderError(f"{where(path, line_no)}: not valid JSON ({err.msg}){BARE_CR * (chr(13) in line)}"
-                              f"{JSON_ARRAY * (line_no == 1 and line.lstrip().startswith('['))}") from err
+                              f"{JSON_ARRAY * (line_no == 1 and line.lstrip().startswith('['))}"
+                              f"{PRETTY_JSON * (line.strip() == '{')}") from err
         if not isinstance(pairs, _Pairs):
             raise ReaderError(f"{where(path, line_no)}: expected a JSON object{JSON_ARRAY * isinstance(pairs, list)}")
         keys = [k for k, _ in pairs]
@@ -759,7 +811,13 @@ def parse_time(values: Sequence, fmt: str | None = None, source: str = "time col
     """Parse dates (with ``fmt``, a strftime format, ``unix_s`` / ``unix_ms`` for Unix times in seconds /
     milliseconds, ``decimal_year`` for numbers that already are years (2001.5), or ISO 8601) to decimal years;
     names the first bad value, never guesses a number's unit."""
-    series = pd.Series(list(values), dtype=object).astype(str)
+    values = list(values)
+    # a JSON null (or NaN) is no time at all: pandas 3's astype(str) keeps it missing, not the text 'None'
+    missing = [i for i, v in enumerate(values) if v is None or (isinstance(v, float) and v != v)]
+    if missing:
+        raise ReaderError(f"{_time_label(source, line_numbers, missing[0])}: no time (null); "
+                          f"every document needs a time when a time column is read ({len(missing)} missing)")
+    series = pd.Series([str(v) for v in values], dtype=object)
     if fmt == "decimal_year":
         years = pd.to_numeric(series.str.strip(), errors="coerce").to_numpy(dtype=np.float64)
         bad = np.flatnonzero(~np.isfinite(years))
@@ -1206,6 +1264,11 @@ class TextDataset(Dataset):
         self.notes: dict[str, Any] = {}  # what read() wants recorded in corpus.json (e.g. repaired values)
         self.culprit = self.name  # what errors name; read() may narrow it to the file it read
         frame = self.read(corpora_dir, **p).reset_index(drop=True)
+        repeated = frame["doc_id"].astype(str).duplicated() if len(frame) else pd.Series([], dtype=bool)
+        if repeated.any():  # a source's own ids (an archive member stored twice): named here, not at docs.parquet
+            doc_id = frame["doc_id"][repeated].iloc[0]
+            raise ReaderError(f"{self.culprit}: document id {doc_id!r} appears {int((frame['doc_id'] == doc_id).sum())} "
+                              f"times in the source ({int(repeated.sum())} repeats)")
         prep = Preprocess(vocab_size=p["vocab_size"], min_df=p["min_df"], max_df=p["max_df"], vocab_file=p["vocab_file"],
                           min_doc_length=p["min_doc_length"], dedupe=p.get("dedupe", self.dedupe),
                           strip_html=p.get("strip_html", False), cjk_bigrams=p.get("cjk_bigrams", True))

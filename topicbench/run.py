@@ -294,7 +294,8 @@ def _run(spec, corpus, out_dir, progress_every_s):
     method = method_cls(corpus.n_words, seed=spec.seed, threads=threads, **kwargs, **spec.params)
     if spec.topic_history_words > corpus.n_words:
         raise ValueError(f"run setting 'topic_history_words' = {spec.topic_history_words} exceeds the corpus's "
-                         f"{corpus.n_words} words")
+                         f"{corpus.n_words} words: pass --set topic_history_words=<at most {corpus.n_words}> "
+                         f"(0 keeps no topic history)")
     protocol = Protocol(spec.observed_fraction, spec.folds, spec.eval_seed)
     holdout = make_holdout(spec.holdout, spec.holdout_n, spec.n_checkpoints)
     batch_method = method.batch_size is None
