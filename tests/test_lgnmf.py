@@ -489,6 +489,28 @@ def test_a_short_minibatch_weighs_the_loadings_prior_by_its_share_of_b():
         np.testing.assert_allclose(model.D[m], D, rtol=1e-12, atol=1e-14)
 
 
+def test_prior_share_counts_the_documents_drawn_not_those_fitted(monkeypatch):
+    """The share |C_b| / B of eq. 15's prior counts the minibatch as drawn: a first minibatch of B documents keeps the
+    whole K although its validation documents (criterion "validation") are set aside and not fitted; a short one of
+    20 under B = 50 carries K 20/50. The prior weight is read off each D step of the fused kernel."""
+    X, _ = planted_counts(n_words=60, n_docs=100, K=2, seed=8)
+    priors = []
+    real = lg.projected_step
+
+    def spy(F, FH, indptr, indices, data, other, prior, step):
+        if F.shape == (60, 2):  # a D step (eq. 15); S steps have one row per document
+            priors.append(prior)
+        return real(F, FH, indptr, indices, data, other, prior, step)
+
+    monkeypatch.setattr(lg, "projected_step", spy)
+    model = LGNMF(60, seed=0, corpus_size=70, K=2, grid="fixed", grid_size=1, batch_size=50, sgd_iters=2,
+                  validation_fraction=0.1)
+    model.partial_fit(Minibatch(X[:50], np.arange(50), np.arange(50), None, 0))
+    assert len(model.validation_rows) == 5 and priors == [2.0, 2.0]
+    model.partial_fit(Minibatch(X[50:70], np.arange(50, 70), np.arange(50, 70), None, 1))
+    assert priors[2:] == [pytest.approx(2.0 * 20 / 50, rel=1e-15)] * 2
+
+
 def test_online_scale_is_the_fitted_documents_over_the_minibatch(monkeypatch):
     """Sec. 4's N / N_b scales a minibatch's document terms to the fitted corpus: the validation documents
     (criterion "validation") are never fitted, so N counts the corpus without them and N_b the minibatch without
