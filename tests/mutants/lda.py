@@ -254,6 +254,27 @@ MUTANTS = [
     Mutant(id="hoffman_eq4_kernel_topic_lgamma_prior_sign", cites="Hoffman et al. 2010, eq. 4 (log Gamma(lambda) - log "
            "Gamma(prior)) in lda_bound", path=BOUND_K, find="+ math.lgamma(value) - math.lgamma(prior[k, j]))",
            replace="+ math.lgamma(value) + math.lgamma(prior[k, j]))", tests=[SVB_BOUND]),
+    # -- ninth red-team (mutant9): the paper's defaults, the sklearn predictive, a short last minibatch in gensim --
+    Mutant(id="hoffman_sec4_default_k_50", cites="Hoffman et al. 2010, sec. 4 (K = 100 in all experiments)", path=LDA,
+           find='params = {"K": 100, "alpha"', replace='params = {"K": 50, "alpha"',
+           tests=["tests/test_lda.py::test_defaults_are_hoffmans"]),
+    Mutant(id="hoffman_sec4_default_alpha_0_1", cites="Hoffman et al. 2010, sec. 4 (alpha = 0.01)", path=LDA,
+           find='params = {"K": 100, "alpha": 0.01,', replace='params = {"K": 100, "alpha": 0.1,',
+           tests=["tests/test_lda.py::test_defaults_are_hoffmans"]),
+    Mutant(id="hoffman_sec4_default_eta_0_1", cites="Hoffman et al. 2010, sec. 4 (eta = 0.01)", path=LDA,
+           find='"alpha": 0.01, "eta": 0.01,', replace='"alpha": 0.01, "eta": 0.1,',
+           tests=["tests/test_lda.py::test_defaults_are_hoffmans"]),
+    Mutant(id="sklearn_predict_beta_exp_elog_not_mean", cites="Hoffman et al. 2010 predictive: E[beta], not the "
+           "normalised exp E[log beta] of sklearn's E step", path="methods/sklearn_lda.py",
+           find="return kernels.mixture_probs(word_ids, theta, self.topics())",
+           replace="return kernels.mixture_probs(word_ids, theta, self.model.exp_dirichlet_component_ / "
+                   "self.model.exp_dirichlet_component_.sum(axis=1, keepdims=True))",
+           tests=["tests/test_peer_equations.py::test_sklearn_predictive_is_the_posterior_mean_mixture"]),
+    Mutant(id="gensim_short_minibatch_scaled_by_d_over_batch_size", cites="Hoffman et al. 2010, Alg. 2's D/|S| with |S| "
+           "the minibatch's documents (gensim's numdocs pinned to D - batch_size)", path="methods/gensim_lda.py",
+           find="self.model.state.numdocs = self.corpus_size - len(batch)",
+           replace='self.model.state.numdocs = self.corpus_size - int(self.hyper["batch_size"])',
+           tests=["tests/test_peer_equations.py::test_peer_short_minibatch_scales_by_its_own_size[gensim_lda]"]),
 ]
 # verified killed, not registered (recompile cost): id -- find -> replace -- killed by node (K = tests/test_kernels.py)
 # (registered in session 11's red-team, then taken out of the registry for CI time: fresh-clone CI had reached 13 min)

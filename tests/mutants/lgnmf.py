@@ -116,6 +116,11 @@ MUTANTS = [
            replace="        for i in numba.prange(F.shape[0]):\n            c, s = _hals_row(F, G, Ht, i)\n            change += c\n"
                    "            norm += s\n        if change <= tol * norm:",
            tests=[T + "test_hals_sweeps_are_coordinate_descent_stopped_at_tol_squared[hals_sweeps]"]),
+    Mutant(id="hu_sec4_prior_share_counts_only_fitted_documents", cites="Hu et al. 2014, eq. 15's prior K in the "
+           "minibatch's share |C_b|/B of documents drawn (validation documents set aside still count)",
+           path="methods/lgnmf.py", find="prior_share=min(1.0, drawn / self.batch_size)",
+           replace="prior_share=min(1.0, X.shape[0] / self.batch_size)",
+           tests=["tests/test_lgnmf.py::test_prior_share_counts_the_documents_drawn_not_those_fitted"]),
 ]
 # verified killed, not registered (recompile cost): id -- find -> replace -- killed by node
 # l_hals_serial_tol_not_squared -- serial "change <= tol * tol * norm" -> "tol * norm" -- test_hals_sweeps_are_coordinate_descent_stopped_at_tol_squared[hals_sweeps_serial]

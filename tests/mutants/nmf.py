@@ -317,6 +317,17 @@ MUTANTS = [
            "E[beta_vk] = sum_v g_vk / h_k, not sum_v exp E ln beta_vk)", path="topicbench/nmf_kernels.py",
            find="partial[chunk, k] += g[v, k]", replace="partial[chunk, k] += out[v, k]",
            tests=["tests/test_cnmf.py::test_gamma_topic_expectations_match_scipy"]),
+    # -- ninth red-team (mutant9): a short last minibatch is scaled by D over its own size --
+    Mutant(id="paisley_11_33_bnmf_short_minibatch_scaled_by_batch_size", cites="Paisley et al. 2014, eqs. 11.33-11.34 "
+           "(D/|C_t|, |C_t| the minibatch's documents)", path="methods/bnmf.py",
+           find="scale = self.corpus_size / len(batch)  # D / |C_t|",
+           replace="scale = self.corpus_size / (self.batch_size or len(batch))  # D / |C_t|",
+           tests=["tests/test_bnmf.py::test_short_minibatch_is_scaled_by_its_own_size"]),
+    Mutant(id="paisley_11_33_cnmf_short_minibatch_scaled_by_batch_size", cites="Paisley et al. 2014, eqs. 11.33-11.35 "
+           "(D/|C_t|, |C_t| the minibatch's documents)", path="methods/cnmf.py",
+           find="scale = self.corpus_size / len(batch)  # D / |C_t|",
+           replace="scale = self.corpus_size / self.batch_size  # D / |C_t|",
+           tests=["tests/test_cnmf.py::test_short_minibatch_is_scaled_by_its_own_size"]),
 ]
 # verified killed, not registered (recompile cost): id -- find -> replace -- killed by node (tests/test_cnmf.py::)
 # n_value_u_prior_no_half -- "value -= 0.5 * u[i] * u[i]" -> "value -= u[i] * u[i]" -- test_objective_matches_direct_formula
