@@ -489,6 +489,15 @@ def test_a_short_minibatch_weighs_the_loadings_prior_by_its_share_of_b():
         np.testing.assert_allclose(model.D[m], D, rtol=1e-12, atol=1e-14)
 
 
+def test_validation_documents_are_the_rounded_fraction():
+    """carve_validation sets aside round(validation_fraction * n) of the first batch: 0.1 of 47 documents is 5, not
+    the truncated 4."""
+    X, _ = planted_counts(n_words=60, n_docs=100, K=2, seed=8)
+    model = LGNMF(60, seed=0, corpus_size=100, K=2, grid="fixed", grid_size=1, validation_fraction=0.1)
+    model.carve_validation(X[:47], np.arange(47))
+    assert len(model.validation_rows) == 5 and model._val[0].shape[0] == 5
+
+
 def test_prior_share_counts_the_documents_drawn_not_those_fitted(monkeypatch):
     """The share |C_b| / B of eq. 15's prior counts the minibatch as drawn: a first minibatch of B documents keeps the
     whole K although its validation documents (criterion "validation") are set aside and not fitted; a short one of

@@ -3,6 +3,7 @@ tiny planted corpus, their state round-trips, and impossible hyperparameters fai
 import numpy as np
 import pytest
 
+from topicbench.evaluate import split_documents
 from topicbench.method import ParamError, get_method
 from topicbench.run import RunSpec, run
 from topicbench.streams import Minibatch
@@ -91,10 +92,10 @@ def _by_hand(rate, eps):
 def test_sklearn_nmf_predicts_the_normalised_reconstruction(tiny):
     """p(w | d) = (1 - eps) (W H)_dw / sum_v (W H)_dv + eps / V with W = ``transform(observed)``, H = components_."""
     model, _ = _fitted("sklearn_nmf", tiny)
-    test = tiny.split("test").counts
-    rate = model.model.transform(test.astype(np.float64)) @ model.model.components_
-    rows = np.repeat(np.arange(test.shape[0]), np.diff(test.indptr))
-    np.testing.assert_allclose(model.predict_words(test, test), _by_hand(rate, 1e-4)[rows, test.indices],
+    observed, heldout = split_documents(tiny.split("test").counts, 0.5, 0)  # W from the observed half alone
+    rate = model.model.transform(observed.astype(np.float64)) @ model.model.components_
+    rows = np.repeat(np.arange(heldout.shape[0]), np.diff(heldout.indptr))
+    np.testing.assert_allclose(model.predict_words(observed, heldout), _by_hand(rate, 1e-4)[rows, heldout.indices],
                                rtol=1e-10)  # summation order of W H against the mixture's
 
 
@@ -105,13 +106,13 @@ def test_gensim_nmf_predicts_the_normalised_reconstruction_and_keeps_running_mea
     model, hs = _fitted("gensim_nmf", tiny)
     m = model.model
     np.testing.assert_allclose(m.A, sum(h @ h.T for h in hs) / len(hs), rtol=1e-12)  # summation order only
-    test = tiny.split("test").counts
+    observed, heldout = split_documents(tiny.split("test").counts, 0.5, 0)  # h from the observed half alone
     saved = m.random_state, m.v_max
     m.random_state = np.random.RandomState(model.seed + 7919)
-    h = m._solveproj(test.T.tocsc().astype(np.float64), m._W, v_max=np.inf)
+    h = m._solveproj(observed.T.tocsc().astype(np.float64), m._W, v_max=np.inf)
     m.random_state, m.v_max = saved
-    rows = np.repeat(np.arange(test.shape[0]), np.diff(test.indptr))
-    np.testing.assert_allclose(model.predict_words(test, test), _by_hand((m._W @ h).T, 1e-4)[rows, test.indices],
+    rows = np.repeat(np.arange(heldout.shape[0]), np.diff(heldout.indptr))
+    np.testing.assert_allclose(model.predict_words(observed, heldout), _by_hand((m._W @ h).T, 1e-4)[rows, heldout.indices],
                                rtol=1e-10)  # summation order of W h against the mixture's
 
 

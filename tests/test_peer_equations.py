@@ -92,9 +92,10 @@ def test_gensim_predictive_is_the_posterior_mean_mixture(counts):
     m.random_state = saved
     lam = m.state.get_lambda()
     probs = (gamma / gamma.sum(axis=1, keepdims=True)) @ (lam / lam.sum(axis=1, keepdims=True))
-    rows = np.repeat(np.arange(S), np.diff(observed.indptr))
+    targets = counts[2 * S:3 * S]  # other words than the observed ones: gamma must come from the observed part alone
+    rows = np.repeat(np.arange(S), np.diff(targets.indptr))
     # gensim's inference draws the same gamma start from the same RandomState: only summation order differs
-    np.testing.assert_allclose(method.predict_words(observed, observed), probs[rows, observed.indices], rtol=1e-10)
+    np.testing.assert_allclose(method.predict_words(observed, targets), probs[rows, targets.indices], rtol=1e-10)
 
 
 @pytest.mark.parametrize("peer", PEERS)
@@ -122,6 +123,7 @@ def test_sklearn_predictive_is_the_posterior_mean_mixture(counts):
     theta = method.model.transform(observed)
     lam = method.model.components_
     probs = theta @ (lam / lam.sum(axis=1, keepdims=True))
-    rows = np.repeat(np.arange(S), np.diff(observed.indptr))
+    targets = counts[2 * S:3 * S]  # other words than the observed ones: theta must come from the observed part alone
+    rows = np.repeat(np.arange(S), np.diff(targets.indptr))
     # transform starts every gamma at 1 (no draw): the same numbers, only summation order may differ
-    np.testing.assert_allclose(method.predict_words(observed, observed), probs[rows, observed.indices], rtol=1e-10)
+    np.testing.assert_allclose(method.predict_words(observed, targets), probs[rows, targets.indices], rtol=1e-10)

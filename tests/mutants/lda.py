@@ -275,6 +275,16 @@ MUTANTS = [
            find="self.model.state.numdocs = self.corpus_size - len(batch)",
            replace='self.model.state.numdocs = self.corpus_size - int(self.hyper["batch_size"])',
            tests=["tests/test_peer_equations.py::test_peer_short_minibatch_scales_by_its_own_size[gensim_lda]"]),
+    Mutant(id="gensim_predict_conditions_on_the_heldout_words", cites="document completion (DESIGN.md): gamma fitted to "
+           "the observed part, not to the words scored", path="methods/gensim_lda.py",
+           find="gamma, _ = self.model.inference(_as_gensim_corpus(observed))",
+           replace="gamma, _ = self.model.inference(_as_gensim_corpus(word_ids))",
+           tests=["tests/test_peer_equations.py::test_gensim_predictive_is_the_posterior_mean_mixture"]),
+    Mutant(id="sklearn_predict_conditions_on_the_heldout_words", cites="document completion (DESIGN.md): theta from the "
+           "observed part, not from the words scored", path="methods/sklearn_lda.py",
+           find="theta = self.model.transform(observed.astype(np.float64))",
+           replace="theta = self.model.transform(word_ids.astype(np.float64))",
+           tests=["tests/test_peer_equations.py::test_sklearn_predictive_is_the_posterior_mean_mixture"]),
 ]
 # verified killed, not registered (recompile cost): id -- find -> replace -- killed by node (K = tests/test_kernels.py)
 # (registered in session 11's red-team, then taken out of the registry for CI time: fresh-clone CI had reached 13 min)

@@ -121,6 +121,11 @@ MUTANTS = [
            path="methods/lgnmf.py", find="prior_share=min(1.0, drawn / self.batch_size)",
            replace="prior_share=min(1.0, X.shape[0] / self.batch_size)",
            tests=["tests/test_lgnmf.py::test_prior_share_counts_the_documents_drawn_not_those_fitted"]),
+    Mutant(id="validation_documents_truncated_fraction", cites="LG-NMF validation criterion: round(validation_fraction "
+           "* n) documents of the first batch", path="methods/lgnmf.py",
+           find='n_val = int(round(float(self.hyper["validation_fraction"]) * X.shape[0]))',
+           replace='n_val = int(float(self.hyper["validation_fraction"]) * X.shape[0])',
+           tests=["tests/test_lgnmf.py::test_validation_documents_are_the_rounded_fraction"]),
 ]
 # verified killed, not registered (recompile cost): id -- find -> replace -- killed by node
 # l_hals_serial_tol_not_squared -- serial "change <= tol * tol * norm" -> "tol * norm" -- test_hals_sweeps_are_coordinate_descent_stopped_at_tol_squared[hals_sweeps_serial]

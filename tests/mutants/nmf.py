@@ -328,6 +328,15 @@ MUTANTS = [
            find="scale = self.corpus_size / len(batch)  # D / |C_t|",
            replace="scale = self.corpus_size / self.batch_size  # D / |C_t|",
            tests=["tests/test_cnmf.py::test_short_minibatch_is_scaled_by_its_own_size"]),
+    Mutant(id="sklearn_nmf_predict_conditions_on_the_heldout_words", cites="document completion (DESIGN.md): W from the "
+           "observed part, not from the words scored", path="methods/sklearn_nmf.py",
+           find="weights = self.model.transform(observed.astype(np.float64)) * H.sum(axis=1)",
+           replace="weights = self.model.transform(word_ids.astype(np.float64)) * H.sum(axis=1)",
+           tests=["tests/test_nmf_peers.py::test_sklearn_nmf_predicts_the_normalised_reconstruction"]),
+    Mutant(id="gensim_nmf_predict_conditions_on_the_heldout_words", cites="document completion (DESIGN.md): h from the "
+           "observed part, not from the words scored", path="methods/gensim_nmf.py",
+           find="h = m._solveproj(observed.T.tocsc().astype(np.float64), W, v_max=np.inf)",
+           replace="h = m._solveproj(word_ids.T.tocsc().astype(np.float64), W, v_max=np.inf)", tests=[GENSIM_NMF]),
 ]
 # verified killed, not registered (recompile cost): id -- find -> replace -- killed by node (tests/test_cnmf.py::)
 # n_value_u_prior_no_half -- "value -= 0.5 * u[i] * u[i]" -> "value -= u[i] * u[i]" -- test_objective_matches_direct_formula
