@@ -358,4 +358,8 @@ MUTANTS = [
            find='"heldout_excluded": event.excluded,',
            replace='"heldout_excluded": 0,',
            tests=['tests/test_run.py::test_every_nth_batch_rows_count_the_already_trained_documents_they_drop']),
+    Mutant(id="semisynthetic_uniform_lengths_exclude_max", cites="semi-synthetic recipes: min_length/max_length draw "
+           "uniform integers in [min_length, max_length]", path="topicbench/semisynthetic.py",
+           find="rng.integers(lo, hi + 1, size=n)", replace="rng.integers(lo, hi, size=n)",
+           tests=["tests/test_semisynthetic.py::test_uniform_lengths_include_both_bounds"]),
 ]
