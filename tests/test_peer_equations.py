@@ -127,3 +127,17 @@ def test_sklearn_predictive_is_the_posterior_mean_mixture(counts):
     rows = np.repeat(np.arange(S), np.diff(targets.indptr))
     # transform starts every gamma at 1 (no draw): the same numbers, only summation order may differ
     np.testing.assert_allclose(method.predict_words(observed, targets), probs[rows, targets.indices], rtol=1e-10)
+
+
+def test_peer_hyperparameters_reach_the_library():
+    """Each docstring's mapping, set to values unlike the libraries' defaults (sklearn: doc_topic_prior 1/K,
+    mean_change_tol 1e-3, max_doc_update_iter 100; gensim: gamma_threshold 1e-3, iterations 50): alpha and eta, kappa
+    and tau0, the E step's tolerance and cap, D. The mass identity above cannot see alpha or the E step's stopping rule."""
+    settings = dict(kappa=0.6, tau0=5.0, e_step_tol=2e-4, e_step_max_iter=37)
+    sk = make("sklearn_lda", **settings).model
+    assert (sk.doc_topic_prior, sk.topic_word_prior, sk.learning_decay, sk.learning_offset) == (ALPHA, ETA, 0.6, 5.0)
+    assert (sk.mean_change_tol, sk.max_doc_update_iter, sk.total_samples) == (2e-4, 37, D)
+    gs = make("gensim_lda", **settings).model
+    np.testing.assert_array_equal(gs.alpha, np.full(K, ALPHA))
+    np.testing.assert_array_equal(gs.eta, np.full(V, ETA))
+    assert (gs.decay, gs.offset, gs.gamma_threshold, gs.iterations, gs.chunksize) == (0.6, 5.0, 2e-4, 37, S)

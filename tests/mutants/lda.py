@@ -285,6 +285,21 @@ MUTANTS = [
            find="theta = self.model.transform(observed.astype(np.float64))",
            replace="theta = self.model.transform(word_ids.astype(np.float64))",
            tests=["tests/test_peer_equations.py::test_sklearn_predictive_is_the_posterior_mean_mixture"]),
+    # the peers' hyperparameter mapping where the libraries' defaults coincide with the tests' settings (sklearn's
+    # doc_topic_prior 1/K = alpha for K = 10, alpha = 0.1; both E-step tolerances 1e-3 = e_step_tol's default)
+    Mutant(id="sklearn_alpha_left_at_one_over_k", cites="Hoffman et al. 2010, Alg. 2's alpha (sklearn's doc_topic_prior)",
+           path="methods/sklearn_lda.py", find='doc_topic_prior=float(h["alpha"])', replace="doc_topic_prior=None",
+           tests=["tests/test_peer_equations.py::test_peer_hyperparameters_reach_the_library"]),
+    Mutant(id="sklearn_e_step_tolerance_fixed", cites="Hoffman et al. 2010, Alg. 2's E step stopping rule (e_step_tol)",
+           path="methods/sklearn_lda.py", find='mean_change_tol=float(h["e_step_tol"])', replace="mean_change_tol=1e-3",
+           tests=["tests/test_peer_equations.py::test_peer_hyperparameters_reach_the_library"]),
+    Mutant(id="sklearn_e_step_cap_fixed", cites="Hoffman et al. 2010, Alg. 2's E step cap (e_step_max_iter)",
+           path="methods/sklearn_lda.py", find='max_doc_update_iter=int(h["e_step_max_iter"])',
+           replace="max_doc_update_iter=100",
+           tests=["tests/test_peer_equations.py::test_peer_hyperparameters_reach_the_library"]),
+    Mutant(id="gensim_e_step_tolerance_fixed", cites="Hoffman et al. 2010, Alg. 2's E step stopping rule (e_step_tol)",
+           path="methods/gensim_lda.py", find='gamma_threshold=float(h["e_step_tol"])', replace="gamma_threshold=0.001",
+           tests=["tests/test_peer_equations.py::test_peer_hyperparameters_reach_the_library"]),
 ]
 # verified killed, not registered (recompile cost): id -- find -> replace -- killed by node (K = tests/test_kernels.py)
 # (registered in session 11's red-team, then taken out of the registry for CI time: fresh-clone CI had reached 13 min)
