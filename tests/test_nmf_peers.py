@@ -149,3 +149,17 @@ def test_sklearn_nmf_is_minibatchnmf_with_its_hyperparameters(tiny, forget_facto
         model.partial_fit(Minibatch(counts[rows], rows, rows, None, t))
         direct.partial_fit(counts[rows].astype(np.float64))
     np.testing.assert_allclose(model.model.components_, direct.components_, rtol=1e-12, atol=0)  # the same arithmetic
+
+
+def test_nmf_peer_hyperparameters_reach_the_library():
+    """Each docstring's mapping, at values unlike the libraries' defaults (sklearn: tol 1e-4, transform_max_iter None;
+    gensim: kappa 1, w_max_iter 200, w_stop_condition 1e-4, h_max_iter 50, h_stop_condition 1e-3): the plugins' defaults
+    equal gensim's, so a setting dropped on the way to the library changes no default run and no test above."""
+    sk = get_method("sklearn_nmf")(50, seed=0, K=4, batch_size=64, forget_factor=0.6, init="random", tol=3e-3,
+                                   transform_max_iter=17).model
+    assert (sk.n_components, sk.beta_loss, sk.init, sk.batch_size, sk.forget_factor, sk.tol, sk.transform_max_iter) == \
+        (4, "kullback-leibler", "random", 64, 0.6, 3e-3, 17)
+    gs = get_method("gensim_nmf")(50, seed=0, K=4, batch_size=64, kappa=0.4, w_max_iter=21, w_stop_condition=2e-3,
+                                  h_max_iter=13, h_stop_condition=5e-4).model
+    assert (gs.num_topics, gs.chunksize, gs._kappa, gs._w_max_iter, gs._w_stop_condition, gs._h_max_iter,
+            gs._h_stop_condition, gs.normalize) == (4, 64, 0.4, 21, 2e-3, 13, 5e-4, True)

@@ -337,6 +337,16 @@ MUTANTS = [
            "observed part, not from the words scored", path="methods/gensim_nmf.py",
            find="h = m._solveproj(observed.T.tocsc().astype(np.float64), W, v_max=np.inf)",
            replace="h = m._solveproj(word_ids.T.tocsc().astype(np.float64), W, v_max=np.inf)", tests=[GENSIM_NMF]),
+    # the NMF peers' hyperparameter mapping where the plugins' defaults equal the libraries' (no default run moves)
+    Mutant(id="gensim_nmf_gradient_step_scale_fixed", cites="gensim Nmf's W step eta = kappa / ||A|| (Zhao and Tan 2016)",
+           path="methods/gensim_nmf.py", find='kappa=float(h["kappa"]), w_max_iter', replace="kappa=1.0, w_max_iter",
+           tests=["tests/test_nmf_peers.py::test_nmf_peer_hyperparameters_reach_the_library"]),
+    Mutant(id="gensim_nmf_columns_not_normalised", cites="gensim Nmf: W's columns kept in the unit L2 ball (normalize)",
+           path="methods/gensim_nmf.py", find="normalize=True, random_state", replace="normalize=False, random_state",
+           tests=["tests/test_nmf_peers.py::test_nmf_peer_hyperparameters_reach_the_library"]),
+    Mutant(id="sklearn_nmf_prediction_solve_cap_dropped", cites="sklearn_nmf's predictive: W of the observed part "
+           "solved to tol or transform_max_iter", path="methods/sklearn_nmf.py",
+           find='transform_max_iter=int(h["transform_max_iter"])', replace="transform_max_iter=None", tests=["tests/test_nmf_peers.py::test_nmf_peer_hyperparameters_reach_the_library"]),
 ]
 # verified killed, not registered (recompile cost): id -- find -> replace -- killed by node (tests/test_cnmf.py::)
 # n_value_u_prior_no_half -- "value -= 0.5 * u[i] * u[i]" -> "value -= u[i] * u[i]" -- test_objective_matches_direct_formula
