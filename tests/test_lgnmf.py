@@ -398,6 +398,23 @@ def test_search_maximises_the_density_of_log_alpha(monkeypatch):
     assert method.curvature == pytest.approx(1.0, rel=1e-9)
 
 
+def test_grid_points_start_from_the_modes_search_fit():
+    """Sec. 3.4 and 5.1 ("initialized exactly the same"): once the grid is placed, every grid point holds the search's
+    fit at the mode, which is search_iters block cycles of sec. 3.1 from the shared start D0 (S-block first), written
+    out here with the module's block solves. Same calls, same order: exact."""
+    X, _, _ = lg_model_data(30, 40, 2, 1.0, seed=6)
+    method = LGNMF(30, seed=0, corpus_size=40, K=2, grid_size=3, criterion="evidence", search_iters=2, search_tol=0.5)
+    method.place_grid(sp.csr_matrix(X))
+    alpha, tol, cap = 10.0 ** method.mode_log10_alpha, 1e-4, 50
+    D = method.D_start
+    S = lg.solve_scores(X, D, alpha, tol, cap)
+    for _ in range(2):
+        D = lg.solve_loadings(X, S, D, tol, cap)
+        S = lg.solve_scores(X, D, alpha, tol, cap, S)
+    for m in range(3):
+        np.testing.assert_array_equal(method.D[m], D)
+
+
 def test_fixed_grid_points_sit_at_the_cell_centres():
     """grid = "fixed": grid_size equal cells in log10 alpha over [min, max], alpha_m at each cell's centre (the
     midpoint rule that eq. 13's Delta_m p~(alpha_m) weights assume), Delta_m the cell width in log alpha."""

@@ -126,6 +126,14 @@ MUTANTS = [
            find='n_val = int(round(float(self.hyper["validation_fraction"]) * X.shape[0]))',
            replace='n_val = int(float(self.hyper["validation_fraction"]) * X.shape[0])',
            tests=["tests/test_lgnmf.py::test_validation_documents_are_the_rounded_fraction"]),
+    Mutant(id="hu_sec34_grid_points_restart_from_d0", cites="Hu et al. 2014, secs. 3.4 and 5.1 (every grid point starts "
+           "from the mode's fit)", path="methods/lgnmf.py",
+           find="self.D = np.repeat(fits[mode][1][None], len(grid), axis=0)",
+           replace="self.D = np.repeat(self.D_start[None], len(grid), axis=0)", tests=["tests/test_lgnmf.py::test_grid_points_start_from_the_modes_search_fit"]),
+    Mutant(id="hu_sec34_search_one_block_cycle_short", cites="Hu et al. 2014, sec. 3.4's search: each evaluation a MAP fit "
+           "of search_iters block cycles (sec. 3.1)", path="methods/lgnmf.py",
+           find='        for _ in range(p["search_iters"]):\n', replace='        for _ in range(p["search_iters"] - 1):\n',
+           tests=["tests/test_lgnmf.py::test_grid_points_start_from_the_modes_search_fit"]),
 ]
 # verified killed, not registered (recompile cost): id -- find -> replace -- killed by node
 # l_hals_serial_tol_not_squared -- serial "change <= tol * tol * norm" -> "tol * norm" -- test_hals_sweeps_are_coordinate_descent_stopped_at_tol_squared[hals_sweeps_serial]
