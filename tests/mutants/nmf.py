@@ -359,3 +359,6 @@ MUTANTS = [
 # n_expected_no_scores -- "expected[k] *= scores[k]" -> "*= 1.0" -- test_gradient_u_matches_finite_differences
 # n_sstats_no_beta -- '"sstats": sstats_t.T * exp_elog_beta' -> '"sstats": sstats_t.T' -- test_learns_beyond_unigram
 
+# ninth red-team (mutant9), verified killed, not registered (recompile cost):
+# n_bnmf_rate_multiplied -- "exp_elog_beta / rate[:, None], a0" -> "exp_elog_beta * rate[:, None], a0" -- tests/test_bnmf.py::test_local_step_is_stationary_in_q_theta
+# n_cnmf_u_rotated_back_wrong -- 'return {"u": z @ rotation.T,' -> 'return {"u": z @ rotation,' -- tests/test_cnmf.py::test_local_step_ascends_to_a_stationary_point
