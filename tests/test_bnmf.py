@@ -273,6 +273,20 @@ def test_stochastic_step_is_unbiased_and_interpolates(small_corpus):
     np.testing.assert_allclose(damped.h, (1 - rho) * state["h"] + rho * halves[0].h, rtol=1e-12)
 
 
+def test_short_minibatch_is_scaled_by_its_own_size(small_corpus):
+    """Eqs. 11.33-11.34's D/|C_t| counts the documents the minibatch holds: a last minibatch of 40 under batch_size 100
+    (D = 200) is scaled by 5, not by D / batch_size = 2. With rho = 1 the step lands on that target."""
+    counts = small_corpus.split("train").counts[:40]
+    V = counts.shape[1]
+    method = BNMF(V, seed=3, corpus_size=200, K=8, batch_size=100, a0=0.3, b0=2.0)
+    method.step_size = lambda: 1.0
+    shape, sstats, _ = method.local_step(counts)
+    mass = (shape / method.weight_rate()).sum(axis=0)
+    method.partial_fit(Minibatch(counts, np.arange(40), np.arange(40), None, 0))
+    np.testing.assert_allclose(method.g, method.c0 / V + 5.0 * sstats.T, rtol=1e-12)
+    np.testing.assert_allclose(method.h, method.c0 + 5.0 * mass, rtol=1e-12)
+
+
 def test_predictions_are_the_q_mean_rates_normalised(tiny):
     """p(w | d) = sum_k E[theta_kd] E[beta_wk] / sum_v sum_k E[theta_kd] E[beta_vk] (sec. 11.6: the q means'
     Poisson rates normalised over the vocabulary), with E[theta_kd] = a_kd / b_k, b_k = b0 + sum_v g_vk / h_k

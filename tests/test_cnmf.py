@@ -502,3 +502,17 @@ def test_topic_mass_is_the_expected_beta_summed_over_words():
     method.h = rng.gamma(2.0, 50.0, size=method.h.shape)
     want = [sum(method.g[v, k] / method.h[k] for v in range(40)) for k in range(6)]
     np.testing.assert_allclose(method.topic_mass(), want, rtol=1e-13)
+
+
+def test_short_minibatch_is_scaled_by_its_own_size():
+    """Eqs. 11.33-11.34 scale a minibatch's statistics by D/|C_t| with |C_t| the documents it holds: a last minibatch of
+    20 under batch_size 40 (D = 80) is scaled by 4, not by D / batch_size = 2. With rho = 1 the step lands on the
+    target g = c0/V + 4 sum_d X_vd p_k^(vd), h_k = c0 + 4 sum_d omega_kd from the local step before it."""
+    rng = np.random.default_rng(11)
+    counts = sp.csr_matrix(rng.poisson(0.5, size=(20, 30)).astype(np.float64))
+    method = CNMF(30, seed=0, corpus_size=80, K=4, m=2, batch_size=40)
+    method.step_size = lambda: 1.0
+    local = method.local_step(counts)
+    method.partial_fit(Minibatch(counts, np.arange(20), np.arange(20), None, 0))
+    np.testing.assert_allclose(method.g, method.c0 / 30 + 4.0 * local["sstats"].T, rtol=1e-12)
+    np.testing.assert_allclose(method.h, method.c0 + 4.0 * local["omega"].sum(axis=0), rtol=1e-12)

@@ -14,6 +14,14 @@ def whole(counts):
     return Minibatch(counts, np.arange(counts.shape[0]), np.arange(counts.shape[0]), None, 0)
 
 
+def test_defaults_are_hoffmans():
+    """Hoffman et al. 2010, sec. 4: "In all experiments alpha and eta are fixed at 0.01 and the number of topics K = 100";
+    every variational LDA method and the online peers start from these."""
+    for name in ("online_lda", "batch_lda", "streaming_vb", "population_vb", "gensim_lda", "sklearn_lda"):
+        p = get_method(name).params
+        assert (p["K"], p["alpha"], p["eta"]) == (100, 0.01, 0.01), name
+
+
 def test_online_with_kappa_zero_and_full_batch_equals_batch(small_corpus):
     """Sec. 2.2: 'we recover batch VB when S = D and kappa = 0' -- same lambda, pass after pass."""
     train = small_corpus.split("train").counts

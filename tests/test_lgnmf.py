@@ -398,6 +398,23 @@ def test_search_maximises_the_density_of_log_alpha(monkeypatch):
     assert method.curvature == pytest.approx(1.0, rel=1e-9)
 
 
+def test_grid_points_start_from_the_modes_search_fit():
+    """Sec. 3.4 and 5.1 ("initialized exactly the same"): once the grid is placed, every grid point holds the search's
+    fit at the mode, which is search_iters block cycles of sec. 3.1 from the shared start D0 (S-block first), written
+    out here with the module's block solves. Same calls, same order: exact."""
+    X, _, _ = lg_model_data(30, 40, 2, 1.0, seed=6)
+    method = LGNMF(30, seed=0, corpus_size=40, K=2, grid_size=3, criterion="evidence", search_iters=2, search_tol=0.5)
+    method.place_grid(sp.csr_matrix(X))
+    alpha, tol, cap = 10.0 ** method.mode_log10_alpha, 1e-4, 50
+    D = method.D_start
+    S = lg.solve_scores(X, D, alpha, tol, cap)
+    for _ in range(2):
+        D = lg.solve_loadings(X, S, D, tol, cap)
+        S = lg.solve_scores(X, D, alpha, tol, cap, S)
+    for m in range(3):
+        np.testing.assert_array_equal(method.D[m], D)
+
+
 def test_fixed_grid_points_sit_at_the_cell_centres():
     """grid = "fixed": grid_size equal cells in log10 alpha over [min, max], alpha_m at each cell's centre (the
     midpoint rule that eq. 13's Delta_m p~(alpha_m) weights assume), Delta_m the cell width in log alpha."""
@@ -487,6 +504,37 @@ def test_a_short_minibatch_weighs_the_loadings_prior_by_its_share_of_b():
             DtD = D.T @ D
             S = np.maximum(0.0, S - min(0.01, 1 / (np.linalg.eigvalsh(DtD)[-1] + alpha)) * (S @ DtD - Xb @ D + alpha * S))
         np.testing.assert_allclose(model.D[m], D, rtol=1e-12, atol=1e-14)
+
+
+def test_validation_documents_are_the_rounded_fraction():
+    """carve_validation sets aside round(validation_fraction * n) of the first batch: 0.1 of 47 documents is 5, not
+    the truncated 4."""
+    X, _ = planted_counts(n_words=60, n_docs=100, K=2, seed=8)
+    model = LGNMF(60, seed=0, corpus_size=100, K=2, grid="fixed", grid_size=1, validation_fraction=0.1)
+    model.carve_validation(X[:47], np.arange(47))
+    assert len(model.validation_rows) == 5 and model._val[0].shape[0] == 5
+
+
+def test_prior_share_counts_the_documents_drawn_not_those_fitted(monkeypatch):
+    """The share |C_b| / B of eq. 15's prior counts the minibatch as drawn: a first minibatch of B documents keeps the
+    whole K although its validation documents (criterion "validation") are set aside and not fitted; a short one of
+    20 under B = 50 carries K 20/50. The prior weight is read off each D step of the fused kernel."""
+    X, _ = planted_counts(n_words=60, n_docs=100, K=2, seed=8)
+    priors = []
+    real = lg.projected_step
+
+    def spy(F, FH, indptr, indices, data, other, prior, step):
+        if F.shape == (60, 2):  # a D step (eq. 15); S steps have one row per document
+            priors.append(prior)
+        return real(F, FH, indptr, indices, data, other, prior, step)
+
+    monkeypatch.setattr(lg, "projected_step", spy)
+    model = LGNMF(60, seed=0, corpus_size=70, K=2, grid="fixed", grid_size=1, batch_size=50, sgd_iters=2,
+                  validation_fraction=0.1)
+    model.partial_fit(Minibatch(X[:50], np.arange(50), np.arange(50), None, 0))
+    assert len(model.validation_rows) == 5 and priors == [2.0, 2.0]
+    model.partial_fit(Minibatch(X[50:70], np.arange(50, 70), np.arange(50, 70), None, 1))
+    assert priors[2:] == [pytest.approx(2.0 * 20 / 50, rel=1e-15)] * 2
 
 
 def test_online_scale_is_the_fitted_documents_over_the_minibatch(monkeypatch):

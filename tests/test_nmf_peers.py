@@ -3,6 +3,7 @@ tiny planted corpus, their state round-trips, and impossible hyperparameters fai
 import numpy as np
 import pytest
 
+from topicbench.evaluate import split_documents
 from topicbench.method import ParamError, get_method
 from topicbench.run import RunSpec, run
 from topicbench.streams import Minibatch
@@ -91,10 +92,10 @@ def _by_hand(rate, eps):
 def test_sklearn_nmf_predicts_the_normalised_reconstruction(tiny):
     """p(w | d) = (1 - eps) (W H)_dw / sum_v (W H)_dv + eps / V with W = ``transform(observed)``, H = components_."""
     model, _ = _fitted("sklearn_nmf", tiny)
-    test = tiny.split("test").counts
-    rate = model.model.transform(test.astype(np.float64)) @ model.model.components_
-    rows = np.repeat(np.arange(test.shape[0]), np.diff(test.indptr))
-    np.testing.assert_allclose(model.predict_words(test, test), _by_hand(rate, 1e-4)[rows, test.indices],
+    observed, heldout = split_documents(tiny.split("test").counts, 0.5, 0)  # W from the observed half alone
+    rate = model.model.transform(observed.astype(np.float64)) @ model.model.components_
+    rows = np.repeat(np.arange(heldout.shape[0]), np.diff(heldout.indptr))
+    np.testing.assert_allclose(model.predict_words(observed, heldout), _by_hand(rate, 1e-4)[rows, heldout.indices],
                                rtol=1e-10)  # summation order of W H against the mixture's
 
 
@@ -105,13 +106,13 @@ def test_gensim_nmf_predicts_the_normalised_reconstruction_and_keeps_running_mea
     model, hs = _fitted("gensim_nmf", tiny)
     m = model.model
     np.testing.assert_allclose(m.A, sum(h @ h.T for h in hs) / len(hs), rtol=1e-12)  # summation order only
-    test = tiny.split("test").counts
+    observed, heldout = split_documents(tiny.split("test").counts, 0.5, 0)  # h from the observed half alone
     saved = m.random_state, m.v_max
     m.random_state = np.random.RandomState(model.seed + 7919)
-    h = m._solveproj(test.T.tocsc().astype(np.float64), m._W, v_max=np.inf)
+    h = m._solveproj(observed.T.tocsc().astype(np.float64), m._W, v_max=np.inf)
     m.random_state, m.v_max = saved
-    rows = np.repeat(np.arange(test.shape[0]), np.diff(test.indptr))
-    np.testing.assert_allclose(model.predict_words(test, test), _by_hand((m._W @ h).T, 1e-4)[rows, test.indices],
+    rows = np.repeat(np.arange(heldout.shape[0]), np.diff(heldout.indptr))
+    np.testing.assert_allclose(model.predict_words(observed, heldout), _by_hand((m._W @ h).T, 1e-4)[rows, heldout.indices],
                                rtol=1e-10)  # summation order of W h against the mixture's
 
 
@@ -148,3 +149,17 @@ def test_sklearn_nmf_is_minibatchnmf_with_its_hyperparameters(tiny, forget_facto
         model.partial_fit(Minibatch(counts[rows], rows, rows, None, t))
         direct.partial_fit(counts[rows].astype(np.float64))
     np.testing.assert_allclose(model.model.components_, direct.components_, rtol=1e-12, atol=0)  # the same arithmetic
+
+
+def test_nmf_peer_hyperparameters_reach_the_library():
+    """Each docstring's mapping, at values unlike the libraries' defaults (sklearn: tol 1e-4, transform_max_iter None;
+    gensim: kappa 1, w_max_iter 200, w_stop_condition 1e-4, h_max_iter 50, h_stop_condition 1e-3): the plugins' defaults
+    equal gensim's, so a setting dropped on the way to the library changes no default run and no test above."""
+    sk = get_method("sklearn_nmf")(50, seed=0, K=4, batch_size=64, forget_factor=0.6, init="random", tol=3e-3,
+                                   transform_max_iter=17).model
+    assert (sk.n_components, sk.beta_loss, sk.init, sk.batch_size, sk.forget_factor, sk.tol, sk.transform_max_iter) == \
+        (4, "kullback-leibler", "random", 64, 0.6, 3e-3, 17)
+    gs = get_method("gensim_nmf")(50, seed=0, K=4, batch_size=64, kappa=0.4, w_max_iter=21, w_stop_condition=2e-3,
+                                  h_max_iter=13, h_stop_condition=5e-4).model
+    assert (gs.num_topics, gs.chunksize, gs._kappa, gs._w_max_iter, gs._w_stop_condition, gs._h_max_iter,
+            gs._h_stop_condition, gs.normalize) == (4, 64, 0.4, 21, 2e-3, 13, 5e-4, True)

@@ -92,6 +92,52 @@ def test_gensim_predictive_is_the_posterior_mean_mixture(counts):
     m.random_state = saved
     lam = m.state.get_lambda()
     probs = (gamma / gamma.sum(axis=1, keepdims=True)) @ (lam / lam.sum(axis=1, keepdims=True))
-    rows = np.repeat(np.arange(S), np.diff(observed.indptr))
+    targets = counts[2 * S:3 * S]  # other words than the observed ones: gamma must come from the observed part alone
+    rows = np.repeat(np.arange(S), np.diff(targets.indptr))
     # gensim's inference draws the same gamma start from the same RandomState: only summation order differs
-    np.testing.assert_allclose(method.predict_words(observed, observed), probs[rows, observed.indices], rtol=1e-10)
+    np.testing.assert_allclose(method.predict_words(observed, targets), probs[rows, targets.indices], rtol=1e-10)
+
+
+@pytest.mark.parametrize("peer", PEERS)
+def test_peer_short_minibatch_scales_by_its_own_size(peer, counts):
+    """A short last minibatch (10 documents under batch_size 30) is scaled by D / its own size, as Alg. 2's D/|S| reads:
+    the token mass moves to (1 - rho_t) (previous) + rho_t D/10 N_10 (gensim: numdocs pinned to D - 10, not D - 30)."""
+    tau0, kappa = 3.0, 0.7
+    method = make(peer, tau0=tau0, kappa=kappa)
+    rows = np.arange(S)
+    method.partial_fit(Minibatch(counts[rows], rows, rows, None, 0))
+    mass = float(np.sum(method.topic_weights()))
+    short = np.arange(S, S + 10)
+    method.partial_fit(Minibatch(counts[short], short, short, None, 1))
+    rho = (tau0 + 1) ** -kappa
+    np.testing.assert_allclose(np.sum(method.topic_weights()), (1 - rho) * mass + rho * D / 10 * counts[short].sum(),
+                               rtol=RTOL)
+
+
+def test_sklearn_predictive_is_the_posterior_mean_mixture(counts):
+    """p(w | observed) = sum_k theta_k E[beta_kw]: theta sklearn's ``transform`` (normalised gamma) of the observed part,
+    E[beta_k] = lambda_k / sum_w lambda_kw (not the normalised exp E[log beta] that sklearn's E step multiplies with)."""
+    method = make("sklearn_lda")
+    method.partial_fit(Minibatch(counts[:S], np.arange(S), np.arange(S), None, 0))
+    observed = counts[S:2 * S]
+    theta = method.model.transform(observed)
+    lam = method.model.components_
+    probs = theta @ (lam / lam.sum(axis=1, keepdims=True))
+    targets = counts[2 * S:3 * S]  # other words than the observed ones: theta must come from the observed part alone
+    rows = np.repeat(np.arange(S), np.diff(targets.indptr))
+    # transform starts every gamma at 1 (no draw): the same numbers, only summation order may differ
+    np.testing.assert_allclose(method.predict_words(observed, targets), probs[rows, targets.indices], rtol=1e-10)
+
+
+def test_peer_hyperparameters_reach_the_library():
+    """Each docstring's mapping, set to values unlike the libraries' defaults (sklearn: doc_topic_prior 1/K,
+    mean_change_tol 1e-3, max_doc_update_iter 100; gensim: gamma_threshold 1e-3, iterations 50): alpha and eta, kappa
+    and tau0, the E step's tolerance and cap, D. The mass identity above cannot see alpha or the E step's stopping rule."""
+    settings = dict(kappa=0.6, tau0=5.0, e_step_tol=2e-4, e_step_max_iter=37)
+    sk = make("sklearn_lda", **settings).model
+    assert (sk.doc_topic_prior, sk.topic_word_prior, sk.learning_decay, sk.learning_offset) == (ALPHA, ETA, 0.6, 5.0)
+    assert (sk.mean_change_tol, sk.max_doc_update_iter, sk.total_samples) == (2e-4, 37, D)
+    gs = make("gensim_lda", **settings).model
+    np.testing.assert_array_equal(gs.alpha, np.full(K, ALPHA))
+    np.testing.assert_array_equal(gs.eta, np.full(V, ETA))
+    assert (gs.decay, gs.offset, gs.gamma_threshold, gs.iterations, gs.chunksize) == (0.6, 5.0, 2e-4, 37, S)

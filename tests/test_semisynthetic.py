@@ -205,6 +205,15 @@ def test_quantile_lengths_round_the_inverse_cdf_to_the_nearest_integer():
     np.testing.assert_allclose(np.bincount(lengths, minlength=4)[1:] / len(lengths), [0.25, 0.5, 0.25], atol=0.005)
 
 
+def test_uniform_lengths_include_both_bounds():
+    """min_length/max_length draw uniform integers in [min_length, max_length], both ends included: [2, 3] gives 2 and
+    3 about equally (2,000 draws: 3 s.e. of a half is 0.034)."""
+    cls = get_dataset("nyt_like")
+    recipe = cls().recipe(**cls.resolve_params({**SMALL["nyt_like"], "min_length": 2, "max_length": 3}))
+    lengths = recipe.length_sampler(np.random.default_rng(0), 2000)
+    assert set(lengths.tolist()) == {2, 3} and abs(np.mean(lengths == 3) - 0.5) < 0.034
+
+
 def test_each_time_stamp_lies_in_the_slice_its_proportions_are_drawn_from():
     """science_like's clock spans the source's slices (start slice_start[0], S slices of slice_years): document d,
     drawn from slice floor(d S / D), carries a time inside that slice's years."""

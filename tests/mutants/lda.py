@@ -254,6 +254,52 @@ MUTANTS = [
     Mutant(id="hoffman_eq4_kernel_topic_lgamma_prior_sign", cites="Hoffman et al. 2010, eq. 4 (log Gamma(lambda) - log "
            "Gamma(prior)) in lda_bound", path=BOUND_K, find="+ math.lgamma(value) - math.lgamma(prior[k, j]))",
            replace="+ math.lgamma(value) + math.lgamma(prior[k, j]))", tests=[SVB_BOUND]),
+    # -- ninth red-team (mutant9): the paper's defaults, the sklearn predictive, a short last minibatch in gensim --
+    Mutant(id="hoffman_sec4_default_k_50", cites="Hoffman et al. 2010, sec. 4 (K = 100 in all experiments)", path=LDA,
+           find='params = {"K": 100, "alpha"', replace='params = {"K": 50, "alpha"',
+           tests=["tests/test_lda.py::test_defaults_are_hoffmans"]),
+    Mutant(id="hoffman_sec4_default_alpha_0_1", cites="Hoffman et al. 2010, sec. 4 (alpha = 0.01)", path=LDA,
+           find='params = {"K": 100, "alpha": 0.01,', replace='params = {"K": 100, "alpha": 0.1,',
+           tests=["tests/test_lda.py::test_defaults_are_hoffmans"]),
+    Mutant(id="hoffman_sec4_default_eta_0_1", cites="Hoffman et al. 2010, sec. 4 (eta = 0.01)", path=LDA,
+           find='"alpha": 0.01, "eta": 0.01,', replace='"alpha": 0.01, "eta": 0.1,',
+           tests=["tests/test_lda.py::test_defaults_are_hoffmans"]),
+    Mutant(id="sklearn_predict_beta_exp_elog_not_mean", cites="Hoffman et al. 2010 predictive: E[beta], not the "
+           "normalised exp E[log beta] of sklearn's E step", path="methods/sklearn_lda.py",
+           find="return kernels.mixture_probs(word_ids, theta, self.topics())",
+           replace="return kernels.mixture_probs(word_ids, theta, self.model.exp_dirichlet_component_ / "
+                   "self.model.exp_dirichlet_component_.sum(axis=1, keepdims=True))",
+           tests=["tests/test_peer_equations.py::test_sklearn_predictive_is_the_posterior_mean_mixture"]),
+    Mutant(id="gensim_short_minibatch_scaled_by_d_over_batch_size", cites="Hoffman et al. 2010, Alg. 2's D/|S| with |S| "
+           "the minibatch's documents (gensim's numdocs pinned to D - batch_size)", path="methods/gensim_lda.py",
+           find="self.model.state.numdocs = self.corpus_size - len(batch)",
+           replace='self.model.state.numdocs = self.corpus_size - int(self.hyper["batch_size"])',
+           tests=["tests/test_peer_equations.py::test_peer_short_minibatch_scales_by_its_own_size[gensim_lda]"]),
+    Mutant(id="gensim_predict_conditions_on_the_heldout_words", cites="document completion (DESIGN.md): gamma fitted to "
+           "the observed part, not to the words scored", path="methods/gensim_lda.py",
+           find="gamma, _ = self.model.inference(_as_gensim_corpus(observed))",
+           replace="gamma, _ = self.model.inference(_as_gensim_corpus(word_ids))",
+           tests=["tests/test_peer_equations.py::test_gensim_predictive_is_the_posterior_mean_mixture"]),
+    Mutant(id="sklearn_predict_conditions_on_the_heldout_words", cites="document completion (DESIGN.md): theta from the "
+           "observed part, not from the words scored", path="methods/sklearn_lda.py",
+           find="theta = self.model.transform(observed.astype(np.float64))",
+           replace="theta = self.model.transform(word_ids.astype(np.float64))",
+           tests=["tests/test_peer_equations.py::test_sklearn_predictive_is_the_posterior_mean_mixture"]),
+    # the peers' hyperparameter mapping where the libraries' defaults coincide with the tests' settings (sklearn's
+    # doc_topic_prior 1/K = alpha for K = 10, alpha = 0.1; both E-step tolerances 1e-3 = e_step_tol's default)
+    Mutant(id="sklearn_alpha_left_at_one_over_k", cites="Hoffman et al. 2010, Alg. 2's alpha (sklearn's doc_topic_prior)",
+           path="methods/sklearn_lda.py", find='doc_topic_prior=float(h["alpha"])', replace="doc_topic_prior=None",
+           tests=["tests/test_peer_equations.py::test_peer_hyperparameters_reach_the_library"]),
+    Mutant(id="sklearn_e_step_tolerance_fixed", cites="Hoffman et al. 2010, Alg. 2's E step stopping rule (e_step_tol)",
+           path="methods/sklearn_lda.py", find='mean_change_tol=float(h["e_step_tol"])', replace="mean_change_tol=1e-3",
+           tests=["tests/test_peer_equations.py::test_peer_hyperparameters_reach_the_library"]),
+    Mutant(id="sklearn_e_step_cap_fixed", cites="Hoffman et al. 2010, Alg. 2's E step cap (e_step_max_iter)",
+           path="methods/sklearn_lda.py", find='max_doc_update_iter=int(h["e_step_max_iter"])',
+           replace="max_doc_update_iter=100",
+           tests=["tests/test_peer_equations.py::test_peer_hyperparameters_reach_the_library"]),
+    Mutant(id="gensim_e_step_tolerance_fixed", cites="Hoffman et al. 2010, Alg. 2's E step stopping rule (e_step_tol)",
+           path="methods/gensim_lda.py", find='gamma_threshold=float(h["e_step_tol"])', replace="gamma_threshold=0.001",
+           tests=["tests/test_peer_equations.py::test_peer_hyperparameters_reach_the_library"]),
 ]
 # verified killed, not registered (recompile cost): id -- find -> replace -- killed by node (K = tests/test_kernels.py)
 # (registered in session 11's red-team, then taken out of the registry for CI time: fresh-clone CI had reached 13 min)

@@ -116,6 +116,24 @@ MUTANTS = [
            replace="        for i in numba.prange(F.shape[0]):\n            c, s = _hals_row(F, G, Ht, i)\n            change += c\n"
                    "            norm += s\n        if change <= tol * norm:",
            tests=[T + "test_hals_sweeps_are_coordinate_descent_stopped_at_tol_squared[hals_sweeps]"]),
+    Mutant(id="hu_sec4_prior_share_counts_only_fitted_documents", cites="Hu et al. 2014, eq. 15's prior K in the "
+           "minibatch's share |C_b|/B of documents drawn (validation documents set aside still count)",
+           path="methods/lgnmf.py", find="prior_share=min(1.0, drawn / self.batch_size)",
+           replace="prior_share=min(1.0, X.shape[0] / self.batch_size)",
+           tests=["tests/test_lgnmf.py::test_prior_share_counts_the_documents_drawn_not_those_fitted"]),
+    Mutant(id="validation_documents_truncated_fraction", cites="LG-NMF validation criterion: round(validation_fraction "
+           "* n) documents of the first batch", path="methods/lgnmf.py",
+           find='n_val = int(round(float(self.hyper["validation_fraction"]) * X.shape[0]))',
+           replace='n_val = int(float(self.hyper["validation_fraction"]) * X.shape[0])',
+           tests=["tests/test_lgnmf.py::test_validation_documents_are_the_rounded_fraction"]),
+    Mutant(id="hu_sec34_grid_points_restart_from_d0", cites="Hu et al. 2014, secs. 3.4 and 5.1 (every grid point starts "
+           "from the mode's fit)", path="methods/lgnmf.py",
+           find="self.D = np.repeat(fits[mode][1][None], len(grid), axis=0)",
+           replace="self.D = np.repeat(self.D_start[None], len(grid), axis=0)", tests=["tests/test_lgnmf.py::test_grid_points_start_from_the_modes_search_fit"]),
+    Mutant(id="hu_sec34_search_one_block_cycle_short", cites="Hu et al. 2014, sec. 3.4's search: each evaluation a MAP fit "
+           "of search_iters block cycles (sec. 3.1)", path="methods/lgnmf.py",
+           find='        for _ in range(p["search_iters"]):\n', replace='        for _ in range(p["search_iters"] - 1):\n',
+           tests=["tests/test_lgnmf.py::test_grid_points_start_from_the_modes_search_fit"]),
 ]
 # verified killed, not registered (recompile cost): id -- find -> replace -- killed by node
 # l_hals_serial_tol_not_squared -- serial "change <= tol * tol * norm" -> "tol * norm" -- test_hals_sweeps_are_coordinate_descent_stopped_at_tol_squared[hals_sweeps_serial]

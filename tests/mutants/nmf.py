@@ -317,6 +317,36 @@ MUTANTS = [
            "E[beta_vk] = sum_v g_vk / h_k, not sum_v exp E ln beta_vk)", path="topicbench/nmf_kernels.py",
            find="partial[chunk, k] += g[v, k]", replace="partial[chunk, k] += out[v, k]",
            tests=["tests/test_cnmf.py::test_gamma_topic_expectations_match_scipy"]),
+    # -- ninth red-team (mutant9): a short last minibatch is scaled by D over its own size --
+    Mutant(id="paisley_11_33_bnmf_short_minibatch_scaled_by_batch_size", cites="Paisley et al. 2014, eqs. 11.33-11.34 "
+           "(D/|C_t|, |C_t| the minibatch's documents)", path="methods/bnmf.py",
+           find="scale = self.corpus_size / len(batch)  # D / |C_t|",
+           replace="scale = self.corpus_size / (self.batch_size or len(batch))  # D / |C_t|",
+           tests=["tests/test_bnmf.py::test_short_minibatch_is_scaled_by_its_own_size"]),
+    Mutant(id="paisley_11_33_cnmf_short_minibatch_scaled_by_batch_size", cites="Paisley et al. 2014, eqs. 11.33-11.35 "
+           "(D/|C_t|, |C_t| the minibatch's documents)", path="methods/cnmf.py",
+           find="scale = self.corpus_size / len(batch)  # D / |C_t|",
+           replace="scale = self.corpus_size / self.batch_size  # D / |C_t|",
+           tests=["tests/test_cnmf.py::test_short_minibatch_is_scaled_by_its_own_size"]),
+    Mutant(id="sklearn_nmf_predict_conditions_on_the_heldout_words", cites="document completion (DESIGN.md): W from the "
+           "observed part, not from the words scored", path="methods/sklearn_nmf.py",
+           find="weights = self.model.transform(observed.astype(np.float64)) * H.sum(axis=1)",
+           replace="weights = self.model.transform(word_ids.astype(np.float64)) * H.sum(axis=1)",
+           tests=["tests/test_nmf_peers.py::test_sklearn_nmf_predicts_the_normalised_reconstruction"]),
+    Mutant(id="gensim_nmf_predict_conditions_on_the_heldout_words", cites="document completion (DESIGN.md): h from the "
+           "observed part, not from the words scored", path="methods/gensim_nmf.py",
+           find="h = m._solveproj(observed.T.tocsc().astype(np.float64), W, v_max=np.inf)",
+           replace="h = m._solveproj(word_ids.T.tocsc().astype(np.float64), W, v_max=np.inf)", tests=[GENSIM_NMF]),
+    # the NMF peers' hyperparameter mapping where the plugins' defaults equal the libraries' (no default run moves)
+    Mutant(id="gensim_nmf_gradient_step_scale_fixed", cites="gensim Nmf's W step eta = kappa / ||A|| (Zhao and Tan 2016)",
+           path="methods/gensim_nmf.py", find='kappa=float(h["kappa"]), w_max_iter', replace="kappa=1.0, w_max_iter",
+           tests=["tests/test_nmf_peers.py::test_nmf_peer_hyperparameters_reach_the_library"]),
+    Mutant(id="gensim_nmf_columns_not_normalised", cites="gensim Nmf: W's columns kept in the unit L2 ball (normalize)",
+           path="methods/gensim_nmf.py", find="normalize=True, random_state", replace="normalize=False, random_state",
+           tests=["tests/test_nmf_peers.py::test_nmf_peer_hyperparameters_reach_the_library"]),
+    Mutant(id="sklearn_nmf_prediction_solve_cap_dropped", cites="sklearn_nmf's predictive: W of the observed part "
+           "solved to tol or transform_max_iter", path="methods/sklearn_nmf.py",
+           find='transform_max_iter=int(h["transform_max_iter"])', replace="transform_max_iter=None", tests=["tests/test_nmf_peers.py::test_nmf_peer_hyperparameters_reach_the_library"]),
 ]
 # verified killed, not registered (recompile cost): id -- find -> replace -- killed by node (tests/test_cnmf.py::)
 # n_value_u_prior_no_half -- "value -= 0.5 * u[i] * u[i]" -> "value -= u[i] * u[i]" -- test_objective_matches_direct_formula
@@ -329,3 +359,6 @@ MUTANTS = [
 # n_expected_no_scores -- "expected[k] *= scores[k]" -> "*= 1.0" -- test_gradient_u_matches_finite_differences
 # n_sstats_no_beta -- '"sstats": sstats_t.T * exp_elog_beta' -> '"sstats": sstats_t.T' -- test_learns_beyond_unigram
 
+# ninth red-team (mutant9), verified killed, not registered (recompile cost):
+# n_bnmf_rate_multiplied -- "exp_elog_beta / rate[:, None], a0" -> "exp_elog_beta * rate[:, None], a0" -- tests/test_bnmf.py::test_local_step_is_stationary_in_q_theta
+# n_cnmf_u_rotated_back_wrong -- 'return {"u": z @ rotation.T,' -> 'return {"u": z @ rotation,' -- tests/test_cnmf.py::test_local_step_ascends_to_a_stationary_point
