@@ -29,7 +29,7 @@ from gensim.models import LdaModel
 from gensim.utils import FakeDict
 
 from topicbench import kernels
-from topicbench.lda import ONLINE_PARAMS
+from topicbench.lda import ONLINE_PARAMS, check_dirichlet_priors
 from topicbench.method import Method
 
 
@@ -56,6 +56,11 @@ class GensimLDA(Method):
     description = "gensim LdaModel, one update per minibatch (peer of online_lda)"
     uses_corpus_size = True
     params = dict(ONLINE_PARAMS)
+
+    @classmethod
+    def check_params(cls, p):
+        super().check_params(p)
+        check_dirichlet_priors(cls.name, p)  # gensim's lambda_0 - eta (below) turned NaN from eta = 1e100
 
     def __init__(self, n_words, seed=0, threads=1, corpus_size=None, **params):
         super().__init__(n_words, seed=seed, threads=threads, corpus_size=corpus_size, **params)

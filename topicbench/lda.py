@@ -11,12 +11,32 @@ import scipy.sparse as sp
 from scipy.special import gammaln
 
 from . import kernels
-from .method import Method
+from .method import Method, require
+
+# The largest Dirichlet prior (alpha on theta, eta on beta) a run takes. gamma_dk = alpha + sum_w n_dw phi_dwk and
+# lambda_kw = eta + (D/S) sum_d n_dw phi_dwk (Hoffman et al. 2010, eq. 5 and Alg. 2) hold a count only to an ulp of the
+# prior (2^-12 of a token at 2^40 = 1.1e12), and eq. 4's log Gamma(K alpha) - K log Gamma(alpha) cancels to within
+# eps K alpha log alpha (~0.02 nats a document at 1e12): at alpha = 1e16 the ELBO per word came out positive, and
+# gensim's lambda_0 - eta turned NaN from eta = 1e100.
+PRIOR_MAX = 1e12
+
+
+def check_dirichlet_priors(method: str, p) -> None:
+    """alpha and eta at most PRIOR_MAX (above), naming the method and the prior, before any fit."""
+    for prior in ("alpha", "eta"):
+        require(float(p[prior]) <= PRIOR_MAX, method, prior,
+                f"must be <= {PRIOR_MAX:g}: beyond it gamma = alpha + counts and lambda = eta + counts (Hoffman et al. "
+                f"2010, eq. 5) lose the counts to rounding and the bound (eq. 4) cancels; got {p[prior]!r}")
 
 
 class VariationalLDA(Method):
     family = "lda"
     params = {"K": 100, "alpha": 0.01, "eta": 0.01, "e_step_tol": 1e-3, "e_step_max_iter": 100}
+
+    @classmethod
+    def check_params(cls, p):
+        super().check_params(p)
+        check_dirichlet_priors(cls.name, p)
 
     def __init__(self, n_words, seed=0, threads=1, corpus_size=None, **params):
         super().__init__(n_words, seed=seed, threads=threads, corpus_size=corpus_size, **params)
@@ -71,8 +91,11 @@ class VariationalLDA(Method):
         return score
 
     def topic_bound(self) -> float:
-        """The corpus-level q(beta) terms of eq. 4 (not divided by D)."""
-        elog_beta = np.log(self.exp_elog_beta)
+        """The corpus-level q(beta) terms of eq. 4 (not divided by D).
+
+        E[log beta] is Psi(lambda_kw) - Psi(sum_w lambda_kw) (eq. 6) itself, not the log of the kept exp(E[log beta]):
+        at a small eta that exponential underflows to 0 (Psi(1e-8) = -1e8), and log 0 times eta - lambda_kw = 0 is NaN."""
+        elog_beta = kernels.dirichlet_expectation(self.lam)
         score = float(np.sum((self.eta - self.lam) * elog_beta) + np.sum(gammaln(self.lam)) - np.sum(gammaln(self.lam.sum(axis=1))))
         return score + self.n_topics * (gammaln(self.n_words * self.eta) - self.n_words * gammaln(self.eta))
 
