@@ -251,16 +251,23 @@ def _check_heldout_tokens(splits, spec: RunSpec, where: str) -> None:
                           f"tokens, keeps every token observed; lower observed_fraction or use longer documents")
 
 
+WARM_UP_MAX_COUNT = 100  # the largest count of a word in the warm-up's documents (_warm_up)
+
+
 def _warm_up(method: Method, stream: Stream) -> float:
     """Compile (or load from numba's cache) the kernels the fit will call, off the fit clock; returns the wall time.
 
     The method does the work (``Method.warm_up``) on a two-document minibatch of the stream. numba specialises
-    on types and layouts, not sizes, so a tiny batch compiles what the full-size fit calls.
+    on types and layouts, not sizes, so a tiny batch compiles what the full-size fit calls; its counts are capped at
+    WARM_UP_MAX_COUNT (a throwaway copy the fit never sees), as the warm-up's document completion expands tokens one
+    by one and a training document holding 1e9 of a word would otherwise refuse the run for ~45 GiB of memory.
     """
     start = time.perf_counter()
     first = stream.batch(0)
     rows = first.rows[:2]
-    method.warm_up(Minibatch(stream.rows(rows), rows, first.doc_ids[:2],
+    counts = sp.csr_matrix(stream.rows(rows), copy=True)
+    counts.data = np.minimum(counts.data, WARM_UP_MAX_COUNT)
+    method.warm_up(Minibatch(counts, rows, first.doc_ids[:2],
                              None if first.times is None else first.times[:2], 0))
     return time.perf_counter() - start
 
