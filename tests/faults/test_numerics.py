@@ -45,3 +45,113 @@ def test_state_turning_non_finite_at_checkpoint_3_of_5(tmp_path, capsys, monkeyp
     assert code == 2 and method in err and "checkpoint 3 (60 documents)" in err, err
     assert "hold NaN or inf" in err or "log-likelihood" in err or "non-finite" in err, err
     assert list(out.iterdir()) == [] and not list(tmp_path.glob(".out.*"))
+
+
+# -- extreme but valid hyperparameters and data (numerics10) ------------------------------------------------------
+def run_tiny(corpus, out, method, *args, checkpoints=2):
+    return cli(["run", "--corpus", str(corpus), "--out", str(out), "--method", method, "--set",
+                f"n_checkpoints={checkpoints}", *args])
+
+
+@pytest.mark.parametrize("method, setting", [
+    pytest.param("online_lda", "alpha=1e16", id="online-lda-alpha-1e16-positive-elbo"),
+    pytest.param("streaming_vb", "alpha=1e300", id="streaming-vb-alpha-1e300-positive-elbo"),
+    pytest.param("gensim_lda", "eta=1e100", id="gensim-lda-eta-1e100-nan-topics"),
+])
+def test_dirichlet_prior_beyond_1e12(tmp_path, capsys, monkeypatch, tiny_corpus, method, setting):
+    """An LDA prior alpha or eta above 1e12 -> exit 2 before any fit, naming the method and the prior, nothing written.
+
+    Beyond it gamma = alpha + counts loses the counts and eq. 4 cancels: was a positive ELBO or NaN topics mid-run."""
+    cls = get_method(method)
+    monkeypatch.setattr(cls, "partial_fit", lambda self, batch: pytest.fail("a fit ran"))
+    code = run_tiny(tiny_corpus, tmp_path / "out", method, "--param", "K=3", "--param", "batch_size=20",
+                    "--param", setting)
+    err = capsys.readouterr().err
+    prior = setting.split("=")[0]
+    assert code == 2 and f"{method}: hyperparameter '{prior}' must be <= 1e+12" in err, err
+    assert not (tmp_path / "out").exists()
+
+
+def test_batch_lda_tiny_eta_keeps_its_train_elbo(tmp_path, capsys, tiny_corpus):
+    """Batch LDA with eta = 1e-8 over 3 passes -> every pass's train ELBO in the trace is finite and never falls.
+
+    exp E[log beta] underflows to 0 there, and log 0 * (eta - lambda) made the eq. 4 topic terms NaN from pass 2."""
+    import pandas as pd
+
+    out = tmp_path / "out"
+    code = run_tiny(tiny_corpus, out, "batch_lda", "--param", "K=3", "--param", "eta=1e-8", "--set", "passes=3",
+                    checkpoints=3)
+    assert code == 0, capsys.readouterr().err
+    elbo = pd.read_parquet(out / "trace.parquet")["x_train_elbo"].to_numpy()
+    assert len(elbo) == 3 and np.isfinite(elbo).all() and (np.diff(elbo) >= 0).all(), elbo
+
+
+@pytest.mark.parametrize("setting", [
+    pytest.param("fd_step=1e-300", id="fd-step-1e-300-zero-division"),
+    pytest.param("fd_step=1e300", id="fd-step-1e300-overflow"),
+])
+def test_lgnmf_finite_difference_step_out_of_doubles(tmp_path, capsys, tiny_corpus, setting):
+    """LG-NMF fd_step too small to move log10 alpha, or overflowing 10^(mode + h) -> exit 2 before compute naming it.
+
+    Was a ZeroDivisionError / OverflowError traceback from the sec. 3.4 finite differences."""
+    code = run_tiny(tiny_corpus, tmp_path / "out", "lgnmf", "--param", "K=3", "--param", "grid_size=2",
+                    "--param", setting)
+    err = capsys.readouterr().err
+    assert code == 2 and "lgnmf: hyperparameter 'fd_step' must move log10 alpha" in err, err
+    assert "Traceback" not in err and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("setting, culprit", [
+    pytest.param("grid_spacing_sd=100", "grid_spacing_sd 100.0", id="grid-spacing-100-sd"),
+    pytest.param("validation_fraction=0.99", "validation_fraction 0.99", id="one-fitted-document-flat-criterion"),
+])
+def test_lgnmf_laplace_grid_beyond_doubles(tmp_path, capsys, tiny_corpus, setting, culprit):
+    """An LG-NMF Laplace grid where alpha = exp(point) leaves the doubles -> exit 2 naming lgnmf, the grid, the setting.
+
+    A wide grid_spacing_sd, or a criterion flat in alpha (one fitted document); was numpy's 'array must not contain
+    infs or NaNs' or 'A singular matrix detected', naming nothing. Nothing is written."""
+    code = run_tiny(tiny_corpus, tmp_path / "out", "lgnmf", "--param", "K=3", "--param", "grid_size=2",
+                    "--param", setting)
+    err = capsys.readouterr().err
+    assert code == 2 and "lgnmf: the sec. 3.4 grid puts log10 alpha at" in err and culprit in err, err
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.fixture(scope="module")
+def corpus_with_a_1e9_count(tmp_path_factory):
+    """40 documents over 20 words, the first (the earliest training document) holding 10^9 of word 3; 8 test
+    documents."""
+    import pandas as pd
+    import scipy.sparse as sp
+
+    from topicbench.corpus import Corpus, save_corpus
+
+    counts = np.random.default_rng(0).poisson(1.0, (40, 20))
+    counts[0, 3] = 10**9
+    counts[counts.sum(axis=1) == 0, 0] = 1
+    docs = pd.DataFrame({"doc_id": [f"d{i}" for i in range(40)], "split": ["train"] * 32 + ["test"] * 8,
+                         "time": np.arange(40.0)})
+    return save_corpus(Corpus(sp.csr_matrix(counts), [f"w{j}" for j in range(20)], docs, meta={"name": "huge"}),
+                       tmp_path_factory.mktemp("numerics") / "huge")
+
+
+@pytest.mark.parametrize("method, extra", [
+    pytest.param("batch_lda", [], id="batch-lda"),
+    pytest.param("bnmf", ["--param", "batch_size=4", "--set", "stream=time_ordered"], id="b-nmf-time-ordered"),
+])
+def test_training_document_of_1e9_tokens_first(tmp_path, capsys, monkeypatch, corpus_with_a_1e9_count, method,
+                                               extra):
+    """A training document of 10^9 tokens first in the stream, 4 GiB free -> the run finishes, its score finite, <= 0.
+
+    The warm-up's document completion expanded it token by token and refused the run for ~45 GiB, though the fit
+    never expands it."""
+    import pandas as pd
+
+    import topicbench.evaluate
+
+    monkeypatch.setattr(topicbench.evaluate, "available_memory", lambda: 4 * 2**30)
+    out = tmp_path / "out"
+    code = run_tiny(corpus_with_a_1e9_count, out, method, "--param", "K=2", *extra)
+    assert code == 0, capsys.readouterr().err
+    score = pd.read_parquet(out / "trace.parquet")["loglik_per_word"].to_numpy()
+    assert np.isfinite(score).all() and (score <= 0).all(), score

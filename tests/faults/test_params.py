@@ -227,8 +227,6 @@ def test_sklearn_nmf_K_beyond_a_short_first_minibatch(tmp_path, capsys, tiny_cor
 
 
 @pytest.mark.parametrize("args, culprit", [
-    pytest.param(["--method", "online_lda", "--param", "alpha=1e300"], "'alpha': 1e+300",
-                 id="lda-alpha-1e300-positive-elbo"),
     pytest.param(["--method", "bnmf", "--param", "a0=1e300", "--param", "b0=1e-300"], "'a0': 1e+300",
                  id="bnmf-a0-huge-b0-tiny-zero-probability"),
     pytest.param(["--method", "lgnmf", "--param", "log10_alpha_min=200", "--param", "log10_alpha_max=300",
