@@ -270,15 +270,15 @@ class LatentGaussianNMF(Method):
         for positive in ("solver_tol", "alpha_prior_shape", "alpha_prior_rate", "grid_spacing_sd", "search_tol", "fd_step"):
             require(np.isfinite(float(p[positive])) and float(p[positive]) > 0, cls.name, positive,
                     f"must be finite and > 0, got {p[positive]!r}")
-        # alpha = 10^x must be a normal double at every x the search evaluates: log10_alpha_min .. max and the
-        # finite differences' mode -/+ fd_step (sec. 3.4), which must also move x (else H = 0/0)
+        # alpha = 10^x must be a normal double at every x the fit evaluates: log10_alpha_min .. max and, under the
+        # Laplace grid, the finite differences' mode -/+ fd_step (sec. 3.4), which must also move x (else H = 0/0)
         lo, hi, h = float(p["log10_alpha_min"]), float(p["log10_alpha_max"]), float(p["fd_step"])
         for bound, x in (("log10_alpha_min", lo), ("log10_alpha_max", hi)):
             require(LOG10_ALPHA_RANGE[0] <= x <= LOG10_ALPHA_RANGE[1], cls.name, bound,
                     f"must lie in {list(LOG10_ALPHA_RANGE)} (alpha = 10^x a normal double), got {p[bound]!r}")
         widest = max(abs(lo), abs(hi))
-        require(widest + h > widest and LOG10_ALPHA_RANGE[0] <= lo - h and hi + h <= LOG10_ALPHA_RANGE[1], cls.name,
-                "fd_step", f"must move log10 alpha at every search point and keep log10_alpha_min - fd_step and "
+        steps_fit = widest + h > widest and LOG10_ALPHA_RANGE[0] <= lo - h and hi + h <= LOG10_ALPHA_RANGE[1]
+        require(p["grid"] != "laplace" or steps_fit, cls.name, "fd_step", f"must move log10 alpha at every search point and keep log10_alpha_min - fd_step and "
                 f"log10_alpha_max + fd_step in {list(LOG10_ALPHA_RANGE)} (the sec. 3.4 finite differences evaluate "
                 f"alpha = 10^(mode -/+ fd_step)), got {p['fd_step']!r} with [{lo:g}, {hi:g}]")
         require(0.0 < float(p["prob_floor"]) < 1.0, cls.name, "prob_floor", f"must lie in (0, 1), got {p['prob_floor']!r}")
@@ -391,8 +391,8 @@ class LatentGaussianNMF(Method):
                 f"(mode {mode:.4g}, sd {sd / LN10:.4g} decades from the curvature {self.curvature:.4g}, grid_size "
                 f"{p['grid_size']}, grid_spacing_sd {p['grid_spacing_sd']!r}), where alpha is not a normal double: "
                 f"the criterion is nearly flat in alpha (too few fitted documents or words for the validation_fraction"
-                f" {p['validation_fraction']!r}?) or grid_spacing_sd is too wide; use grid: fixed or a smaller "
-                f"grid_spacing_sd")
+                f" {p['validation_fraction']!r}, a prob_floor {p['prob_floor']!r} near 1, K = {self.n_topics}?) or "
+                f"grid_spacing_sd is too wide; use grid: fixed or a smaller grid_spacing_sd")
         self.grid_log_alpha, self.mode_log10_alpha, self.log10_alpha_sd = grid, mode, sd / LN10
         self.D = np.repeat(fits[mode][1][None], len(grid), axis=0)
         self.search = np.array(record)
