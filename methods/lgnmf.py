@@ -278,7 +278,8 @@ class LatentGaussianNMF(Method):
                     f"must lie in {list(LOG10_ALPHA_RANGE)} (alpha = 10^x a normal double), got {p[bound]!r}")
         widest = max(abs(lo), abs(hi))
         steps_fit = widest + h > widest and LOG10_ALPHA_RANGE[0] <= lo - h and hi + h <= LOG10_ALPHA_RANGE[1]
-        require(p["grid"] != "laplace" or steps_fit, cls.name, "fd_step", f"must move log10 alpha at every search point and keep log10_alpha_min - fd_step and "
+        require(p["grid"] != "laplace" or steps_fit, cls.name, "fd_step",
+                f"must move log10 alpha at every search point and keep log10_alpha_min - fd_step and "
                 f"log10_alpha_max + fd_step in {list(LOG10_ALPHA_RANGE)} (the sec. 3.4 finite differences evaluate "
                 f"alpha = 10^(mode -/+ fd_step)), got {p['fd_step']!r} with [{lo:g}, {hi:g}]")
         require(0.0 < float(p["prob_floor"]) < 1.0, cls.name, "prob_floor", f"must lie in (0, 1), got {p['prob_floor']!r}")

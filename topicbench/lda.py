@@ -16,7 +16,7 @@ from .method import Method, require
 # The largest Dirichlet prior (alpha on theta, eta on beta) a run takes. gamma_dk = alpha + sum_w n_dw phi_dwk and
 # lambda_kw = eta + (D/S) sum_d n_dw phi_dwk (Hoffman et al. 2010, eq. 5 and Alg. 2) hold a count only to an ulp of the
 # prior (2^-12 of a token at 2^40 = 1.1e12), and eq. 4's log Gamma(K alpha) - K log Gamma(alpha) cancels to within
-# eps K alpha log alpha (~0.02 nats a document at 1e12): at alpha = 1e16 the ELBO per word came out positive, and
+# eps K alpha log alpha (~0.02 nats a document at 1e12, K = 3): at alpha = 1e16 the ELBO per word came out positive, and
 # gensim's lambda_0 - eta turned NaN from eta = 1e100.
 PRIOR_MAX = 1e12
 
@@ -94,7 +94,8 @@ class VariationalLDA(Method):
         """The corpus-level q(beta) terms of eq. 4 (not divided by D).
 
         E[log beta] is Psi(lambda_kw) - Psi(sum_w lambda_kw) (eq. 6) itself, not the log of the kept exp(E[log beta]):
-        at a small eta that exponential underflows to 0 (Psi(1e-8) = -1e8), and log 0 times eta - lambda_kw = 0 is NaN."""
+        at a small eta that exponential underflows to 0 (Psi(1e-8) = -1e8), and log 0 times eta - lambda_kw = 0 is
+        NaN."""
         elog_beta = kernels.dirichlet_expectation(self.lam)
         score = float(np.sum((self.eta - self.lam) * elog_beta) + np.sum(gammaln(self.lam)) - np.sum(gammaln(self.lam.sum(axis=1))))
         return score + self.n_topics * (gammaln(self.n_words * self.eta) - self.n_words * gammaln(self.eta))
