@@ -332,3 +332,47 @@ MUTANTS = [
 # e_skip_test_no_token_sum (only whether to re-choose the set), e_reactivated_theta_no_total (a re-entering topic's term
 # was proved < 2^-60 alpha, so a factor exp(psi_total) stays below rounding).
 
+
+# tenth red-team (kernel10), verified killed, not registered (recompile cost). K = tests/test_kernels.py::
+# killed by tests added in kernel10:
+# d_transpose_row_block_short -- dense._transpose "min(i0 + block, n_rows)" -> "min(i0 + block - 1, n_rows)" -- K test_parallel_transpose_is_the_transpose (every other test has K < 64: one block)
+# e_final_exp_theta_not_refreshed -- "    if sparse:\n        _exp_elog_theta(gamma, exp_theta, bits)\n    if model.want_phinorm:" -> "    if model.want_phinorm:" -- K test_skipped_topics_stay_at_alpha_exactly (sstats at rtol 1e-9, atol 0)
+# e_skipped_held_at_alpha0 -- "if a >= 0 else alpha[k]  # gamma" -> "else alpha[0]" -- K test_asymmetric_alpha_matches_reference[largest]
+# e_sparse_update_alpha0 -- "value = alpha[k] + theta_active[a] * new_gamma[a]" -> "alpha[0] + ..." -- same
+# killed by tests already in the suite:
+# s_digamma_recurrence_shift -- "result -= 1.0 / x" -> "1.0 / (x + 1.0)" -- K test_dirichlet_expectation_matches_scipy
+# s_digamma_half_sign -- "- 0.5 * inv" -> "+ 0.5 * inv" -- same
+# s_digamma_1_12_to_1_6 -- "inv2 * (1.0 / 12 - inv2 * (1.0 / 120" -> "(1.0 / 6 - ..." (digamma) -- same
+# s_parts_shift_inverted -- "shift = dq / q if small" -> "q / dq" -- K test_fixed_iterations_match_reference
+# s_parts_product_rule -- "dq = dq * y + q" -> "dq * y + 1.0" -- same
+# s_parts_1_120_to_1_12 -- _digamma_parts "(1.0 / 120" -> "(1.0 / 12" -- same
+# s_exp_fallback_threshold -- "low += bits[k] == 1 << 52" -> "1 << 53" -- K test_vectorised_exp_theta_matches_libm
+# s_exp_r_lo_sign -- "- m * _LN2_LO" -> "+ m * _LN2_LO" -- K test_fixed_iterations_match_reference
+# s_exp_elog_theta_total_last -- _exp_elog_theta "total += gamma[k]" -> "total = gamma[k]" -- K test_adversarial_topics_match_reference[0]
+#   (psi(sum gamma) is a factor common to every k: it cancels in phi and shows only through the skip bounds)
+# d_weighted_rows_floor_dropped -- "out[j] = 1e-100" -> "0.0" -- K test_adversarial_topics_match_reference[0] (exp E log beta underflows there)
+# e_phinorm_floor_dropped -- "w0 = cts[j] / (s0 + 1e-100)" -> "cts[j] / s0" -- same
+# d_weighted_rows_tail_row_by_position -- "s0 = matrix[rows[a]]" -> "matrix[a]" -- K test_converged_e_step_matches_reference[0.01-0.001]
+# d_gather_tail_topic_by_position -- "sub[a, j] = r0[topics[a]]" -> "r0[a]" -- K test_fixed_iterations_match_reference
+# d_gather_row7_from_row6 -- "r6[k], r7[k]" -> "r6[k], r6[k]" -- K test_converged_e_step_matches_reference[0.01-0.001]
+# d_dot4_b3_from_b2 -- "s3 += a[k] * b3[k]" -> "b2[k]" -- K test_fixed_iterations_match_reference
+# d_min_positive_max -- "low = min(low, bits[j])" -> "max" -- K test_e_step_sweep_helpers_by_hand
+# sp_group_start_not_shifted -- "word_start[indices[p] + 1] += 1" -> "word_start[indices[p]]" -- K (crashes: out-of-bounds fill)
+# e_new_gamma_not_reset -- _gamma_sweep "new_gamma[k] = 0.0" -> "pass" -- K test_fixed_iterations_match_reference
+# e_change_not_abs -- _update_gamma "abs(value - gamma[k])" -> "value - gamma[k]" -- same
+# e_sparse_change_not_abs -- sparse path "change += abs(value - gamma[k])" -> "value - gamma[k]" -- same
+# e_skipped_ok_inverted -- "if not term * token_sum < eps * alpha[k]" -> "if term * ..." -- K test_fallback_sweeps_match_reference[adversarial0]
+# e_keep_test_inverted -- decide "if term * token_sum >= threshold * alpha[k]: keep += 1" -> "<" -- same
+# e_sparse_gamma_no_alpha -- "value = alpha[k] + theta_active[a] * new_gamma[a]" -> "theta_active[a] * new_gamma[a]" -- K test_converged_e_step_matches_reference[0.01-0.001]
+# b_topic_lgamma_signs -- "+ math.lgamma(value) - math.lgamma(prior[k, j])" -> "- ... + ..." -- tests/test_equations_lda.py::test_streaming_vb_bound_is_eq4_under_the_previous_posterior
+# b_column_gather_wrong_word -- "exp_elog_beta[k, words[j]]" -> "exp_elog_beta[k, j]" -- tests/test_equations_lda.py::test_bounds_match_eq4_term_by_term
+# Survivors judged not observable (results unchanged, each checked against the reference):
+# e_stop_le ("change / n_topics < model.tol" -> "<=", dense path): differs only when a sweep changes gamma by exactly 0,
+#   a bitwise fixed point, where further sweeps change nothing either (Hoffman's onlineldavb.py has "<").
+# b_alpha_branch_always ("if g[k] == alpha" -> "<="): the E step's gamma_k = alpha_k + a nonnegative term, never < alpha.
+# Guards of the skip bound only (they choose or check which topics are skipped; SKIP_EPS = 2^-60 sits 2^7 below
+# rounding and the choice is made 2^10 below that, and a skipped topic's exp_theta_k ~ exp(psi(alpha_k)) is
+# e^-100 or less, so no test, even with alpha_k over four decades, saw a result move): e_exp_psi_alpha_no_y
+# ("exp_psi_alpha[k] = y * math.exp(-c)" -> "math.exp(-c)"), e_skipped_max_no_alpha_div ("/ alpha[k])" dropped in
+# skipped_max), e_skipped_ok_alpha0, e_psi_alpha_of_alpha0, e_gather_keep_alpha0, e_skipped_alpha_sum_alpha0
+# (alpha[0] for alpha[k] in _skipped_ok, in exp_psi_alpha, in the gather's keep test, in skipped_alpha).

@@ -142,3 +142,8 @@ MUTANTS = [
 # l_proj_row_index -- "acc[k] += v * B[j, k]" -> "B[i, k]" -- test_runner_beats_unigram_and_is_deterministic[online]
 # l_proj_no_projection -- "max(0.0, F[i, k] - step" -> "(F[i, k] - step" -- test_runner_beats_unigram_and_is_deterministic[online]
 
+# tenth red-team (kernel10), verified killed, not registered (T = test_hals_sweeps_are_coordinate_descent_stopped_at_tol_squared):
+# l_hals_no_projection -- "new = max(0.0, F[i, k] - G[i, k] / Ht[k, k])" -> "new = F[i, k] - G[i, k] / Ht[k, k]" -- T[hals_sweeps]
+# l_hals_gradient_not_updated -- "G[i, j] += delta * Ht[k, j]" -> "+= 0.0 * Ht[k, j]" -- T[hals_sweeps]
+# l_step_prior_outside_step (eqs. 15-16) -- "step * ((FH[i, k] - acc[k]) + prior * F[i, k])" -> "step * (FH[i, k] - acc[k]) + prior * F[i, k]" -- test_online_step_is_the_projected_gradient_loop
+# l_step_acc_not_reset -- "acc[:] = 0.0" -> "pass" -- same

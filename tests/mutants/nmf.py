@@ -362,3 +362,16 @@ MUTANTS = [
 # ninth red-team (mutant9), verified killed, not registered (recompile cost):
 # n_bnmf_rate_multiplied -- "exp_elog_beta / rate[:, None], a0" -> "exp_elog_beta * rate[:, None], a0" -- tests/test_bnmf.py::test_local_step_is_stationary_in_q_theta
 # n_cnmf_u_rotated_back_wrong -- 'return {"u": z @ rotation.T,' -> 'return {"u": z @ rotation,' -- tests/test_cnmf.py::test_local_step_ascends_to_a_stationary_point
+
+# tenth red-team (kernel10), verified killed by tests already in the suite, not registered (tests/test_cnmf.py::):
+# n_best_alpha_top_sign -- "math.log(n_tokens) - math.log(total) - top" -> "+ top" -- test_local_step_ascends_to_a_stationary_point
+# n_best_alpha_tokens_not_logged -- "math.log(n_tokens) - math.log(total)" -> "n_tokens - math.log(total)" -- same
+# n_grad_coef_sign (eq. 11.31) -- "coef = expected[k] - topic_mass[k] * omega[k]" -> "+" -- test_gradient_u_matches_finite_differences
+# n_grad_omega_no_mass -- "coef = expected[k] - topic_mass[k] * omega[k]" -> "expected[k] - omega[k]" -- same
+# n_grad_no_prior -- "grad[i] = -u[i]" -> "0.0" -- same
+# n_bfgs_rho_once -- "coef = rho * rho * yhy + rho" -> "rho * yhy + rho" -- test_local_step_converges_at_defaults
+# n_gte_partial_not_over_chunks -- "partial[chunk, k] += g[v, k]" -> "+= out[v, k]" -- test_gamma_topic_expectations_match_scipy
+# n_scores_top_min -- "top = max(top, scores[k])" -> "min" -- test_objective_matches_direct_formula
+# Survivors judged not equation errors: n_armijo_sign ("value + 1e-4 * t * slope" -> "value - ..."), which lets the
+# BFGS line search accept small descents but still stops on |eq. 11.31| <= tol N_d at the same stationary point, and
+# n_stop_tol_not_scaled ("<= tol * n_tokens" -> "<= tol"), a stricter stop: more steps, the same point.
