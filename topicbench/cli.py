@@ -267,7 +267,7 @@ def cmd_aggregate(args) -> int:
         raise UsageError(f"column {column!r} holds different types across traces: "
                          + "; ".join(f"{kind} in {path}" for kind, path in seen.items()))
     from .grid import AGGREGATE_INPUTS
-    from .run import TRACE_IDENTITY
+    from .traces import TRACE_IDENTITY
 
     for path, frame in zip(args.traces, frames):  # a row without them would enter the figures untraceable
         missing = [c for c in TRACE_IDENTITY if c not in frame.columns
@@ -294,7 +294,7 @@ def _check_run_identities(paths, frames) -> None:
     method, label, hyperparameters, seed): a rerun kept beside its original, or a trace copied into another run's
     folder, would be averaged into the figures as if it were another seed or grid point."""
     from .grid import format_value
-    from .run import run_columns
+    from .traces import run_columns
 
     owners: dict[tuple, str] = {}
     for path, frame in zip(paths, frames):

@@ -124,24 +124,6 @@ class RunSpec:
         return method_cls
 
 
-# what tells one run apart from another: these columns and every hyperparameter column (p_*); a trace is one run,
-# and figures, the paper and ``topicbench aggregate`` group checkpoints into runs by ``run_columns``
-RUN_IDENTITY = ("experiment", "dataset", "method", "label", "seed")
-
-
-def run_columns(columns) -> list[str]:
-    """The columns of a trace table (its ``.columns`` or any iterable of names) that tell runs apart."""
-    columns = list(columns)
-    return [c for c in RUN_IDENTITY if c in columns] + sorted(c for c in columns if c.startswith("p_"))
-
-
-# what every trace row records besides its scores: the run's identity and the code behind it (``provenance``);
-# ``topicbench aggregate`` refuses a trace without them (a figure or the paper would show a run it cannot trace)
-TRACE_IDENTITY = ("experiment", "dataset", "method", "label", "seed", "protocol", "docs_seen", "loglik_per_word",
-                  "git_sha", "topicbench_version", "python_version", "numpy_version", "scipy_version", "numba_version",
-                  "pandas_version", "host")
-
-
 # the folders and files whose code a run executes (plugins loaded by path, the package, the workflow)
 CODE_PATHS = ("methods", "datasets", "topicbench", "workflow", "Snakefile")
 

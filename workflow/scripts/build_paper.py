@@ -19,7 +19,7 @@ from pathlib import Path
 import pandas as pd
 
 from topicbench import io
-from topicbench.run import run_columns
+from topicbench.traces import run_columns
 
 PACKAGES = ["topicbench", "numpy", "scipy", "numba", "pandas", "pyarrow", "matplotlib", "snakemake", "gensim",
             "scikit-learn", "typst"]

@@ -33,7 +33,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from topicbench import io, run  # noqa: E402
+from topicbench import io, traces  # noqa: E402
 
 PLUGIN_DIR = Path(__file__).resolve().parent.parent / "figures"
 
@@ -241,7 +241,7 @@ class Context:
 
 def run_columns(frame: pd.DataFrame) -> list[str]:
     """The columns that tell runs apart: their identity and every hyperparameter (p_*) column."""
-    return run.run_columns(frame.columns)
+    return traces.run_columns(frame.columns)
 
 
 def final_rows(frame: pd.DataFrame, keys: list[str] | None = None) -> pd.DataFrame:
