@@ -58,11 +58,6 @@ class Reuters21578(TextDataset):
                         if hour is None or int(hour) > 23 or int(minute) > 59 or int(second) > 59:
                             bad_clock += 1  # one date reads "31-MAR-1987 605:12:19.12"
                             hour = minute = second = "00"
-                        try:
-                            pd.to_datetime(day, format="%d-%b-%Y")
-                        except ValueError:
-                            raise ReaderError(f"{archive}/{member.name}: NEWID={attr['NEWID']}: <DATE> {day!r} is not a "
-                                              f"calendar day") from None
                         rows.append({"doc_id": attr["NEWID"], "date": f"{day} {hour}:{minute}:{second}",
                                      "split": "test" if attr.get("LEWISSPLIT") == "TEST" else "train",
                                      "label": topics[0] if topics else "", "title": title,
@@ -72,5 +67,11 @@ class Reuters21578(TextDataset):
         self.notes.update(documents_with_body=with_body, body_whitespace_tokens=body_tokens)
         self.notes["dates_without_valid_clock_time"] = bad_clock  # kept at midnight of their day
         frame = pd.DataFrame(rows)
-        frame["time"] = decimal_year(pd.to_datetime(frame.pop("date"), format="%d-%b-%Y %H:%M:%S"))
+        stamps = pd.to_datetime(frame["date"], format="%d-%b-%Y %H:%M:%S", errors="coerce")  # clocks repaired above
+        if stamps.isna().any():  # so only the day can be impossible (30-FEB-1987)
+            row = frame[stamps.isna()].iloc[0]
+            raise ReaderError(f"{archive}/{first_seen[row['doc_id']]}: NEWID={row['doc_id']}: <DATE> "
+                              f"{row['date'].split()[0]!r} is not a calendar day")
+        frame.pop("date")
+        frame["time"] = decimal_year(stamps)
         return frame
