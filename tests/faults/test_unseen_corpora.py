@@ -197,9 +197,11 @@ def test_20news_crlf_and_utf8_messages_read_whole(tmp_path, capsys):
 
 
 def _reuters(root, docs):
-    body = "".join(f'<REUTERS LEWISSPLIT="TRAIN"{f" NEWID={chr(34)}{n}{chr(34)}" if n else ""}>\n<DATE>{date}</DATE>\n'
+    """docs: (NEWID, DATE) or (NEWID, DATE, LEWISSPLIT); LEWISSPLIT is TRAIN unless given."""
+    body = "".join(f'<REUTERS LEWISSPLIT="{(rest or ["TRAIN"])[0]}"{f" NEWID={chr(34)}{n}{chr(34)}" if n else ""}>\n'
+                   f"<DATE>{date}</DATE>\n"
                    f"<TEXT><TITLE>apple bread</TITLE><BODY>cheese dates apple</BODY></TEXT>\n</REUTERS>\n"
-                   for n, date in docs)
+                   for n, date, *rest in docs)
     _tar(root / "reuters21578" / "reuters21578.tar.gz", {"reut2-000.sgm": body.encode()}, "w:gz")
     return root / "reuters21578"
 
@@ -211,11 +213,15 @@ def _reuters(root, docs):
                  "reut2-000.sgm: NEWID=1 appears twice (first in reut2-000.sgm)", id="reuters-newid-twice"),
     pytest.param([("1", "26-FEB-1987 15:01:01.79"), ("", "27-FEB-1987 15:02:20.00")],
                  "reut2-000.sgm: a <REUTERS> tag without NEWID (after NEWID=1)", id="reuters-newid-missing"),
+    pytest.param([("1", "26-FEB-1987 15:01:01.79"), ("2", "27-FEB-1987 15:02:20.00", "TRAINING")],
+                 "reut2-000.sgm: NEWID=2: LEWISSPLIT='TRAINING', expected one of ['NOT-USED', 'TEST', 'TRAIN']",
+                 id="reuters-lewissplit-unknown"),
 ])
 def test_reuters_unseen_damage_named(tmp_path, capsys, docs, named):
-    """A Reuters-21578 release with February 30, a NEWID twice, or a document without NEWID -> exit 2 naming the .sgm
-    member and the NEWID (was: pandas' 'time data ... doesn't match format' naming no file; the output folder's
-    docs.parquet named for the repeat; KeyError 'NEWID' traceback)."""
+    """A Reuters-21578 release with February 30, a NEWID twice, no NEWID, or an unknown LEWISSPLIT -> exit 2 naming
+    the .sgm member and the NEWID (was: pandas' 'time data ... doesn't match format' naming no file; the output folder's
+    docs.parquet named for the repeat; KeyError 'NEWID' traceback; a LEWISSPLIT other than TRAIN, TEST or NOT-USED put
+    in train silently)."""
     src = _reuters(tmp_path / "corpora", docs)
     code, err = _fails(capsys, ["prepare", "reuters21578", "--corpora-dir", tmp_path / "corpora", *LOOSE],
                        tmp_path / "out", src)
@@ -233,6 +239,20 @@ def test_reuters_document_cut_off_named(tmp_path, capsys):
     code, err = _fails(capsys, ["prepare", "reuters21578", "--corpora-dir", tmp_path / "corpora", *LOOSE],
                        tmp_path / "out", archive.parent)
     assert code == 2 and "reut2-000.sgm: 2 <REUTERS> tags but 1 </REUTERS>: truncated or damaged file" in err, err
+
+
+def test_reuters_not_used_documents_train_and_are_counted(tmp_path, capsys):
+    """Reuters documents marked LEWISSPLIT="NOT-USED" -> in the training split by the documented rule, and counted in
+    corpus.json (was: put in train with no record of how many)."""
+    _reuters(tmp_path / "corpora", [("1", "26-FEB-1987 15:01:01.79", "NOT-USED"), ("2", "27-FEB-1987 15:02:20.00", "TEST"),
+                                    ("3", "28-FEB-1987 15:02:20.00")])
+    code, err = run_cli(["prepare", "reuters21578", "--out", tmp_path / "out", "--corpora-dir", tmp_path / "corpora",
+                         *LOOSE], capsys)
+    assert code == 0, err
+    meta = json.loads((tmp_path / "out" / "corpus.json").read_text())
+    assert meta["preprocessing"]["lewissplit_not_used_kept_as_train"] == 1
+    splits = pd.read_parquet(tmp_path / "out" / "docs.parquet").set_index("doc_id")["split"]
+    assert splits.to_dict() == {"1": "train", "2": "test", "3": "train"}
 
 
 def test_reuters_minute_out_of_range_kept_at_midnight_and_counted(tmp_path, capsys):
