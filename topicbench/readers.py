@@ -1090,6 +1090,15 @@ def _whitespace_tokens(text: str) -> int:
     return sum(1 for _ in re.finditer(r"\S+", text))
 
 
+def max_df_count(max_df: float, n_docs: int) -> int:
+    """The largest document frequency ``max_df`` (a fraction) keeps of ``n_docs`` documents: floor(max_df * n_docs) with
+    max_df the decimal it is written as, so a word in exactly that fraction is kept (0.29 of 100 documents is 29, where
+    the float product 0.29 * 100 is 28.999999999999996)."""
+    from fractions import Fraction
+
+    return int(Fraction(repr(float(max_df))) * n_docs // 1)
+
+
 def bag_of_words(texts: Sequence[str], prep: Preprocess, source: str = "text") -> tuple[sp.csr_matrix, list[str], np.ndarray, dict]:
     """Tokenise, (optionally) de-duplicate, choose the vocabulary, count, and drop short documents.
 
@@ -1156,13 +1165,22 @@ def bag_of_words(texts: Sequence[str], prep: Preprocess, source: str = "text") -
                 "why": "the tokeniser never yields them (upper case, not NFC, a stop word, too short, or not one token)"}
     else:
         df = np.bincount(every.indices, minlength=len(words))
-        max_count = prep.max_df * n_docs
+        max_count = max_df_count(prep.max_df, n_docs)
         eligible = [(words[i], int(c)) for i, c in enumerate(df) if prep.min_df <= c <= max_count]
         eligible.sort(key=lambda wc: (-wc[1], wc[0]))  # by document frequency, ties alphabetical
-        if prep.vocab_size is not None:
+        report["max_df_documents"] = max_count  # the largest document frequency kept, of n_docs documents
+        if prep.vocab_size is not None and len(eligible) > prep.vocab_size:
+            cut_df = eligible[prep.vocab_size - 1][1]  # a tie at the cut: the words of that frequency kept and left out
+            tied = [w for w, c in eligible if c == cut_df]
+            kept = sum(c == cut_df for _, c in eligible[: prep.vocab_size])
+            if kept < len(tied):
+                report["vocab_size_cut_tie"] = {"document_frequency": cut_df, "kept": kept, "left_out": len(tied) - kept,
+                                                "first_left_out": tied[kept]}
             eligible = eligible[: prep.vocab_size]
         vocab = sorted(w for w, _ in eligible)
-        report["vocab_source"] = "top words by document frequency within [min_df, max_df]"
+        report["vocab_source"] = ("top words by document frequency within [min_df, max_df] (both ends included; max_df "
+                                  "a fraction of the documents after dedupe, as the decimal written); ties at the "
+                                  "vocab_size cut broken by Unicode code-point order of the word (the first kept)")
         if not vocab:
             raise CorpusError(f"{source}: no word passes min_df={prep.min_df}, max_df={prep.max_df} "
                               f"({int((df > 0).sum())} distinct words in {n_docs} documents)")
