@@ -30,7 +30,7 @@ from threadpoolctl import threadpool_limits
 
 from . import __version__, io, kernels
 from .corpus import Corpus, RowRange, is_corpus_dir, load_corpus, release_memory
-from .evaluate import Protocol, Unigram, available_memory, loglik_per_word, perplexity, protocol_splits
+from .evaluate import Protocol, Unigram, available_memory, loglik_per_word, perplexity, protocol_splits, scored_documents
 from .method import REPO_ROOT, SAFE_NAME, SAFE_RULES, Method, ParamError, PluginError, coerce, get_method, plugin_file
 from .quality import final_checkpoint_quality, planted_recovery
 from .streams import STREAMS, Evaluation, Minibatch, Stream, StreamError, make_holdout, stream_order
@@ -225,12 +225,14 @@ def _id_ranks(corpus: Corpus) -> np.ndarray:
 
 
 def _check_heldout_tokens(splits, spec: RunSpec, where: str) -> None:
-    """Document completion must hold out at least one token, or the log predictive is 0/0 (a NaN score)."""
+    """Document completion must score at least one held-out token, or the log predictive is 0/0 (a NaN score)."""
     if not any(heldout.nnz for _, heldout in splits):
-        lengths = np.asarray(sum(observed + heldout for observed, heldout in splits[:1]).sum(axis=1)).ravel()
+        observed = [np.diff(part.indptr) > 0 for part, _ in splits]
+        blind = int(np.logical_not(np.logical_or.reduce(observed)).sum())  # documents observing nothing in any split
         raise StreamError(f"{where} holds out no token: observed_fraction={spec.observed_fraction} (folds="
-                          f"{spec.folds}) of its {len(lengths)} documents, the longest {int(lengths.max(initial=0))} "
-                          f"tokens, keeps every token observed; lower observed_fraction or use longer documents")
+                          f"{spec.folds}) leaves none of its {splits[0][0].shape[0]} documents both an observed and a "
+                          f"held-out token ({blind} observe nothing, so are not scored; the others keep every token "
+                          f"observed); change observed_fraction or use longer documents")
 
 
 WARM_UP_MAX_COUNT = 100  # the largest count of a word in the warm-up's documents (_warm_up)
@@ -346,6 +348,8 @@ def _run(spec, corpus, out_dir, progress_every_s):
             seed = spec.eval_seed if event.salt is None else spec.eval_seed * 100003 + event.salt
             splits = protocol_splits(counts, Protocol(protocol.observed_fraction, protocol.folds, seed))
         _check_heldout_tokens(splits, spec, f"the checkpoint at {processed} documents")
+        unscored = docs - scored_documents(splits)  # nothing observed or nothing held out: counted, not scored
+        docs -= unscored
         where = f"checkpoint {len(rows) + 1} ({processed} documents)"
         diverged = f"{method.name} with {spec.params or 'its defaults'} diverged at {where}: "
         check_topics(method, where, diverged)  # a plugin's topics() holds the contract
@@ -363,7 +367,8 @@ def _run(spec, corpus, out_dir, progress_every_s):
         if tokens and not np.isfinite(loglik) or elbo is not None and not (np.isfinite(elbo) and elbo <= 0):
             raise FitDiverged(f"{diverged}held-out log-likelihood {loglik}, ELBO per word {elbo}; nothing was written")
         row = {**base, "docs_seen": processed, "updates": n_updates, "fit_wall_s": fit_wall,
-               "fit_cpu_s": fit_cpu, "eval_kind": event.kind, "heldout_docs": docs, "heldout_excluded": event.excluded,
+               "fit_cpu_s": fit_cpu, "eval_kind": event.kind, "heldout_docs": docs, "heldout_unscored": unscored,
+               "heldout_excluded": event.excluded,
                "heldout_tokens": tokens, "loglik_per_word": loglik, "perplexity": perplexity(loglik),
                "unigram_loglik_per_word": base_loglik, "unigram_perplexity": perplexity(base_loglik),
                "elbo_per_word": np.nan if elbo is None else elbo, "eval_wall_s": time.perf_counter() - start}
