@@ -76,3 +76,17 @@ def test_test_document_of_one_token_is_not_scored_without_an_observed_part(tmp_p
     assert last["heldout_docs"] == len(long)
     assert last["heldout_unscored"] == (lengths == 1).sum()
     assert np.isfinite(last["loglik_per_word"])
+
+
+def test_semi_synthetic_test_documents_of_one_token(tmp_path):
+    """A semi-synthetic corpus whose test documents are all one token (min_length = max_length = 1) -> prepared, its
+    reference_perplexity null with the reason and the documents counted as unscored (the runner's rule), never a
+    ZeroDivisionError, nor a 'true model' perplexity of prior predictions."""
+    from topicbench.dataset import get_dataset
+
+    recipe = get_dataset("nyt_like")
+    corpus = recipe().build(**recipe.resolve_params({"n_train": 40, "n_test": 8, "n_words": 50, "n_topics": 3,
+                                                     "min_length": 1, "max_length": 1}))
+    ref = corpus.meta["reference_perplexity"]
+    assert ref["true_model"] is None and ref["word_frequency"] is None and "observed" in ref["why"], ref
+    assert ref["heldout_docs"] == 0 and ref["heldout_unscored"] == 8
