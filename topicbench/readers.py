@@ -907,7 +907,8 @@ def token_pattern() -> re.Pattern:
     decomposed after NFC (e + U+0301), would otherwise split a word into fragments (``हिन्दी`` -> ``न``,
     ``द``) or silently drop its first letter. Variation selectors (emoji presentation, U+FE0F) are marks that
     choose a glyph, not spelling: they end a word like any symbol. A zero-width non-joiner or joiner (U+200C/D) between
-    two letters is part of the word (Persian ``می‌خواهم`` is one word, not ``می`` and ``خواهم``)."""
+    two letters is part of the word (Persian ``می‌خواهم`` is one word, not ``می`` and ``خواهم``); one beside a cased
+    letter is removed before this pattern runs (:func:`cased_joiner`)."""
     marks, start, prev = [], None, None
     for code in range(sys.maxunicode + 1):
         if unicodedata.category(chr(code))[0] == "M" and "VARIATION SELECTOR" not in unicodedata.name(chr(code), ""):
@@ -919,6 +920,24 @@ def token_pattern() -> re.Pattern:
     ranges = "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in marks)
     # a zero-width non-joiner or joiner between two letters is inside a word (Persian, Indic scripts write one there)
     return re.compile(f"[^\\W\\d_](?:[^\\W\\d_]|[{ranges}]|[\\u200c\\u200d](?=[^\\W\\d_]))*")
+
+
+@functools.lru_cache(maxsize=1)
+def cased_joiner() -> re.Pattern:
+    """A zero-width non-joiner or joiner (U+200C/D) beside a cased letter (Latin, Greek, Cyrillic, Armenian: categories
+    Lu, Ll, Lt). Those scripts never write one inside a word, so there it is a stray from web or PDF text that would
+    make a second, identical-looking spelling of the word (``inter\u200cnational``); the uncased scripts that write
+    one (Persian, Arabic, the Indic scripts) keep it (:func:`token_pattern`)."""
+    ranges, start, prev = [], None, None
+    for code in range(sys.maxunicode + 1):
+        if unicodedata.category(chr(code)) in ("Lu", "Ll", "Lt"):
+            if start is None or code != prev + 1:
+                start is not None and ranges.append((start, prev))
+                start = code
+            prev = code
+    ranges.append((start, prev))
+    cased = "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in ranges)
+    return re.compile(f"(?<=[{cased}])[\u200c\u200d]+|[\u200c\u200d]+(?=[{cased}])")
 
 
 # Han ideographs, Hiragana, Katakana (and their extensions): scripts written without spaces between words
@@ -939,7 +958,8 @@ TOKENIZER = ("HTML character references decoded (&eacute; -> e-acute, &amp; -> &
              "presentation forms, non-breaking spaces; symbols such as the trade mark sign kept), lower-case, then NFC (Turkish "
              "dotted capital I as i); soft hyphens and word joiners removed; URLs, @mentions and retweet markers "
              "(RT before an @mention) removed; a #hashtag is its word without the #; emoji and other symbols are word "
-             "breaks; a letter then letters, combining marks, or a zero-width (non-)joiner between letters; CJK runs "
+             "breaks; a letter then letters, combining marks, or a zero-width (non-)joiner between letters (one beside a "
+             "cased letter, as in Latin, Greek or Cyrillic text, removed: those scripts never write one); CJK runs "
              "as character bigrams; other scripts written without spaces (Thai, Lao, Khmer, Myanmar) are not segmented")
 
 _HTML = re.compile(r"<(script|style)\b.*?</\1\s*>|<!--.*?-->|</?[a-zA-Z][^<>]*>", re.S | re.I)
@@ -1034,6 +1054,10 @@ class Preprocess:
         # (folded before lower-casing: a fold may give a capital, as the Fraktur capital H does)
         text = unicodedata.normalize("NFC", fold_compatibility(_INVISIBLE.sub("", text).replace("\u0130", "i"),
                                                                 tally).lower())
+        if "\u200c" in text or "\u200d" in text:  # a joiner inside a Latin, Greek or Cyrillic word: a stray, removed
+            text, n = cased_joiner().subn("", text)
+            if tally is not None and n:
+                tally["removed_joiners_beside_cased_letters"] += n
         if self.strip_urls:
             text, rt = _RETWEET.subn(" ", text)  # before the @mention it is recognised by goes
             text, n = _URL.subn(" ", text)
@@ -1073,7 +1097,9 @@ class Preprocess:
             if end < len(text):
                 low = max(start, end - LONG_TEXT // 2)
                 cut = max(text.rfind(space, low, end) for space in _SPACES)
-                end = cut + 1 if cut >= 0 else end  # no white space in half a piece: a hard cut (one word may split)
+                if cut < 0:  # no white space in half a piece: a hard cut, which may split one word in two; counted
+                    tally["long_text_hard_cuts"] += 1
+                end = cut + 1 if cut >= 0 else end
             pieces.append(self.token_ids(text[start:end], stop, ids, tally))
             start = end
         return np.concatenate(pieces) if pieces else np.zeros(0, np.int32)
