@@ -90,3 +90,47 @@ def test_semi_synthetic_test_documents_of_one_token(tmp_path):
     ref = corpus.meta["reference_perplexity"]
     assert ref["true_model"] is None and ref["word_frequency"] is None and "observed" in ref["why"], ref
     assert ref["heldout_docs"] == 0 and ref["heldout_unscored"] == 8
+
+
+@pytest.mark.parametrize("joiner", [pytest.param("\u200c", id="zero-width-non-joiner"),
+                                    pytest.param("\u200d", id="zero-width-joiner")])
+def test_zero_width_joiner_inside_a_latin_word(joiner):
+    """A zero-width (non-)joiner inside a Latin or Greek word (web or PDF text) -> the word as it reads, one vocabulary
+    entry with its plain spelling, the joiners counted; a Persian or Devanagari word keeps its joiner.
+
+    (Was: 'inter<ZWNJ>national' a second vocabulary entry that looks identical to 'international'.)"""
+    texts = [f"inter{joiner}national trade", "international trade", f"ΑΘΉ{joiner}ΝΑ αθήνα", f"می{joiner}خواهم می{joiner}خواهم"]
+    vocab, report = _vocab(texts, vocab_size=None, min_df=1, max_df=1.0)
+    assert vocab == ["international", "trade", "αθήνα", f"می{joiner}خواهم"], vocab
+    assert report["removed_joiners_beside_cased_letters"] == 2
+
+
+def test_word_longer_than_half_a_tokenising_piece_is_counted(monkeypatch):
+    """A document longer than LONG_TEXT whose one 'word' (no white space) outruns half a piece -> the hard cut that may
+    split it is counted in corpus.json (long_text_hard_cuts), never a silent second word."""
+    from topicbench import readers
+
+    monkeypatch.setattr(readers, "LONG_TEXT", 64)
+    texts = ["start " + "x" * 200 + " end", "plain words here"]
+    _, report = _vocab(texts, vocab_size=None, min_df=1, max_df=1.0)
+    assert report["long_text_hard_cuts"] == 3  # 200 letters in pieces of 64: cut three times
+
+
+def test_split_that_leaves_a_word_only_in_test(tmp_path):
+    """A seeded split that puts every document of a word in test -> corpus.json's vocabulary_use counts and names it
+    (scored from the prior), and a word no document holds (a fixed vocabulary) is counted too; the run's score is
+    finite. (Was: nothing told the user that a vocabulary word had no training token.)"""
+    from topicbench.corpus import Corpus, load_corpus, make_docs_frame, save_corpus
+    from topicbench.run import RunSpec, run
+    import scipy.sparse as sp
+
+    rows = [[2, 1, 0, 0, 0], [1, 2, 0, 0, 0], [3, 1, 0, 0, 0], [1, 1, 0, 0, 0], [1, 0, 2, 0, 0], [0, 1, 1, 1, 0]]
+    docs = make_docs_frame(6, split=["train"] * 4 + ["test"] * 2)
+    path = save_corpus(Corpus(sp.csr_matrix(rows), ["apple", "bread", "cider", "dates", "eggs"], docs, {"name": "t"}),
+                       tmp_path / "c")
+    use = json.loads((path / "corpus.json").read_text())["vocabulary_use"]
+    assert use == {"words_only_in_test": 2, "first_only_in_test": ["cider", "dates"],
+                   "words_in_no_document": 1, "first_in_no_document": ["eggs"]}, use
+    trace, _ = run(RunSpec(method="online_lda", params={"K": 2, "batch_size": 2}, n_checkpoints=1,
+                           topic_history_words=3), load_corpus(path))
+    assert np.isfinite(trace["loglik_per_word"]).all()
