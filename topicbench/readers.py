@@ -1249,7 +1249,15 @@ def whitespace_bow(texts: Sequence[str], vocab: Sequence[str] | None = None, sou
     is every distinct token, sorted. Empty documents are dropped and counted.
     """
     tokens = [t.split() for t in texts]
+    recomposed = 0
     if vocab is None:
+        # one word in two Unicode forms (composed and decomposed accents, as a macOS file name or a PDF gives them)
+        # is one word to a reader: NFC, as the raw-text tokeniser, so it is one column (counted, never silent)
+        for toks in tokens:
+            for i, w in enumerate(toks):
+                if not w.isascii() and unicodedata.normalize("NFC", w) != w:
+                    toks[i] = unicodedata.normalize("NFC", w)
+                    recomposed += 1
         vocab = sorted({w for toks in tokens for w in toks})
     index = {w: i for i, w in enumerate(vocab)}
     indptr = np.zeros(len(tokens) + 1, dtype=np.int64)
@@ -1258,7 +1266,8 @@ def whitespace_bow(texts: Sequence[str], vocab: Sequence[str] | None = None, sou
         try:
             flat.extend(index[t] for t in toks)
         except KeyError as err:
-            raise ReaderError(f"{source}: document {d} has token {err.args[0]!r} outside the vocabulary") from None
+            raise ReaderError(f"{source}: document {d} (line {d + 1}) has token {err.args[0]!r} outside the "
+                              f"vocabulary") from None
         indptr[d + 1] = len(flat)
     counts = sp.csr_matrix((np.ones(len(flat), dtype=np.int32), np.array(flat, dtype=np.int32), indptr),
                            shape=(len(tokens), len(vocab)))
@@ -1266,6 +1275,8 @@ def whitespace_bow(texts: Sequence[str], vocab: Sequence[str] | None = None, sou
     keep = np.flatnonzero(np.diff(counts.indptr) > 0)
     report = {"as_distributed": True, "tokenizer": "white space (text already preprocessed upstream)",
               "input_documents": len(texts), "dropped_empty": len(texts) - len(keep)}
+    if recomposed:
+        report["tokens_recomposed_to_nfc"] = recomposed
     return counts[keep], list(vocab), keep, report
 
 

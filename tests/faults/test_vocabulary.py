@@ -134,3 +134,28 @@ def test_split_that_leaves_a_word_only_in_test(tmp_path):
     trace, _ = run(RunSpec(method="online_lda", params={"K": 2, "batch_size": 2}, n_checkpoints=1,
                            topic_history_words=3), load_corpus(path))
     assert np.isfinite(trace["loglik_per_word"]).all()
+
+
+def test_preprocessed_short_texts_with_one_word_in_two_unicode_forms(tmp_path):
+    """An as-distributed short-text set (STTM layout) writing 'café' composed in one line and decomposed in another ->
+    one vocabulary word (NFC, as the raw-text tokeniser), the recomposed tokens counted in corpus.json.
+
+    (Was: two vocabulary entries that look identical, the word's counts split between them.)"""
+    import io
+    import tarfile
+
+    from topicbench.dataset import get_dataset
+
+    lines = ["caf\u00e9 latte milk", "cafe\u0301 latte sugar", "milk sugar tea", "tea latte milk", "sugar tea cafe"]
+    folder = tmp_path / "sttm_shorttext"
+    folder.mkdir()
+    with tarfile.open(folder / "sttm_datasets.tar.xz", "w:xz") as tar:
+        for name, text in (("Tweet.txt", "\n".join(lines) + "\n"), ("Tweet_LABEL.txt", "1\n2\n1\n2\n1\n")):
+            data = text.encode("utf-8")
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    recipe = get_dataset("sttm_shorttext")
+    corpus = recipe().build(corpora_dir=tmp_path, **recipe.resolve_params({"test_fraction": 0.2}))
+    assert corpus.vocab == ["cafe", "caf\u00e9", "latte", "milk", "sugar", "tea"], corpus.vocab
+    assert corpus.meta["preprocessing"]["tokens_recomposed_to_nfc"] == 1
