@@ -958,7 +958,8 @@ TOKENIZER = ("HTML character references decoded (&eacute; -> e-acute, &amp; -> &
              "presentation forms, non-breaking spaces; symbols such as the trade mark sign kept), lower-case, then NFC (Turkish "
              "dotted capital I as i); soft hyphens and word joiners removed; URLs, @mentions and retweet markers "
              "(RT before an @mention) removed; a #hashtag is its word without the #; emoji and other symbols are word "
-             "breaks; a letter then letters, combining marks, or a zero-width (non-)joiner between letters (one beside a "
+             "breaks, and so are digits, hyphens and apostrophes (a number is no word; e-mail -> e, mail; don't -> don, t, each then "
+             "subject to the length and stop rules); a letter then letters, combining marks, or a zero-width (non-)joiner between letters (one beside a "
              "cased letter, as in Latin, Greek or Cyrillic text, removed: those scripts never write one); CJK runs "
              "as character bigrams; other scripts written without spaces (Thai, Lao, Khmer, Myanmar) are not segmented")
 
@@ -1204,9 +1205,10 @@ def bag_of_words(texts: Sequence[str], prep: Preprocess, source: str = "text") -
                                                 "first_left_out": tied[kept]}
             eligible = eligible[: prep.vocab_size]
         vocab = sorted(w for w, _ in eligible)
-        report["vocab_source"] = ("top words by document frequency within [min_df, max_df] (both ends included; max_df "
-                                  "a fraction of the documents after dedupe, as the decimal written); ties at the "
-                                  "vocab_size cut broken by Unicode code-point order of the word (the first kept)")
+        report["vocab_source"] = ("top words by document frequency within [min_df, max_df] (both ends included; "
+                                  "frequencies over the documents after dedupe, before short documents are dropped; "
+                                  "max_df a fraction of them, as the decimal written); ties at the vocab_size cut "
+                                  "broken by Unicode code-point order of the word (the first kept)")
         if not vocab:
             raise CorpusError(f"{source}: no word passes min_df={prep.min_df}, max_df={prep.max_df} "
                               f"({int((df > 0).sum())} distinct words in {n_docs} documents)")
