@@ -118,6 +118,17 @@ def fold_splits(counts: sp.csr_matrix, folds: int, seed: int):
     return splits
 
 
+def completable(lengths: np.ndarray, protocol: "Protocol") -> np.ndarray:
+    """Which documents of these token lengths the protocol scores: an observed and a held-out token in some split
+    (halves: 0 < round(fraction N_d) < N_d; k folds: N_d >= 2, as every fold then observes a token), from the lengths
+    alone, so a schedule can be checked before any fit."""
+    lengths = np.asarray(lengths, dtype=np.int64)
+    if protocol.folds > 1:
+        return lengths >= 2
+    n_observed = np.round(protocol.observed_fraction * lengths).astype(np.int64)
+    return (n_observed > 0) & (n_observed < lengths)
+
+
 def scored_documents(splits) -> int:
     """The documents with a held-out token scored in some split; the others (nothing observed, or nothing held out)
     the protocol cannot score and the trace counts as ``heldout_unscored``."""

@@ -30,7 +30,8 @@ from threadpoolctl import threadpool_limits
 
 from . import __version__, io, kernels
 from .corpus import Corpus, RowRange, is_corpus_dir, load_corpus, release_memory
-from .evaluate import Protocol, Unigram, available_memory, loglik_per_word, perplexity, protocol_splits, scored_documents
+from .evaluate import (Protocol, Unigram, available_memory, completable, loglik_per_word, perplexity, protocol_splits,
+                       scored_documents)
 from .method import REPO_ROOT, SAFE_NAME, SAFE_RULES, Method, ParamError, PluginError, coerce, get_method, plugin_file
 from .quality import final_checkpoint_quality, planted_recovery
 from .streams import STREAMS, Evaluation, Minibatch, Stream, StreamError, make_holdout, stream_order
@@ -235,6 +236,25 @@ def _check_heldout_tokens(splits, spec: RunSpec, where: str) -> None:
                           f"observed); change observed_fraction or use longer documents")
 
 
+def _check_scheduled_windows(holdout, order, batch_size, train, protocol: Protocol, spec: RunSpec) -> None:
+    """Each minibatch or look-ahead window the policy will score holds a document the protocol can complete, checked
+    from token lengths before the fit (not a refusal after hours of it); each planned row is read once."""
+    plan = list(holdout.scheduled(order, batch_size))
+    if not plan:
+        return
+    rows = np.unique(np.concatenate([r for _, r in plan]))
+    ok = np.zeros(len(rows), dtype=bool)
+    for start in range(0, len(rows), 65536):
+        part = rows[start:start + 65536]
+        ok[start:start + len(part)] = completable(np.asarray(train.rows(part).sum(axis=1)).ravel(), protocol)
+    for processed, scored in plan:
+        if not ok[np.searchsorted(rows, scored)].any():
+            raise StreamError(f"held-out policy {holdout.name} holds out no token at {processed} documents: "
+                              f"observed_fraction={spec.observed_fraction} (folds={spec.folds}) leaves none of the "
+                              f"{len(scored)} documents it scores there both an observed and a held-out token (too "
+                              f"short); change observed_fraction, holdout_n or batch_size, or use longer documents")
+
+
 WARM_UP_MAX_COUNT = 100  # the largest count of a word in the warm-up's documents (_warm_up)
 
 
@@ -320,6 +340,7 @@ def _run(spec, corpus, out_dir, progress_every_s):
     fixed_splits = protocol_splits(test_counts, protocol) if holdout.name == "fixed" else None
     if fixed_splits is not None:
         _check_heldout_tokens(fixed_splits, spec, "the test split")  # before the fit, not a NaN score after it
+    _check_scheduled_windows(holdout, order, batch_size, train, protocol, spec)
     compile_wall = _warm_up(method, stream)  # numba compiles (or loads) the method's kernels off the fit clock
     # constant per-run columns
     base = {"experiment": spec.experiment, "dataset": spec.dataset or corpus.meta.get("name", ""),

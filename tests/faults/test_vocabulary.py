@@ -159,3 +159,27 @@ def test_preprocessed_short_texts_with_one_word_in_two_unicode_forms(tmp_path):
     corpus = recipe().build(corpora_dir=tmp_path, **recipe.resolve_params({"test_fraction": 0.2}))
     assert corpus.vocab == ["cafe", "caf\u00e9", "latte", "milk", "sugar", "tea"], corpus.vocab
     assert corpus.meta["preprocessing"]["tokens_recomposed_to_nfc"] == 1
+
+
+@pytest.mark.parametrize("holdout", ["every_nth_batch", "lookahead"])
+def test_stream_window_too_short_to_complete_late_in_the_stream(holdout, monkeypatch):
+    """A time-ordered stream whose last scored minibatch or look-ahead window holds only two-token documents, at
+    observed_fraction=0.9 (round(1.8) = 2: nothing held out) -> StreamError naming the policy, the position and
+    observed_fraction before the warm-up or any fit (was: the same refusal after the fit had run up to it)."""
+    import scipy.sparse as sp
+
+    from topicbench import run as run_module
+    from topicbench.corpus import Corpus, make_docs_frame
+    from topicbench.streams import StreamError
+
+    rng = np.random.default_rng(0)
+    lengths = [30] * 180 + [2] * 20 + [30] * 10  # in time order: the short documents last in the training split
+    counts = sp.csr_matrix(np.array([np.bincount(rng.integers(0, 30, n), minlength=30) for n in lengths]))
+    docs = make_docs_frame(len(lengths), split=["train"] * 200 + ["test"] * 10, time=np.arange(len(lengths)) * 1.0)
+    corpus = Corpus(counts, [f"w{i}" for i in range(30)], docs, {"name": "short_tail"})
+    monkeypatch.setattr(run_module, "_warm_up", lambda *a: pytest.fail("the warm-up ran: the check came after compute"))
+    spec = run_module.RunSpec(method="online_lda", params={"K": 2, "batch_size": 10}, stream="time_ordered",
+                              holdout=holdout, holdout_n=20 if holdout == "every_nth_batch" else 10, n_checkpoints=3,
+                              observed_fraction=0.9, topic_history_words=3)
+    with pytest.raises(StreamError, match=f"{holdout} holds out no token at 190 documents: observed_fraction=0.9"):
+        run_module.run(spec, corpus)
