@@ -9,8 +9,10 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def test_built_package_holds_every_module_and_the_source_models(tmp_path):
-    """pyproject.toml listing only the top package (a wheel without topicbench/kernels/, every import of the package
-    failing) -> the build holds every module and subpackage of topicbench/ and the semi-synthetic source models."""
+    """A non-editable install of the package (pip install ., a wheel) -> every module, subpackage and source model in it.
+
+    Was: pyproject.toml listed only the top package, so the build lacked topicbench/kernels/ and every import of the
+    package failed."""
     src, build = tmp_path / "src", tmp_path / "build"  # a copy: setuptools writes its egg-info beside pyproject.toml
     shutil.copytree(REPO / "topicbench", src / "topicbench", ignore=shutil.ignore_patterns("__pycache__"))
     for name in ("pyproject.toml", "README.md"):

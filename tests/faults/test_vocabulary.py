@@ -18,8 +18,9 @@ def _vocab(texts, **prep):
                                             pytest.param(0.57, 100, id="0.57-of-100"),
                                             pytest.param(0.58, 50, id="0.58-of-50")])
 def test_word_in_exactly_max_df_of_the_documents(max_df, n_docs):
-    """A word in exactly max_df of the documents, where the float product falls below (0.29 * 100 = 28.999...) -> kept,
-    as max_df's both-ends-included rule says, and corpus.json records the largest document frequency kept.
+    """A word in exactly max_df of the documents (0.29 of 100; the float product is 28.999...) -> kept, as documented.
+
+    max_df's range includes both ends; corpus.json records the largest document frequency kept.
 
     (Was: dropped without a word; which words survived the cut depended on how max_df rounds in binary.)"""
     edge = round(max_df * n_docs)
@@ -31,8 +32,10 @@ def test_word_in_exactly_max_df_of_the_documents(max_df, n_docs):
 
 
 def test_tie_at_the_vocab_size_cut_is_recorded():
-    """vocab_size falling inside a run of words of one document frequency -> the first in code-point order kept (é after
-    z), and corpus.json names the rule and counts the tied words left out (was: the rule only in a code comment)."""
+    """vocab_size cutting a run of words of one document frequency -> the first in code-point order kept, tie recorded.
+
+    (é sorts after z.) corpus.json names the rule and counts the tied words left out (was: the rule only in a code
+    comment)."""
     texts = ["common zeta", "common éclair", "common alpha", "common mid mid", "mid x"]
     vocab, report = _vocab(texts, vocab_size=3, min_df=1, max_df=1.0)
     assert vocab == ["alpha", "common", "mid"]  # df 4, 2, then the first of the df-1 tie alpha, zeta, éclair
@@ -56,8 +59,10 @@ def _bow_corpus(tmp_path, lengths):
 
 @pytest.mark.parametrize("folds", [pytest.param(1, id="halves"), pytest.param(3, id="threefold")])
 def test_test_document_of_one_token_is_not_scored_without_an_observed_part(tmp_path, folds):
-    """A test document of one token (halves: round(0.5) = 0 observed; threefold: its fold observes nothing) -> not
-    scored, counted in heldout_unscored; heldout_docs and heldout_tokens are the completable documents' alone.
+    """A test document of one token (nothing observed) -> not scored, counted in heldout_unscored; the rest scored.
+
+    Halves: round(0.5) = 0 observed; threefold: its fold observes nothing. heldout_docs and heldout_tokens are the
+    completable documents' alone.
 
     (Was: its token scored as a prior prediction under the name of document completion, in the denominator.)"""
     from topicbench.corpus import load_corpus
@@ -79,8 +84,9 @@ def test_test_document_of_one_token_is_not_scored_without_an_observed_part(tmp_p
 
 
 def test_semi_synthetic_test_documents_of_one_token(tmp_path):
-    """A semi-synthetic corpus whose test documents are all one token (min_length = max_length = 1) -> prepared, its
-    reference_perplexity null with the reason and the documents counted as unscored (the runner's rule), never a
+    """Semi-synthetic test documents all of one token -> prepared, reference_perplexity null with the reason, counted.
+
+    (min_length = max_length = 1.) The documents are counted as unscored (the runner's rule), never a
     ZeroDivisionError, nor a 'true model' perplexity of prior predictions."""
     from topicbench.dataset import get_dataset
 
@@ -95,8 +101,9 @@ def test_semi_synthetic_test_documents_of_one_token(tmp_path):
 @pytest.mark.parametrize("joiner", [pytest.param("\u200c", id="zero-width-non-joiner"),
                                     pytest.param("\u200d", id="zero-width-joiner")])
 def test_zero_width_joiner_inside_a_latin_word(joiner):
-    """A zero-width (non-)joiner inside a Latin or Greek word (web or PDF text) -> the word as it reads, one vocabulary
-    entry with its plain spelling, the joiners counted; a Persian or Devanagari word keeps its joiner.
+    """A zero-width (non-)joiner inside a Latin or Greek word -> one vocabulary entry, its plain spelling; counted.
+
+    (Web or PDF text.) A Persian word keeps its joiner.
 
     (Was: 'inter<ZWNJ>national' a second vocabulary entry that looks identical to 'international'.)"""
     texts = [f"inter{joiner}national trade", "international trade", f"ΑΘΉ{joiner}ΝΑ αθήνα", f"می{joiner}خواهم می{joiner}خواهم"]
@@ -106,8 +113,9 @@ def test_zero_width_joiner_inside_a_latin_word(joiner):
 
 
 def test_word_longer_than_half_a_tokenising_piece_is_counted(monkeypatch):
-    """A document longer than LONG_TEXT whose one 'word' (no white space) outruns half a piece -> the hard cut that may
-    split it is counted in corpus.json (long_text_hard_cuts), never a silent second word."""
+    """A 'word' in a long document longer than half a tokenising piece -> the hard cut splitting it counted in corpus.json.
+
+    (long_text_hard_cuts), never a silent second word."""
     from topicbench import readers
 
     monkeypatch.setattr(readers, "LONG_TEXT", 64)
@@ -117,9 +125,10 @@ def test_word_longer_than_half_a_tokenising_piece_is_counted(monkeypatch):
 
 
 def test_split_that_leaves_a_word_only_in_test(tmp_path):
-    """A seeded split that puts every document of a word in test -> corpus.json's vocabulary_use counts and names it
-    (scored from the prior), and a word no document holds (a fixed vocabulary) is counted too; the run's score is
-    finite. (Was: nothing told the user that a vocabulary word had no training token.)"""
+    """A split that puts every document of a word in test -> corpus.json's vocabulary_use counts and names it.
+
+    (The run scores it from the prior, finite.) A word no document holds (a fixed vocabulary) is counted too. Was:
+    nothing told the user that a vocabulary word had no training token."""
     from topicbench.corpus import Corpus, load_corpus, make_docs_frame, save_corpus
     from topicbench.run import RunSpec, run
     import scipy.sparse as sp
@@ -137,8 +146,9 @@ def test_split_that_leaves_a_word_only_in_test(tmp_path):
 
 
 def test_preprocessed_short_texts_with_one_word_in_two_unicode_forms(tmp_path):
-    """An as-distributed short-text set (STTM layout) writing 'café' composed in one line and decomposed in another ->
-    one vocabulary word (NFC, as the raw-text tokeniser), the recomposed tokens counted in corpus.json.
+    """Preprocessed short texts with 'café' composed and decomposed -> one NFC vocabulary word, recomposing counted.
+
+    (STTM layout; NFC as the raw-text tokeniser.)
 
     (Was: two vocabulary entries that look identical, the word's counts split between them.)"""
     import io
@@ -163,9 +173,10 @@ def test_preprocessed_short_texts_with_one_word_in_two_unicode_forms(tmp_path):
 
 @pytest.mark.parametrize("holdout", ["every_nth_batch", "lookahead"])
 def test_stream_window_too_short_to_complete_late_in_the_stream(holdout, monkeypatch):
-    """A time-ordered stream whose last scored minibatch or look-ahead window holds only two-token documents, at
-    observed_fraction=0.9 (round(1.8) = 2: nothing held out) -> StreamError naming the policy, the position and
-    observed_fraction before the warm-up or any fit (was: the same refusal after the fit had run up to it)."""
+    """A stream's last scored window too short to complete -> StreamError naming it before the warm-up or any fit.
+
+    Two-token documents at observed_fraction=0.9 (round(1.8) = 2: nothing held out). Was: the same refusal after
+    the fit had run up to it."""
     import scipy.sparse as sp
 
     from topicbench import run as run_module
