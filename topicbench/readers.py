@@ -1184,6 +1184,7 @@ def bag_of_words(texts: Sequence[str], prep: Preprocess, source: str = "text") -
     if prep.vocab_file:
         vocab = read_vocab(prep.vocab_file)
         report["vocab_source"] = f"fixed vocabulary file {Path(prep.vocab_file).name} ({len(vocab)} words)"
+        report["not_applied_with_vocab_file"] = ["vocab_size", "min_df", "max_df"]  # recorded above, but not cut by
         # a word the tokeniser never yields (upper case, not NFC, a stop word, short, two tokens) is a column of zeros
         never = [w for w in vocab if prep.tokenize(w, stop) != [w]]
         if never:
