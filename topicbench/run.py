@@ -239,16 +239,18 @@ def _check_heldout_tokens(splits, spec: RunSpec, where: str) -> None:
 def _check_scheduled_windows(holdout, order, batch_size, train, protocol: Protocol, spec: RunSpec) -> None:
     """Each minibatch or look-ahead window the policy will score holds a document the protocol can complete, checked
     from token lengths before the fit (not a refusal after hours of it); each planned row is read once."""
-    plan = list(holdout.scheduled(order, batch_size))
+    plan = list(holdout.scheduled(order, batch_size))  # views of the order (or the policy's own windows): no copies
     if not plan:
         return
-    rows = np.unique(np.concatenate([r for _, r in plan]))
-    ok = np.zeros(len(rows), dtype=bool)
+    planned = np.zeros(train.n_docs, dtype=bool)  # a byte a document, however many passes the plan repeats a row in
+    for _, scored in plan:
+        planned[scored] = True
+    rows, ok = np.flatnonzero(planned), planned  # ok: planned rows the protocol can complete (filled in below)
     for start in range(0, len(rows), 65536):
         part = rows[start:start + 65536]
-        ok[start:start + len(part)] = completable(np.asarray(train.rows(part).sum(axis=1)).ravel(), protocol)
+        ok[part] = completable(np.asarray(train.rows(part).sum(axis=1)).ravel(), protocol)
     for processed, scored in plan:
-        if not ok[np.searchsorted(rows, scored)].any():
+        if not ok[scored].any():
             raise StreamError(f"held-out policy {holdout.name} holds out no token at {processed} documents: "
                               f"observed_fraction={spec.observed_fraction} (folds={spec.folds}) leaves none of the "
                               f"{len(scored)} documents it scores there both an observed and a held-out token (too "
