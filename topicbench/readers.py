@@ -1333,6 +1333,9 @@ class TextDataset(Dataset):
         if "time" in frame.columns and prep.dedupe:  # keep the earliest copy of a duplicate
             frame = frame.iloc[np.lexsort((np.arange(len(frame)), frame["time"].to_numpy()))].reset_index(drop=True)
         counts, vocab, rows, report = bag_of_words(frame["text"].tolist(), prep, source=self.culprit)
+        if "split" in frame.columns:  # the corpus's own split: how many of each split's documents were dropped
+            dropped = frame["split"].drop(frame.index[rows]).value_counts()
+            report["dropped_by_split"] = {str(k): int(dropped.get(k, 0)) for k in sorted(frame["split"].unique())}
         frame = frame.iloc[rows].reset_index(drop=True)
         if "split" not in frame.columns:
             frame["split"] = seeded_split(len(frame), p["test_fraction"], p["split_seed"])

@@ -194,3 +194,22 @@ def test_stream_window_too_short_to_complete_late_in_the_stream(holdout, monkeyp
                               observed_fraction=0.9, topic_history_words=3)
     with pytest.raises(StreamError, match=f"{holdout} holds out no token at 190 documents: observed_fraction=0.9"):
         run_module.run(spec, corpus)
+
+
+def test_own_split_documents_emptied_by_the_vocabulary_cut_counted_per_split():
+    """A corpus with its own split whose documents the vocabulary cut empties -> dropped, counted per split in corpus.json.
+
+    (20 Newsgroups bydate, Reuters ModApte.) Was: one total, so a test split thinned by the cut went unnoticed."""
+    from topicbench.readers import TEXT_PARAMS, TextDataset
+
+    class OwnSplit(TextDataset):
+        name, params = "own_split", dict(TEXT_PARAMS)
+
+        def read(self, source_dir, **p):
+            texts = ["apple banana"] * 3 + ["zz", "apple cherry", "banana cherry", "qq", "apple banana cherry"]
+            return pd.DataFrame({"doc_id": [f"d{i}" for i in range(8)], "text": texts,
+                                 "split": ["train"] * 4 + ["test"] * 4})
+
+    corpus = OwnSplit().build(**OwnSplit.resolve_params({"min_df": 1, "max_df": 1.0}))
+    assert corpus.meta["preprocessing"]["dropped_by_split"] == {"test": 1, "train": 1}
+    assert corpus.docs["split"].tolist() == ["train"] * 3 + ["test"] * 3
