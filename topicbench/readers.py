@@ -1009,7 +1009,8 @@ def fold_compatibility(text: str, tally: Counter | None = None) -> str:
 class Preprocess:
     """Raw text -> counts. Defaults: lower-case alphabetic tokens of >= 2 letters, English stop list,
     URLs/@mentions/retweet markers removed and HTML character references decoded (``strip_urls``; see TOKENIZER), top ``vocab_size`` words by document frequency among those
-    inside [min_df, max_df] (min_df a count, max_df a fraction), or the fixed ``vocab_file``."""
+    inside [min_df, max_df] (min_df a count, max_df a fraction; ties at the vocab_size cut by code-point order), or the
+    fixed ``vocab_file``."""
 
     vocab_size: int | None = 5000
     min_df: int = 2
