@@ -34,5 +34,6 @@ class SttmShorttext(Dataset):
                                doc_id=[f"{p['subset']}{i}" for i in kept], label=[labels[i] for i in kept])
         meta = bow_meta(self.name, self.description, "qiang2100/STTM dataset/ (see PROVENANCE.md)", report["dropped_empty"],
                         f"seeded random: {p['test_fraction']:.0%} test, seed {p['split_seed']}",
-                        subset=p["subset"], input_documents=len(lines))
+                        subset=p["subset"], input_documents=len(lines),
+                        **{k: v for k, v in report.items() if k == "tokens_recomposed_to_nfc"})
         return corpus_from_bow(counts, vocab, docs, meta)

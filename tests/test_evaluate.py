@@ -149,3 +149,19 @@ def test_a_zero_probability_for_a_heldout_word_is_an_error_naming_the_method():
     assert heldout[:, 2].sum() > 0
     with pytest.raises(FloatingPointError, match="zero_for_word_two"):
         loglik_per_word(ZeroForWordTwo(np.array([0.5, 0.5, 0.0])), [(observed, heldout)])
+
+
+@pytest.mark.parametrize("protocol", [Protocol(0.5), Protocol(0.9), Protocol(0.1), Protocol(folds=3)],
+                         ids=["halves", "0.9", "0.1", "threefold"])
+def test_completable_from_lengths_agrees_with_the_splits(protocol):
+    """evaluate.completable (the runner's check before a fit) says, from token lengths alone, which documents the
+    splits score: those with a held-out token in some split, which is never one with nothing observed there."""
+    rng = np.random.default_rng(3)
+    lengths = np.arange(1, 13).repeat(3)
+    counts = sp.csr_matrix(np.array([np.bincount(rng.integers(0, 6, n), minlength=6) for n in lengths]))
+    splits = protocol_splits(counts, protocol)
+    scored = np.logical_or.reduce([np.diff(held.indptr) > 0 for _, held in splits])
+    assert np.array_equal(evaluate.completable(lengths, protocol), scored)
+    assert evaluate.scored_documents(splits) == scored.sum()
+    for observed, held in splits:  # a document's held-out tokens are scored only where it observes something
+        assert not ((np.diff(held.indptr) > 0) & (np.diff(observed.indptr) == 0)).any()

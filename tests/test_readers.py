@@ -437,6 +437,7 @@ def test_fixed_vocabulary_file(tmp_path):
     counts, vocab, rows, report = bag_of_words(["apple apple zebra pear", "pear"], Preprocess(vocab_file=str(tmp_path / "v.txt")))
     assert vocab == ["zebra", "apple"] and counts.toarray().tolist() == [[1, 2]]
     assert report["dropped_empty"] == 1 and "fixed vocabulary" in report["vocab_source"]
+    assert report["not_applied_with_vocab_file"] == ["vocab_size", "min_df", "max_df"]  # recorded, but not cut by
 
 
 def test_fixed_vocabulary_words_the_tokeniser_never_yields_are_recorded(tmp_path):

@@ -92,13 +92,22 @@ One file per corpus recipe (the plugin contract is in `topicbench/dataset.py`). 
 - Real corpora read `corpora_dir/<name>/` (see its PROVENANCE.md); raw text is tokenised, stop-worded
   and vocabulary-selected as recorded under `preprocessing` in `corpus.json`, with every dropped
   document counted there. Times are decimal years.
-- Tokens (text recipes): lower-cased NFC text (Turkish `İ` as `i`; `ß` stays `ß`; ligatures such as `ﬁ` and
-  full-width letters are not folded); a token is a letter followed by letters or combining marks (Devanagari
-  vowel signs, decomposed accents stay in their word) or a zero-width (non-)joiner between letters (Persian);
+- Tokens (text recipes): lower-cased NFC text (Turkish `İ` as `i`; `ß` stays `ß`, so `STRASSE` and `Straße` are two
+  words); compatibility forms are the letters they stand for (ligatures such as `ﬁ`, full-width letters, non-breaking
+  spaces; each folded character counted under `compatibility_characters_folded`); a token is a letter followed by
+  letters or combining marks (Devanagari vowel signs, decomposed accents stay in their word) or a zero-width
+  (non-)joiner between letters (Persian; one beside a Latin, Greek or Cyrillic letter is a stray and is removed,
+  counted); digits, hyphens and apostrophes are breaks (`e-mail` -> `mail`, `don't` -> `don`);
   soft hyphens and word joiners inside a word are removed, a zero-width space is a break; runs of Chinese/Japanese characters become
-  overlapping character bigrams (`cjk_bigrams`); URLs, @mentions and HTML entities are removed, HTML tags only
+  overlapping character bigrams (`cjk_bigrams`); URLs and @mentions are removed, HTML character references decoded (`&eacute;` -> `é`), HTML tags removed only
   with `strip_html=true` (user_text). Every dropped token is counted: `word_tokens` = `n_tokens` + the
   `dropped_tokens_*` counts. Thai, Lao, Khmer and Burmese are not segmented (a phrase is one token).
+- Vocabulary (text recipes): the `vocab_size` words of highest document frequency within [`min_df`, `max_df`], both
+  ends included (frequencies over the documents after dedupe, before short documents are dropped; `max_df` a
+  fraction, read as the decimal written, so 0.29 of 100 documents keeps a word in 29); a tie at the `vocab_size` cut
+  is broken by code-point order and recorded (`vocab_size_cut_tie`). `corpus.json` counts the vocabulary words with
+  no training token (`vocabulary_use`: only in test, or in no document) and, for a corpus with its own split, the
+  documents dropped from each split (`dropped_by_split`).
 - Your own files (`user_text`, `user_bow`): `.gz`/`.bz2`/`.xz` are decompressed by suffix (a compressed file under a
   plain name, or a zip archive, is refused by name); UTF-16/32 needs `encoding=utf-16`; a NUL byte is refused.
   In a `format=files` folder (subfolders included), hidden files and folders (`.DS_Store`, `._*`, `.git/`),

@@ -857,6 +857,9 @@ class CorpusWriter:
         self._hashes = open(self.staging / ".ids.hash", "wb")  # 8 bytes per document, read back at finish
         self._theta = None  # raw float64 file of truth theta rows, when given
         self._theta_cols = None
+        # which words have a training token and which a token at all: a word only in test is scored from the prior
+        self._word_in_train = np.zeros(self.n_words, dtype=bool)
+        self._word_used = np.zeros(self.n_words, dtype=bool)
         fault_point("prepare.write_counts")
         (self.staging / COUNTS_DIR).mkdir(parents=True, exist_ok=True)
 
@@ -873,6 +876,8 @@ class CorpusWriter:
         is_train = (docs["split"] == "train").to_numpy()
         self.n_train += int(is_train.sum())
         self.n_test += int((~is_train).sum())
+        self._word_used[counts.indices] = True
+        self._word_in_train[counts.indices[np.repeat(is_train, np.diff(counts.indptr))]] = True
         if theta is not None:
             self._append_theta(theta, counts.shape[0])
         start = 0
@@ -1010,6 +1015,7 @@ class CorpusWriter:
         if truth or self._theta is not None:
             self._write_truth(dict(truth or {}))
         meta = dict(meta)
+        meta["vocabulary_use"] = self._vocabulary_use(vocab)
         meta.update(n_docs=self.n_docs, n_words=self.n_words, n_tokens=self.n_tokens, n_train=self.n_train,
                     n_test=self.n_test,
                     checksums={name: _sha256(self.staging / name) for name in (MANIFEST_FILE, VOCAB_FILE, DOCS_FILE,
@@ -1017,6 +1023,16 @@ class CorpusWriter:
                                if (self.staging / name).exists()})  # truth too: recovery is scored against it
         write_meta(self.staging, meta)
         return meta
+
+
+    def _vocabulary_use(self, vocab: list[str]) -> dict:
+        """The vocabulary words with no training token, counted (a split can leave a word only in test, where a method
+        scores it from its prior and the baseline from add-one smoothing; a fixed vocabulary file can name a word no
+        document has), with the first few of each, in vocabulary order."""
+        only_test = np.flatnonzero(self._word_used & ~self._word_in_train)
+        unused = np.flatnonzero(~self._word_used)
+        return {"words_only_in_test": len(only_test), "first_only_in_test": [vocab[i] for i in only_test[:5]],
+                "words_in_no_document": len(unused), "first_in_no_document": [vocab[i] for i in unused[:5]]}
 
 
 def save_corpus(corpus: Corpus, path: str | os.PathLike, shard_rows: int | None = None) -> Path:

@@ -10,6 +10,12 @@ part with its globals fixed, and is scored on the held-out part:
 ``observed_fraction`` splits each document once (McInerney et al. 2015: halves). ``folds = 3``
 is Paisley et al. 2014's threefold variant: each third is held out in turn, observing the
 other two; the scores of the folds are pooled over all tokens.
+
+A document with no observed token in a split has nothing to complete from: its held-out tokens there are not scored
+(they would score the prior predictive under the name of completion, and move the denominator). Such a document, and
+one with no held-out token (a short one, round(fraction N_d) = N_d), is scored on nothing; the trace counts the
+documents scored (``heldout_docs``) and those the protocol could not score (``heldout_unscored``, see
+:func:`scored_documents`).
 """
 from __future__ import annotations
 
@@ -95,14 +101,41 @@ def split_documents(counts: sp.csr_matrix, observed_fraction: float, seed: int):
     counts, token_entry, token_doc, rank, doc_len = _token_ranks(counts, seed)
     n_observed = np.round(observed_fraction * doc_len).astype(np.int64)
     keep = rank < n_observed[token_doc]
-    return _assemble(counts, token_entry, keep), _assemble(counts, token_entry, ~keep)
+    # a document with nothing observed (one token at fraction 0.5: round(0.5) = 0) has nothing to complete from
+    return _assemble(counts, token_entry, keep), _assemble(counts, token_entry, ~keep & (n_observed[token_doc] > 0))
 
 
 def fold_splits(counts: sp.csr_matrix, folds: int, seed: int):
     """[(observed, heldout)] for each fold: fold f holds out the tokens whose rank falls in its f-th share."""
     counts, token_entry, token_doc, rank, doc_len = _token_ranks(counts, seed)
     fold_of = (rank * folds) // np.maximum(doc_len[token_doc], 1)
-    return [(_assemble(counts, token_entry, fold_of != f), _assemble(counts, token_entry, fold_of == f)) for f in range(folds)]
+    splits = []
+    for f in range(folds):
+        held = fold_of == f
+        # a document whose every token fold f holds out (a one-token document) observes nothing there: not scored
+        observes = (doc_len - np.bincount(token_doc[held], minlength=len(doc_len))) > 0
+        splits.append((_assemble(counts, token_entry, ~held), _assemble(counts, token_entry, held & observes[token_doc])))
+    return splits
+
+
+def completable(lengths: np.ndarray, protocol: "Protocol") -> np.ndarray:
+    """Which documents of these token lengths the protocol scores: an observed and a held-out token in some split
+    (halves: 0 < round(fraction N_d) < N_d; k folds: N_d >= 2, as every fold then observes a token), from the lengths
+    alone, so a schedule can be checked before any fit."""
+    lengths = np.asarray(lengths, dtype=np.int64)
+    if protocol.folds > 1:
+        return lengths >= 2
+    n_observed = np.round(protocol.observed_fraction * lengths).astype(np.int64)
+    return (n_observed > 0) & (n_observed < lengths)
+
+
+def scored_documents(splits) -> int:
+    """The documents with a held-out token scored in some split; the others (nothing observed, or nothing held out)
+    the protocol cannot score and the trace counts as ``heldout_unscored``."""
+    scored = np.zeros(splits[0][1].shape[0], dtype=bool)
+    for _, heldout in splits:
+        scored |= np.diff(heldout.indptr) > 0  # _assemble dropped explicit zeros
+    return int(scored.sum())
 
 
 def protocol_splits(counts: sp.csr_matrix, protocol: Protocol):

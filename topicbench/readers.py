@@ -907,7 +907,8 @@ def token_pattern() -> re.Pattern:
     decomposed after NFC (e + U+0301), would otherwise split a word into fragments (``हिन्दी`` -> ``न``,
     ``द``) or silently drop its first letter. Variation selectors (emoji presentation, U+FE0F) are marks that
     choose a glyph, not spelling: they end a word like any symbol. A zero-width non-joiner or joiner (U+200C/D) between
-    two letters is part of the word (Persian ``می‌خواهم`` is one word, not ``می`` and ``خواهم``)."""
+    two letters is part of the word (Persian ``می‌خواهم`` is one word, not ``می`` and ``خواهم``); one beside a cased
+    letter is removed before this pattern runs (:func:`cased_joiner`)."""
     marks, start, prev = [], None, None
     for code in range(sys.maxunicode + 1):
         if unicodedata.category(chr(code))[0] == "M" and "VARIATION SELECTOR" not in unicodedata.name(chr(code), ""):
@@ -919,6 +920,24 @@ def token_pattern() -> re.Pattern:
     ranges = "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in marks)
     # a zero-width non-joiner or joiner between two letters is inside a word (Persian, Indic scripts write one there)
     return re.compile(f"[^\\W\\d_](?:[^\\W\\d_]|[{ranges}]|[\\u200c\\u200d](?=[^\\W\\d_]))*")
+
+
+@functools.lru_cache(maxsize=1)
+def cased_joiner() -> re.Pattern:
+    """A zero-width non-joiner or joiner (U+200C/D) beside a cased letter (Latin, Greek, Cyrillic, Armenian: categories
+    Lu, Ll, Lt). Those scripts never write one inside a word, so there it is a stray from web or PDF text that would
+    make a second, identical-looking spelling of the word (``inter\u200cnational``); the uncased scripts that write
+    one (Persian, Arabic, the Indic scripts) keep it (:func:`token_pattern`)."""
+    ranges, start, prev = [], None, None
+    for code in range(sys.maxunicode + 1):
+        if unicodedata.category(chr(code)) in ("Lu", "Ll", "Lt"):
+            if start is None or code != prev + 1:
+                start is not None and ranges.append((start, prev))
+                start = code
+            prev = code
+    ranges.append((start, prev))
+    cased = "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in ranges)
+    return re.compile(f"(?<=[{cased}])[\u200c\u200d]+|[\u200c\u200d]+(?=[{cased}])")
 
 
 # Han ideographs, Hiragana, Katakana (and their extensions): scripts written without spaces between words
@@ -939,7 +958,9 @@ TOKENIZER = ("HTML character references decoded (&eacute; -> e-acute, &amp; -> &
              "presentation forms, non-breaking spaces; symbols such as the trade mark sign kept), lower-case, then NFC (Turkish "
              "dotted capital I as i); soft hyphens and word joiners removed; URLs, @mentions and retweet markers "
              "(RT before an @mention) removed; a #hashtag is its word without the #; emoji and other symbols are word "
-             "breaks; a letter then letters, combining marks, or a zero-width (non-)joiner between letters; CJK runs "
+             "breaks, and so are digits, hyphens and apostrophes (a number is no word; e-mail -> e, mail; don't -> don, t, each then "
+             "subject to the length and stop rules); a letter then letters, combining marks, or a zero-width (non-)joiner between letters (one beside a "
+             "cased letter, as in Latin, Greek or Cyrillic text, removed: those scripts never write one); CJK runs "
              "as character bigrams; other scripts written without spaces (Thai, Lao, Khmer, Myanmar) are not segmented")
 
 _HTML = re.compile(r"<(script|style)\b.*?</\1\s*>|<!--.*?-->|</?[a-zA-Z][^<>]*>", re.S | re.I)
@@ -988,7 +1009,8 @@ def fold_compatibility(text: str, tally: Counter | None = None) -> str:
 class Preprocess:
     """Raw text -> counts. Defaults: lower-case alphabetic tokens of >= 2 letters, English stop list,
     URLs/@mentions/retweet markers removed and HTML character references decoded (``strip_urls``; see TOKENIZER), top ``vocab_size`` words by document frequency among those
-    inside [min_df, max_df] (min_df a count, max_df a fraction), or the fixed ``vocab_file``."""
+    inside [min_df, max_df] (min_df a count, max_df a fraction; ties at the vocab_size cut by code-point order), or the
+    fixed ``vocab_file``."""
 
     vocab_size: int | None = 5000
     min_df: int = 2
@@ -1034,6 +1056,10 @@ class Preprocess:
         # (folded before lower-casing: a fold may give a capital, as the Fraktur capital H does)
         text = unicodedata.normalize("NFC", fold_compatibility(_INVISIBLE.sub("", text).replace("\u0130", "i"),
                                                                 tally).lower())
+        if "\u200c" in text or "\u200d" in text:  # a joiner inside a Latin, Greek or Cyrillic word: a stray, removed
+            text, n = cased_joiner().subn("", text)
+            if tally is not None and n:
+                tally["removed_joiners_beside_cased_letters"] += n
         if self.strip_urls:
             text, rt = _RETWEET.subn(" ", text)  # before the @mention it is recognised by goes
             text, n = _URL.subn(" ", text)
@@ -1073,7 +1099,9 @@ class Preprocess:
             if end < len(text):
                 low = max(start, end - LONG_TEXT // 2)
                 cut = max(text.rfind(space, low, end) for space in _SPACES)
-                end = cut + 1 if cut >= 0 else end  # no white space in half a piece: a hard cut (one word may split)
+                if cut < 0:  # no white space in half a piece: a hard cut, which may split one word in two; counted
+                    tally["long_text_hard_cuts"] += 1
+                end = cut + 1 if cut >= 0 else end
             pieces.append(self.token_ids(text[start:end], stop, ids, tally))
             start = end
         return np.concatenate(pieces) if pieces else np.zeros(0, np.int32)
@@ -1088,6 +1116,15 @@ def _whitespace_tokens(text: str) -> int:
     if len(text) <= LONG_TEXT:
         return len(text.split())
     return sum(1 for _ in re.finditer(r"\S+", text))
+
+
+def max_df_count(max_df: float, n_docs: int) -> int:
+    """The largest document frequency ``max_df`` (a fraction) keeps of ``n_docs`` documents: floor(max_df * n_docs) with
+    max_df the decimal it is written as, so a word in exactly that fraction is kept (0.29 of 100 documents is 29, where
+    the float product 0.29 * 100 is 28.999999999999996)."""
+    from fractions import Fraction
+
+    return int(Fraction(repr(float(max_df))) * n_docs // 1)
 
 
 def bag_of_words(texts: Sequence[str], prep: Preprocess, source: str = "text") -> tuple[sp.csr_matrix, list[str], np.ndarray, dict]:
@@ -1148,6 +1185,7 @@ def bag_of_words(texts: Sequence[str], prep: Preprocess, source: str = "text") -
     if prep.vocab_file:
         vocab = read_vocab(prep.vocab_file)
         report["vocab_source"] = f"fixed vocabulary file {Path(prep.vocab_file).name} ({len(vocab)} words)"
+        report["not_applied_with_vocab_file"] = ["vocab_size", "min_df", "max_df"]  # recorded above, but not cut by
         # a word the tokeniser never yields (upper case, not NFC, a stop word, short, two tokens) is a column of zeros
         never = [w for w in vocab if prep.tokenize(w, stop) != [w]]
         if never:
@@ -1156,13 +1194,23 @@ def bag_of_words(texts: Sequence[str], prep: Preprocess, source: str = "text") -
                 "why": "the tokeniser never yields them (upper case, not NFC, a stop word, too short, or not one token)"}
     else:
         df = np.bincount(every.indices, minlength=len(words))
-        max_count = prep.max_df * n_docs
+        max_count = max_df_count(prep.max_df, n_docs)
         eligible = [(words[i], int(c)) for i, c in enumerate(df) if prep.min_df <= c <= max_count]
         eligible.sort(key=lambda wc: (-wc[1], wc[0]))  # by document frequency, ties alphabetical
-        if prep.vocab_size is not None:
+        report["max_df_documents"] = max_count  # the largest document frequency kept, of n_docs documents
+        if prep.vocab_size is not None and len(eligible) > prep.vocab_size:
+            cut_df = eligible[prep.vocab_size - 1][1]  # a tie at the cut: the words of that frequency kept and left out
+            tied = [w for w, c in eligible if c == cut_df]
+            kept = sum(c == cut_df for _, c in eligible[: prep.vocab_size])
+            if kept < len(tied):
+                report["vocab_size_cut_tie"] = {"document_frequency": cut_df, "kept": kept, "left_out": len(tied) - kept,
+                                                "first_left_out": tied[kept]}
             eligible = eligible[: prep.vocab_size]
         vocab = sorted(w for w, _ in eligible)
-        report["vocab_source"] = "top words by document frequency within [min_df, max_df]"
+        report["vocab_source"] = ("top words by document frequency within [min_df, max_df] (both ends included; "
+                                  "frequencies over the documents after dedupe, before short documents are dropped; "
+                                  "max_df a fraction of them, as the decimal written); ties at the vocab_size cut "
+                                  "broken by Unicode code-point order of the word (the first kept)")
         if not vocab:
             raise CorpusError(f"{source}: no word passes min_df={prep.min_df}, max_df={prep.max_df} "
                               f"({int((df > 0).sum())} distinct words in {n_docs} documents)")
@@ -1205,7 +1253,15 @@ def whitespace_bow(texts: Sequence[str], vocab: Sequence[str] | None = None, sou
     is every distinct token, sorted. Empty documents are dropped and counted.
     """
     tokens = [t.split() for t in texts]
+    recomposed = 0
     if vocab is None:
+        # one word in two Unicode forms (composed and decomposed accents, as a macOS file name or a PDF gives them)
+        # is one word to a reader: NFC, as the raw-text tokeniser, so it is one column (counted, never silent)
+        for toks in tokens:
+            for i, w in enumerate(toks):
+                if not w.isascii() and unicodedata.normalize("NFC", w) != w:
+                    toks[i] = unicodedata.normalize("NFC", w)
+                    recomposed += 1
         vocab = sorted({w for toks in tokens for w in toks})
     index = {w: i for i, w in enumerate(vocab)}
     indptr = np.zeros(len(tokens) + 1, dtype=np.int64)
@@ -1214,7 +1270,8 @@ def whitespace_bow(texts: Sequence[str], vocab: Sequence[str] | None = None, sou
         try:
             flat.extend(index[t] for t in toks)
         except KeyError as err:
-            raise ReaderError(f"{source}: document {d} has token {err.args[0]!r} outside the vocabulary") from None
+            raise ReaderError(f"{source}: document {d} (line {d + 1}) has token {err.args[0]!r} outside the "
+                              f"vocabulary") from None
         indptr[d + 1] = len(flat)
     counts = sp.csr_matrix((np.ones(len(flat), dtype=np.int32), np.array(flat, dtype=np.int32), indptr),
                            shape=(len(tokens), len(vocab)))
@@ -1222,6 +1279,8 @@ def whitespace_bow(texts: Sequence[str], vocab: Sequence[str] | None = None, sou
     keep = np.flatnonzero(np.diff(counts.indptr) > 0)
     report = {"as_distributed": True, "tokenizer": "white space (text already preprocessed upstream)",
               "input_documents": len(texts), "dropped_empty": len(texts) - len(keep)}
+    if recomposed:
+        report["tokens_recomposed_to_nfc"] = recomposed
     return counts[keep], list(vocab), keep, report
 
 
@@ -1275,6 +1334,9 @@ class TextDataset(Dataset):
         if "time" in frame.columns and prep.dedupe:  # keep the earliest copy of a duplicate
             frame = frame.iloc[np.lexsort((np.arange(len(frame)), frame["time"].to_numpy()))].reset_index(drop=True)
         counts, vocab, rows, report = bag_of_words(frame["text"].tolist(), prep, source=self.culprit)
+        if "split" in frame.columns:  # the corpus's own split: how many of each split's documents were dropped
+            dropped = frame["split"].drop(frame.index[rows]).value_counts()
+            report["dropped_by_split"] = {str(k): int(dropped.get(k, 0)) for k in sorted(frame["split"].unique())}
         frame = frame.iloc[rows].reset_index(drop=True)
         if "split" not in frame.columns:
             frame["split"] = seeded_split(len(frame), p["test_fraction"], p["split_seed"])

@@ -30,7 +30,8 @@ from threadpoolctl import threadpool_limits
 
 from . import __version__, io, kernels
 from .corpus import Corpus, RowRange, is_corpus_dir, load_corpus, release_memory
-from .evaluate import Protocol, Unigram, available_memory, loglik_per_word, perplexity, protocol_splits
+from .evaluate import (Protocol, Unigram, available_memory, completable, loglik_per_word, perplexity, protocol_splits,
+                       scored_documents)
 from .method import REPO_ROOT, SAFE_NAME, SAFE_RULES, Method, ParamError, PluginError, coerce, get_method, plugin_file
 from .quality import final_checkpoint_quality, planted_recovery
 from .streams import STREAMS, Evaluation, Minibatch, Stream, StreamError, make_holdout, stream_order
@@ -225,12 +226,35 @@ def _id_ranks(corpus: Corpus) -> np.ndarray:
 
 
 def _check_heldout_tokens(splits, spec: RunSpec, where: str) -> None:
-    """Document completion must hold out at least one token, or the log predictive is 0/0 (a NaN score)."""
+    """Document completion must score at least one held-out token, or the log predictive is 0/0 (a NaN score)."""
     if not any(heldout.nnz for _, heldout in splits):
-        lengths = np.asarray(sum(observed + heldout for observed, heldout in splits[:1]).sum(axis=1)).ravel()
+        observed = [np.diff(part.indptr) > 0 for part, _ in splits]
+        blind = int(np.logical_not(np.logical_or.reduce(observed)).sum())  # documents observing nothing in any split
         raise StreamError(f"{where} holds out no token: observed_fraction={spec.observed_fraction} (folds="
-                          f"{spec.folds}) of its {len(lengths)} documents, the longest {int(lengths.max(initial=0))} "
-                          f"tokens, keeps every token observed; lower observed_fraction or use longer documents")
+                          f"{spec.folds}) leaves none of its {splits[0][0].shape[0]} documents both an observed and a "
+                          f"held-out token ({blind} observe nothing, so are not scored; the others keep every token "
+                          f"observed); change observed_fraction or use longer documents")
+
+
+def _check_scheduled_windows(holdout, order, batch_size, train, protocol: Protocol, spec: RunSpec) -> None:
+    """Each minibatch or look-ahead window the policy will score holds a document the protocol can complete, checked
+    from token lengths before the fit (not a refusal after hours of it); each planned row is read once."""
+    plan = list(holdout.scheduled(order, batch_size))  # views of the order (or the policy's own windows): no copies
+    if not plan:
+        return
+    planned = np.zeros(train.n_docs, dtype=bool)  # a byte a document, however many passes the plan repeats a row in
+    for _, scored in plan:
+        planned[scored] = True
+    rows, ok = np.flatnonzero(planned), planned  # ok: planned rows the protocol can complete (filled in below)
+    for start in range(0, len(rows), 65536):
+        part = rows[start:start + 65536]
+        ok[part] = completable(np.asarray(train.rows(part).sum(axis=1)).ravel(), protocol)
+    for processed, scored in plan:
+        if not ok[scored].any():
+            raise StreamError(f"held-out policy {holdout.name} holds out no token at {processed} documents: "
+                              f"observed_fraction={spec.observed_fraction} (folds={spec.folds}) leaves none of the "
+                              f"{len(scored)} documents it scores there both an observed and a held-out token (too "
+                              f"short); change observed_fraction, holdout_n or batch_size, or use longer documents")
 
 
 WARM_UP_MAX_COUNT = 100  # the largest count of a word in the warm-up's documents (_warm_up)
@@ -318,6 +342,7 @@ def _run(spec, corpus, out_dir, progress_every_s):
     fixed_splits = protocol_splits(test_counts, protocol) if holdout.name == "fixed" else None
     if fixed_splits is not None:
         _check_heldout_tokens(fixed_splits, spec, "the test split")  # before the fit, not a NaN score after it
+    _check_scheduled_windows(holdout, order, batch_size, train, protocol, spec)
     compile_wall = _warm_up(method, stream)  # numba compiles (or loads) the method's kernels off the fit clock
     # constant per-run columns
     base = {"experiment": spec.experiment, "dataset": spec.dataset or corpus.meta.get("name", ""),
@@ -346,6 +371,8 @@ def _run(spec, corpus, out_dir, progress_every_s):
             seed = spec.eval_seed if event.salt is None else spec.eval_seed * 100003 + event.salt
             splits = protocol_splits(counts, Protocol(protocol.observed_fraction, protocol.folds, seed))
         _check_heldout_tokens(splits, spec, f"the checkpoint at {processed} documents")
+        unscored = docs - scored_documents(splits)  # nothing observed or nothing held out: counted, not scored
+        docs -= unscored
         where = f"checkpoint {len(rows) + 1} ({processed} documents)"
         diverged = f"{method.name} with {spec.params or 'its defaults'} diverged at {where}: "
         check_topics(method, where, diverged)  # a plugin's topics() holds the contract
@@ -363,7 +390,8 @@ def _run(spec, corpus, out_dir, progress_every_s):
         if tokens and not np.isfinite(loglik) or elbo is not None and not (np.isfinite(elbo) and elbo <= 0):
             raise FitDiverged(f"{diverged}held-out log-likelihood {loglik}, ELBO per word {elbo}; nothing was written")
         row = {**base, "docs_seen": processed, "updates": n_updates, "fit_wall_s": fit_wall,
-               "fit_cpu_s": fit_cpu, "eval_kind": event.kind, "heldout_docs": docs, "heldout_excluded": event.excluded,
+               "fit_cpu_s": fit_cpu, "eval_kind": event.kind, "heldout_docs": docs, "heldout_unscored": unscored,
+               "heldout_excluded": event.excluded,
                "heldout_tokens": tokens, "loglik_per_word": loglik, "perplexity": perplexity(loglik),
                "unigram_loglik_per_word": base_loglik, "unigram_perplexity": perplexity(base_loglik),
                "elbo_per_word": np.nan if elbo is None else elbo, "eval_wall_s": time.perf_counter() - start}

@@ -200,6 +200,11 @@ class HeldoutPolicy:
         keep = ~trained[rows]
         return Evaluation(kind, rows[keep], int(np.count_nonzero(~keep)), salt) if keep.any() else None
 
+    def scheduled(self, order: np.ndarray, batch_size: int) -> Iterator[tuple[int, np.ndarray]]:
+        """(documents processed, training rows) of each stream evaluation :meth:`training_order` planned, before the
+        fit (rows already trained on by then are dropped at scoring time); none for a policy scoring the test split."""
+        return iter(())
+
     def before_batch(self, batch: Minibatch, trained: np.ndarray) -> Evaluation | None:
         return None
 
@@ -261,6 +266,10 @@ class EveryNthBatch(HeldoutPolicy):
                               f"{-(-len(order) // batch_size)} minibatches, so no batch would be scored")
         return super().training_order(order, stream, seed, batch_size, n_docs, batch_method)
 
+    def scheduled(self, order, batch_size):
+        for index in range(self.n - 1, -(-len(order) // batch_size), self.n):
+            yield index * batch_size, order[index * batch_size : (index + 1) * batch_size]
+
     def before_batch(self, batch, trained):
         if (batch.index + 1) % self.n == 0:
             return self.unseen("batch", batch.rows, trained, salt=batch.index)
@@ -298,10 +307,17 @@ class Lookahead(HeldoutPolicy):
                                                  self.n, seed)
         return train
 
+    def scheduled(self, order, batch_size):
+        for processed in scoring_positions(self.checkpoints, len(order), batch_size):
+            yield int(processed), self._window(int(processed))
+
+    def _window(self, processed: int) -> np.ndarray:
+        return self.ahead[processed : processed + self.n] if self.windows is None else self.windows[processed]
+
     def after_batch(self, processed, trained):
         if not self.due(processed):
             return None
-        rows = self.ahead[processed : processed + self.n] if self.windows is None else self.windows[processed]
+        rows = self._window(processed)
         return self.unseen("lookahead", rows, trained)
 
 

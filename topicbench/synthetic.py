@@ -206,15 +206,19 @@ class PlantedRecipe:
 
     def reference_perplexity(self, topics, test_counts, test_theta, train_column_sums) -> dict:
         """Perplexities of the true model and of the word-frequency model on the test split's held-out part."""
-        from .evaluate import Unigram, loglik_sum, split_documents
+        from .evaluate import Unigram, loglik_sum, scored_documents, split_documents
 
         observed, heldout = split_documents(test_counts, self.observed_fraction, 0)
+        scored = scored_documents([(observed, heldout)])
+        out = {"protocol": f"document completion, observed fraction {self.observed_fraction}, eval seed 0",
+               "heldout_docs": scored, "heldout_unscored": int(test_counts.shape[0]) - scored}
+        if not heldout.nnz:  # every test document too short to complete (one token): nothing to score, no 0/0
+            return {**out, "true_model": None, "word_frequency": None,
+                    "why": "no test document has both an observed and a held-out token"}
         truth_ll = oracle_loglik_per_word(test_theta, topics, heldout)
         unigram = Unigram(train_column_sums)
         uni_total, uni_tokens = loglik_sum(unigram, observed, heldout)
-        return {"protocol": f"document completion, observed fraction {self.observed_fraction}, eval seed 0",
-                "true_model": float(np.exp(-truth_ll)),
-                "word_frequency": float(np.exp(-uni_total / uni_tokens))}
+        return {**out, "true_model": float(np.exp(-truth_ll)), "word_frequency": float(np.exp(-uni_total / uni_tokens))}
 
 
 def build_recipe(recipe: PlantedRecipe):
