@@ -15,15 +15,27 @@ How sklearn's update maps to Hoffman's Alg. 2:
   gamma = 1 in ``transform``, stopped when the mean |change in gamma| < ``mean_change_tol``
   (= e_step_tol) or after ``max_doc_update_iter`` (= e_step_max_iter).
 - Start. lambda_0 is online_lda's draw for the same seed (Gamma(100, 1/100), sklearn's own
-  distribution), so a comparison at one seed is paired; the E step's draws come from ``random_state = seed``.
+  distribution), so a comparison at one seed is paired.
+- Threads. sklearn's fitting E step cuts a minibatch into ``n_jobs`` slices, sums their statistics slice by slice,
+  and hands every slice a copy of one RandomState, so the slices repeat each other's gamma_0 draws and the draws do
+  not advance between minibatches: its numbers depend on n_jobs (0.001 nats/word on a 120-document corpus). Here
+  (``_e_step``) gamma_0 is drawn for the whole minibatch from ``random_state = seed`` as sklearn with n_jobs=1 draws
+  it, the minibatch is cut into fixed chunks of E_STEP_CHUNK documents that take their rows of those draws, and the
+  statistics are summed in chunk order; the ``threads`` joblib workers only share the chunks out, so 1 and 2 threads
+  give the same numbers to the bit (and a minibatch of at most E_STEP_CHUNK documents sklearn's n_jobs=1 numbers).
 """
 import numpy as np
+from joblib import effective_n_jobs
 from sklearn.decomposition import LatentDirichletAllocation
-from sklearn.decomposition._lda import _dirichlet_expectation_2d
+from sklearn.decomposition._lda import _dirichlet_expectation_2d, _update_doc_distribution
+from sklearn.utils.parallel import Parallel, delayed
 
 from topicbench import kernels
-from topicbench.lda import ONLINE_PARAMS
+from topicbench.lda import ONLINE_PARAMS, PresetGamma
 from topicbench.method import Method, require
+
+
+E_STEP_CHUNK = 256  # documents per E-step task (see Threads above): fixed, so the numbers do not depend on threads
 
 
 class SklearnLDA(Method):
@@ -57,6 +69,7 @@ class SklearnLDA(Method):
         # set before the first step; partial_fit then sees a started model
         self.model._init_latent_vars(self.n_words, dtype=np.float64)
         self.model.n_features_in_ = self.n_words
+        self.model._e_step = self._e_step  # its fitting E step, with numbers that do not depend on threads
         # the same lambda_0 draw as online_lda (Gamma(100, 1/100) from the method's seeded generator), so
         # that peers compared at one seed start from one point and differ only by their algorithms
         self._set_lambda(self.rng.gamma(100.0, 1.0 / 100.0, (self.n_topics, self.n_words)))
@@ -65,6 +78,29 @@ class SklearnLDA(Method):
         """components_ and its exp E[log beta], computed as sklearn's own M step does."""
         self.model.components_ = lam
         self.model.exp_dirichlet_component_ = np.exp(_dirichlet_expectation_2d(lam))
+
+    def _e_step(self, X, cal_sstats, random_init, parallel=None):
+        """sklearn's ``LatentDirichletAllocation._e_step`` over fixed chunks with their own draws (module docstring,
+        Threads); ``transform``'s E step (no draw, no statistics: each document on its own) is sklearn's."""
+        model = self.model
+        if not random_init:
+            return type(model)._e_step(model, X, cal_sstats, random_init, parallel)
+        # sklearn's one-slice draw (n_jobs=1), its dtype as _update_doc_distribution casts it
+        draws = model.random_state_.gamma(100.0, 0.01, (X.shape[0], model.n_components)).astype(X.dtype, copy=False)
+        starts = range(0, X.shape[0], E_STEP_CHUNK)
+        parallel = parallel or Parallel(n_jobs=effective_n_jobs(model.n_jobs))
+        results = parallel(delayed(_update_doc_distribution)(
+            X[start:start + E_STEP_CHUNK, :], model.exp_dirichlet_component_, model.doc_topic_prior_,
+            model.max_doc_update_iter, model.mean_change_tol, cal_sstats,
+            PresetGamma(draws[start:start + E_STEP_CHUNK])) for start in starts)
+        doc_topics, sstats_list = zip(*results)
+        suff_stats = None
+        if cal_sstats:
+            suff_stats = np.zeros(model.components_.shape, dtype=model.components_.dtype)
+            for sstats in sstats_list:  # in chunk order, whichever worker finished first
+                suff_stats += sstats
+            suff_stats *= model.exp_dirichlet_component_
+        return np.vstack(doc_topics), suff_stats
 
     def partial_fit(self, batch):
         """One sklearn online step (Hoffman et al. 2010, Alg. 2 E and M steps) on the minibatch."""

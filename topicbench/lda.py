@@ -29,6 +29,19 @@ def check_dirichlet_priors(method: str, p) -> None:
                 f"2010, eq. 5) lose the counts to rounding and the bound (eq. 4) cancels; got {p[prior]!r}")
 
 
+class PresetGamma:
+    """Stands in for the RandomState a peer's E step draws its gamma_0 from, handing out rows drawn in advance for a
+    whole minibatch (sklearn_lda's chunks). Here, not in the method's file, so joblib's worker processes can import it."""
+
+    def __init__(self, rows: np.ndarray):
+        self.rows = rows
+
+    def gamma(self, shape, scale, size):
+        if tuple(size) != self.rows.shape:
+            raise ValueError(f"PresetGamma holds {self.rows.shape} draws, {tuple(size)} were asked for")
+        return self.rows
+
+
 class VariationalLDA(Method):
     family = "lda"
     params = {"K": 100, "alpha": 0.01, "eta": 0.01, "e_step_tol": 1e-3, "e_step_max_iter": 100}
