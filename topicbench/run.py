@@ -106,8 +106,11 @@ class RunSpec:
         if not 0.0 < self.observed_fraction < 1.0:
             raise ValueError(f"run setting 'observed_fraction' must lie in (0, 1), got {self.observed_fraction}")
         if self.threads > kernels.numba.config.NUMBA_NUM_THREADS:
-            raise ValueError(f"run setting 'threads' is {self.threads}, more than the "
-                             f"{kernels.numba.config.NUMBA_NUM_THREADS} CPUs this machine offers")
+            cap = kernels.numba.config.NUMBA_NUM_THREADS
+            if os.environ.get("NUMBA_NUM_THREADS"):  # the user's cap, not the machine's: say which to change
+                raise ValueError(f"run setting 'threads' is {self.threads}, more than NUMBA_NUM_THREADS={cap} set in "
+                                 f"the environment allows; raise or unset NUMBA_NUM_THREADS, or lower threads")
+            raise ValueError(f"run setting 'threads' is {self.threads}, more than the {cap} CPUs this machine offers")
         for name in ("experiment", "dataset", "label"):
             if getattr(self, name) and not SAFE_NAME.fullmatch(getattr(self, name)):
                 raise ValueError(f"run setting {name!r} = {getattr(self, name)!r} is not a safe name ({SAFE_RULES})")

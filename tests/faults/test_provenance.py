@@ -224,3 +224,14 @@ def test_lgnmf_kernels_compile_before_the_fit_clock(tiny_corpus):
                           text=True, env=env(), cwd=REPO, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert json.loads(done.stdout.strip().splitlines()[-1]) == {"batch": {}, "online": {}}
+
+
+def test_threads_above_a_user_set_numba_cap_names_the_variable(monkeypatch):
+    """threads=2 under a user's NUMBA_NUM_THREADS=1 on a machine of more CPUs -> ValueError naming NUMBA_NUM_THREADS
+    before any data is read (was: 'more than the 1 CPUs this machine offers', blaming the machine)."""
+    from topicbench import kernels
+
+    monkeypatch.setenv("NUMBA_NUM_THREADS", "1")
+    monkeypatch.setattr(kernels.numba.config, "NUMBA_NUM_THREADS", 1)
+    with pytest.raises(ValueError, match="NUMBA_NUM_THREADS=1 set in the environment"):
+        RunSpec(**{**SPEC, "threads": 2}).check()
