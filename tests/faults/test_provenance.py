@@ -3,6 +3,7 @@ the code's, the peer library's version), a corpus records the raw files it was p
 and seed give the same numbers whatever the thread count."""
 import os
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -235,3 +236,26 @@ def test_threads_above_a_user_set_numba_cap_names_the_variable(monkeypatch):
     monkeypatch.setattr(kernels.numba.config, "NUMBA_NUM_THREADS", 1)
     with pytest.raises(ValueError, match="NUMBA_NUM_THREADS=1 set in the environment"):
         RunSpec(**{**SPEC, "threads": 2}).check()
+
+
+def test_table_csv_rows_name_the_traces_they_were_drawn_from(two_contents, tmp_path):
+    """A table figure's csv (results/tables/<name>.csv) -> every row names the sha256 of the all_traces.parquet it was
+    drawn from, whose rows carry each run's provenance (was: only its Markdown part recorded it; the csv rows none)."""
+    import hashlib
+    import sys
+
+    from _run_util import REPO
+
+    sys.path.insert(0, str(REPO / "workflow" / "scripts"))
+    import figlib
+
+    traces = tmp_path / "all_traces.parquet"
+    pd.read_parquet(two_contents["traces"]["a"]).assign(experiment="e").to_parquet(traces)
+    figure = figlib.Figure(paper=next(iter(figlib.PAPERS)), title="t", experiments=("e",), kind="table")
+    outputs = {role: str(tmp_path / path) for role, path in figure.outputs("t").items()}
+    for path in outputs.values():
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    ctx = figlib.Context("t", figure, ["e"], str(traces), {}, {}, outputs)
+    ctx.write("caption", table=ctx.frame("e").groupby("method", as_index=False)["perplexity"].mean())
+    written = pd.read_csv(outputs["csv"])
+    assert set(written["drawn_from_all_traces_sha256"]) == {hashlib.sha256(traces.read_bytes()).hexdigest()}
