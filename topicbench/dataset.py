@@ -144,15 +144,22 @@ def source_files(recipe: type[Dataset], params: dict[str, Any], corpora_dir=None
     roots = input_paths(params, corpora_dir)
     if corpora_dir is not None and reads_corpora_dir(recipe):
         roots += [Path(corpora_dir) / sub for sub in source_dirs(recipe)]
-    base = Path(corpora_dir).resolve() if corpora_dir is not None else None
     found: dict[str, Path] = {}
     for root in roots:
         for path in ([p for p in sorted(root.rglob("*")) if p.is_file()] if root.is_dir() else [root] if root.is_file()
                      else []):
-            real = path.resolve()
-            name = str(real.relative_to(base)) if base is not None and base in real.parents else str(real)
-            found[name] = real
+            found[_source_name(path, corpora_dir)] = path.resolve()
     return found
+
+
+def _source_name(path: Path, corpora_dir) -> str:
+    """A source file's name in corpus.json: relative to corpora_dir as found under it (a file linked in from
+    elsewhere keeps its name there), else its absolute path."""
+    if corpora_dir is not None:
+        for inside, base in ((path, Path(corpora_dir)), (path.resolve(), Path(corpora_dir).resolve())):
+            if base in inside.parents:
+                return str(inside.relative_to(base))
+    return str(path.resolve())
 
 
 def _file_sha256(path: Path) -> str:
