@@ -276,6 +276,7 @@ def cmd_aggregate(args) -> int:
             raise UsageError(f"trace {path} lacks {', '.join(missing)} (missing or empty in some rows): not a whole "
                              f"topicbench trace; run it again rather than aggregate it")
     _check_run_identities(args.traces, frames)
+    _check_one_corpus_per_dataset(args.traces, frames)
     frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
     try:
         io.fault_point("aggregate.write")
@@ -287,6 +288,20 @@ def cmd_aggregate(args) -> int:
         raise OSError(err.errno, err.strerror or str(err), str(args.out)) from err
     print(f"{len(frames)} traces, {len(frame)} rows -> {args.out}")
     return 0
+
+
+def _check_one_corpus_per_dataset(paths, frames) -> None:
+    """The runs of one dataset name were fitted on one corpus content (``corpus_sha256``): figures average a dataset's
+    runs as one, so seeds fitted before and after the corpus was prepared again from other source files (or on another
+    copy of it) would mix two corpora under one name."""
+    first: dict[str, tuple[str, str]] = {}
+    for path, frame in zip(paths, frames):
+        for dataset, sha in frame[["dataset", "corpus_sha256"]].drop_duplicates().itertuples(index=False):
+            seen = first.setdefault(str(dataset), (str(sha), path))
+            if seen[0] != str(sha):
+                raise UsageError(f"traces {seen[1]} and {path} were fitted on two different contents of dataset "
+                                 f"{dataset!r} (corpus_sha256 {seen[0][:12]}... and {str(sha)[:12]}...): the corpus "
+                                 f"was prepared again in between; run the older ones again")
 
 
 def _check_run_identities(paths, frames) -> None:

@@ -546,6 +546,7 @@ class Corpus:
         self.truth = truth if (truth is None or isinstance(truth, Truth)) else Truth(dict(truth))
         self._rows = None if rows is None else _as_rows(rows)
         self._frame = None
+        self.loaded_from: Path | None = None  # the folder load_corpus read it from (its corpus.json names its content)
 
     @property
     def n_docs(self) -> int:
@@ -676,6 +677,51 @@ class Corpus:
             if values.notna().any():
                 out["time_span"] = [str(values.min()), str(values.max())]
         return out
+
+
+class ContentDigest:
+    """The sha256 naming a corpus's content (``corpus_sha256`` of every trace row, ``content_sha256`` of corpus.json):
+    its counts, vocabulary and documents' ids, splits and times. The same however the rows arrive (chunk by chunk at
+    any size: one running digest per part) and wherever they are kept (in memory, in shards of any size), so two
+    corpora of one name but other bytes are told apart and one corpus keeps one name."""
+
+    DOC_COLUMNS = ("doc_id", "split", "time")
+
+    def __init__(self):
+        self.parts = {name: hashlib.sha256() for name in ("lengths", "indices", "data", *self.DOC_COLUMNS)}
+
+    def add(self, block: sp.csr_matrix, columns: Mapping[str, Any]) -> None:
+        """The next rows: their counts (CSR) and their docs columns (any of DOC_COLUMNS; values as text)."""
+        block = sp.csr_matrix(block)
+        if not block.has_sorted_indices:
+            block = block.sorted_indices()
+        for name, array in (("lengths", np.diff(block.indptr)), ("indices", block.indices), ("data", block.data)):
+            self.parts[name].update(np.ascontiguousarray(array, dtype=np.int64).tobytes())
+        for name in self.DOC_COLUMNS:
+            values = columns.get(name)
+            if values is not None:
+                self.parts[name].update("".join(f"{value}\n" for value in values).encode("utf-8", "surrogatepass"))
+
+    def hexdigest(self, vocab: list[str]) -> str:
+        total = hashlib.sha256()
+        for name, part in self.parts.items():
+            total.update(name.encode() + part.digest())
+        total.update("".join(f"{word}\n" for word in vocab).encode("utf-8", "surrogatepass"))
+        return total.hexdigest()
+
+
+def content_fingerprint(corpus: Corpus) -> str:
+    """``ContentDigest`` of a corpus: read from its corpus.json when it was loaded whole with verified checksums and
+    records it (every corpus prepared since it is recorded), else computed chunk by chunk (in memory, views)."""
+    recorded = corpus.meta.get("content_sha256")
+    if corpus._rows is None and corpus.loaded_from is not None and isinstance(recorded, str) and recorded:
+        return recorded
+    digest = ContentDigest()
+    columns = {name: corpus.column(name) for name in ContentDigest.DOC_COLUMNS}
+    for start, block in corpus.chunks(4096):
+        rows = np.arange(start, start + block.shape[0])
+        digest.add(block, {name: None if column is None else column[rows] for name, column in columns.items()})
+    return digest.hexdigest(corpus.vocab)
 
 
 def make_docs_frame(n_docs: int, split=None, doc_id=None, time=None, label=None, title=None) -> pd.DataFrame:
@@ -860,6 +906,7 @@ class CorpusWriter:
         # which words have a training token and which a token at all: a word only in test is scored from the prior
         self._word_in_train = np.zeros(self.n_words, dtype=bool)
         self._word_used = np.zeros(self.n_words, dtype=bool)
+        self._content = ContentDigest()  # corpus.json's content_sha256, fed chunk by chunk
         fault_point("prepare.write_counts")
         (self.staging / COUNTS_DIR).mkdir(parents=True, exist_ok=True)
 
@@ -873,6 +920,8 @@ class CorpusWriter:
         docs = docs.reset_index(drop=True).copy()
         docs["doc_id"] = docs["doc_id"].astype(str)
         self._hashes.write(id_hashes(docs["doc_id"].to_numpy()).tobytes())
+        self._content.add(counts, {name: docs[name].to_numpy() for name in ContentDigest.DOC_COLUMNS
+                                   if name in docs.columns})
         is_train = (docs["split"] == "train").to_numpy()
         self.n_train += int(is_train.sum())
         self.n_test += int((~is_train).sum())
@@ -1017,7 +1066,7 @@ class CorpusWriter:
         meta = dict(meta)
         meta["vocabulary_use"] = self._vocabulary_use(vocab)
         meta.update(n_docs=self.n_docs, n_words=self.n_words, n_tokens=self.n_tokens, n_train=self.n_train,
-                    n_test=self.n_test,
+                    n_test=self.n_test, content_sha256=self._content.hexdigest(vocab),
                     checksums={name: _sha256(self.staging / name) for name in (MANIFEST_FILE, VOCAB_FILE, DOCS_FILE,
                                                                                   TRUTH_FILE)
                                if (self.staging / name).exists()})  # truth too: recovery is scored against it
@@ -1259,4 +1308,6 @@ def load_corpus(path: str | os.PathLike, verify_checksums: bool = True) -> Corpu
             arrays["topics"] = _read_npz_member(path / TRUTH_FILE, "topics")
         truth = Truth(arrays, None, path / TRUTH_FILE)
     release_memory()
-    return Corpus(store, vocab, docs, meta, truth)
+    corpus = Corpus(store, vocab, docs, meta, truth)
+    corpus.loaded_from = path if verify_checksums else None  # only verified checksums name its content
+    return corpus

@@ -137,6 +137,69 @@ def input_paths(params: dict[str, Any], corpora_dir=None) -> list[Path]:
     return found
 
 
+def source_files(recipe: type[Dataset], params: dict[str, Any], corpora_dir=None) -> dict[str, Path]:
+    """The raw files a prepare reads, by the name recorded in corpus.json: every file under the recipe's folders of
+    ``corpora_dir`` and every file a parameter names, relative to ``corpora_dir`` when inside it (so another copy of
+    corpora_dir holding the same bytes is the same source), else absolute."""
+    roots = input_paths(params, corpora_dir)
+    if corpora_dir is not None and reads_corpora_dir(recipe):
+        roots += [Path(corpora_dir) / sub for sub in source_dirs(recipe)]
+    found: dict[str, Path] = {}
+    for root in roots:
+        for path in ([p for p in sorted(root.rglob("*")) if p.is_file()] if root.is_dir() else [root] if root.is_file()
+                     else []):
+            found[_source_name(path, corpora_dir)] = path.resolve()
+    return found
+
+
+def _source_name(path: Path, corpora_dir) -> str:
+    """A source file's name in corpus.json: relative to corpora_dir as found under it (a file linked in from
+    elsewhere keeps its name there), else its absolute path."""
+    if corpora_dir is not None:
+        for inside, base in ((path, Path(corpora_dir)), (path.resolve(), Path(corpora_dir).resolve())):
+            if base in inside.parents:
+                return str(inside.relative_to(base))
+    return str(path.resolve())
+
+
+def _file_sha256(path: Path) -> str:
+    import hashlib
+
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def source_record(files: dict[str, Path]) -> dict[str, dict]:
+    """{name: size, mtime_ns, sha256} of a prepare's raw files: corpus.json's fingerprint of what it was made from."""
+    record = {}
+    for name, path in files.items():
+        stat = path.stat()
+        record[name] = {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "sha256": _file_sha256(path)}
+    return record
+
+
+def source_changes(record: dict, files: dict[str, Path]) -> str | None:
+    """What differs between the raw files a corpus was prepared from (its ``source_record``) and ``files`` now, or
+    None. A file whose size and mtime match is taken as unchanged; any other is compared by its sha256."""
+    added, gone = sorted(set(files) - set(record)), sorted(set(record) - set(files))
+    if added or gone:
+        return f"source file {(added or gone)[0]} {'added' if added else 'gone'} since it was prepared"
+    for name, path in files.items():
+        was = record[name]
+        try:
+            stat = path.stat()
+        except OSError:
+            return f"source file {name} unreadable"
+        if (stat.st_size, stat.st_mtime_ns) == (was.get("size"), was.get("mtime_ns")):
+            continue
+        if stat.st_size != was.get("size") or _file_sha256(path) != was.get("sha256"):
+            return f"source file {name} changed since it was prepared"
+    return None
+
+
 def check_out_dir(out_dir: str | os.PathLike, inputs: list[Path] = (), corpora_dir=None) -> Path:
     """Refuse an ``--out`` whose replacement could lose or mix data; returns it resolved (symlinks followed).
 
@@ -202,7 +265,15 @@ def prepare(name: str, out_dir: str | os.PathLike, corpora_dir=None, corpus_name
     out_dir = check_out_dir(out_dir, input_paths(resolved, corpora_dir), corpora_dir)
     if hasattr(dataset_cls, "write"):  # streams to disk (paper-scale synthetic corpora) with the same bytes
         return Path(dataset_cls().write(out_dir, corpora_dir=corpora_dir, corpus_name=corpus_name, **resolved))
+    # the raw files' fingerprint, taken before they are read and checked after: corpus.json names what it was made
+    # from, and a later workflow re-prepares a corpus whose source changed (grid.stale_corpora)
+    sources = source_files(dataset_cls, resolved, corpora_dir)
+    record = source_record(sources)
     corpus = dataset_cls().build(corpora_dir=corpora_dir, **resolved)
+    changed = source_changes(record, sources)
+    if changed:
+        raise CorpusError(f"dataset {name}: {changed.replace('since it was prepared', 'while it was read')}; nothing "
+                          f"was written, prepare again")
     source = corpus.meta.get("source") or name
     inputs = [str(p) for p in input_paths(resolved, None)]
     named = f"dataset {name} ({', '.join(inputs) or source})"
@@ -214,5 +285,7 @@ def prepare(name: str, out_dir: str | os.PathLike, corpora_dir=None, corpus_name
         corpus.meta["name"] = corpus_name
     corpus.meta.setdefault("name", name)
     corpus.meta.setdefault("dataset_params", resolved)
+    corpus.meta["corpora_dir"] = str(Path(corpora_dir).resolve()) if corpora_dir is not None else None
+    corpus.meta["source_files"] = record
     corpus.meta["dataset_recipe"] = dataset_cls.name  # what stale_corpora compares with the config, beside the params
     return save_corpus(corpus, out_dir)

@@ -8,6 +8,7 @@ so an impossible grid fails in seconds, not after hours of compute.
 """
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 import os
@@ -366,10 +367,10 @@ def lock_folders(config: dict) -> None:
 AGGREGATE_INPUTS = "topicbench.aggregate_inputs"
 
 
-def stale_outputs(results_dir, runs: dict[str, dict]) -> dict[str, str]:
+def stale_outputs(results_dir, runs: dict[str, dict], data_dir=None) -> dict[str, str]:
     """Existing outputs that do not match the config: {path: why}. A fit whose model.npz records another spec
-    (threads aside: they change speed, not results), or an all_traces.parquet not made from exactly the configured
-    runs' current traces."""
+    (threads aside: they change speed, not results) or another corpus content than its prepared corpus in
+    ``data_dir`` holds now, or an all_traces.parquet not made from exactly the configured runs' current traces."""
     import hashlib
     import json
     from dataclasses import asdict
@@ -377,6 +378,17 @@ def stale_outputs(results_dir, runs: dict[str, dict]) -> dict[str, str]:
     import numpy as np
 
     from .io import parquet_metadata
+
+    corpora: dict[str, str | None] = {}
+
+    def corpus_now(dataset: str) -> str | None:
+        """The content fingerprint of the prepared corpus as it is now, or None (not prepared, unreadable)."""
+        if dataset not in corpora:
+            corpora[dataset] = None
+            with contextlib.suppress(OSError, ValueError, TypeError, AttributeError):
+                meta = json.loads((Path(data_dir) / "corpora" / dataset / "corpus.json").read_text(encoding="utf-8"))
+                corpora[dataset] = meta.get("content_sha256") or None  # the corpus_sha256 of fits on it
+        return corpora[dataset]
 
     def spec_of(value) -> dict:
         spec = json.loads(value if isinstance(value, str) else json.dumps(asdict(value), sort_keys=True, default=str))
@@ -391,10 +403,14 @@ def stale_outputs(results_dir, runs: dict[str, dict]) -> dict[str, str]:
         try:
             with np.load(model) as archive:
                 recorded = spec_of(str(archive["_spec_json"]))
+                fitted_on = str(archive["_corpus_sha256"]) if "_corpus_sha256" in archive.files else None
         except Exception:  # an unreadable or foreign model.npz is no evidence of a current run
-            recorded = None
+            recorded = fitted_on = None
         if recorded != spec_of(entry["spec"]):
             stale[str(model)] = "its run's recorded spec differs from the config"
+        elif data_dir is not None and corpus_now(entry["dataset"]) not in (None, fitted_on):
+            stale[str(model)] = (f"it was fitted on another content of corpus {entry['dataset']} than it holds now"
+                                 if fitted_on else f"it records no content fingerprint of corpus {entry['dataset']}")
     table = root / "all_traces.parquet"
     if table.is_file():
         try:
@@ -413,13 +429,15 @@ def stale_outputs(results_dir, runs: dict[str, dict]) -> dict[str, str]:
     return stale
 
 
-def stale_corpora(data_dir, datasets: dict, used) -> dict[str, str]:
+def stale_corpora(data_dir, datasets: dict, used, corpora_dir=None) -> dict[str, str]:
     """Prepared corpora (of the datasets in ``used``) that do not match the config: {corpus.json: why}. One recorded
-    with other parameters than the config's (as the recipe resolves them), or missing a file its corpus.json or its
-    counts manifest lists (a shard deleted by hand), which every fit on it would fail over."""
+    with other parameters than the config's (as the recipe resolves them), missing a file its corpus.json or its
+    counts manifest lists (a shard deleted by hand), which every fit on it would fail over, or made from other raw
+    files than the config's ``corpora_dir`` (or a file parameter) holds now: a source file edited, added or removed,
+    or another corpora_dir whose copy differs (the same bytes under another corpora_dir are the same corpus)."""
     import json
 
-    from .dataset import get_dataset
+    from .dataset import get_dataset, source_changes, source_files
 
     stale = {}
     for name in sorted(used):
@@ -446,6 +464,17 @@ def stale_corpora(data_dir, datasets: dict, used) -> dict[str, str]:
                                      f"{entry['recipe']!r}")
         elif meta.get("dataset_params") != wanted:
             stale[str(meta_path)] = "its recorded dataset parameters differ from the config"
+        else:
+            recipe = get_dataset(entry["recipe"])
+            files = source_files(recipe, recipe.resolve_params(entry.get("params") or {}), corpora_dir)
+            recorded = meta.get("source_files")
+            if not isinstance(recorded, dict):
+                if files:
+                    stale[str(meta_path)] = "it records no fingerprint of the source files it was prepared from"
+            else:
+                changed = source_changes(recorded, files)
+                if changed:
+                    stale[str(meta_path)] = changed
     return stale
 
 

@@ -29,7 +29,7 @@ import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
 from . import __version__, io, kernels
-from .corpus import Corpus, RowRange, is_corpus_dir, load_corpus, release_memory
+from .corpus import Corpus, RowRange, content_fingerprint, is_corpus_dir, load_corpus, release_memory
 from .evaluate import (Protocol, Unigram, available_memory, completable, loglik_per_word, perplexity, protocol_splits,
                        scored_documents)
 from .method import REPO_ROOT, SAFE_NAME, SAFE_RULES, Method, ParamError, PluginError, coerce, get_method, plugin_file
@@ -107,8 +107,11 @@ class RunSpec:
         if not 0.0 < self.observed_fraction < 1.0:
             raise ValueError(f"run setting 'observed_fraction' must lie in (0, 1), got {self.observed_fraction}")
         if self.threads > kernels.numba.config.NUMBA_NUM_THREADS:
-            raise ValueError(f"run setting 'threads' is {self.threads}, more than the "
-                             f"{kernels.numba.config.NUMBA_NUM_THREADS} CPUs this machine offers")
+            cap = kernels.numba.config.NUMBA_NUM_THREADS
+            if os.environ.get("NUMBA_NUM_THREADS"):  # the user's cap, not the machine's: say which to change
+                raise ValueError(f"run setting 'threads' is {self.threads}, more than NUMBA_NUM_THREADS={cap} set in "
+                                 f"the environment allows; raise or unset NUMBA_NUM_THREADS, or lower threads")
+            raise ValueError(f"run setting 'threads' is {self.threads}, more than the {cap} CPUs this machine offers")
         for name in ("experiment", "dataset", "label"):
             if getattr(self, name) and not SAFE_NAME.fullmatch(getattr(self, name)):
                 raise ValueError(f"run setting {name!r} = {getattr(self, name)!r} is not a safe name ({SAFE_RULES})")
@@ -157,6 +160,45 @@ def provenance() -> dict[str, str]:
         "pandas_version": pd.__version__,
         "host": platform.node(),
     }
+
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+_RECORDED_PACKAGES = {"numpy", "scipy", "numba", "pandas", "topicbench"}  # provenance() records these already
+
+
+def code_fingerprint(plugin: Path) -> str:
+    """sha256 over a method's file and every file of the topicbench package, the ``code_sha256`` of its trace rows:
+    git_sha says '-dirty' for any uncommitted edit, this tells two such edits apart. Read at every run (~1 MB), never
+    cached: a long process (a notebook, the tests) may run again after an edit."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    files = [(plugin.name, plugin), *((str(path.relative_to(PACKAGE_DIR.parent)), path)
+                                      for path in sorted(PACKAGE_DIR.rglob("*"))
+                                      if path.is_file() and "__pycache__" not in path.parts)]
+    for name, path in files:
+        digest.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+@lru_cache(maxsize=None)
+def method_packages(plugin: Path) -> str:
+    """'name version' of each third-party distribution a method's file imports (gensim, scikit-learn for the peers),
+    the ``method_packages`` of its trace rows; '' for a method built on topicbench, numpy and scipy alone."""
+    import ast
+    from importlib import metadata
+
+    tree = ast.parse(plugin.read_text(encoding="utf-8"))
+    modules = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+    modules |= {node.module.split(".")[0] for node in ast.walk(tree)
+                if isinstance(node, ast.ImportFrom) and node.module and not node.level}
+    distributions = metadata.packages_distributions()
+    found = set()
+    for module in modules - _RECORDED_PACKAGES - set(sys.stdlib_module_names):
+        for dist in distributions.get(module, [module]):
+            with contextlib.suppress(metadata.PackageNotFoundError):
+                found.add(f"{dist} {metadata.version(dist)}")
+    return ", ".join(sorted(found))
 
 
 class _Progress:
@@ -296,6 +338,7 @@ def _run(spec, corpus, out_dir, progress_every_s):
     if not isinstance(corpus, Corpus):
         corpus = load_corpus(corpus)
     threads = kernels.set_threads(spec.threads)
+    fingerprint = content_fingerprint(corpus)  # of the whole corpus, before any split or subset view
     # views: int64 row indices into the corpus; counts are read from disk a minibatch or a chunk at a time
     train = corpus.split("train")
     if spec.train_subset is not None:
@@ -350,7 +393,9 @@ def _run(spec, corpus, out_dir, progress_every_s):
             "seed": spec.seed, "stream": "batch" if batch_method else spec.stream, "holdout": holdout.name,
             "protocol": protocol.describe(), "threads": threads, "corpus_size": train.n_docs,
             "test_docs": test.n_docs, "compile_wall_s": compile_wall,
-            **{f"p_{k}": v for k, v in method.hyper.items()}, **provenance()}
+            **{f"p_{k}": v for k, v in method.hyper.items()}, **provenance(),
+            "corpus_sha256": fingerprint, "code_sha256": code_fingerprint(plugin_file(method_cls)),
+            "method_packages": method_packages(plugin_file(method_cls))}
     rows: list[dict] = []
     topic_history: list[np.ndarray] = []  # top word ids of each topic at each test checkpoint
     fit_wall = fit_cpu = 0.0
@@ -629,6 +674,7 @@ def write_outputs(out_dir: Path, trace: pd.DataFrame, method: Method, vocab: lis
         state.update(extras or {})
         state["_spec_json"] = np.array(json.dumps(asdict(spec), sort_keys=True, default=str))
         state["_method"] = np.array(method.name)
+        state["_corpus_sha256"] = np.array(str(trace["corpus_sha256"].iloc[0]) if "corpus_sha256" in trace else "")
         state["_n_words"] = np.array(method.n_words)
         state["_corpus_size"] = np.array(getattr(method, "corpus_size", 0))
         io.fault_point("run.model")
@@ -675,6 +721,7 @@ def load_model(path: str | os.PathLike, n_words: int | None = None) -> Method:
         method_cls = get_method(str(state.pop("_method")))
         corpus_size = int(state.pop("_corpus_size"))
         stored_words = int(state.pop("_n_words"))
+        state.pop("_corpus_sha256", None)  # provenance (stale_outputs reads it), no part of the model
     except FileNotFoundError:
         raise OutputError(f"model file {path} does not exist (run not finished?)") from None
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:

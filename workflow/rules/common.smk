@@ -26,8 +26,8 @@ check_folders_owned(config)  # no user file where a job writes (Snakemake delete
 # Outputs whose own record disagrees with the config (topicbench.grid.stale_outputs) rerun, whatever .snakemake
 # remembers: they join --forcerun. Snakemake hands the workflow its DAG settings only after this file is read, so
 # the class's attribute learns to add them when it does (the settings themselves when they are already there).
-STALE = {**stale_corpora(DATA, config["datasets"], {entry["dataset"] for entry in RUNS.values()}),
-         **stale_outputs(RESULTS, RUNS)} if workflow.is_main_process else {}
+STALE = {**stale_corpora(DATA, config["datasets"], {entry["dataset"] for entry in RUNS.values()}, config.get("corpora_dir")),
+         **stale_outputs(RESULTS, RUNS, DATA)} if workflow.is_main_process else {}
 for _path, _why in STALE.items():
     print(f"topicbench: {_path} is stale ({_why}): forcing its rerun", file=sys.stderr)
 

@@ -234,6 +234,8 @@ class Context:
         if self.figure.kind == "table":
             if table is None:
                 raise ValueError(f"{self.name}: a table figure must pass its table to ctx.write")
+            # every row names the all_traces.parquet it was drawn from, whose rows carry each run's provenance
+            table = table.assign(drawn_from_all_traces_sha256=self.traces_sha256)
             io.write_text(self.output("csv"), table.to_csv(index=False))
 
 

@@ -1,0 +1,245 @@
+"""Provenance and reproducibility (faults, tenth pass): every trace row names what produced it (the corpus's content,
+the code's, the peer library's version), a corpus records the raw files it was prepared from, and the same config
+and seed give the same numbers whatever the thread count."""
+import os
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from _run_util import TINY, tiny_corpus  # noqa: F401
+from topicbench.cli import main as cli
+from topicbench.corpus import content_fingerprint, load_corpus
+from topicbench.dataset import prepare
+from topicbench.grid import expand_all, stale_corpora, stale_outputs
+from topicbench.method import get_method, plugin_file
+from topicbench.run import RunSpec, code_fingerprint, run
+from topicbench.streams import Minibatch
+
+SPEC = dict(method="online_lda", params={"K": 3, "batch_size": 20}, n_checkpoints=2, report_elbo=False,
+            dataset="tiny", topic_history_words=0)
+
+
+@pytest.fixture(scope="module")
+def two_contents(tmp_path_factory):
+    """Corpus 'tiny' prepared twice from the same recipe and parameters (a), and once from other data (b, another
+    seed), with a fit on a and on b."""
+    root = tmp_path_factory.mktemp("prov")
+    a = prepare("nyt_like", root / "a", corpus_name="tiny", **TINY)
+    again = prepare("nyt_like", root / "a_again", corpus_name="tiny", **TINY)
+    b = prepare("nyt_like", root / "b", corpus_name="tiny", **{**TINY, "seed": 2})
+    traces = {}
+    for name, corpus in (("a", a), ("b", b)):
+        run(RunSpec(**SPEC, seed=0 if name == "a" else 1), corpus, root / f"run_{name}")
+        traces[name] = root / f"run_{name}" / "trace.parquet"
+    return {"a": a, "again": again, "b": b, "traces": traces, "root": root}
+
+
+def test_trace_rows_name_the_corpus_content(two_contents):
+    """Two corpora of one name, other bytes (prepared again from other data) -> each trace row's corpus_sha256 tells
+    them apart; the same bytes prepared twice carry one fingerprint (was: only the name 'tiny' recorded)."""
+    a = pd.read_parquet(two_contents["traces"]["a"])
+    b = pd.read_parquet(two_contents["traces"]["b"])
+    assert a["corpus_sha256"].nunique() == 1 and b["corpus_sha256"].nunique() == 1
+    assert a["corpus_sha256"].iloc[0] != b["corpus_sha256"].iloc[0]
+    assert a["corpus_sha256"].iloc[0] == content_fingerprint(load_corpus(two_contents["again"]))
+    # the same content in memory, or as a view, has the same fingerprint as the prepared corpus records
+    loaded = load_corpus(two_contents["a"])
+    memory = type(loaded)(loaded.counts, loaded.vocab, loaded.docs, {})
+    assert content_fingerprint(memory) == a["corpus_sha256"].iloc[0]
+    assert content_fingerprint(loaded.select(np.arange(loaded.n_docs))) == a["corpus_sha256"].iloc[0]
+
+
+def test_aggregate_refuses_one_dataset_fitted_on_two_contents(two_contents, capsys):
+    """Seeds of one dataset fitted before and after its corpus was prepared again from other data -> aggregate exits 2
+    naming both traces, no table (was: averaged in every figure as one dataset)."""
+    out = two_contents["root"] / "all_traces.parquet"
+    code = cli(["aggregate", "--out", str(out), str(two_contents["traces"]["a"]), str(two_contents["traces"]["b"])])
+    err = capsys.readouterr().err
+    assert code == 2 and str(two_contents["traces"]["a"]) in err and str(two_contents["traces"]["b"]) in err, err
+    assert "two different contents of dataset 'tiny'" in err and not out.exists()
+
+
+@pytest.mark.parametrize("column", ["corpus_sha256", "code_sha256", "method_packages"])
+def test_aggregate_refuses_a_trace_without_the_new_provenance(two_contents, tmp_path, capsys, column):
+    """A trace without corpus_sha256, code_sha256 or method_packages (written before they were recorded) -> exit 2
+    naming the column and the trace, no table."""
+    frame = pd.read_parquet(two_contents["traces"]["a"]).drop(columns=[column])
+    bad = tmp_path / "old" / "trace.parquet"
+    bad.parent.mkdir()
+    frame.to_parquet(bad)
+    code = cli(["aggregate", "--out", str(tmp_path / "all.parquet"), str(bad)])
+    err = capsys.readouterr().err
+    assert code == 2 and f"trace {bad}" in err and column in err, err
+    assert not (tmp_path / "all.parquet").exists()
+
+
+def test_uncommitted_edits_of_a_method_file_are_told_apart(two_contents, tmp_path):
+    """A method file edited twice without a commit (git_sha '<sha>-dirty' both times) -> the two code_sha256 differ, and
+    a trace row's code_sha256 is its method file's and package's (was: one '-dirty' for any edit)."""
+    first, second = tmp_path / "one" / "mine.py", tmp_path / "two" / "mine.py"
+    for path, rho in ((first, "0.5"), (second, "0.6")):
+        path.parent.mkdir()
+        path.write_text(f"RHO = {rho}\n")
+    assert code_fingerprint(first) != code_fingerprint(second)
+    row = pd.read_parquet(two_contents["traces"]["a"]).iloc[0]
+    assert row["code_sha256"] == code_fingerprint(plugin_file(get_method("online_lda")))
+    assert row["method_packages"] == ""  # numpy, scipy, numba: recorded in their own columns
+
+
+def test_peer_rows_record_their_library_version(two_contents, tmp_path):
+    """A peer's run (sklearn_lda) -> every row names scikit-learn and its version (was: only numpy, scipy, numba and
+    pandas versions recorded, so a peer's numbers could not be traced to its library)."""
+    import sklearn
+
+    trace, _ = run(RunSpec(**{**SPEC, "method": "sklearn_lda"}), two_contents["a"])
+    assert trace["method_packages"].nunique() == 1 and f"scikit-learn {sklearn.__version__}" in trace["method_packages"][0]
+
+
+def _lee(folder, lines):
+    (folder / "lee_news_gensim").mkdir(parents=True, exist_ok=True)
+    (folder / "lee_news_gensim" / "lee_background.cor").write_text("".join(f"{line}\n" for line in lines))
+
+
+LEE_LINES = [f"apple banana cherry w{i % 5} w{i % 7} w{i % 3}" for i in range(40)]
+
+
+@pytest.fixture(scope="module")
+def lee_workflow(tmp_path_factory):
+    """lee_news_gensim prepared, as the workflow does, from a corpora_dir holding a small stand-in of its file."""
+    root = tmp_path_factory.mktemp("lee")
+    _lee(root / "corpora", LEE_LINES)
+    datasets = {"lee": {"recipe": "lee_news_gensim", "params": {"max_df": 1.0}}}
+    prepare("lee_news_gensim", root / "data" / "corpora" / "lee", corpora_dir=root / "corpora", corpus_name="lee",
+            max_df=1.0)
+    return root, datasets
+
+
+@pytest.mark.parametrize("change", [
+    pytest.param("edited", id="source-file-edited-under-corpora_dir"),
+    pytest.param("added", id="source-file-added-under-corpora_dir"),
+    pytest.param("other-copy", id="another-corpora_dir-with-other-bytes"),
+    pytest.param("same-copy", id="another-corpora_dir-with-the-same-bytes"),
+    pytest.param("same-bytes-touched", id="source-file-touched-same-bytes"),
+])
+def test_changed_source_under_corpora_dir_makes_the_corpus_stale(lee_workflow, tmp_path, change):
+    """A real corpus's raw file under corpora_dir edited, added, or another corpora_dir of other bytes -> the prepared
+    corpus is stale, named with the file (was: not an input of the prepare, so fits ran on the old corpus); the same
+    bytes in another copy or touched -> not stale."""
+    root, datasets = lee_workflow
+    corpora = tmp_path / "corpora"
+    shutil.copytree(root / "corpora", corpora, copy_function=shutil.copy)  # new mtimes: the bytes are compared
+    if change == "same-bytes-touched":
+        os.utime(corpora / "lee_news_gensim" / "lee_background.cor", (1e9, 1e9))
+    elif change == "edited":
+        _lee(corpora, [*LEE_LINES[:-1], "durian elder fig"])
+    elif change == "added":
+        (corpora / "lee_news_gensim" / "extra.cor").write_text("more text\n")
+    elif change == "other-copy":
+        _lee(corpora, LEE_LINES[:-2])
+    stale = stale_corpora(root / "data", datasets, {"lee"}, corpora)
+    meta_path = str(root / "data" / "corpora" / "lee" / "corpus.json")
+    if change in ("same-copy", "same-bytes-touched"):
+        assert stale == {}, stale
+    else:
+        name = "lee_news_gensim/extra.cor" if change == "added" else "lee_news_gensim/lee_background.cor"
+        assert meta_path in stale and name in stale[meta_path], stale
+    assert stale_corpora(root / "data", datasets, {"lee"}, root / "corpora") == {}  # the original: current
+
+
+def test_fit_on_a_corpus_prepared_again_is_stale(tmp_path):
+    """A fit whose corpus was prepared again with other bytes since (its outputs touched newer, or copied in) -> its
+    model is stale, found by the corpus fingerprint it records (was: kept, its numbers from the old corpus)."""
+    config = {"data_dir": str(tmp_path / "data"), "results_dir": str(tmp_path / "res"), "threads_per_run": 1,
+              "datasets": {"tiny": {"recipe": "nyt_like", "params": TINY}},
+              "experiments": {"e": {"dataset": "tiny", "seeds": [0], "runs": [
+                  {"label": "x", "method": "online_lda", "grid": {"K": [3], "batch_size": [20]},
+                   "settings": {"n_checkpoints": 2}}]}}}
+    runs = expand_all(config)
+    corpus = tmp_path / "data" / "corpora" / "tiny"
+    prepare("nyt_like", corpus, corpus_name="tiny", **TINY)
+    (rid, entry), = runs.items()
+    run(entry["spec"], corpus, tmp_path / "res" / "runs" / rid)
+    assert stale_outputs(tmp_path / "res", runs, tmp_path / "data") == {}
+    prepare("nyt_like", corpus, corpus_name="tiny", **{**TINY, "seed": 5})
+    stale = stale_outputs(tmp_path / "res", runs, tmp_path / "data")
+    model = str(tmp_path / "res" / "runs" / rid / "model.npz")
+    assert model in stale and "another content of corpus tiny" in stale[model], stale
+
+
+KERNELS_REACHED_IN_FIT = """
+import json, sys
+import numpy as np
+from numba.core.registry import CPUDispatcher
+from topicbench import lgnmf_kernels
+from topicbench.corpus import load_corpus
+from topicbench.method import get_method
+from topicbench.streams import Minibatch
+
+def compiled():
+    return {name: len(f.overloads) for name, f in vars(lgnmf_kernels).items() if isinstance(f, CPUDispatcher)}
+
+train = load_corpus(sys.argv[1]).split("train")
+rows = np.arange(40)
+batch = Minibatch(train.rows(rows), rows, rows, None, 0)
+new = {}
+for mode, params in (("batch", {}), ("online", {"batch_size": 40})):
+    method = get_method("lgnmf")(train.n_words, seed=0, threads=2, corpus_size=train.n_docs, K=3, **params)
+    method.warm_up(Minibatch(batch.counts[:2], rows[:2], rows[:2], None, 0))
+    before = compiled()
+    method.partial_fit(batch)
+    new[mode] = {name: n - before[name] for name, n in compiled().items() if n != before[name]}
+print(json.dumps(new))
+"""
+
+
+def test_lgnmf_kernels_compile_before_the_fit_clock(tiny_corpus):
+    """LG-NMF's first update in a fresh process (numba kernels not yet compiled or loaded from the cache) -> its warm-up
+    has compiled every lgnmf_kernels kernel the update calls, so none is compiled on the fit clock (was: a no-op
+    warm-up, ~0.9 s of a cold first update counted as fit_wall_s)."""
+    import json
+    import subprocess
+    import sys
+
+    from _run_util import REPO, env
+
+    done = subprocess.run([sys.executable, "-c", KERNELS_REACHED_IN_FIT, str(tiny_corpus)], capture_output=True,
+                          text=True, env=env(), cwd=REPO, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == {"batch": {}, "online": {}}
+
+
+def test_threads_above_a_user_set_numba_cap_names_the_variable(monkeypatch):
+    """threads=2 under a user's NUMBA_NUM_THREADS=1 on a machine of more CPUs -> ValueError naming NUMBA_NUM_THREADS
+    before any data is read (was: 'more than the 1 CPUs this machine offers', blaming the machine)."""
+    from topicbench import kernels
+
+    monkeypatch.setenv("NUMBA_NUM_THREADS", "1")
+    monkeypatch.setattr(kernels.numba.config, "NUMBA_NUM_THREADS", 1)
+    with pytest.raises(ValueError, match="NUMBA_NUM_THREADS=1 set in the environment"):
+        RunSpec(**{**SPEC, "threads": 2}).check()
+
+
+def test_table_csv_rows_name_the_traces_they_were_drawn_from(two_contents, tmp_path):
+    """A table figure's csv (results/tables/<name>.csv) -> every row names the sha256 of the all_traces.parquet it was
+    drawn from, whose rows carry each run's provenance (was: only its Markdown part recorded it; the csv rows none)."""
+    import hashlib
+    import sys
+
+    from _run_util import REPO
+
+    sys.path.insert(0, str(REPO / "workflow" / "scripts"))
+    import figlib
+
+    traces = tmp_path / "all_traces.parquet"
+    pd.read_parquet(two_contents["traces"]["a"]).assign(experiment="e").to_parquet(traces)
+    figure = figlib.Figure(paper=next(iter(figlib.PAPERS)), title="t", experiments=("e",), kind="table")
+    outputs = {role: str(tmp_path / path) for role, path in figure.outputs("t").items()}
+    for path in outputs.values():
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    ctx = figlib.Context("t", figure, ["e"], str(traces), {}, {}, outputs)
+    ctx.write("caption", table=ctx.frame("e").groupby("method", as_index=False)["perplexity"].mean())
+    written = pd.read_csv(outputs["csv"])
+    assert set(written["drawn_from_all_traces_sha256"]) == {hashlib.sha256(traces.read_bytes()).hexdigest()}
