@@ -16,6 +16,8 @@ HOFFMAN_FASTER = FIG + "test_hoffman_faster_reads_batch_vb_full_at_its_last_chec
 ALPHA_NOT_N = FIG + "test_mcinerney_alpha_not_n_needs_two_seeds_on_every_corpus_and_a_grid_that_brackets_n"
 HU_OFFLINE = FIG + "test_hu_fraction_reads_ldas_last_checkpoint_by_documents_seen_on_every_corpus"
 SCALING_ORDER = FIG + "test_scaling_judges_order_by_the_gridded_value_not_by_the_rows"
+PAISLEY_PAIRS = FIG + "test_paisley_comparable_pairs_each_panel_and_seed"
+NEVER_REACHED = FIG + "test_reaches_claims_are_not_reproduced_when_no_seed_reaches_the_target"
 CLAIMS = "workflow/figures/_claims.py"
 PREDICT = "probs = np.asarray(method.predict_words(obs.copy(), held.copy()), dtype=np.float64)"
 
@@ -444,6 +446,30 @@ MUTANTS = [
            find='order = np.argsort(-topics, axis=1, kind="stable")[:, :n]',
            replace='order = np.argsort(-topics, axis=1, kind="quicksort")[:, :n]',
            tests=["tests/test_quality.py::test_top_words_break_ties_by_the_lower_word_id"]),
+    Mutant(id="claim_hoffman_larger_corpus_unpaired_seed_kept", cites="Hoffman et al. 2010, Fig. 1 claim (paired "
+           "differences: a seed without both runs is left out)", path=CLAIMS,
+           find='d = (final["online_full"] - final["online_subset"]).dropna()',
+           replace='d = (final["online_full"] - final["online_subset"])',
+           tests=[FIG + "test_hoffman_larger_corpus_skips_a_seed_without_both_runs"]),
+    Mutant(id="claim_paisley_n_is_the_methods", cites="Paisley et al. 2014, Fig. 11.3 claim (replicates: (panel, seed) "
+           "pairs)", path=CLAIMS, find="    n = len(wide)\n", replace="    n = len(methods)\n", tests=[PAISLEY_PAIRS]),
+    Mutant(id="claim_paisley_seeds_averaged", cites="Paisley et al. 2014, Fig. 11.3 claim (seeds paired, not averaged "
+           "per panel)", path=CLAIMS,
+           find='wide = final.pivot_table(index=["p_K", "p_batch_size", "seed"], columns="method"',
+           replace='wide = final.pivot_table(index=["p_K", "p_batch_size"], columns="method"', tests=[PAISLEY_PAIRS]),
+    Mutant(id="claim_hoffman_reached_counts_swapped", cites="Hoffman et al. 2010, Fig. 2 claim (no seed reaches the "
+           "target: not reproduced)", path=CLAIMS, find='f"{never}", len(d), len(never), "seeds")',
+           replace='f"{never}", len(never), len(d), "seeds")', tests=[NEVER_REACHED]),
+    Mutant(id="claim_hu_reached_counts_swapped", cites="Hu et al. 2014, Figs. 1-2 claim (no seed reaches the target: "
+           "not reproduced)", path=CLAIMS, find='"; ".join(never), len(d), len(never),',
+           replace='"; ".join(never), len(never), len(d),', tests=[NEVER_REACHED]),
+    Mutant(id="claim_scaling_batch_n_dropped", cites="the harness's scaling claim: its replicates n (run groups)",
+           path=CLAIMS, find='"", a.test + "; " + b.test, a.n)', replace='"", a.test + "; " + b.test, 0)',
+           tests=[SCALING_ORDER]),
+    Mutant(id="claim_mcinerney_any_gap_differs", cites="McInerney et al. 2015, Fig. 3 claim (a best alpha that differs "
+           "from N by more than the seed noise, p < 0.05)", path=CLAIMS,
+           find='gap = best != nearest and s["n"] >= 2 and s["p"] < LEVEL', replace='gap = best != nearest and s["n"] >= 2',
+           tests=[FIG + "test_mcinerney_alpha_not_n_counts_only_a_significant_gap"]),
 ]
 # ninth red-team (mutant9) survivors not registered, judged not equation errors:
 # fold_of = rank % folds (instead of contiguous shares of the random ranks): another uniformly random k-fold split;
@@ -451,3 +477,10 @@ MUTANTS = [
 # sklearn_lda's model.batch_size = batch_size (max with |batch| dropped): equivalent, the runner never passes a
 # minibatch longer than batch_size; online LDA's kappa 0.7, tau0 1024, S 256 and LG-NMF's validation_fraction 0.1
 # are the project's settings, not a paper's.
+# tenth red-team (mutant10) survivors not registered. Equivalent: correlation(cov / T) for correlation(cov) (scale
+# invariant); the figures' eval_kind filters (paisley_comparable's "batch", mcinerney_rows' and _mcinerney.load's
+# "lookahead", paisley_fig11_3's "batch") dropped, since a run's policy writes one eval_kind only; seeds=("seed",
+# "count") for "nunique" in hoffman_table1 / hu_table1 (one final row per seed and setting); the subset size's
+# min -> max in hoffman_fig1's caption (one subset size); hu_table1's baseline iloc[0] -> max (constant per
+# experiment); paisley_fig11_3's sd column as var (not in the table). Verified killed, not registered (cost): run.py's
+# checkpoint recovery at threshold 0.5 (tests/test_run.py::test_trace_carries_topic_quality_and_recovery).
