@@ -470,6 +470,13 @@ MUTANTS = [
            "from N by more than the seed noise, p < 0.05)", path=CLAIMS,
            find='gap = best != nearest and s["n"] >= 2 and s["p"] < LEVEL', replace='gap = best != nearest and s["n"] >= 2',
            tests=[FIG + "test_mcinerney_alpha_not_n_counts_only_a_significant_gap"]),
+    Mutant(id="streams_log_checkpoints_rounded_down", cites="the fixed policy's log-spaced checkpoints (nearest "
+           "document)", path="topicbench/streams.py", find="points = np.unique(np.round(np.geomspace(",
+           replace="points = np.unique(np.floor(np.geomspace(", tests=[STREAMS + "test_log_checkpoints_end_at_total"]),
+    Mutant(id="streams_every_nth_batch_n1_refused_on_batch", cites="Paisley et al. 2014, sec. 11.6 protocol on a batch "
+           "method: n = 1 scores each pass before training on it", path="topicbench/streams.py",
+           find="if batch_method and self.n > 1:", replace="if batch_method and self.n >= 1:",
+           tests=[STREAMS + "test_lookahead_rejects_what_it_cannot_score"]),
 ]
 # ninth red-team (mutant9) survivors not registered, judged not equation errors:
 # fold_of = rank % folds (instead of contiguous shares of the random ranks): another uniformly random k-fold split;
