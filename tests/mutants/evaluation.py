@@ -477,6 +477,9 @@ MUTANTS = [
            "method: n = 1 scores each pass before training on it", path="topicbench/streams.py",
            find="if batch_method and self.n > 1:", replace="if batch_method and self.n >= 1:",
            tests=[STREAMS + "test_lookahead_rejects_what_it_cannot_score"]),
+    Mutant(id="perplexity_exp_plus_loglik", cites="perplexity = exp(-per-word log predictive) (Blei et al. 2003; "
+           "Hoffman et al. 2010, eq. 16)", path=EV, find="    return float(np.exp(-loglik))",
+           replace="    return float(np.exp(loglik))", tests=[T + "test_loglik_per_word_is_the_token_average_of_log_probabilities"]),
 ]
 # ninth red-team (mutant9) survivors not registered, judged not equation errors:
 # fold_of = rank % folds (instead of contiguous shares of the random ranks): another uniformly random k-fold split;
