@@ -54,6 +54,7 @@ def test_loglik_per_word_is_the_token_average_of_log_probabilities():
     dense = heldout.toarray()
     assert tokens == dense.sum()
     assert loglik == pytest.approx((dense * np.log(probs)).sum() / dense.sum(), rel=1e-12)
+    assert evaluate.perplexity(loglik) == pytest.approx(np.exp(-loglik)) and evaluate.perplexity(loglik) > 1  # exp(-LL)
 
 
 class ObservedFrequency:

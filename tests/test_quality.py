@@ -121,6 +121,11 @@ def test_top_words_break_ties_by_the_lower_word_id():
     sort's whim. By hand: weights 0.2, 0.3, 0.3, 0.2 -> words 1, 2 (0.3 each), then 0 (the lower id of the 0.2s)."""
     assert [t.tolist() for t in top_words(np.array([[0.2, 0.3, 0.3, 0.2], [1.0, 1.0, 1.0, 0.0]]), 3)] == [[1, 2, 0],
                                                                                                      [0, 1, 2]]
+    # a long tie (sorts switch algorithm past a few dozen entries; numpy's quicksort is then unstable): a flat topic of
+    # 200 words with every 7th word lighter lists the heavy words 1..6, 8..13, ... in id order
+    flat = np.ones((1, 200))
+    flat[0, ::7] = 0.5
+    assert top_words(flat, 12)[0].tolist() == [w for w in range(200) if w % 7][:12]
 
 
 def test_npmi_rejects_bad_input_before_compute():

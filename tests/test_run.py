@@ -120,7 +120,7 @@ def test_trace_carries_topic_quality_and_recovery(small_corpus):
     The columns must come from the fitted model: recovery rises as online LDA learns the planted topics, and the
     final row's NPMI equals quality.npmi_coherence recomputed on the test split from the returned model.
     """
-    from topicbench.quality import npmi_coherence, top_words
+    from topicbench.quality import npmi_coherence, planted_recovery, top_words
 
     spec = RunSpec(method="online_lda", params={"K": 10, "batch_size": 100, "tau0": 1.0}, n_checkpoints=5)
     trace, method = run(spec, small_corpus)
@@ -133,6 +133,9 @@ def test_trace_carries_topic_quality_and_recovery(small_corpus):
     assert final["npmi"] == pytest.approx(expected, rel=1e-12)
     assert 0 < final["topic_diversity"] <= 1
     assert trace["npmi"].iloc[:-1].isna().all()  # only the final model is scored for coherence
+    # recovery of the returned model at the 0.9 threshold the column names (one final topic here matches at ~0.87)
+    recovery = planted_recovery(method.topics(), small_corpus.truth["topics"], threshold=0.9)
+    assert (final["recovery_cosine"], final["recovery_frac_090"]) == pytest.approx((recovery.cosine, recovery.fraction))
 
 
 def test_topics_table_ranks_topics_by_weight_and_words_by_probability():

@@ -61,6 +61,8 @@ def test_log_checkpoints_end_at_total():
     assert points[0] == 256 and points[-1] == 20000 and np.all(np.diff(points) > 0)
     ratios = points[1:] / points[:-1]
     assert np.allclose(ratios, ratios[0], rtol=0.01)
+    # by hand: 16 (1500/16)^(i/4) = 16, 49.8, 154.9, 482.06, 1500 (rounded to the nearest document, not down)
+    assert log_checkpoints(1500, 5, first=16).tolist() == [16, 50, 155, 482, 1500]
 
 
 def test_reserved_draws_never_draw_a_window_before_scoring_it():
@@ -85,6 +87,7 @@ def test_lookahead_rejects_what_it_cannot_score():
         make_holdout("lookahead", 10).training_order(np.arange(10), "shuffled", 0, 2, 10, False)
     with pytest.raises(StreamError, match="every document of which"):
         make_holdout("every_nth_batch", 3).check(batch_method=True, test_docs=10)
+    make_holdout("every_nth_batch", 1).check(batch_method=True, test_docs=10)  # each pass scored before it trains
     with pytest.raises(StreamError, match="needs a test split"):
         make_holdout("fixed").check(batch_method=False, test_docs=0, corpus="c")
 

@@ -225,6 +225,16 @@ def test_planted_topics_follow_their_seed_and_no_document_is_empty():
     assert np.asarray(counts.sum(axis=1)).ravel().tolist() == [1] * 6
 
 
+def test_logistic_normal_corpus_has_no_empty_document_and_proportions_per_document():
+    """The planted C-NMF corpus: Poisson(0.3) lengths are mostly 0, yet every document gets at least one token; each
+    theta_d = softmax(y_d) sums to one."""
+    from topicbench.synthetic import logistic_normal_corpus
+
+    counts, topics, theta = logistic_normal_corpus(50, 20, np.eye(3), 0.5, 0.3, seed=0)
+    assert np.asarray(counts.sum(axis=1)).min() >= 1
+    np.testing.assert_allclose(theta.sum(axis=1), 1.0)
+
+
 def test_oracle_loglik_weights_each_word_by_its_count():
     """By hand: p(w | d) = sum_k theta_dk beta_kw; doc 0 holds word 0 twice and word 2 once, doc 1 word 1 three times:
     (2 log 0.4 + log 0.3 + 3 log 0.5) / 6."""
