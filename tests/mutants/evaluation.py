@@ -442,10 +442,8 @@ MUTANTS = [
            find="lengths = np.maximum(rng.poisson(mean_length, size=n_docs), 1)",
            replace="lengths = rng.poisson(mean_length, size=n_docs)",
            tests=["tests/test_synthetic.py::test_logistic_normal_corpus_has_no_empty_document_and_proportions_per_document"]),
-    Mutant(id="quality_top_words_unstable_ties", cites="quality.top_words: ties by the lower word id", path="topicbench/quality.py",
-           find='order = np.argsort(-topics, axis=1, kind="stable")[:, :n]',
-           replace='order = np.argsort(-topics, axis=1, kind="quicksort")[:, :n]',
-           tests=["tests/test_quality.py::test_top_words_break_ties_by_the_lower_word_id"]),
+    # Not registered: quality.top_words with kind="quicksort" instead of "stable". test_top_words_break_ties_by_the_lower_word_id
+    # kills it here, but only because numpy's quicksort (SIMD-dispatched by CPU) happens to reorder that 200-word tie.
     Mutant(id="claim_hoffman_larger_corpus_unpaired_seed_kept", cites="Hoffman et al. 2010, Fig. 1 claim (paired "
            "differences: a seed without both runs is left out)", path=CLAIMS,
            find='d = (final["online_full"] - final["online_subset"]).dropna()',
