@@ -120,6 +120,7 @@ def test_heldout_counts_of_the_test_split_and_of_dropped_documents(timed, small_
                         n_checkpoints=1), small_corpus)
     assert trace["heldout_excluded"].iloc[-1] > 0  # the draws repeat documents, so the count is tested
     assert ((trace["heldout_docs"] + trace["heldout_excluded"]) == 100).all()
+    assert (trace["heldout_unscored"] == 0).all()  # every document here has tokens to observe and to hold out
 
 
 def test_the_method_is_given_the_training_split_size(timed, small_corpus):

@@ -49,7 +49,7 @@ MUTANTS = [
            replace='"heldout_tokens": docs,',
            tests=['tests/test_run_bookkeeping.py::test_scoring_before_a_minibatch_stays_off_the_fit_clock']),
     Mutant(id='run_heldout_docs_include_the_dropped',
-           cites="the trace's heldout_docs: the scored documents, without those dropped as already trained on",
+           cites="the trace's heldout_docs and heldout_unscored: the dropped (already trained on) are neither",
            path='topicbench/run.py',
            find='counts, docs = train.rows(event.rows), len(event.rows)',
            replace='counts, docs = train.rows(event.rows), len(event.rows) + event.excluded',
