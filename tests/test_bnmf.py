@@ -92,6 +92,9 @@ def test_elbo_matches_direct_sum():
     direct = (like + prior(method.c0 / 12, method.c0, elb, eb) + prior(method.a0, method.b0, elt, et)
               + entropy(method.g, np.broadcast_to(method.h, method.g.shape)) + entropy(shape, np.broadcast_to(rate, shape.shape)))
     assert method.elbo(counts, shape) == pytest.approx(direct, rel=1e-10)
+    # the same bound with p given per nonzero (CSR order): eq. 11.23's terms, p ln p included, not the optimum's shortcut
+    rows = np.repeat(np.arange(counts.shape[0]), np.diff(counts.indptr))
+    assert method.elbo(counts, shape, p=p[rows, counts.indices]) == pytest.approx(direct, rel=1e-10)
 
 
 def test_planted_gamma_poisson_recovery():

@@ -382,6 +382,26 @@ def test_location_newton_step(fitted):
     assert ratio.max() < 0.5 and np.median(ratio) < 0.1, ratio
 
 
+def test_location_step_is_rho_times_the_newton_step(fitted):
+    """Eq. 11.35 at rho_t < 1: l_k <- l_k + rho_t G_k (gradient of eq. 11.30), G_k^-1 = I / sigma^2 + (D/|C_t|)
+    sum_d S_k omega_kd u_d u_d', written out from the local step's u_d, omega_kd and expected counts; with
+    eqs. 11.33-11.34 from the same point."""
+    corpus, _, fitted_method = fitted
+    counts = corpus.counts[:100]
+    method = CNMF.from_state(fitted_method.state(), corpus.n_words, corpus_size=300, K=10, m=5, batch_size=100)
+    method.step_size = lambda: 0.4
+    local = method.local_step(counts)
+    mass, u, omega, n = method.g.sum(axis=0) / method.h, local["u"], local["omega"], local["expected"]
+    before, g, h = method.locations.copy(), method.g.copy(), method.h.copy()
+    method.partial_fit(whole(counts))
+    for k in range(10):
+        precision = np.eye(5) / method.sigma2 + 3.0 * (mass[k] * omega[:, k] * u.T) @ u
+        gradient = 3.0 * (n[:, k] - mass[k] * omega[:, k]) @ u - before[k] / method.sigma2
+        np.testing.assert_allclose(method.locations[k], before[k] + 0.4 * np.linalg.solve(precision, gradient), rtol=1e-10)
+    np.testing.assert_allclose(method.g, 0.6 * g + 0.4 * (method.c0 / corpus.n_words + 3.0 * local["sstats"].T), rtol=1e-12)
+    np.testing.assert_allclose(method.h, 0.6 * h + 0.4 * (method.c0 + 3.0 * omega.sum(axis=0)), rtol=1e-12)
+
+
 def test_correlation_readout_is_the_ctm_correlation():
     """Eq. 11.36 is the correlation matrix of y_d = (l_k'u_d)_k, u_d ~ N(0, I_m) (eqs. 11.11-11.12): checked
     against the sample correlation of 200,000 draws."""

@@ -98,10 +98,11 @@ def test_gensim_predictive_is_the_posterior_mean_mixture(counts):
     np.testing.assert_allclose(method.predict_words(observed, targets), probs[rows, targets.indices], rtol=1e-10)
 
 
-@pytest.mark.parametrize("peer", PEERS)
+@pytest.mark.parametrize("peer", ("online_lda", *PEERS))
 def test_peer_short_minibatch_scales_by_its_own_size(peer, counts):
     """A short last minibatch (10 documents under batch_size 30) is scaled by D / its own size, as Alg. 2's D/|S| reads:
-    the token mass moves to (1 - rho_t) (previous) + rho_t D/10 N_10 (gensim: numdocs pinned to D - 10, not D - 30)."""
+    the token mass moves to (1 - rho_t) (previous) + rho_t D/10 N_10 (gensim: numdocs pinned to D - 10, not D - 30).
+    online_lda too: its |S| is the minibatch's length, not the batch_size it was asked for."""
     tau0, kappa = 3.0, 0.7
     method = make(peer, tau0=tau0, kappa=kappa)
     rows = np.arange(S)

@@ -24,6 +24,7 @@ PREDICT = EQ + "test_predict_words_is_the_posterior_mean_mixture"
 WEIGHTS = EQ + "test_topic_weights_count_the_tokens_of_each_topic"
 PEER_MASS = "tests/test_peer_equations.py::test_peer_step_moves_the_token_mass_as_alg2"
 PEER_START = "tests/test_peer_equations.py::test_peer_starts_from_online_ldas_lambda"
+PEER_SHORT = "tests/test_peer_equations.py::test_peer_short_minibatch_scales_by_its_own_size"
 REF_STATIONARY = EQ + "test_reference_bound_is_stationary_at_the_reference_batch_vb_fixed_point"
 THETA_MEAN = "theta = gamma / gamma.sum(axis=1, keepdims=True)"
 
@@ -57,6 +58,10 @@ MUTANTS = [
            replace="self.stochastic_step(batch, len(batch))", tests=[ONLINE]),
     Mutant(id="hoffman_alg2_d_not_divided_by_s", cites="Hoffman et al. 2010, sec. 2.2 (D/|S|, not D)",
            path=LDA, find=STEP, replace=STEP.replace("data_size / len(batch)", "data_size"), tests=[ONLINE]),
+    Mutant(id="hoffman_alg2_short_minibatch_scaled_by_batch_size",
+           cites="Hoffman et al. 2010, sec. 2.2 (D/|S| with |S| the minibatch's own size, also for a short last one)",
+           path=LDA, find=STEP, replace=STEP.replace("data_size / len(batch)", 'data_size / self.hyper["batch_size"]'),
+           tests=[PEER_SHORT + "[online_lda]"]),
     Mutant(id="hoffman_alg2_rho_always_one", cites="Hoffman et al. 2010, Alg. 2 (rho_t = (tau0 + t)^-kappa)",
            path=LDA, find=RHO_LINE, replace="return 1.0", tests=[RHO, ONLINE]),
     Mutant(id="hoffman_alg2_rho_t_shifted_by_10", cites="Hoffman et al. 2010, Alg. 2 (t counts from 0)",
