@@ -327,7 +327,7 @@ def test_log_posterior_alpha_is_the_laplace_ratio():
     V, N, K, alpha = 7, 9, 2, 0.8
     X = sp.csr_matrix(rng.poisson(1.0, size=(N, V)).astype(float))
     D, S = rng.uniform(0.1, 1.0, size=(V, K)), rng.uniform(0.1, 1.5, size=(N, K))
-    shape, rate = 2.0, 0.5
+    shape, rate = 3.5, 0.5  # not 1 or 2, where log Gamma(shape) = 0 would hide the Ga prior's normaliser
     assert lg.log_posterior_alpha(X, D, S, alpha, shape, rate) == pytest.approx(laplace_ratio_by_hand(X, D, S, alpha, shape, rate), abs=1e-5)
 
 
@@ -375,6 +375,8 @@ def test_laplace_grid_sits_at_the_mode_spaced_in_sd(placed):
     h = method.hyper["fd_step"] * np.log(10)
     assert H == pytest.approx(-(f(mode + 0.05) - 2 * f(mode) + f(mode - 0.05)) / h**2, rel=1e-12)
     assert abs(method.log10_alpha_sd - 1 / np.sqrt(H) / np.log(10)) <= 1e-12
+    # the search opens with the scan, one point per decade of [log10_alpha_min, log10_alpha_max] = [-3, 3]
+    np.testing.assert_allclose(method.search[:7, 0], np.arange(-3.0, 4.0), rtol=0, atol=1e-12)
     grid = method.grid_log_alpha / np.log(10)
     np.testing.assert_allclose(np.diff(grid), 0.5 * method.log10_alpha_sd, rtol=1e-9)
     assert grid.mean() == pytest.approx(mode, abs=1e-12)
@@ -396,6 +398,20 @@ def test_search_maximises_the_density_of_log_alpha(monkeypatch):
     assert method.mode_log10_alpha * np.log(10) == pytest.approx(1.0, abs=0.002 * np.log(10))
     # central differences are exact on a quadratic up to rounding (~1e-16 / h^2, h = 0.05 decades)
     assert method.curvature == pytest.approx(1.0, rel=1e-9)
+
+
+def test_grid_without_curvature_falls_back_to_fd_step_decades(monkeypatch):
+    """Sec. 3.4 with no maximum to measure: a criterion convex in u = log alpha (here u^2 / 2: eq. 8 planted as
+    u^2 / 2 - u, the search adding the Jacobian's u) has curvature H = -1 < 0, so there is no sd = H^-1/2 and the
+    finite-difference step stands in for it: sd = fd_step decades (0.05), the grid 0.5 sd apart around the mode."""
+    monkeypatch.setattr(lg, "log_posterior_alpha", lambda X, D, S, alpha, *args, **kwargs: 0.5 * np.log(alpha) ** 2 - np.log(alpha))
+    X, _, _ = lg_model_data(30, 40, 2, 1.0, seed=6)
+    method = LGNMF(30, seed=0, corpus_size=40, K=2, grid_size=3, criterion="evidence", search_tol=0.002, search_iters=1)
+    method.place_grid(sp.csr_matrix(X))
+    assert method.curvature == pytest.approx(-1.0, rel=1e-9)
+    assert method.log10_alpha_sd == pytest.approx(0.05, rel=1e-12)
+    np.testing.assert_allclose(method.grid_log_alpha / np.log(10) - method.mode_log10_alpha, [-0.025, 0.0, 0.025],
+                               rtol=0, atol=1e-12)
 
 
 def test_grid_points_start_from_the_modes_search_fit():

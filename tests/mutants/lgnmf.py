@@ -134,6 +134,18 @@ MUTANTS = [
            "of search_iters block cycles (sec. 3.1)", path="methods/lgnmf.py",
            find='        for _ in range(p["search_iters"]):\n', replace='        for _ in range(p["search_iters"] - 1):\n',
            tests=["tests/test_lgnmf.py::test_grid_points_start_from_the_modes_search_fit"]),
+    Mutant(id="hu_eq7_hyperprior_normaliser_sign", cites="Hu et al. 2014, eq. 7 (log Ga(alpha | a, b) = a log b - log Gamma(a) "
+           "+ (a - 1) log alpha - b alpha)", path=PATH,
+           find="prior_shape * np.log(prior_rate) - gammaln(prior_shape)",
+           replace="prior_shape * np.log(prior_rate) + gammaln(prior_shape)", tests=[LAPLACE]),
+    Mutant(id="hu_sec34_fallback_sd_in_decades", cites="Hu et al. 2014, sec. 3.4 (without a curvature the sd falls back to "
+           "fd_step decades, in the natural log alpha the grid lives in)", path=PATH,
+           find='float(p["grid_spacing_sd"]), h * LN10)', replace='float(p["grid_spacing_sd"]), h)',
+           tests=[T + "test_grid_without_curvature_falls_back_to_fd_step_decades"]),
+    Mutant(id="hu_sec34_scan_one_point_short", cites="Hu et al. 2014, sec. 3.4 (the search's scan: one point per decade "
+           "of the range, both ends included)", path=PATH,
+           find="max(3, int(round(hi - lo)) + 1))", replace="max(3, int(round(hi - lo))))",
+           tests=[T + "test_laplace_grid_sits_at_the_mode_spaced_in_sd"]),
 ]
 # verified killed, not registered (recompile cost): id -- find -> replace -- killed by node
 # l_hals_serial_tol_not_squared -- serial "change <= tol * tol * norm" -> "tol * norm" -- test_hals_sweeps_are_coordinate_descent_stopped_at_tol_squared[hals_sweeps_serial]
