@@ -43,6 +43,31 @@ def test_peer_starts_from_online_ldas_lambda(peer):
         np.testing.assert_allclose(make(peer, seed).state()["lambda"], lam0, rtol=1e-14, atol=0)
 
 
+def test_sklearn_first_e_step_reads_exp_elog_beta_of_lambda_0():
+    """sklearn's E step multiplies with exp E[log beta_kw] = exp(psi(lambda_kw) - psi(sum_w lambda_kw)) (eq. 6), which it
+    keeps beside lambda: at the start it must be that of the lambda_0 set in, not lambda_0's normalised mean."""
+    from scipy.special import digamma
+    method = make("sklearn_lda")
+    lam = method.model.components_
+    np.testing.assert_allclose(method.model.exp_dirichlet_component_,
+                               np.exp(digamma(lam) - digamma(lam.sum(axis=1, keepdims=True))), rtol=1e-7)  # sklearn's psi: ~2e-9
+
+
+@pytest.mark.parametrize("peer", ("online_lda", "sklearn_lda"))
+def test_a_long_minibatch_is_one_alg2_step(peer, counts):
+    """A minibatch longer than batch_size (2 S documents) is still one step of Alg. 2 with D/|S| = D/(2 S), not
+    sklearn's split into steps of batch_size documents."""
+    tau0, kappa = 3.0, 0.7
+    method = make(peer, tau0=tau0, kappa=kappa)
+    mass = float(np.sum(method.topic_weights()))
+    rows = np.arange(2 * S)
+    method.partial_fit(Minibatch(counts[rows], rows, rows, None, 0))
+    rho = tau0 ** -kappa
+    np.testing.assert_allclose(np.sum(method.topic_weights()), (1 - rho) * mass + rho * D / (2 * S) * counts[rows].sum(),
+                               rtol=RTOL)
+    assert method.updates == 1
+
+
 @pytest.mark.parametrize("peer", PEERS)
 def test_peer_step_moves_the_token_mass_as_alg2(peer, counts):
     """Per step t: sum_k topic_weights = (1 - rho_t) (previous) + rho_t D/|S| N_S, rho_t = (tau0 + t)^-kappa."""

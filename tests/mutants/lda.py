@@ -305,6 +305,18 @@ MUTANTS = [
     Mutant(id="gensim_e_step_tolerance_fixed", cites="Hoffman et al. 2010, Alg. 2's E step stopping rule (e_step_tol)",
            path="methods/gensim_lda.py", find='gamma_threshold=float(h["e_step_tol"])', replace="gamma_threshold=0.001",
            tests=["tests/test_peer_equations.py::test_peer_hyperparameters_reach_the_library"]),
+    Mutant(id="sklearn_lda_long_minibatch_split_into_steps",
+           cites="Hoffman et al. 2010, Alg. 2 (one step per minibatch, D/|S| with |S| its own size)",
+           path="methods/sklearn_lda.py",
+           find='self.model.batch_size = max(int(self.hyper["batch_size"]), len(batch))',
+           replace='self.model.batch_size = int(self.hyper["batch_size"])',
+           tests=["tests/test_peer_equations.py::test_a_long_minibatch_is_one_alg2_step[sklearn_lda]"]),
+    Mutant(id="sklearn_lda_start_e_step_reads_mean_beta",
+           cites="Hoffman et al. 2010, eq. 6 (the E step reads exp E[log beta] of lambda, not E[beta])",
+           path="methods/sklearn_lda.py",
+           find="self.model.exp_dirichlet_component_ = np.exp(_dirichlet_expectation_2d(lam))",
+           replace="self.model.exp_dirichlet_component_ = lam / lam.sum(axis=1, keepdims=True)",
+           tests=["tests/test_peer_equations.py::test_sklearn_first_e_step_reads_exp_elog_beta_of_lambda_0"]),
 ]
 # verified killed, not registered (recompile cost): id -- find -> replace -- killed by node (K = tests/test_kernels.py)
 # (registered in session 11's red-team, then taken out of the registry for CI time: fresh-clone CI had reached 13 min)
