@@ -176,6 +176,8 @@ def test_topic_weights_are_rates_not_loadings(fitted):
     method, _ = fitted
     b = method.best
     before = method.topic_weights()
+    # the mean, not the sum, of the last batch pass's s_d over the fitted documents
+    np.testing.assert_array_equal(method.score_mean[b], method._batch_S[b].mean(axis=0))
     loadings, scores = method.D[b].copy(), method.score_mean[b].copy()
     try:
         method.D[b][:, 0] *= 8.0

@@ -146,6 +146,10 @@ MUTANTS = [
            "of the range, both ends included)", path=PATH,
            find="max(3, int(round(hi - lo)) + 1))", replace="max(3, int(round(hi - lo))))",
            tests=[T + "test_laplace_grid_sits_at_the_mode_spaced_in_sd"]),
+    Mutant(id="lgnmf_topic_weights_summed_scores", cites="Hu et al. 2014, eq. 1 (topic_weights: sum_w D_wk times the mean "
+           "s_dk of the last fit, not the sum)", path=PATH,
+           find="self.score_mean[m] = S_all[m].mean(axis=0)", replace="self.score_mean[m] = S_all[m].sum(axis=0)",
+           tests=[T + "test_topic_weights_are_rates_not_loadings"]),
 ]
 # verified killed, not registered (recompile cost): id -- find -> replace -- killed by node
 # l_hals_serial_tol_not_squared -- serial "change <= tol * tol * norm" -> "tol * norm" -- test_hals_sweeps_are_coordinate_descent_stopped_at_tol_squared[hals_sweeps_serial]
@@ -159,3 +163,13 @@ MUTANTS = [
 # l_hals_gradient_not_updated -- "G[i, j] += delta * Ht[k, j]" -> "+= 0.0 * Ht[k, j]" -- T[hals_sweeps]
 # l_step_prior_outside_step (eqs. 15-16) -- "step * ((FH[i, k] - acc[k]) + prior * F[i, k])" -> "step * (FH[i, k] - acc[k]) + prior * F[i, k]" -- test_online_step_is_the_projected_gradient_loop
 # l_step_acc_not_reset -- "acc[:] = 0.0" -> "pass" -- same
+# eleventh red-team (mutant11), killed by the suite as it stood, not registered: the 2 of the cross term, K in F's
+# prior on D, the 1/2s of F, K I in eq. 9's block solve, alpha I in eq. 10's, log 2 / 1/2 log precision / precision of
+# the half-normal prior, 1/2 logdet and the 2 pi sign in p_G, the likelihood's 2 pi term, 1/alpha for alpha, precision
+# 1 for K on D, (a - 1) log alpha, + b alpha, scale on the word side, V for N vectors in eq. 10, cell width sd, grid
+# centred at size / 2, floor / V, (1 - floor), curvature step or mode in decades, the right bracket at the best
+# scan point, the online steps' 1/L caps without the prior or with the smallest eigenvalue, topics over axis 0,
+# log10_alpha_mean unweighted, validation per token as the total, one extra search cycle, the fixed grid's cell
+# width in decades, D0 / K, the criteria swapped, heldout_extras unweighted by counts.
+# Not registered: progress()'s edge_weight "w[0] + w[-1]" -> "w[0]" and the search record's validation column
+# "val_total / tokens" -> "val_total" survive (diagnostics for figures only, no fit or score reads them).

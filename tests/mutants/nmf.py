@@ -389,3 +389,15 @@ MUTANTS = [
 # Survivors judged not equation errors: n_armijo_sign ("value + 1e-4 * t * slope" -> "value - ..."), which lets the
 # BFGS line search accept small descents but still stops on |eq. 11.31| <= tol N_d at the same stationary point, and
 # n_stop_tol_not_scaled ("<= tol * n_tokens" -> "<= tol"), a stricter stop: more steps, the same point.
+# eleventh red-team (mutant11), killed by the suite as it stood, not registered: + ln h and ln g for psi(g) in E ln beta,
+# c0 for c0/V in eq. 11.33, no forgetting of h and c0/V for c0 in eq. 11.34, rho's exponent sign and t + 2, topics
+# over axis 0, h_0 at c0/V, a0 or b0 default 1, E[beta] for exp E ln beta in the local step, a0 for b0 in eq. 11.29,
+# log for psi in E ln theta, shape * rate for E[theta], ln X! of X, the prior's shape/rate swapped (beta and theta),
+# ln Gamma sign / (shape - 1) / shape ln rate in the Gamma prior term, entropy signs, q(beta)'s entropy at rate c0,
+# the predictive normalised over axis 0 or with shape * rate; C-NMF: sigma^2 for 1/sigma^2 in eq. 11.30, the topic
+# mass dropped from G^-1, the score shift and normalisation over axis 0, Cov(u) of rowvar=True, unit.T @ unit,
+# mean for sum in S_k, scale on the prior in eqs. 11.30 and 11.35.
+# Equivalent, not registered: B-NMF's flat start a_kd = a0 + N_d/K -> b0 + ..., N_d/V, N_d (any start constant in k
+# gives the same first p, eq. 11.24, so the same iterates;
+# only the first sweep's change test reads the start, and that sweep moves a far from any of them); C-NMF's Cov(u)^1/2 with "@ vectors.T" -> "@ vectors"
+# (M M' = V Lambda V' either way, and eq. 11.36 reads only L M M' L').
