@@ -45,7 +45,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from .io import atomic_directory, fault_point, recover_directory
+from .io import atomic_directory, fault_point, file_sha256, recover_directory
 
 COUNTS_DIR = "counts"
 MANIFEST_FILE = "counts/manifest.json"
@@ -147,14 +147,6 @@ def read_parquet(path) -> pd.DataFrame:
         return pd.read_parquet(path)
     except Exception as err:  # pyarrow raises several unrelated types (ArrowInvalid, OSError, ...) for a bad file
         raise CorpusError(f"{path}: cannot be read as parquet ({_why(err)})") from err
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def is_corpus_dir(path) -> bool:
@@ -975,7 +967,7 @@ class CorpusWriter:
             handle.write(indptr.tobytes())
         self.shards.append({"rows": [shard["start"], shard["start"] + len(lengths)], "nnz": int(shard["nnz"]),
                             "files": shard["files"],
-                            "sha256": {part: _sha256(self.staging / COUNTS_DIR / name)
+                            "sha256": {part: file_sha256(self.staging / COUNTS_DIR / name)
                                        for part, name in shard["files"].items()}})
         self._flush_docs()
 
@@ -1067,7 +1059,7 @@ class CorpusWriter:
         meta["vocabulary_use"] = self._vocabulary_use(vocab)
         meta.update(n_docs=self.n_docs, n_words=self.n_words, n_tokens=self.n_tokens, n_train=self.n_train,
                     n_test=self.n_test, content_sha256=self._content.hexdigest(vocab),
-                    checksums={name: _sha256(self.staging / name) for name in (MANIFEST_FILE, VOCAB_FILE, DOCS_FILE,
+                    checksums={name: file_sha256(self.staging / name) for name in (MANIFEST_FILE, VOCAB_FILE, DOCS_FILE,
                                                                                   TRUTH_FILE)
                                if (self.staging / name).exists()})  # truth too: recovery is scored against it
         write_meta(self.staging, meta)
@@ -1126,7 +1118,7 @@ def _verify(path: Path, name: str, expected: str, listed_in: str) -> None:
     if not (path / name).is_file():
         raise CorpusError(f"{path / name}: missing (listed in {listed_in} checksums)")
     try:
-        actual = _sha256(path / name)
+        actual = file_sha256(path / name)
     except OSError as err:
         raise CorpusError(f"{path / name}: cannot be read ({_why(err)})") from err
     if actual != expected:

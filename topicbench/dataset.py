@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from .corpus import Corpus, CorpusError, is_corpus_dir, save_corpus
+from .io import file_sha256
 from .method import REPO_ROOT, SAFE_NAME, SAFE_RULES, _check_underflow, load_plugins
 
 DATASETS_DIR = REPO_ROOT / "datasets"
@@ -162,22 +163,12 @@ def _source_name(path: Path, corpora_dir) -> str:
     return str(path.resolve())
 
 
-def _file_sha256(path: Path) -> str:
-    import hashlib
-
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def source_record(files: dict[str, Path]) -> dict[str, dict]:
     """{name: size, mtime_ns, sha256} of a prepare's raw files: corpus.json's fingerprint of what it was made from."""
     record = {}
     for name, path in files.items():
         stat = path.stat()
-        record[name] = {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "sha256": _file_sha256(path)}
+        record[name] = {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "sha256": file_sha256(path)}
     return record
 
 
@@ -195,7 +186,7 @@ def source_changes(record: dict, files: dict[str, Path]) -> str | None:
             return f"source file {name} unreadable"
         if (stat.st_size, stat.st_mtime_ns) == (was.get("size"), was.get("mtime_ns")):
             continue
-        if stat.st_size != was.get("size") or _file_sha256(path) != was.get("sha256"):
+        if stat.st_size != was.get("size") or file_sha256(path) != was.get("sha256"):
             return f"source file {name} changed since it was prepared"
     return None
 

@@ -13,7 +13,6 @@ the UCI header (D and W, from the collection's readme) is checked on every downl
 from __future__ import annotations
 
 import gzip
-import hashlib
 import http.client
 import json
 import os
@@ -23,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .corpus import CorpusError
+from .io import file_sha256
 
 UCI_BASE = "https://archive.ics.uci.edu/ml/machine-learning-databases/bag-of-words/"
 
@@ -59,14 +59,6 @@ class DownloadError(CorpusError):
 
 def cache_dir() -> Path:
     return Path(os.environ.get("TOPICBENCH_CACHE", Path.home() / ".cache" / "topicbench"))
-
-
-def sha256_of(path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _manifest(cache: Path) -> dict:
@@ -127,7 +119,7 @@ def fetch(url: str, dest, sha256: str | None = None, retries: int = 3, timeout: 
     """
     dest = Path(dest)
     if dest.is_file():
-        if sha256 and sha256_of(dest) != sha256:
+        if sha256 and file_sha256(dest) != sha256:
             raise DownloadError(f"{dest}: cached file does not match sha256 {sha256} (corrupt cache?); delete it to re-download")
         return dest
     dest.parent.mkdir(parents=True, exist_ok=True)
@@ -139,7 +131,7 @@ def fetch(url: str, dest, sha256: str | None = None, retries: int = 3, timeout: 
         size = part.stat().st_size if part.exists() else 0
         raise DownloadError(f"{url}: transfer interrupted {retries + 1} times ({size} bytes kept in {part}); "
                             f"run again to resume")
-    digest = sha256_of(part)
+    digest = file_sha256(part)
     if sha256 and digest != sha256:
         part.unlink()
         raise DownloadError(f"{url}: sha256 mismatch: expected {sha256}, got {digest} (corrupt download; removed)")
@@ -183,6 +175,6 @@ def fetch_uci_bow(name: str, cache=None, base_url: str = UCI_BASE, registry: dic
                 path.unlink()
                 raise
         if known is None:
-            _record(cache, f"uci_bow/{filename}", url, sha256_of(path))
+            _record(cache, f"uci_bow/{filename}", url, file_sha256(path))
         paths.append(path)
     return paths[0], paths[1]

@@ -5,6 +5,7 @@ import contextlib
 import errno
 import fcntl
 import glob
+import hashlib
 import os
 import re
 import shutil
@@ -14,6 +15,15 @@ from pathlib import Path
 from typing import Callable
 
 FAULT_ENV = "TOPICBENCH_FAULT_AT"
+
+
+def file_sha256(path) -> str:
+    """sha256 of a file's bytes, read a MiB at a time (corpus checksums, raw source files, downloads)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def fault_point(step: str) -> None:
