@@ -899,6 +899,19 @@ def english_stop_words() -> frozenset[str]:
     return ENGLISH_STOP_WORDS
 
 
+def _code_point_class(keep) -> str:
+    """The inside of a regex character class, as ranges, matching every code point whose character ``keep`` accepts."""
+    ranges, start, prev = [], None, None
+    for code in range(sys.maxunicode + 1):
+        if keep(chr(code)):
+            if start is None or code != prev + 1:
+                start is not None and ranges.append((start, prev))
+                start = code
+            prev = code
+    ranges.append((start, prev))
+    return "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in ranges)
+
+
 @functools.lru_cache(maxsize=1)
 def token_pattern() -> re.Pattern:
     """A letter, then letters or combining marks (Unicode category M), in NFC text.
@@ -909,15 +922,8 @@ def token_pattern() -> re.Pattern:
     choose a glyph, not spelling: they end a word like any symbol. A zero-width non-joiner or joiner (U+200C/D) between
     two letters is part of the word (Persian ``می‌خواهم`` is one word, not ``می`` and ``خواهم``); one beside a cased
     letter is removed before this pattern runs (:func:`cased_joiner`)."""
-    marks, start, prev = [], None, None
-    for code in range(sys.maxunicode + 1):
-        if unicodedata.category(chr(code))[0] == "M" and "VARIATION SELECTOR" not in unicodedata.name(chr(code), ""):
-            if start is None or code != prev + 1:
-                start is not None and marks.append((start, prev))
-                start = code
-            prev = code
-    marks.append((start, prev))
-    ranges = "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in marks)
+    ranges = _code_point_class(lambda char: unicodedata.category(char)[0] == "M"
+                               and "VARIATION SELECTOR" not in unicodedata.name(char, ""))
     # a zero-width non-joiner or joiner between two letters is inside a word (Persian, Indic scripts write one there)
     return re.compile(f"[^\\W\\d_](?:[^\\W\\d_]|[{ranges}]|[\\u200c\\u200d](?=[^\\W\\d_]))*")
 
@@ -928,15 +934,7 @@ def cased_joiner() -> re.Pattern:
     Lu, Ll, Lt). Those scripts never write one inside a word, so there it is a stray from web or PDF text that would
     make a second, identical-looking spelling of the word (``inter\u200cnational``); the uncased scripts that write
     one (Persian, Arabic, the Indic scripts) keep it (:func:`token_pattern`)."""
-    ranges, start, prev = [], None, None
-    for code in range(sys.maxunicode + 1):
-        if unicodedata.category(chr(code)) in ("Lu", "Ll", "Lt"):
-            if start is None or code != prev + 1:
-                start is not None and ranges.append((start, prev))
-                start = code
-            prev = code
-    ranges.append((start, prev))
-    cased = "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in ranges)
+    cased = _code_point_class(lambda char: unicodedata.category(char) in ("Lu", "Ll", "Lt"))
     return re.compile(f"(?<=[{cased}])[\u200c\u200d]+|[\u200c\u200d]+(?=[{cased}])")
 
 
