@@ -287,7 +287,7 @@ def _check_scheduled_windows(holdout, order, batch_size, train, protocol: Protoc
     planned = np.zeros(train.n_docs, dtype=bool)  # a byte a document, however many passes the plan repeats a row in
     for _, scored in plan:
         planned[scored] = True
-    rows, ok = np.flatnonzero(planned), planned  # ok: planned rows the protocol can complete (filled in below)
+    rows, ok = np.flatnonzero(planned), np.zeros(train.n_docs, dtype=bool)  # ok: planned rows the protocol completes
     for start in range(0, len(rows), 65536):
         part = rows[start:start + 65536]
         ok[part] = completable(np.asarray(train.rows(part).sum(axis=1)).ravel(), protocol)
