@@ -61,6 +61,27 @@ def test_directional_judge_follows_the_sign_and_needs_two_replicates():
     assert s["p"] == pytest.approx(stats.ttest_1samp([1.0, 2.0, 3.0], 0.0).pvalue, rel=1e-9)  # two-sided, as scipy's
 
 
+def _correlation_ctx(planted, truth, fitted_topics, fitted_correlations):
+    """The figure context the C-NMF correlation judge reads: paisley_fig11_4's planted truth and one fitted model."""
+    class Model:
+        def topics(self):
+            return fitted_topics
+
+        def topic_correlations(self):
+            return fitted_correlations
+
+    class Ctx:
+        experiments = ["paisley_fig11_4"]
+
+        def truth(self, experiment):
+            return {"topics": planted, "correlation": truth}
+
+        def model(self, experiment, method):
+            return Model()
+
+    return Ctx()
+
+
 def test_paisley_correlation_judge_matches_topics_and_applies_fishers_z():
     """The judge matches each planted topic to its fitted copy (fitted rows here are the planted ones in a 5-cycle
     order, not an involution), compares the learned correlations in that order with the planted ones (Pearson r over
@@ -74,23 +95,7 @@ def test_paisley_correlation_judge_matches_topics_and_applies_fishers_z():
     np.fill_diagonal(learned, 1.0)
     perm = np.array([1, 2, 3, 4, 0])  # fitted topic i is planted topic perm[i]
 
-    class Model:
-        def topics(self):
-            return planted[perm]
-
-        def topic_correlations(self):
-            return learned[np.ix_(perm, perm)]
-
-    class Ctx:
-        experiments = ["paisley_fig11_4"]
-
-        def truth(self, experiment):
-            return {"topics": planted, "correlation": truth}
-
-        def model(self, experiment, method):
-            return Model()
-
-    j = _claims.paisley_correlations(Ctx())
+    j = _claims.paisley_correlations(_correlation_ctx(planted, truth, planted[perm], learned[np.ix_(perm, perm)]))
     upper = np.triu_indices(5, 1)
     r = np.corrcoef(truth[upper], learned[upper])[0, 1]
     z = np.arctanh(r) * np.sqrt(10 - 3)
@@ -761,23 +766,7 @@ def test_paisley_correlation_judge_matches_each_planted_topic_by_cosine_of_whole
     learned = truth + bump
     perm = np.array([1, 2, 3, 0])
 
-    class Model:
-        def topics(self):
-            return planted[perm]
-
-        def topic_correlations(self):
-            return learned[np.ix_(perm, perm)]
-
-    class Ctx:
-        experiments = ["paisley_fig11_4"]
-
-        def truth(self, experiment):
-            return {"topics": planted, "correlation": truth}
-
-        def model(self, experiment, method):
-            return Model()
-
-    j = _claims.paisley_correlations(Ctx())
+    j = _claims.paisley_correlations(_correlation_ctx(planted, truth, planted[perm], learned[np.ix_(perm, perm)]))
     upper = np.triu_indices(4, 1)
     r = np.corrcoef(truth[upper], learned[upper])[0, 1]
     assert f"Pearson r = {r:.3f}" in j.numbers and "(4 distinct fitted topics matched to 4 planted)" in j.numbers, j
@@ -963,23 +952,7 @@ def test_paisley_correlation_judge_calls_a_weak_negative_r_mixed():
     truth[upper], learned[upper] = x, y / 10
     truth, learned = truth + np.triu(truth, 1).T, learned + np.triu(learned, 1).T
 
-    class Model:
-        def topics(self):
-            return planted
-
-        def topic_correlations(self):
-            return learned
-
-    class Ctx:
-        experiments = ["paisley_fig11_4"]
-
-        def truth(self, experiment):
-            return {"topics": planted, "correlation": truth}
-
-        def model(self, experiment, method):
-            return Model()
-
-    j = _claims.paisley_correlations(Ctx())
+    j = _claims.paisley_correlations(_correlation_ctx(planted, truth, planted, learned))
     assert "Pearson r = -0.200" in j.numbers and j.verdict == "mixed", (j.numbers, j.verdict)
 
 
