@@ -822,9 +822,11 @@ def test_hoffman_fig2_draws_every_online_method_and_batch_vb_against_cpu_seconds
             rows.append({"experiment": "hoffman_fig2", "dataset": "d", "method": method, "label": label, "seed": 0,
                          "p_batch_size": size, "p_kappa": 0.7, "p_tau0": 64.0, "docs_seen": docs, "fit_cpu_s": cpu,
                          "fit_wall_s": cpu / 2, "elbo_per_word": elbo, "perplexity": 1000.0, "corpus_size": 100,
-                         "protocol": "halves"})
+                         "unigram_perplexity": 2000.0, "protocol": "halves"})
     ctx = _PlotCtx({"hoffman_fig2": pd.DataFrame(rows)}, tmp_path)
     figlib.load_plugin("hoffman_fig2").draw(ctx)
+    baseline = [line for line in ctx.fig.axes[1].lines if line.get_label() == figlib.BASELINE.name]
+    assert len(baseline) == 1 and baseline[0].get_ydata()[0] == 2000.0  # on the completion panel
     assert sorted((m, y) for m, y, _ in drawn) == sorted([("online_lda", "bound_perplexity"), ("online_lda", "perplexity"),
                                                          ("gensim_lda", "perplexity"), ("batch_lda", "bound_perplexity"),
                                                          ("batch_lda", "perplexity")])
@@ -1067,3 +1069,15 @@ def test_mcinerney_alpha_not_n_counts_only_a_significant_gap():
     frame.loc[above, "loglik_per_word"] = [at_n[s] + gaps[s] for s in frame.loc[above, "seed"]]
     j = _claims.mcinerney_alpha_not_n(ctx)
     assert "best log10 alpha = 5" in j.numbers and j.verdict == "not reproduced", (j.numbers, j.verdict)
+
+
+# -- the word-frequency baseline: every run line against it, and the short-text figure ---------------------------------
+def test_baseline_line_is_that_of_the_runs_on_the_whole_training_split():
+    """Hoffman et al. 2010, Fig. 1: the subset runs (2,000 documents, 10 passes) see as many documents as the full run
+    (20,000, one pass) but count word frequencies on their subset (perplexity 2500 here); the line is the full
+    corpus's (2000), whichever run comes first."""
+    fig, ax = figlib.plt.subplots()
+    figlib.plot_baseline(ax, pd.DataFrame({"docs_seen": [20_000, 20_000], "corpus_size": [2_000, 20_000],
+                                           "unigram_perplexity": [2500.0, 2000.0]}))
+    assert ax.lines[0].get_ydata()[0] == 2000.0
+    figlib.plt.close(fig)

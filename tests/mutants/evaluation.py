@@ -478,6 +478,12 @@ MUTANTS = [
     Mutant(id="perplexity_exp_plus_loglik", cites="perplexity = exp(-per-word log predictive) (Blei et al. 2003; "
            "Hoffman et al. 2010, eq. 16)", path=EV, find="    return float(np.exp(-loglik))",
            replace="    return float(np.exp(loglik))", tests=[T + "test_loglik_per_word_is_the_token_average_of_log_probabilities"]),
+    # -- the word-frequency baseline: every run line against it (findings), the figures' dotted line ----------------------
+    Mutant(id="figure_baseline_of_the_training_subset", cites="the figures' word-frequency baseline: the runs on the "
+           "whole training split (Hoffman et al. 2010, Fig. 1's subset runs count frequencies on their subset)",
+           path="workflow/scripts/figlib.py", find='frame = frame[frame["corpus_size"] == frame["corpus_size"].max()]',
+           replace='frame = frame[frame["corpus_size"] == frame["corpus_size"].min()]',
+           tests=[FIG + "test_baseline_line_is_that_of_the_runs_on_the_whole_training_split"]),
 ]
 # ninth red-team (mutant9) survivors not registered, judged not equation errors:
 # fold_of = rank % folds (instead of contiguous shares of the random ranks): another uniformly random k-fold split;

@@ -33,6 +33,7 @@ def draw(ctx):
     sizes = sorted(online["p_batch_size"].dropna().unique())
     panel(ax, frame, online, sizes, "bound_perplexity")
     panel(ax_completion, frame, online, sizes, "perplexity")
+    figlib.plot_baseline(ax_completion, frame)
     ax.set_ylabel("held-out perplexity (eq. 16 bound)")
     ax.set_title("Eq. 16 perplexity bound (the paper's metric)", fontsize=10)
     ax_completion.set_ylabel("held-out perplexity (completion)")
@@ -46,8 +47,8 @@ def draw(ctx):
                f"Left, the paper's metric (sec. 4, eq. 16): the perplexity bound exp(-sum_i ELBO_i / sum_i N_i) on the "
                f"whole held-out documents, theta_i fitted to each whole document with lambda fixed (an upper bound on "
                f"perplexity). Right, the harness's common metric on the same documents: {frame['protocol'].iloc[0]}. "
-               f"{figlib.seeds_caption(frame)}. "
-               f"CPU time is process time of the fit (all threads), evaluation and JIT compilation excluded.")
+               f"{figlib.seeds_caption(frame)}. Dotted (right): the word-frequency baseline, from the full corpus's word "
+               f"counts. CPU time is process time of the fit (all threads), evaluation and JIT compilation excluded.")
     fig.suptitle("Hoffman et al. 2010, Fig. 2 (mirror)", fontsize=10)
     ctx.save(fig)
     ctx.write(caption)

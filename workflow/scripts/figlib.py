@@ -297,7 +297,11 @@ def plot_mean_spread(ax, frame: pd.DataFrame, x: str, y: str, label: str | None 
 
 
 def plot_baseline(ax, frame: pd.DataFrame, column: str = "unigram_perplexity"):
-    """The word-frequency baseline of the held-out set (every figure's floor), as a dotted horizontal line."""
+    """The word-frequency baseline of the held-out set (every figure's floor), as a dotted horizontal line: that of the
+    runs trained on the whole training split (the most ``corpus_size``), since a run on a ``train_subset`` counts its
+    word frequencies on the subset only, however many documents its passes see."""
+    if "corpus_size" in frame:
+        frame = frame[frame["corpus_size"] == frame["corpus_size"].max()]
     ax.axhline(frame[column].iloc[0], color=BASELINE.color, linestyle=BASELINE.linestyle, linewidth=1,
                label=BASELINE.name)
 
