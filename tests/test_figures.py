@@ -713,16 +713,14 @@ def test_hu_fig4_reads_the_first_seed_the_heaviest_grid_point_and_the_posterior_
     np.testing.assert_allclose(ctx.fig.axes[0].lines[0].get_ydata(), [-2.0, 0.0, -1.0])
 
 
-def test_mcinerney_fig1_table_is_the_mean_over_seeds_of_the_final_look_ahead_scores(tmp_path):
-    """McInerney et al. 2015, Fig. 1's table: per line the mean over seeds of the final look-ahead score (-7.0, -7.1,
-    -7.5: -7.2), of the baseline on the same documents (-9.0, -9.1, -9.2: -9.1), the fewest look-ahead documents
-    (50, 60, 70: 50) and the seeds (3)."""
+def _mcinerney_fig1(tmp_path, finals):
+    """McInerney et al. 2015, Fig. 1 drawn from one population VB line: per seed (final score, final baseline, look-ahead
+    documents); the first checkpoint scores -11 against a baseline of -12. Returns the context and the table's rows."""
     rows = [{"experiment": "mcinerney_fig1_d", "dataset": "d", "method": "population_vb", "label": "pvb", "seed": seed,
              "p_log10_population": 4.0, "p_K": 5, "docs_seen": docs, "eval_kind": "lookahead", "stream": "time_ordered",
              "loglik_per_word": score if docs == 100 else -11.0, "unigram_loglik_per_word": base if docs == 100 else -12.0,
              "heldout_docs": ahead, "corpus_size": 1000, "protocol": "halves"}
-            for seed, score, base, ahead in ((0, -7.0, -9.0, 50), (1, -7.1, -9.1, 60), (2, -7.5, -9.2, 70))
-            for docs in (50, 100)]
+            for seed, (score, base, ahead) in enumerate(finals) for docs in (50, 100)]
 
     class Ctx(_PlotCtx):
         def corpus(self, experiment):
@@ -732,13 +730,30 @@ def test_mcinerney_fig1_table_is_the_mean_over_seeds_of_the_final_look_ahead_sco
     figlib.load_plugin("mcinerney_fig1").draw(ctx)
     got = pd.DataFrame([dict(zip([c.strip() for c in ctx.body.splitlines()[0].strip("|").split("|")],
                                  [c.strip() for c in line.strip("|").split("|")])) for line in ctx.body.splitlines()[2:]])
+    return ctx, got
+
+
+def test_mcinerney_fig1_table_is_the_mean_over_seeds_of_the_final_look_ahead_scores(tmp_path):
+    """McInerney et al. 2015, Fig. 1's table: per line the mean over seeds of the final look-ahead score (-7.0, -7.1,
+    -7.5: -7.2), of the baseline on the same documents (-9.0, -9.1, -9.2: -9.1) and of their difference (1.9), the
+    fewest look-ahead documents (50, 60, 70: 50) and the seeds (3)."""
+    ctx, got = _mcinerney_fig1(tmp_path, ((-7.0, -9.0, 50), (-7.1, -9.1, 60), (-7.5, -9.2, 70)))
     assert len(got) == 1, ctx.body
     row = got.iloc[0]
     assert float(row["final loglik/word"]) == pytest.approx(-7.2) and float(row["unigram"]) == pytest.approx(-9.1)
     assert int(row["look-ahead docs"]) == 50 and int(row["seeds"]) == 3, ctx.body
+    assert float(row["minus unigram"]) == pytest.approx(1.9) and "Every line ends above it." in ctx.caption
     assert "d N = 1,000, n = 70" in ctx.caption, ctx.caption  # the window size: the largest look-ahead set
     baseline = [line for line in ctx.fig.axes[0].lines if line.get_label() == figlib.BASELINE.name][0]
     assert baseline.get_ydata()[-1] == pytest.approx(-9.1)  # the baseline's mean over seeds, not the model's -7.2
+
+
+def test_mcinerney_fig1_caption_names_the_lines_ending_below_the_baseline(tmp_path):
+    """A line whose final look-ahead score (-7.2 over seeds) is below the baseline's on the same documents (-6.9) is
+    named in the caption with its gap (-0.300), as completing short texts worse than word frequencies."""
+    ctx, got = _mcinerney_fig1(tmp_path, ((-7.0, -6.8, 50), (-7.1, -6.9, 60), (-7.5, -7.0, 70)))
+    assert float(got.iloc[0]["minus unigram"]) == pytest.approx(-0.3), ctx.body
+    assert "d time-ordered stream, population VB (-0.300 nats/word)" in ctx.caption, ctx.caption
 
 
 def test_hu_small_figure_draws_lgnmf_at_total_time_and_at_total_over_the_grid_size(tmp_path, monkeypatch):

@@ -484,6 +484,11 @@ MUTANTS = [
            path="workflow/scripts/figlib.py", find='frame = frame[frame["corpus_size"] == frame["corpus_size"].max()]',
            replace='frame = frame[frame["corpus_size"] == frame["corpus_size"].min()]',
            tests=[FIG + "test_baseline_line_is_that_of_the_runs_on_the_whole_training_split"]),
+    Mutant(id="table_mcinerney_fig1_gap_reversed", cites="McInerney et al. 2015, Fig. 1's table: the final score "
+           "minus the baseline's", path="workflow/figures/mcinerney_fig1.py",
+           find='"minus unigram": float((last["loglik_per_word"]\n                                                            - last["unigram_loglik_per_word"])',
+           replace='"minus unigram": float((last["unigram_loglik_per_word"]\n                                                            - last["loglik_per_word"])',
+           tests=[FIG + "test_mcinerney_fig1_caption_names_the_lines_ending_below_the_baseline"]),
 ]
 # ninth red-team (mutant9) survivors not registered, judged not equation errors:
 # fold_of = rank % folds (instead of contiguous shares of the random ranks): another uniformly random k-fold split;
