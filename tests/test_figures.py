@@ -1087,6 +1087,33 @@ def test_mcinerney_alpha_not_n_counts_only_a_significant_gap():
 
 
 # -- the word-frequency baseline: every run line against it, and the short-text figure ---------------------------------
+def _baseline_runs(experiment, label, gaps, method="online_lda", base=-7.0, **params):
+    """One run line: per seed a first checkpoint and a final one scoring ``base + gap`` against the baseline ``base``."""
+    return pd.DataFrame([{"experiment": experiment, "dataset": "d", "method": method, "label": label, "seed": seed,
+                          "docs_seen": docs, "loglik_per_word": (base + gap) if docs == 20 else base - 1.0,
+                          "unigram_loglik_per_word": base, **params}
+                         for seed, gap in enumerate(gaps) for docs in (10, 20)])
+
+
+def test_beats_baseline_judges_each_line_against_the_baseline_on_its_own_documents():
+    """Every line's final score minus the baseline's on the same documents, paired over seeds. Lines 0.2 above on three
+    seeds: reproduced. One line 0.3 below (alpha = 0.01 of an alpha grid, named by its setting): the parts disagree,
+    mixed, the line listed with its gap. Every line below: not reproduced. One seed: cannot be judged."""
+    above = _baseline_runs("e1", "online", [0.2, 0.21, 0.19], base=-7.0)
+    below = _baseline_runs("e2", "svb", [-0.3, -0.31, -0.29], method="streaming_vb", base=-5.5, p_alpha=0.01)
+    also = _baseline_runs("e2", "svb", [0.2, 0.22, 0.18], method="streaming_vb", base=-5.5, p_alpha=0.5)
+    j = _claims.beats_baseline(_Ctx({"e1": above}))
+    assert j.verdict == "reproduced" and j.n == 3 and "e1: 1 of 1 lines above" in j.numbers, j
+    assert "+0.200" in j.numbers, j.numbers  # the mean gap, not the model's score (-6.8) or the baseline's
+    j = _claims.beats_baseline(_Ctx({"e1": above, "e2": pd.concat([below, also], ignore_index=True)}))
+    assert j.verdict == "mixed" and j.n == 9, j
+    assert "e2: 1 of 2 lines above" in j.numbers and "svb alpha=0.01 -0.300" in j.numbers, j.numbers
+    assert "2 reproduced, 1 not reproduced" in j.test, j.test
+    assert _claims.beats_baseline(_Ctx({"e2": below})).verdict == "not reproduced"
+    j = _claims.beats_baseline(_Ctx({"e1": _baseline_runs("e1", "online", [0.2])}))
+    assert j.verdict == "cannot be judged" and "one seed" in j.numbers, j
+
+
 def test_baseline_line_is_that_of_the_runs_on_the_whole_training_split():
     """Hoffman et al. 2010, Fig. 1: the subset runs (2,000 documents, 10 passes) see as many documents as the full run
     (20,000, one pass) but count word frequencies on their subset (perplexity 2500 here); the line is the full

@@ -479,6 +479,15 @@ MUTANTS = [
            "Hoffman et al. 2010, eq. 16)", path=EV, find="    return float(np.exp(-loglik))",
            replace="    return float(np.exp(loglik))", tests=[T + "test_loglik_per_word_is_the_token_average_of_log_probabilities"]),
     # -- the word-frequency baseline: every run line against it (findings), the figures' dotted line ----------------------
+    Mutant(id="claim_beats_baseline_gap_reversed", cites="the harness's baseline claim: final score minus the "
+           "word-frequency baseline's on the same documents", path=CLAIMS,
+           find='gap=final["loglik_per_word"] - final["unigram_loglik_per_word"]',
+           replace='gap=final["unigram_loglik_per_word"] - final["loglik_per_word"]',
+           tests=[FIG + "test_beats_baseline_judges_each_line_against_the_baseline_on_its_own_documents"]),
+    Mutant(id="claim_beats_baseline_first_part_decides", cites="the harness's baseline claim: lines that disagree make "
+           "it mixed", path=CLAIMS, find='verdict = next(iter(tally)) if len(tally) == 1 else "mixed"',
+           replace="verdict = next(iter(tally))",
+           tests=[FIG + "test_beats_baseline_judges_each_line_against_the_baseline_on_its_own_documents"]),
     Mutant(id="figure_baseline_of_the_training_subset", cites="the figures' word-frequency baseline: the runs on the "
            "whole training split (Hoffman et al. 2010, Fig. 1's subset runs count frequencies on their subset)",
            path="workflow/scripts/figlib.py", find='frame = frame[frame["corpus_size"] == frame["corpus_size"].max()]',

@@ -362,6 +362,61 @@ def scaling_batch(ctx):
     return Judgement(verdict, a.numbers + "; " + b.numbers, "", a.test + "; " + b.test, a.n)
 
 
+def line_names(final: pd.DataFrame) -> pd.Series:
+    """Each run line's name within its experiment: its label, with its dataset where the experiment spans several and
+    the hyperparameters that vary among the label's runs (population VB's alpha grid, streaming VB's S); seeds are the
+    replicates, never part of the name."""
+    names = pd.Series("", index=final.index, dtype=object)
+    for _, runs in final.groupby(["experiment", "label"], sort=False):
+        varying = [c for c in runs.columns if c.startswith("p_") and runs[c].nunique(dropna=False) > 1]
+        if runs["dataset"].nunique() > 1:
+            varying = ["dataset"] + varying
+        for i, row in runs.iterrows():
+            names[i] = row["label"] + "".join(f" {c.removeprefix('p_')}={row[c]:g}" if isinstance(row[c], float)
+                                              else f" {c.removeprefix('p_')}={row[c]}" for c in varying)
+    return names
+
+
+def beats_baseline(ctx):
+    """Per run line (experiment, label, setting): the final held-out score minus the word-frequency baseline's score on
+    the same documents (``unigram_loglik_per_word``, from the run's own training counts), paired over seeds. A topic
+    model should beat word frequencies, though on short texts the sharp topics of alpha = eta = 0.01 need not."""
+    final = figlib.final_rows(ctx.traces)
+    if final.empty or "unigram_loglik_per_word" not in final:
+        return missing("any experiment with a word-frequency baseline")
+    final = final.assign(gap=final["loglik_per_word"] - final["unigram_loglik_per_word"], line=line_names(final))
+    tally, parts, untested, n_pairs = {}, [], 0, 0
+    for experiment, runs in final.groupby("experiment", sort=False):
+        lines = list(runs.groupby("line", sort=False)["gap"])
+        not_above = []
+        for line, gaps in lines:
+            j, s = directional(gaps.to_numpy(), "", "seeds"), paired(gaps.to_numpy())
+            if j.n < 2:
+                untested += 1
+            else:
+                n_pairs += j.n
+                tally[j.verdict] = tally.get(j.verdict, 0) + 1
+            if j.verdict != "reproduced":  # below the baseline, inside the noise, or one seed: shown with its gap
+                not_above.append((s["mean"], f"{line} {s['mean']:+.3f}" + (f" (p = {s['p']:.3g})" if j.n >= 2 else
+                                                                             " (one seed)")))
+        not_above.sort()
+        text = (f"{experiment}: {len(lines) - len(not_above)} of {len(lines)} lines above the baseline at the 5% level "
+                f"(mean gap {runs['gap'].mean():+.3f})")
+        if not_above:
+            text += "; the others, lowest first: " + "; ".join(t for _, t in not_above[:4]) + (
+                f" and {len(not_above) - 4} more" if len(not_above) > 4 else "")
+        parts.append(text)
+    numbers = ("final held-out log predictive/word minus the word-frequency baseline's on the same documents, nats/word, "
+               "per run line (mean over seeds): " + "; ".join(parts))
+    test = ("per line, paired t test over seeds of the gap against 0: "
+            + ", ".join(f"{tally[v]} {v}" for v in ("reproduced", "mixed", "not reproduced") if v in tally)
+            + (f"; {untested} line(s) on one seed untested" if untested else ""))
+    if not tally:
+        return Judgement("cannot be judged", numbers, "", test + "none (no line has two seeds)", 0)
+    verdict = next(iter(tally)) if len(tally) == 1 else "mixed"
+    return Judgement(verdict, numbers, "", test, n_pairs)
+
+
 CLAIMS = [
     {"paper": "hoffman", "claim": "Online LDA reaches a given perplexity in less time than batch VB",
      "rests_on": "Hoffman et al. 2010, Fig. 2", "judge": hoffman_faster},
@@ -385,4 +440,7 @@ CLAIMS = [
      "rests_on": "any experiment gridding K", "judge": scaling_k},
     {"paper": "scaling", "claim": "Fit improves with the minibatch size, up to a point",
      "rests_on": "any experiment gridding >= 3 minibatch sizes", "judge": scaling_batch},
+    {"paper": "scaling", "claim": "Every run line ends above the word-frequency baseline",
+     "rests_on": "every experiment (unigram_loglik_per_word); McInerney et al. 2015, Fig. 1; short-text alpha figure",
+     "judge": beats_baseline},
 ]
