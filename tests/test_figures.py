@@ -1123,3 +1123,38 @@ def test_baseline_line_is_that_of_the_runs_on_the_whole_training_split():
                                            "unigram_perplexity": [2500.0, 2000.0]}))
     assert ax.lines[0].get_ydata()[0] == 2000.0
     figlib.plt.close(fig)
+
+
+def test_shorttext_figure_tables_first_final_and_baseline_and_says_which_lines_end_below(tmp_path):
+    """The short-text figure: per method and alpha = eta, the mean over seeds of the first and final look-ahead scores
+    and of the baseline. Streaming VB at 0.01 falls from -6.0 to -6.3 (seeds -6.28, -6.32) below the baseline -5.65
+    (-0.65): listed below the baseline and as worse with more data; at 0.5 it rises to -5.4, above (+0.25). The dotted
+    line is the baseline's mean (-5.65), not a model's."""
+    rows = []
+    for alpha, first, finals in ((0.01, -6.0, (-6.28, -6.32)), (0.5, -6.8, (-5.38, -5.42))):
+        for seed, final in enumerate(finals):
+            for docs, score, base in ((100, first, -5.6), (1000, final, -5.65)):
+                rows.append({"experiment": "shorttext_alpha_t", "dataset": "t", "method": "streaming_vb",
+                             "label": f"svb_{alpha}", "seed": seed, "p_alpha": alpha, "p_eta": alpha, "p_K": 30,
+                             "p_batch_size": 128, "stream": "time_ordered", "docs_seen": docs, "loglik_per_word": score,
+                             "unigram_loglik_per_word": base, "protocol": "halves"})
+
+    class Ctx(_PlotCtx):
+        def corpus(self, experiment):
+            return {"name": "t", "n_tokens": 800, "n_train": 90, "n_test": 10}
+
+    ctx = Ctx({"shorttext_alpha_t": pd.DataFrame(rows)}, tmp_path)
+    figlib.load_plugin("shorttext_alpha").draw(ctx)
+    lines = ctx.body.splitlines()
+    header = [c.strip() for c in lines[0].strip("|").split("|")]
+    got = pd.DataFrame([dict(zip(header, [c.strip() for c in line.strip("|").split("|")])) for line in lines[2:]])
+    got = got.astype({c: float for c in header if "loglik" in c or "unigram" in c or c in ("alpha", "seeds")})
+    sharp, smooth = got.iloc[0], got.iloc[1]
+    assert (sharp["alpha"], sharp["first loglik/word"], sharp["final loglik/word"]) == (0.01, -6.0, pytest.approx(-6.3))
+    assert sharp["final unigram"] == pytest.approx(-5.65) and sharp["final minus unigram"] == pytest.approx(-0.65)
+    assert smooth["final minus unigram"] == pytest.approx(0.25) and smooth["seeds"] == 2, ctx.body
+    assert "below the baseline: t streaming VB alpha = 0.01, eta = 0.01 (-0.650" in ctx.caption, ctx.caption
+    assert "0.5, eta = 0.5 (" not in ctx.caption and "(-6.000 -> -6.300)" in ctx.caption, ctx.caption
+    assert "8.0 tokens a document" in ctx.caption, ctx.caption
+    baseline = [line for line in ctx.fig.axes[0].lines if line.get_label() == figlib.BASELINE.name][0]
+    np.testing.assert_allclose(baseline.get_ydata(), [-5.6, -5.65])

@@ -493,6 +493,11 @@ MUTANTS = [
            path="workflow/scripts/figlib.py", find='frame = frame[frame["corpus_size"] == frame["corpus_size"].max()]',
            replace='frame = frame[frame["corpus_size"] == frame["corpus_size"].min()]',
            tests=[FIG + "test_baseline_line_is_that_of_the_runs_on_the_whole_training_split"]),
+    Mutant(id="figure_shorttext_baseline_is_the_models", cites="the short-text figure: the dotted line is the "
+           "word-frequency baseline on the same look-ahead documents", path="workflow/figures/shorttext_alpha.py",
+           find='base = figlib.mean_spread(first_setting, "docs_seen", "unigram_loglik_per_word")',
+           replace='base = figlib.mean_spread(first_setting, "docs_seen", "loglik_per_word")',
+           tests=[FIG + "test_shorttext_figure_tables_first_final_and_baseline_and_says_which_lines_end_below"]),
     Mutant(id="table_mcinerney_fig1_gap_reversed", cites="McInerney et al. 2015, Fig. 1's table: the final score "
            "minus the baseline's", path="workflow/figures/mcinerney_fig1.py",
            find='"minus unigram": float((last["loglik_per_word"]\n                                                            - last["unigram_loglik_per_word"])',
