@@ -488,6 +488,10 @@ MUTANTS = [
            "it mixed", path=CLAIMS, find='verdict = next(iter(tally)) if len(tally) == 1 else "mixed"',
            replace="verdict = next(iter(tally))",
            tests=[FIG + "test_beats_baseline_judges_each_line_against_the_baseline_on_its_own_documents"]),
+    Mutant(id="claim_shorttext_alpha_sign", cites="the harness's short-text claim: the largest alpha = eta minus the "
+           "smallest", path=CLAIMS, find="d = (table[large] - table[small]).dropna().to_numpy()",
+           replace="d = (table[small] - table[large]).dropna().to_numpy()",
+           tests=[FIG + "test_shorttext_alpha_claim_pairs_the_largest_alpha_with_the_smallest_per_method_and_seed"]),
     Mutant(id="figure_baseline_of_the_training_subset", cites="the figures' word-frequency baseline: the runs on the "
            "whole training split (Hoffman et al. 2010, Fig. 1's subset runs count frequencies on their subset)",
            path="workflow/scripts/figlib.py", find='frame = frame[frame["corpus_size"] == frame["corpus_size"].max()]',
