@@ -1098,7 +1098,8 @@ def _baseline_runs(experiment, label, gaps, method="online_lda", base=-7.0, **pa
 def test_beats_baseline_judges_each_line_against_the_baseline_on_its_own_documents():
     """Every line's final score minus the baseline's on the same documents, paired over seeds. Lines 0.2 above on three
     seeds: reproduced. One line 0.3 below (alpha = 0.01 of an alpha grid, named by its setting): the parts disagree,
-    mixed, the line listed with its gap. Every line below: not reproduced. One seed: cannot be judged."""
+    mixed, the line listed with its gap. Every line below: not reproduced. One seed: cannot be judged, the line counted
+    by the sign of its gap and named only if not above."""
     above = _baseline_runs("e1", "online", [0.2, 0.21, 0.19], base=-7.0)
     below = _baseline_runs("e2", "svb", [-0.3, -0.31, -0.29], method="streaming_vb", base=-5.5, p_alpha=0.01)
     also = _baseline_runs("e2", "svb", [0.2, 0.22, 0.18], method="streaming_vb", base=-5.5, p_alpha=0.5)
@@ -1111,7 +1112,10 @@ def test_beats_baseline_judges_each_line_against_the_baseline_on_its_own_documen
     assert "2 reproduced, 1 not reproduced" in j.test, j.test
     assert _claims.beats_baseline(_Ctx({"e2": below})).verdict == "not reproduced"
     j = _claims.beats_baseline(_Ctx({"e1": _baseline_runs("e1", "online", [0.2])}))
-    assert j.verdict == "cannot be judged" and "one seed" in j.numbers, j
+    assert j.verdict == "cannot be judged" and "1 on one seed (1 of them above it)" in j.numbers, j
+    assert "not above" not in j.numbers, j.numbers  # one seed above: counted, not named
+    j = _claims.beats_baseline(_Ctx({"e1": _baseline_runs("e1", "online", [-0.2])}))
+    assert "(0 of them above it)" in j.numbers and "online -0.200 (one seed)" in j.numbers, j.numbers
 
 
 def test_baseline_line_is_that_of_the_runs_on_the_whole_training_split():
