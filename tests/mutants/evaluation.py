@@ -229,8 +229,8 @@ MUTANTS = [
            cites='Hoffman et al. 2010, Table 1 (a best (kappa, tau0) per S): mixed when the minibatch sizes '
                  'disagree',
            path='workflow/figures/_claims.py',
-           find='verdict = verdicts[0] if len(set(verdicts)) == 1 else "mixed"',
-           replace='verdict = verdicts[0] if len(set(verdicts)) >= 1 else "mixed"',
+           find='return verdicts[0] if len(set(verdicts)) == 1 else "mixed"',
+           replace='return verdicts[0] if len(set(verdicts)) >= 1 else "mixed"',
            tests=[FIG + "test_hoffman_best_setting_is_mixed_when_the_minibatch_sizes_disagree_and_counts_the_fewest_seeds"]),
     Mutant(id='claim_paisley_equivalence_reads_hi_for_lo',
            cites="Paisley et al. 2014, Fig. 11.3 ('roughly the same'): the whole 95% interval inside +-0.05 "

@@ -58,6 +58,11 @@ def paired(d) -> dict:
     return {"n": n, "mean": mean, "sd": sd, "se": se, "t": t, "p": p, "lo": mean - crit * se, "hi": mean + crit * se}
 
 
+def agreed(verdicts: list[str]) -> str:
+    """One verdict from the parts of a claim (minibatch sizes, corpora, methods): theirs when they all agree, else mixed."""
+    return verdicts[0] if len(set(verdicts)) == 1 else "mixed"
+
+
 def directional(d, what: str, unit: str, fmt: str = ".4f") -> Judgement:
     """Judge "d > 0" (the claim's direction) by a paired t test over the replicates."""
     s = paired(d)
@@ -157,7 +162,7 @@ def hoffman_best_setting(ctx, experiment="hoffman_table1"):
         parts.append(f"S = {int(size)}: best kappa = {best[0]:g}, tau0 = {best[1]:g} (bound perplexity "
                      f"{table[best].mean():.1f}), runner-up kappa = {second[0]:g}, tau0 = {second[1]:g} "
                      f"({table[second].mean():.1f}){'' if j.verdict == 'cannot be judged' else '; ' + j.test}")
-    verdict = verdicts[0] if len(set(verdicts)) == 1 else "mixed"
+    verdict = agreed(verdicts)
     test = ("paired t test per S of runner-up minus best bound perplexity over seeds (the best is chosen on the same "
             "runs, so the test is optimistic)" if min(ns) >= 2 else f"too few replicates for a test (n = {min(ns)} seeds)")
     return Judgement(verdict, "; ".join(parts), "", test, min(ns))
@@ -441,7 +446,7 @@ def shorttext_alpha(ctx):
         n += j.n
     if not verdicts:
         return missing("shorttext_alpha_* with two alpha = eta settings of a method")
-    verdict = verdicts[0] if len(set(verdicts)) == 1 else "mixed"
+    verdict = agreed(verdicts)
     return Judgement(verdict, "final look-ahead log predictive/word: " + "; ".join(parts), "",
                      "per corpus and method, paired t test over seeds of the difference against 0", n)
 
