@@ -72,3 +72,56 @@ def test_warm_up_does_not_move_the_numbers(monkeypatch, name):
     assert (warmed["compile_wall_s"] > 0).all()
     np.testing.assert_array_equal(warmed["loglik_per_word"].to_numpy(), cold["loglik_per_word"].to_numpy())
     np.testing.assert_array_equal(fitted.topics(), fitted_cold.topics())
+
+
+BURNER = """
+import sys, time
+for line in sys.stdin:  # burn the CPU seconds asked for, answer with this process's CPU time so far
+    start = time.process_time()
+    while time.process_time() - start < float(line):
+        pass
+    print(repr(time.process_time()), flush=True)
+"""
+
+
+def test_fit_cpu_counts_persistent_worker_processes(monkeypatch):
+    """A method whose updates run in a persistent worker process (as sklearn_lda's loky workers at n_jobs > 1): the
+    worker's CPU during partial_fit is in fit_cpu_s and fit_cpu_workers_s, its CPU during evaluation is not.
+
+    The worker reports its own CPU clock after each job, so the CPU it spent inside the fit's updates is known; it was
+    missing from fit_cpu_s (the runner's process waits for it without spending CPU) until the runner read its
+    descendants' clocks around partial_fit."""
+    worker = subprocess.Popen([sys.executable, "-c", BURNER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    fit_cpu = []  # the worker's CPU over each partial_fit of the run (the warm-up's twin adds its own entries first)
+
+    def burn(seconds):
+        worker.stdin.write(f"{seconds}\n")
+        worker.stdin.flush()
+        return float(worker.stdout.readline())
+
+    online = registry()["online_lda"]
+
+    class Outsourced(online):
+        def partial_fit(self, batch):
+            before = burn(0.0)
+            fit_cpu.append(burn(0.05) - before)  # the worker's CPU over the update
+            super().partial_fit(batch)
+
+        def predict_words(self, observed, word_ids):
+            burn(0.2)  # evaluation work in the worker: never fit time
+            return super().predict_words(observed, word_ids)
+
+    monkeypatch.setattr(runner, "get_method", lambda name: Outsourced)
+    corpus = planted(n_train=200, n_test=20, n_words=200, n_topics=3, seed=4)
+    try:
+        trace, _ = run(RunSpec(method="online_lda", params={"K": 3, "batch_size": 50}, n_checkpoints=2,
+                               report_elbo=False, topic_history_words=0), corpus, progress_every_s=1e9)
+    finally:
+        worker.stdin.close()
+        worker.wait(timeout=60)
+    updates = trace["updates"].iloc[-1]
+    in_fit = sum(fit_cpu[-updates:])
+    assert in_fit >= 0.05 * updates
+    workers = trace["fit_cpu_workers_s"].iloc[-1]
+    assert in_fit <= workers <= in_fit + 0.01 * updates, (in_fit, workers)  # + the worker's reads and replies
+    assert trace["fit_cpu_s"].iloc[-1] >= workers
