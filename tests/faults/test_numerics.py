@@ -117,6 +117,26 @@ def test_lgnmf_laplace_grid_beyond_doubles(tmp_path, capsys, tiny_corpus, settin
     assert not (tmp_path / "out").exists()
 
 
+
+@pytest.mark.parametrize("kappa, message, computes", [
+    pytest.param("2", "hyperparameter 'kappa' must lie in (0, 2)", False, id="kappa-2-h-steps-never-descend"),
+    pytest.param("1e-100", "hyperparameter 'kappa' = 1e-100 is too small for this corpus", True,
+                 id="kappa-1e-100-w-step-divides-by-0"),
+])
+def test_gensim_nmf_kappa_at_its_bounds(tmp_path, capsys, monkeypatch, tiny_corpus, kappa, message, computes):
+    """gensim_nmf kappa >= 2, or so small that A = mean h h^T underflows -> exit 2 naming gensim_nmf and kappa.
+
+    kappa >= 2 is refused before any fit: the h sweeps then never descend (2.5 was a finite fit 1.1 nats/word worse than
+    1). A tiny kappa is found at the warm-up's first update, before the fit: it was NaN topics reported as a divergence
+    at checkpoint 1. Nothing is written either way."""
+    if not computes:
+        monkeypatch.setattr(get_method("gensim_nmf"), "partial_fit", lambda self, batch: pytest.fail("a fit ran"))
+    code = run_tiny(tiny_corpus, tmp_path / "out", "gensim_nmf", "--param", "K=3", "--param", "batch_size=20",
+                    "--param", f"kappa={kappa}")
+    err = capsys.readouterr().err
+    assert code == 2 and f"gensim_nmf: {message}" in err and "Traceback" not in err, err
+    assert not (tmp_path / "out").exists()
+
 @pytest.fixture(scope="module")
 def corpus_with_a_1e9_count(tmp_path_factory):
     """40 documents over 20 words, the first (the earliest training document) holding 10^9 of word 3; 8 test
