@@ -469,6 +469,8 @@ def _run(spec, corpus, out_dir, progress_every_s):
         workers = descendants_cpu_s() - workers0  # e.g. sklearn_lda's loky workers (n_jobs = threads > 1)
         fit_cpu += cpu + workers
         fit_cpu_workers += workers
+        with _named(method, "after_update", f"update {n_updates + 1} ({processed} documents seen)"):
+            method.after_update()  # bounds kept only for the trace, off the fit clock
         if kernels.numba.get_num_threads() != threads:  # the trace's threads column and fit times would not be this run's
             raise PluginError(f"{plugin_file(type(method))}: {method.name}.partial_fit changed numba's thread count "
                               f"from {threads} to {kernels.numba.get_num_threads()} (update {n_updates + 1}); the "
