@@ -165,3 +165,25 @@ def test_bounds_kept_only_for_the_trace_are_computed_off_the_fit_clock(monkeypat
     for bound in bounds:
         assert [where for attr, where in calls if attr == bound].count(False) >= trace["updates"].iloc[-1], calls
     assert not [call for call in calls if call[1]], calls  # none inside partial_fit
+
+
+def test_worker_cpu_reading_follows_a_worker_past_its_exit_and_is_nan_when_unsettled(monkeypatch):
+    """A worker read alive, then ended and waited for, moves from its CPU clock to RUSAGE_CHILDREN without a jump; a
+    reading that a worker's end keeps disturbing is NaN, never a low number."""
+    import resource
+
+    from topicbench import workers
+
+    worker = subprocess.Popen([sys.executable, "-c", BURNER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    worker.stdin.write("0.05\n")
+    worker.stdin.flush()
+    worker.stdout.readline()
+    alive = workers.descendants_cpu_s()
+    worker.stdin.close()
+    worker.wait(timeout=60)
+    waited = workers.descendants_cpu_s()
+    assert 0 <= waited - alive < 0.01, (alive, waited)  # only its exit's CPU lies between the readings
+    readings = iter(range(10**6))
+    monkeypatch.setattr(workers.resource, "getrusage",
+                        lambda who: resource.struct_rusage((float(next(readings)),) + (0.0,) * 15))
+    assert np.isnan(workers.descendants_cpu_s())
