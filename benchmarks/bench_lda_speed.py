@@ -159,10 +159,10 @@ def table(results, configs) -> str:
     """One row per configuration: rates, held-out scores, and the per-seed paired ratio of online LDA (2 threads)."""
     lines = ["| method | docs/s (wall, median) | runs (docs/s) | docs per CPU s (median) | online LDA 2 threads / this, "
              "per seed (median) | held-out loglik/word per seed | mean |", "|---|---|---|---|---|---|---|"]
-    for label, method, threads in configs:
+    for label, _, _ in configs:
         runs = results[label]
         rates = [rate(r) for r in runs]
-        cpu = "n/a (workers)" if method == "sklearn_lda" and threads > 1 else f"{np.median([r['docs'] / r['cpu'] for r in runs]):.0f}"
+        cpu = f"{np.median([r['docs'] / r['cpu'] for r in runs]):.0f}"  # fit_cpu_s counts sklearn's joblib workers
         paired = [rate(o) / rate(r) for o, r in zip(results.get(OURS, []), runs)]
         ratio = f"{', '.join(f'{x:.1f}' for x in paired)} ({np.median(paired):.1f}x)" if paired else "-"
         per_seed = ", ".join(f"{r['loglik']:.4f}" for r in runs)

@@ -15,6 +15,9 @@ sklearn sets H entries below machine epsilon to 0, so a word can have rate 0 and
 the predictive with the uniform distribution, p = (1 - eps) p_model + eps / V (a declared deviation, reported with
 every score; B-NMF needs none because its q means are positive). A document whose W solves to 0 has no information
 about its topics; it gets theta ∝ topic mass, the model's marginal over words.
+
+Fit time includes the minibatch's KL cost that sklearn's ``partial_fit`` computes and discards (~1.4% of an update at
+K = 50, V = 5,000, 512 documents): sklearn as shipped.
 """
 import numpy as np
 import scipy.sparse as sp

@@ -91,8 +91,9 @@ class StreamingVB(VariationalLDA):
         hold only the columns ``words`` where they differ, with the full row sums ``prior_rows``: within a minibatch
         lambda moves only in the minibatch's words, and the bound costs K x (those words).
         """
-        cross = lda_bound.topic_terms(prior, self.lam, self.exp_elog_beta, words)
-        return cross + float(np.sum(gammaln(prior_rows) - gammaln(self.lam.sum(axis=1))))
+        lam_rows = self.lam.sum(axis=1)
+        cross = lda_bound.topic_terms(prior, self.lam, lam_rows, words)
+        return cross + float(np.sum(gammaln(prior_rows) - gammaln(lam_rows)))
 
     def partial_fit(self, batch):
         counts = sp.csr_matrix(batch.counts)

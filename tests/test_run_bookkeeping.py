@@ -66,6 +66,7 @@ def timed(monkeypatch):
             return super().predict_words(observed, word_ids)
 
     monkeypatch.setattr(run_module, "time", clock)
+    monkeypatch.setattr(run_module, "descendants_cpu_s", lambda: 0.0)  # no worker processes: their CPU stays put
     monkeypatch.setattr(run_module, "get_method", lambda name: Timed)
     return Timed, clock
 

@@ -363,7 +363,7 @@ import numpy as np
 import pandas as pd
 
 local, slurm, local2 = map(Path, sys.argv[1:])
-TIMING = ["compile_wall_s", "fit_wall_s", "fit_cpu_s", "eval_wall_s", "host"]  # clocks and the machine name
+TIMING = ["compile_wall_s", "fit_wall_s", "fit_cpu_s", "fit_cpu_workers_s", "eval_wall_s", "host"]  # clocks, the machine
 
 def traces(root):
     return {p.relative_to(root).parent: p for p in root.glob("runs/**/trace.parquet")}

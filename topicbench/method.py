@@ -304,6 +304,12 @@ class Method:
         """Extra numbers for the trace (e.g. step size); optional."""
         return {}
 
+    def after_update(self) -> None:
+        """Numbers kept only for the trace or the model file (a bound or objective that no update reads), computed
+        here rather than in ``partial_fit``: the runner calls it after every update, off the fit clock, so that fit
+        time is the algorithm's alone. A method should also settle them at its next ``partial_fit`` and wherever it
+        reads them, for callers that drive it without the runner. The default has none."""
+
     def warm_up(self, tiny_batch) -> None:
         """Exercise every compiled kernel the fit will call, so JIT compilation stays off the fit clock.
 
@@ -317,6 +323,7 @@ class Method:
         twin = copy.deepcopy(self)
         for _ in range(2):
             twin.partial_fit(tiny_batch)
+            twin.after_update()
         observed, heldout = split_documents(tiny_batch.counts, 0.5, 0)
         if heldout.nnz:
             twin.predict_words(observed, heldout)

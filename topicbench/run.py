@@ -3,7 +3,8 @@
 Writes ``model.npz``, ``topics.tsv`` and, last, ``trace.parquet`` (DESIGN.md, "Runner outputs"),
 each atomically, so a run killed mid-fit leaves no trace that looks complete. Fit time excludes
 evaluation time and JIT compilation: the clocks run only around ``partial_fit``, after an untimed
-warm-up (``compile_wall_s``) has compiled the method's kernels.
+warm-up (``compile_wall_s``) has compiled the method's kernels. The CPU clock counts the fit's worker processes too
+(``fit_cpu_workers_s``, ``topicbench.workers``).
 """
 from __future__ import annotations
 
@@ -35,6 +36,7 @@ from .evaluate import (Protocol, Unigram, available_memory, completable, loglik_
 from .method import REPO_ROOT, SAFE_NAME, SAFE_RULES, Method, ParamError, PluginError, coerce, get_method, plugin_file
 from .quality import final_checkpoint_quality, planted_recovery
 from .streams import STREAMS, Evaluation, Minibatch, Stream, StreamError, make_holdout, stream_order
+from .workers import descendants_cpu_s
 
 
 _FIELD_TYPES = {"str": str, "int": int, "float": float, "bool": bool}
@@ -398,7 +400,7 @@ def _run(spec, corpus, out_dir, progress_every_s):
             "method_packages": method_packages(plugin_file(method_cls))}
     rows: list[dict] = []
     topic_history: list[np.ndarray] = []  # top word ids of each topic at each test checkpoint
-    fit_wall = fit_cpu = 0.0
+    fit_wall = fit_cpu = fit_cpu_workers = 0.0  # fit_cpu includes fit_cpu_workers (NaN once it cannot be read)
     report = _Progress(f"{spec.dataset}/{method.name}/seed{spec.seed}", total_docs, progress_every_s)
 
     processed = n_updates = 0
@@ -435,8 +437,8 @@ def _run(spec, corpus, out_dir, progress_every_s):
         if tokens and not np.isfinite(loglik) or elbo is not None and not (np.isfinite(elbo) and elbo <= 0):
             raise FitDiverged(f"{diverged}held-out log-likelihood {loglik}, ELBO per word {elbo}; nothing was written")
         row = {**base, "docs_seen": processed, "updates": n_updates, "fit_wall_s": fit_wall,
-               "fit_cpu_s": fit_cpu, "eval_kind": event.kind, "heldout_docs": docs, "heldout_unscored": unscored,
-               "heldout_excluded": event.excluded,
+               "fit_cpu_s": fit_cpu, "fit_cpu_workers_s": fit_cpu_workers, "eval_kind": event.kind, "heldout_docs": docs,
+               "heldout_unscored": unscored, "heldout_excluded": event.excluded,
                "heldout_tokens": tokens, "loglik_per_word": loglik, "perplexity": perplexity(loglik),
                "unigram_loglik_per_word": base_loglik, "unigram_perplexity": perplexity(base_loglik),
                "elbo_per_word": np.nan if elbo is None else elbo, "eval_wall_s": time.perf_counter() - start}
@@ -458,11 +460,17 @@ def _run(spec, corpus, out_dir, progress_every_s):
 
     for batch in stream:
         score(holdout.before_batch(batch, trained))
+        workers0 = descendants_cpu_s()  # read outside the clocks: reading costs this process CPU, not the fit
         wall0, cpu0 = time.perf_counter(), time.process_time()
         with _named(method, "partial_fit", f"update {n_updates + 1} ({processed} documents seen)"):
             method.partial_fit(batch)
         fit_wall += time.perf_counter() - wall0
-        fit_cpu += time.process_time() - cpu0
+        cpu = time.process_time() - cpu0
+        workers = descendants_cpu_s() - workers0  # e.g. sklearn_lda's loky workers (n_jobs = threads > 1)
+        fit_cpu += cpu + workers
+        fit_cpu_workers += workers
+        with _named(method, "after_update", f"update {n_updates + 1} ({processed} documents seen)"):
+            method.after_update()  # bounds kept only for the trace, off the fit clock
         if kernels.numba.get_num_threads() != threads:  # the trace's threads column and fit times would not be this run's
             raise PluginError(f"{plugin_file(type(method))}: {method.name}.partial_fit changed numba's thread count "
                               f"from {threads} to {kernels.numba.get_num_threads()} (update {n_updates + 1}); the "

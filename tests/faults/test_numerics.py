@@ -117,6 +117,26 @@ def test_lgnmf_laplace_grid_beyond_doubles(tmp_path, capsys, tiny_corpus, settin
     assert not (tmp_path / "out").exists()
 
 
+
+@pytest.mark.parametrize("kappa, message, computes", [
+    pytest.param("2", "hyperparameter 'kappa' must lie in (0, 2)", False, id="kappa-2-h-steps-never-descend"),
+    pytest.param("1e-100", "hyperparameter 'kappa' = 1e-100 is too small for this corpus", True,
+                 id="kappa-1e-100-w-step-divides-by-0"),
+])
+def test_gensim_nmf_kappa_at_its_bounds(tmp_path, capsys, monkeypatch, tiny_corpus, kappa, message, computes):
+    """gensim_nmf kappa >= 2, or so small that A = mean h h^T underflows -> exit 2 naming gensim_nmf and kappa.
+
+    kappa >= 2 is refused before any fit: the h sweeps then never descend (2.5 was a finite fit 1.1 nats/word worse than
+    1). A tiny kappa is found at the warm-up's first update, before the fit: it was NaN topics reported as a divergence
+    at checkpoint 1. Nothing is written either way."""
+    if not computes:
+        monkeypatch.setattr(get_method("gensim_nmf"), "partial_fit", lambda self, batch: pytest.fail("a fit ran"))
+    code = run_tiny(tiny_corpus, tmp_path / "out", "gensim_nmf", "--param", "K=3", "--param", "batch_size=20",
+                    "--param", f"kappa={kappa}")
+    err = capsys.readouterr().err
+    assert code == 2 and f"gensim_nmf: {message}" in err and "Traceback" not in err, err
+    assert not (tmp_path / "out").exists()
+
 @pytest.fixture(scope="module")
 def corpus_with_a_1e9_count(tmp_path_factory):
     """40 documents over 20 words, the first (the earliest training document) holding 10^9 of word 3; 8 test
@@ -155,3 +175,34 @@ def test_training_document_of_1e9_tokens_first(tmp_path, capsys, monkeypatch, co
     assert code == 0, capsys.readouterr().err
     score = pd.read_parquet(out / "trace.parquet")["loglik_per_word"].to_numpy()
     assert np.isfinite(score).all() and (score <= 0).all(), score
+
+
+def test_streaming_vb_tiny_eta_bound_stays_finite_and_exact():
+    """Streaming VB with eta = 1e-3 -> every round's minibatch ELBO is finite and its topic terms are eq. 4 exactly.
+
+    exp E[log beta] underflows to 0 where lambda_kw = eta + a tiny statistic, and the numba bound took log of it: the
+    ELBO was +inf on 13 of a minibatch's 17 rounds, so the rel_tol rule could not stop until two finite rounds met."""
+    import sys
+    from pathlib import Path
+
+    import scipy.sparse as sp
+
+    from topicbench.kernels.lda_reference import reference_topic_terms
+    from topicbench.streams import Minibatch
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from conftest import planted
+
+    counts = sp.csr_matrix(planted(n_train=100, n_test=10, n_words=300, n_topics=5, seed=3).split("train").counts)
+    svb = get_method("streaming_vb")(300, seed=0, K=5, alpha=0.1, eta=1e-3)
+    svb.partial_fit(Minibatch(counts, np.arange(100), None, None, 0))
+    assert len(svb.elbo_trace) > 2 and np.isfinite(svb.elbo_trace).all(), svb.elbo_trace
+    # the topic terms at a lambda whose moved entries sit an ulp-scale statistic above a 1e-3 prior
+    prior = np.full((5, 300), 1e-3)
+    svb.lam = prior.copy()
+    svb.lam[:, ::3] += 1e-10
+    svb.lam[0] += 50.0
+    svb._refresh()
+    assert (svb.exp_elog_beta[1:, ::3] == 0).all()  # the underflow the bound must not read
+    value = svb.topic_bound_under(prior, np.arange(300), prior.sum(axis=1))
+    assert value == pytest.approx(reference_topic_terms(svb.lam, prior), rel=1e-10)

@@ -72,23 +72,28 @@ def doc_bound(columns, exp_elog_beta: np.ndarray, gamma: np.ndarray, alpha: floa
 
 
 @njit(cache=True)
-def _topic_terms(prior, lam, exp_elog_beta, words):
+def _topic_terms(prior, lam, lam_rows, words):
     n_topics = lam.shape[0]
     out = np.empty(n_topics)
     for k in range(n_topics):
+        psi_row = digamma(lam_rows[k])
         score = 0.0
         for j in range(words.shape[0]):
             value = lam[k, words[j]]
             if value != prior[k, j]:  # an equal entry adds exactly 0; in a minibatch ~90% are (sstats below an ulp)
-                score += ((prior[k, j] - value) * math.log(exp_elog_beta[k, words[j]])
-                          + math.lgamma(value) - math.lgamma(prior[k, j]))
+                elog_beta = digamma(value) - psi_row  # eq. 6 itself: its exp underflows to 0 below -745 (eta <= 1e-3)
+                score += (prior[k, j] - value) * elog_beta + math.lgamma(value) - math.lgamma(prior[k, j])
         out[k] = score
     return out
 
 
-def topic_terms(prior: np.ndarray, lam: np.ndarray, exp_elog_beta: np.ndarray, words: np.ndarray) -> float:
+def topic_terms(prior: np.ndarray, lam: np.ndarray, lam_rows: np.ndarray, words: np.ndarray) -> float:
     """sum_k sum_j (prior_kj - lambda_kw) E[log beta_kw] + log Gamma(lambda_kw) - log Gamma(prior_kj), w = words_j: the
     per-column topic terms of eq. 4 under the Dirichlet prior ``prior`` (K x len(words), lambda's columns ``words``).
-    E[log beta] is read as the log of ``exp_elog_beta``, the form the model keeps."""
-    return float(np.sum(_topic_terms(np.ascontiguousarray(prior, dtype=np.float64), lam, exp_elog_beta,
-                                     np.asarray(words, dtype=np.int64))))
+
+    E[log beta_kw] = Psi(lambda_kw) - Psi(lam_rows_k) (eq. 6, ``lam_rows`` = lambda's row sums) is computed, not read as
+    the log of the kept exp(E[log beta]): that exponential underflows to 0 where E[log beta_kw] < -745 (lambda_kw
+    below ~1e-3, e.g. eta = 1e-3 plus a statistic of 1e-10), and log 0 made the bound +inf, so the stopping rule never saw
+    two finite rounds."""
+    return float(np.sum(_topic_terms(np.ascontiguousarray(prior, dtype=np.float64), lam,
+                                     np.ascontiguousarray(lam_rows, dtype=np.float64), np.asarray(words, dtype=np.int64))))
