@@ -1125,6 +1125,18 @@ def max_df_count(max_df: float, n_docs: int) -> int:
     return int(Fraction(repr(float(max_df))) * n_docs // 1)
 
 
+def read_fixed_vocab(path) -> list[str]:
+    """A ``vocab_file`` (:func:`read_vocab`) whose every word is in NFC, the form the tokeniser gives every text: a
+    decomposed 'café' (e + U+0301) could never match a token, so the user's entry would be without effect."""
+    vocab = read_vocab(path)
+    for line_no, word in enumerate(vocab, start=1):  # read_vocab refuses blank lines: word i is on line i
+        if not word.isascii() and unicodedata.normalize("NFC", word) != word:
+            raise ReaderError(f"{where(path, line_no)}: vocabulary word {word!r} is not in Unicode NFC (composed) "
+                              f"form, which every text is read in, so no token could ever match it; write it as "
+                              f"{unicodedata.normalize('NFC', word)!r} (e.g. normalise the file to NFC)")
+    return vocab
+
+
 def bag_of_words(texts: Sequence[str], prep: Preprocess, source: str = "text") -> tuple[sp.csr_matrix, list[str], np.ndarray, dict]:
     """Tokenise, (optionally) de-duplicate, choose the vocabulary, count, and drop short documents.
 
@@ -1132,6 +1144,7 @@ def bag_of_words(texts: Sequence[str], prep: Preprocess, source: str = "text") -
     documents are counted by reason in the report, never silently lost.
     """
     prep.check()
+    fixed = read_fixed_vocab(prep.vocab_file) if prep.vocab_file else None  # its errors before any text is read
     stop = english_stop_words() if prep.stop_words else frozenset()
     tally: Counter = Counter()
     seen_ids: dict[str, int] = {}  # every distinct token -> a provisional id, in order of first sight
@@ -1180,16 +1193,16 @@ def bag_of_words(texts: Sequence[str], prep: Preprocess, source: str = "text") -
                           shape=(n_docs, max(len(words), 1)))
     every.sum_duplicates()
     del tok, buffer
-    if prep.vocab_file:
-        vocab = read_vocab(prep.vocab_file)
+    if fixed is not None:
+        vocab = fixed
         report["vocab_source"] = f"fixed vocabulary file {Path(prep.vocab_file).name} ({len(vocab)} words)"
         report["not_applied_with_vocab_file"] = ["vocab_size", "min_df", "max_df"]  # recorded above, but not cut by
-        # a word the tokeniser never yields (upper case, not NFC, a stop word, short, two tokens) is a column of zeros
+        # a word the tokeniser never yields (upper case, a stop word, short, two tokens) is a column of zeros
         never = [w for w in vocab if prep.tokenize(w, stop) != [w]]
         if never:
             report["vocab_file_words_never_matched"] = {
                 "count": len(never), "first": never[:5],
-                "why": "the tokeniser never yields them (upper case, not NFC, a stop word, too short, or not one token)"}
+                "why": "the tokeniser never yields them (upper case, a stop word, too short, or not one token)"}
     else:
         df = np.bincount(every.indices, minlength=len(words))
         max_count = max_df_count(prep.max_df, n_docs)
@@ -1320,6 +1333,8 @@ class TextDataset(Dataset):
     def build(self, corpora_dir=None, **p):
         self.notes: dict[str, Any] = {}  # what read() wants recorded in corpus.json (e.g. repaired values)
         self.culprit = self.name  # what errors name; read() may narrow it to the file it read
+        if p.get("vocab_file"):  # a bad fixed vocabulary is named before the source is read (bag_of_words reads it)
+            read_fixed_vocab(p["vocab_file"])
         frame = self.read(corpora_dir, **p).reset_index(drop=True)
         repeated = frame["doc_id"].astype(str).duplicated() if len(frame) else pd.Series([], dtype=bool)
         if repeated.any():  # a source's own ids (an archive member stored twice): named here, not at docs.parquet
