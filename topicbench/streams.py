@@ -61,6 +61,11 @@ def stream_order(kind: str, n_docs: int, seed: int, passes: float = 1.0, times=N
             raise StreamError(f"time_ordered stream: the corpus's 'time' column (docs.parquet) has "
                               f"{int((~np.isfinite(times)).sum())} missing or infinite value(s), first at training "
                               f"row {int(np.flatnonzero(~np.isfinite(times))[0])}")
+        if n_docs > 1 and (times == times[0]).all():  # ties go in doc-id order: the stream would be no time order
+            raise StreamError(f"time_ordered stream: the corpus's 'time' column (docs.parquet) gives all {n_docs} "
+                              f"training documents one time ({times[0].item()!r}), so the stream would be in "
+                              f"document-id order, not time order; use stream: shuffled, or a corpus with dated "
+                              f"documents")
         order = np.lexsort((ids, times))
         if passes != 1:
             raise StreamError("time_ordered is a true stream: one pass only")

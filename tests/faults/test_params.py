@@ -286,10 +286,12 @@ def test_document_of_billions_of_tokens(tmp_path, capsys):
 @pytest.mark.parametrize("damage", [
     pytest.param(lambda t: t.assign(time=t["time"].where(t.index != 3)), id="time-ordered-a-missing-time"),
     pytest.param(lambda t: t.assign(time=t["time"].map(lambda v: f"{v:g}")), id="time-ordered-times-as-text"),
+    pytest.param(lambda t: t.assign(time=2001.0), id="time-ordered-one-time-for-all"),
 ])
 def test_time_ordered_stream_over_bad_times(tmp_path, capsys, tiny_corpus, damage):
-    """A time_ordered stream over missing times (NaN sorts last) or text times ('999' after '2012') -> exit 2
-    naming docs.parquet's time column, before the fit."""
+    """A time_ordered stream over missing times (NaN sorts last), text times ('999' after '2012') or one time for
+    every document (doc-id order, drawn as a time-ordered stream) -> exit 2 naming docs.parquet's time column, before
+    the fit."""
     import hashlib
     import json
     import shutil
