@@ -96,6 +96,12 @@ class Dataset:
             raise DatasetUnavailable(f"dataset {cls.name}: source directory {path} does not exist (check corpora_dir)")
         return path
 
+    @classmethod
+    def other_sources(cls, corpora_dir: str | os.PathLike | None, params: dict[str, Any]) -> list[Path]:
+        """The raw files a build reads that are neither under its ``source_dir`` folders nor named by a parameter
+        (e.g. uci_bow's files, from corpora_dir/uci_bow/ or the download cache): fingerprinted as those are."""
+        return []
+
     def build(self, corpora_dir: str | os.PathLike | None = None, **params) -> Corpus:
         raise NotImplementedError
 
@@ -140,9 +146,9 @@ def input_paths(params: dict[str, Any], corpora_dir=None) -> list[Path]:
 
 def source_files(recipe: type[Dataset], params: dict[str, Any], corpora_dir=None) -> dict[str, Path]:
     """The raw files a prepare reads, by the name recorded in corpus.json: every file under the recipe's folders of
-    ``corpora_dir`` and every file a parameter names, relative to ``corpora_dir`` when inside it (so another copy of
+    ``corpora_dir``, every file a parameter names and the recipe's :meth:`Dataset.other_sources`, relative to ``corpora_dir`` when inside it (so another copy of
     corpora_dir holding the same bytes is the same source), else absolute."""
-    roots = input_paths(params, corpora_dir)
+    roots = input_paths(params, corpora_dir) + recipe.other_sources(corpora_dir, params)
     if corpora_dir is not None and reads_corpora_dir(recipe):
         roots += [Path(corpora_dir) / sub for sub in source_dirs(recipe)]
     found: dict[str, Path] = {}
@@ -265,6 +271,10 @@ def prepare(name: str, out_dir: str | os.PathLike, corpora_dir=None, corpus_name
     if changed:
         raise CorpusError(f"dataset {name}: {changed.replace('since it was prepared', 'while it was read')}; nothing "
                           f"was written, prepare again")
+    # a file the build itself brought (a verified download into the cache) is recorded as it now is
+    fetched = {n: p for n, p in source_files(dataset_cls, resolved, corpora_dir).items()
+               if n not in sources and p in {q.resolve() for q in dataset_cls.other_sources(corpora_dir, resolved)}}
+    record.update(source_record(fetched))
     source = corpus.meta.get("source") or name
     inputs = [str(p) for p in input_paths(resolved, None)]
     named = f"dataset {name} ({', '.join(inputs) or source})"
