@@ -433,6 +433,46 @@ def test_paper_refuses_figure_of_another_aggregate(tmp_path):
     assert [b for b in build_paper.parse_markdown((tmp_path / "current.md").read_text()) if "sha256" in str(b)] == []
 
 
+@pytest.mark.parametrize("replaced", [pytest.param(True, id="figure-png-replaced-by-hand"),
+                                      pytest.param(False, id="figure-png-as-drawn")])
+def test_paper_refuses_a_figure_picture_replaced_by_hand(tmp_path, replaced):
+    """A figure's png replaced after its part was drawn (by hand, or copied from another build) -> the paper exits
+    naming the png, no paper file written (was: set in the paper under the drawn part's caption); as drawn -> built."""
+    sys.path.insert(0, str(REPO / "workflow" / "scripts"))
+    import build_paper
+    import figlib
+
+    traces = tmp_path / "all_traces.parquet"
+    pd.DataFrame({"experiment": ["exp"], "perplexity": [1.0]}).to_parquet(traces)
+    figure = figlib.Figure(paper="hoffman", title="T", experiments=("exp",))
+    outputs = {role: str(tmp_path / path) for role, path in figure.outputs("fig").items()}
+    for path in outputs.values():
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    ctx = figlib.Context("fig", figure, ["exp"], str(traces), {}, {}, outputs)
+    for word in ("other", "drawn"):  # the first picture stands for one of another build
+        fig, ax = figlib.plt.subplots(figsize=(1, 1))
+        ax.set_title(word)
+        ctx.save(fig)
+        if word == "other":
+            shutil.copy(outputs["png"], tmp_path / "other.png")
+    ctx.write("A caption.")
+    if replaced:
+        shutil.copy(tmp_path / "other.png", outputs["png"])
+    out = {"md": tmp_path / "paper" / "topicbench.md", "typ": tmp_path / "paper" / "topicbench.typ",
+           "pdf": tmp_path / "paper" / "topicbench.pdf"}
+    part = {"paper": "hoffman", "title": "T", "md": outputs["md"], "png": outputs["png"]}
+    if replaced:
+        smk = SimpleNamespace(input=SimpleNamespace(traces=str(traces), template=str(REPO / "paper" / "topicbench.md"),
+                                                    benchmarks=[]),
+                              output=SimpleNamespace(**{k: str(v) for k, v in out.items()}),
+                              params=SimpleNamespace(parts=[part], papers=figlib.PAPERS))
+        with pytest.raises(SystemExit, match=f"{outputs['png']} is not the picture drawn with"):
+            build_paper.main(smk)
+        assert not (tmp_path / "paper").exists()
+    else:
+        build_paper.check_parts([part], str(traces), hashlib.sha256(traces.read_bytes()).hexdigest())
+
+
 def test_folders_starting_with_a_dash_reach_the_commands_as_values(tmp_path, monkeypatch):
     """results_dir -res and data_dir -data -> every shell command the workflow plans reads them as values and
     runs to the end (was: `--out -data/corpora/tiny`, which the command reads as an unknown option)."""

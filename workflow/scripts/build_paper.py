@@ -263,11 +263,13 @@ def provenance(traces: pd.DataFrame, bench: list[str], profile: str, typeset: st
 
 
 DRAWN_FROM = "<!-- drawn from all_traces.parquet sha256 "  # figlib.DRAWN_FROM: the last line of every part
+PICTURE = "<!-- picture sha256 "  # figlib.PICTURE: a figure's part records the png drawn with it
 
 
 def check_parts(parts, traces: str, digest: str) -> None:
-    """Every figure and table part was drawn from this very all_traces.parquet (by its sha256), so the paper never
-    sets results of two aggregates side by side (e.g. after --allowed-rules, --touch or a figure put back by hand)."""
+    """Every figure and table part was drawn from this very all_traces.parquet (by its sha256), and every figure's
+    png is the one drawn with its part (by its sha256), so the paper never sets results of two aggregates side by side
+    (e.g. after --allowed-rules, --touch or a figure put back by hand) nor a picture replaced by hand."""
     for part in parts:
         lines = Path(part["md"]).read_text(encoding="utf-8").splitlines()
         recorded = lines[-1].removeprefix(DRAWN_FROM).removesuffix(" -->") if lines and lines[-1].startswith(
@@ -276,6 +278,12 @@ def check_parts(parts, traces: str, digest: str) -> None:
             raise SystemExit(f"{part['md']} was drawn from {'another' if recorded else 'an unrecorded'} "
                              f"all_traces.parquet than {traces}: the paper is not built from figures of two different "
                              f"aggregates. Draw that figure again (snakemake --forcerun <its figure_ rule>)")
+        if part["png"]:
+            drawn = [line.removeprefix(PICTURE).removesuffix(" -->") for line in lines if line.startswith(PICTURE)]
+            if drawn[-1:] != [io.file_sha256(part["png"])]:
+                raise SystemExit(f"{part['png']} is not the picture drawn with {part['md']} ("
+                                 f"{'another sha256' if drawn else 'no picture recorded'}): replaced or copied in by "
+                                 f"hand. Draw that figure again (snakemake --forcerun <its figure_ rule>)")
 
 
 def main(smk):
