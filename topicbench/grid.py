@@ -226,6 +226,10 @@ def check_config_file(path) -> None:
 
 def check_paths(config: dict, runs: dict) -> None:
     """results_dir and data_dir are folders (or absent), and no run or corpus path leaves them."""
+    for key in ("results_dir", "data_dir", "corpora_dir"):  # the workflow writes f"{results_dir}/runs/...": with ""
+        if key in config and config[key] is not None and not str(config[key]).strip():  # that is /runs/..., the root
+            raise GridError(f"{key} is empty ({config[key]!r}): every path under it would start at the file-system "
+                            f"root; give a folder, or '.' for the working directory")
     for key in ("results_dir", "data_dir", "corpora_dir"):  # YAML and Snakemake do not expand ~: a folder named ~
         if str(config.get(key) or "").startswith("~"):        # in the working directory, one `rm -rf ~` from loss
             raise GridError(f"{key} {config[key]!r} starts with '~', which is not expanded to the home folder here "

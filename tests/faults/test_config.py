@@ -57,6 +57,9 @@ def rename_experiment(name):
     pytest.param(config(**{"experiments.e.seeds": [1.5]}), "1.5", id="fractional-seed"),
     pytest.param(config(threads_per_run=0), "0", id="threads_per_run-zero"),
     pytest.param(config(experiments={}), "experiments", id="no-experiments"),
+    pytest.param(config(data_dir=""), "data_dir", id="data_dir-empty-is-the-root"),
+    pytest.param(config(results_dir=""), "results_dir", id="results_dir-empty-is-the-root"),
+    pytest.param(config(corpora_dir=""), "corpora_dir", id="corpora_dir-empty"),
 ])
 def test_schema_rejects(cfg, culprit):
     """A config the schema forbids -> WorkflowError at DAG build naming the key or value."""
@@ -180,6 +183,15 @@ def test_results_dir_that_is_a_file(tmp_path):
     with pytest.raises(GridError, match="results_dir .* is a file"):
         check_paths(cfg, expand_all(cfg))
     assert target.read_text() == "keep me"
+
+
+@pytest.mark.parametrize("key", ["results_dir", "data_dir"])
+def test_empty_output_folder_is_not_the_root(tmp_path, key):
+    """results_dir or data_dir '' (the workflow writes f"{data_dir}/corpora/...": /corpora at the root) -> GridError
+    naming the key, also where the schema is not applied (was: a prepare planned into /corpora/<name>)."""
+    cfg = config(**{"results_dir": str(tmp_path / "results"), "data_dir": str(tmp_path / "data"), key: ""})
+    with pytest.raises(GridError, match=f"{key} is empty"):
+        check_paths(cfg, expand_all(cfg))
 
 
 @pytest.mark.parametrize("key, user_file", [
