@@ -153,10 +153,25 @@ def source_files(recipe: type[Dataset], params: dict[str, Any], corpora_dir=None
         roots += [Path(corpora_dir) / sub for sub in source_dirs(recipe)]
     found: dict[str, Path] = {}
     for root in roots:
-        for path in ([p for p in sorted(root.rglob("*")) if p.is_file()] if root.is_dir() else [root] if root.is_file()
-                     else []):
+        for path in (_files_under(root) if root.is_dir() else [root] if root.is_file() else []):
             found[_source_name(path, corpora_dir)] = path.resolve()
     return found
+
+
+def _files_under(folder: Path) -> list[Path]:
+    """Every file below ``folder``, through symbolic links to folders too (as the readers follow them: a document read
+    through one is a source file), each folder once (a loop, or a second way to a folder, is not walked again)."""
+    files, seen = [], {folder.resolve()}
+    for root, dirs, names in os.walk(folder, followlinks=True):
+        for d in sorted(dirs, key=lambda d: (os.path.islink(os.path.join(root, d)), d)):
+            target = Path(root, d).resolve()
+            if target in seen:
+                dirs.remove(d)
+            else:
+                seen.add(target)
+        dirs.sort()
+        files += [Path(root, name) for name in names if Path(root, name).is_file()]
+    return sorted(files)
 
 
 def _source_name(path: Path, corpora_dir) -> str:

@@ -271,3 +271,24 @@ def test_uci_bow_source_edited_makes_the_corpus_stale(tmp_path, monkeypatch, whe
     stale = stale_corpora(tmp_path / "data", datasets, {"kos"}, corpora)
     meta_path = str(tmp_path / "data" / "corpora" / "kos" / "corpus.json")
     assert meta_path in stale and "docword.kos.txt.gz changed" in stale[meta_path], stale
+
+
+def test_document_read_through_a_folder_link_is_fingerprinted(tmp_path):
+    """A user_text folder whose subfolder is a symbolic link (read_text_files follows it), a document behind the link
+    edited after its prepare -> the corpus is stale, named with that file (was: rglob did not follow the link, so
+    corpus.json recorded no file behind it and fits ran on the old corpus)."""
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "elsewhere").mkdir()
+    for i in range(6):
+        (tmp_path / "docs" / f"a{i}.txt").write_text(f"apple bread cheese w{i % 3}\n")
+        (tmp_path / "elsewhere" / f"b{i}.txt").write_text(f"bread cheese dates w{i % 2}\n")
+    (tmp_path / "docs" / "linked").symlink_to(tmp_path / "elsewhere")
+    params = {"format": "files", "path": str(tmp_path / "docs"), "min_df": 1, "max_df": 1.0, "test_fraction": 0.2}
+    datasets = {"u": {"recipe": "user_text", "params": params}}
+    prepare("user_text", tmp_path / "data" / "corpora" / "u", corpus_name="u", **params)
+    assert load_corpus(tmp_path / "data" / "corpora" / "u").n_docs == 12  # the linked documents were read
+    assert stale_corpora(tmp_path / "data", datasets, {"u"}) == {}
+    (tmp_path / "elsewhere" / "b3.txt").write_text("durian elder fig\n")
+    stale = stale_corpora(tmp_path / "data", datasets, {"u"})
+    meta_path = str(tmp_path / "data" / "corpora" / "u" / "corpus.json")
+    assert meta_path in stale and "b3.txt changed" in stale[meta_path], stale
