@@ -248,12 +248,13 @@ def check_paths(config: dict, runs: dict) -> None:
     owners = [("data_dir", Path(config["data_dir"]) / "corpora"), ("results_dir", Path(config["results_dir"]) / "runs")]
     if config.get("corpora_dir"):
         owners.append(("corpora_dir", Path(config["corpora_dir"])))
+    spellings = lambda path: {os.path.abspath(path), os.path.realpath(path)}  # noqa: E731 (as given, links followed)
     for key in ("results_dir", "data_dir"):
-        inner = os.path.abspath(config[key])
         for owner, folder in owners:
-            if owner != key and os.path.commonpath([inner, os.path.abspath(folder)]) == os.path.abspath(folder):
-                raise GridError(f"{key} {config[key]!r} lies inside {owner}'s {str(folder)!r}: give folders apart "
-                                f"from each other")
+            if owner != key and any(os.path.commonpath([inner, outer]) == outer
+                                    for inner in spellings(config[key]) for outer in spellings(folder)):
+                raise GridError(f"{key} {config[key]!r} lies inside {owner}'s {str(folder)!r} (as spelt or through a "
+                                f"symbolic link): give folders apart from each other")
     targets = [("results_dir", Path(config["results_dir"]) / "runs" / rid) for rid in runs]
     targets += [("data_dir", Path(config["data_dir"]) / "corpora" / name) for name in config.get("datasets", {})]
     links: dict[Path, bool] = {}

@@ -315,6 +315,22 @@ def test_output_folders_inside_each_other(tmp_path, layout):
         check_paths(cfg, expand_all(cfg))
 
 
+@pytest.mark.parametrize("key, target, other", [
+    pytest.param("results_dir", "data/corpora/d", {"data_dir": "data"}, id="results_dir-linked-into-a-corpus-folder"),
+    pytest.param("data_dir", "res/runs/x", {"results_dir": "res"}, id="data_dir-linked-into-results_dir-runs"),
+    pytest.param("results_dir", "corpora/res", {"data_dir": "data", "corpora_dir": "corpora"},
+                 id="results_dir-linked-into-corpora_dir"),
+])
+def test_output_folder_linked_inside_another(tmp_path, key, target, other):
+    """results_dir/data_dir a symbolic link to a folder inside a corpus folder, runs/ or corpora_dir -> GridError at
+    DAG build naming both keys, as for the same folder spelt out (was: accepted, paths compared as spelt only)."""
+    (tmp_path / target).mkdir(parents=True)
+    (tmp_path / "link").symlink_to(tmp_path / target)
+    cfg = config(**{key: str(tmp_path / "link"), **{k: str(tmp_path / v) for k, v in other.items()}})
+    with pytest.raises(GridError, match=rf"{key} .* inside .*(data_dir|results_dir|corpora_dir).* symbolic link"):
+        check_paths(cfg, expand_all(cfg))
+
+
 def test_results_dir_equal_to_data_dir_is_accepted(tmp_path):
     """results_dir == data_dir (their entries never clash: corpora/ versus runs/, figures/...) -> accepted."""
     cfg = config(results_dir=str(tmp_path / "out"), data_dir=str(tmp_path / "out"))
