@@ -255,6 +255,12 @@ def check_paths(config: dict, runs: dict) -> None:
                                     for inner in spellings(config[key]) for outer in spellings(folder)):
                 raise GridError(f"{key} {config[key]!r} lies inside {owner}'s {str(folder)!r} (as spelt or through a "
                                 f"symbolic link): give folders apart from each other")
+    if config.get("corpora_dir"):  # the raw corpora inside a folder a prepare or a run replaces, or fills
+        for owner, folder in owners[:2]:
+            if any(os.path.commonpath([inner, outer]) == outer
+                   for inner in spellings(config["corpora_dir"]) for outer in spellings(folder)):
+                raise GridError(f"corpora_dir {config['corpora_dir']!r} lies inside {owner}'s {str(folder)!r}, where "
+                                f"the workflow replaces what it writes: keep the raw corpora apart from its outputs")
     targets = [("results_dir", Path(config["results_dir"]) / "runs" / rid) for rid in runs]
     targets += [("data_dir", Path(config["data_dir"]) / "corpora" / name) for name in config.get("datasets", {})]
     links: dict[Path, bool] = {}

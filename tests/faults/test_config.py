@@ -331,6 +331,19 @@ def test_output_folder_linked_inside_another(tmp_path, key, target, other):
         check_paths(cfg, expand_all(cfg))
 
 
+@pytest.mark.parametrize("corpora, owner", [
+    pytest.param("data/corpora/d", "data_dir", id="corpora_dir-is-a-corpus-folder"),
+    pytest.param("res/runs", "results_dir", id="corpora_dir-is-results_dir-runs"),
+])
+def test_corpora_dir_inside_an_output_folder(tmp_path, corpora, owner):
+    """corpora_dir inside data_dir/corpora (a corpus folder a prepare replaces) or results_dir/runs -> GridError at DAG
+    build naming both (was: accepted; the prepare job then refused its own output folder, or runs filled it)."""
+    (tmp_path / corpora).mkdir(parents=True)
+    cfg = config(results_dir=str(tmp_path / "res"), data_dir=str(tmp_path / "data"), corpora_dir=str(tmp_path / corpora))
+    with pytest.raises(GridError, match=rf"corpora_dir .* lies inside {owner}'s"):
+        check_paths(cfg, expand_all(cfg))
+
+
 def test_results_dir_equal_to_data_dir_is_accepted(tmp_path):
     """results_dir == data_dir (their entries never clash: corpora/ versus runs/, figures/...) -> accepted."""
     cfg = config(results_dir=str(tmp_path / "out"), data_dir=str(tmp_path / "out"))
