@@ -159,7 +159,7 @@ def expand_experiment(name: str, experiment: dict, datasets: dict) -> dict[str, 
 def check_datasets(datasets: dict, used: set[str] = frozenset(), corpora_dir: str | None = None) -> None:
     """Every dataset entry names a known recipe with known parameters, and every dataset an experiment uses
     that reads a real corpus finds ``corpora_dir``: before any job (DAG build), not in the prepare job."""
-    from .dataset import get_dataset, reads_corpora_dir, source_dirs
+    from .dataset import get_dataset, input_paths, reads_corpora_dir, source_dirs
 
     for name, entry in datasets.items():
         _safe_component("dataset name", name)
@@ -170,6 +170,10 @@ def check_datasets(datasets: dict, used: set[str] = frozenset(), corpora_dir: st
                 recipe().recipe(**resolved).check()                # data-free: here, not in the prepare job
         except (ValueError, KeyError, TypeError) as err:
             raise GridError(f"dataset {name}: {err}") from None
+        for key, value in resolved.items():  # a file it names is an input of the prepare job (Snakemake: {x} a wildcard)
+            if isinstance(value, str) and any(b in value for b in "{}") and input_paths({key: value}, corpora_dir):
+                raise GridError(f"dataset {name}: parameter {key} {value!r} names a file whose path holds a brace, "
+                                f"which Snakemake reads as a wildcard in the prepare job's inputs; rename it")
         if name in used and reads_corpora_dir(recipe):
             missing = [sub for sub in source_dirs(recipe) if not (Path(corpora_dir or ".") / sub).is_dir()]
             if not (corpora_dir and Path(corpora_dir).is_dir()) or missing:

@@ -433,6 +433,22 @@ def test_brace_in_a_folder_name(tmp_path, key):
         check_paths(cfg, expand_all(cfg))
 
 
+@pytest.mark.parametrize("relative", [pytest.param(False, id="absolute-path"),
+                                      pytest.param(True, id="path-under-corpora_dir")])
+def test_brace_in_a_dataset_file_path(tmp_path, relative):
+    """A user_text path '/x/we{ird}.jsonl' (an input of the prepare job: Snakemake reads {ird} as a wildcard, its
+    WildcardError names the rule) -> GridError naming the dataset and the parameter at DAG build."""
+    (tmp_path / "we{ird}.jsonl").write_text('{"text": "apple bread"}\n')
+    path = "we{ird}.jsonl" if relative else str(tmp_path / "we{ird}.jsonl")
+    cfg = config(results_dir=str(tmp_path / "results"), data_dir=str(tmp_path / "data"),
+                 datasets={"d": {"recipe": "user_text", "params": {"path": path}}})
+    if relative:
+        cfg["corpora_dir"] = str(tmp_path)
+    with pytest.raises(GridError, match=r"dataset d: parameter path .*we\{ird\}.jsonl' names a file whose path holds a "
+                                        r"brace"):
+        expand_all(cfg)
+
+
 @pytest.mark.parametrize("where", ["data_dir-corpora-d", "results_dir-runs-e"])
 def test_symlink_below_an_output_folder(tmp_path, where):
     """data_dir/corpora/d (or results_dir/runs/e) a symlink to a user's folder elsewhere -> GridError naming it; kept."""
