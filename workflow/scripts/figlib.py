@@ -233,15 +233,17 @@ class Context:
         if self.figure.kind == "figure" and picture is None:
             raise ValueError(f"{self.name}: a figure must save its picture (ctx.save) before writing its part, which "
                              f"records the picture's sha256")
-        write_caption(self.output("md"), self.figure.title, caption, body, drawn_from=self.traces_sha256,
-                      picture=picture)
-        io.write_text(self.output("rst"), rst_caption(self.figure.title, caption))
+        csv = None
         if self.figure.kind == "table":
             if table is None:
                 raise ValueError(f"{self.name}: a table figure must pass its table to ctx.write")
             # every row names the all_traces.parquet it was drawn from, whose rows carry each run's provenance
-            table = table.assign(drawn_from_all_traces_sha256=self.traces_sha256)
-            io.write_text(self.output("csv"), table.to_csv(index=False))
+            csv = table.assign(drawn_from_all_traces_sha256=self.traces_sha256).to_csv(index=False)
+        write_caption(self.output("md"), self.figure.title, caption, body, drawn_from=self.traces_sha256,
+                      picture=picture, table=None if csv is None else hashlib.sha256(csv.encode("utf-8")).hexdigest())
+        io.write_text(self.output("rst"), rst_caption(self.figure.title, caption))
+        if csv is not None:
+            io.write_text(self.output("csv"), csv)
 
 
 # -- shared helpers ----------------------------------------------------------------------------------------------
@@ -358,13 +360,15 @@ def save_figure(fig, png: str, pdf: str | None = None) -> str:
 DRAWN_FROM = "<!-- drawn from all_traces.parquet sha256 "
 
 
-PICTURE = "<!-- picture sha256 "  # the line before DRAWN_FROM in a figure's part: the png drawn with it
+# Before it, the sha256 of the png (a figure) or csv (a table) written with the part: the paper refuses another one.
+PICTURE = "<!-- picture sha256 "
+TABLE = "<!-- table sha256 "
 
 
 def write_caption(path: str, title: str, caption: str, body: str = "", drawn_from: str | None = None,
-                  picture: str | None = None) -> None:
-    record = (f"\n\n{PICTURE}{picture} -->" if picture else "") + (f"\n\n{DRAWN_FROM}{drawn_from} -->" if drawn_from
-                                                                   else "")
+                  picture: str | None = None, table: str | None = None) -> None:
+    record = "".join(f"\n\n{prefix}{digest} -->" for prefix, digest in ((PICTURE, picture), (TABLE, table),
+                                                                         (DRAWN_FROM, drawn_from)) if digest)
     io.write_text(path, f"### {title}\n\n{caption}\n\n{body}".rstrip() + record + "\n")
 
 
