@@ -10,6 +10,16 @@ class UCIBow(Dataset):
                    "pubmed); files from corpora_dir/uci_bow/ or the download cache, fetched only with download=true")
     params = {"collection": "kos", "download": False, "test_fraction": 0.1, "split_seed": 0}
 
+    @classmethod
+    def resolve_params(cls, given):
+        """An unknown collection is named with the known ones at DAG build, not in the prepare job."""
+        from topicbench.download import UCI_BOW, DownloadError
+
+        resolved = super().resolve_params(given)
+        if resolved["collection"] not in UCI_BOW:
+            raise DownloadError(f"uci_bow: unknown collection {resolved['collection']!r}; known: {sorted(UCI_BOW)}")
+        return resolved
+
     @staticmethod
     def _folders(corpora_dir, collection):
         """(the folders searched in order, the first holding both files or None): corpora_dir/uci_bow/, the cache."""

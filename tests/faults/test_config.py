@@ -107,6 +107,8 @@ def test_schema_rejects(cfg, culprit):
     pytest.param(config(**{"experiments.e.datasets": ["d"]}), "either dataset or datasets", id="grid-dataset-and-datasets"),
     pytest.param(config(**{"datasets.d.params": {"n_trian": 100}}), "n_trian", id="dataset-unknown-param"),
     pytest.param(config(**{"datasets.d.recipe": "nyt_lik"}), "unknown dataset 'nyt_lik'", id="dataset-unknown-recipe"),
+    pytest.param(config(datasets={"d": {"recipe": "uci_bow", "params": {"collection": "kosx"}}}),
+                 "dataset d: uci_bow: unknown collection 'kosx'", id="dataset-uci-bow-unknown-collection"),
     pytest.param(config(**{"datasets.d.params": {"temperature": "1e-400"}}), "temperature: '1e-400' is below the smallest",
                  id="dataset-param-1e-400-underflows-to-zero"),
     pytest.param(config(experiments={}), "defines no experiments", id="grid-no-experiments"),
