@@ -32,6 +32,7 @@ class Dataset:
     params: ClassVar[dict[str, Any]] = {}
     # the types a parameter accepts when its default does not say (a None default), or when None is allowed too
     param_types: ClassVar[dict[str, tuple]] = {}
+    choices: ClassVar[dict[str, Any]] = {}  # a parameter's allowed values (a subset, a format), checked at DAG build
     synthetic: ClassVar[bool] = False
 
     @classmethod
@@ -46,7 +47,16 @@ class Dataset:
                 raise CorpusError(f"dataset {cls.name}: parameter {key} must be a seed in [0, 2**63), got {value}")
             if key == "test_fraction" and isinstance(value, float) and not 0 <= value < 1:
                 raise CorpusError(f"dataset {cls.name}: parameter test_fraction must be in [0, 1), got {value}")
+        cls.check_params(resolved)
         return resolved
+
+    @classmethod
+    def check_params(cls, p: dict[str, Any]) -> None:
+        """What resolved parameters must satisfy that reading no data can tell (each of ``choices``; a recipe adds its
+        own, e.g. a parameter that applies to one format only): run by resolve_params, so at DAG build."""
+        for key, allowed in cls.choices.items():
+            if p[key] not in allowed:
+                raise CorpusError(f"dataset {cls.name}: parameter {key} must be one of {sorted(allowed)}, got {p[key]!r}")
 
     @classmethod
     def _typed(cls, key: str, value: Any, defaults: dict[str, Any] | None = None) -> Any:
