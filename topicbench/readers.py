@@ -1330,6 +1330,18 @@ class TextDataset(Dataset):
     def read(self, source_dir: Path, **params) -> pd.DataFrame:
         raise NotImplementedError
 
+    @classmethod
+    def preprocess(cls, p: dict[str, Any]) -> "Preprocess":
+        return Preprocess(vocab_size=p["vocab_size"], min_df=p["min_df"], max_df=p["max_df"], vocab_file=p["vocab_file"],
+                          min_doc_length=p["min_doc_length"], dedupe=p.get("dedupe", cls.dedupe),
+                          strip_html=p.get("strip_html", False), cjk_bigrams=p.get("cjk_bigrams", True))
+
+    @classmethod
+    def check_params(cls, p):
+        """The preprocessing ranges (min_df >= 1, max_df in (0, 1], ...) too: at DAG build, not after the read."""
+        super().check_params(p)
+        cls.preprocess(p).check()
+
     def build(self, corpora_dir=None, **p):
         self.notes: dict[str, Any] = {}  # what read() wants recorded in corpus.json (e.g. repaired values)
         self.culprit = self.name  # what errors name; read() may narrow it to the file it read
@@ -1341,9 +1353,7 @@ class TextDataset(Dataset):
             doc_id = frame["doc_id"][repeated].iloc[0]
             raise ReaderError(f"{self.culprit}: document id {doc_id!r} appears {int((frame['doc_id'] == doc_id).sum())} "
                               f"times in the source ({int(repeated.sum())} repeats)")
-        prep = Preprocess(vocab_size=p["vocab_size"], min_df=p["min_df"], max_df=p["max_df"], vocab_file=p["vocab_file"],
-                          min_doc_length=p["min_doc_length"], dedupe=p.get("dedupe", self.dedupe),
-                          strip_html=p.get("strip_html", False), cjk_bigrams=p.get("cjk_bigrams", True))
+        prep = self.preprocess(p)
         if "time" in frame.columns and prep.dedupe:  # keep the earliest copy of a duplicate
             frame = frame.iloc[np.lexsort((np.arange(len(frame)), frame["time"].to_numpy()))].reset_index(drop=True)
         counts, vocab, rows, report = bag_of_words(frame["text"].tolist(), prep, source=self.culprit)
