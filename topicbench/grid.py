@@ -512,4 +512,12 @@ def expand_all(config: dict) -> dict[str, dict]:
                 raise GridError(f"{what} {item!r} and {what} {other!r} differ only in letter case: one folder on a "
                                 f"case-insensitive file system; rename one")
     check_datasets(datasets, {run["dataset"] for run in runs.values()}, config.get("corpora_dir"))
+    from .dataset import get_dataset
+
+    for rid, run in runs.items():  # the fixed policy scores the test split: a planted corpus asked for none has none
+        entry = datasets[run["dataset"]]
+        if run["spec"].holdout == "fixed" and get_dataset(entry["recipe"]).synthetic and \
+                get_dataset(entry["recipe"]).resolve_params(dict(entry.get("params") or {})).get("n_test") == 0:
+            raise GridError(f"run {rid}: holdout fixed scores the test split, but dataset {run['dataset']} is prepared "
+                            f"with n_test = 0; give it test documents, or set holdout: every_nth_batch or lookahead")
     return runs
