@@ -56,7 +56,8 @@ class Dataset:
         own, e.g. a parameter that applies to one format only): run by resolve_params, so at DAG build."""
         for key, allowed in cls.choices.items():
             if p[key] not in allowed:
-                raise CorpusError(f"dataset {cls.name}: parameter {key} must be one of {sorted(allowed)}, got {p[key]!r}")
+                raise CorpusError(f"dataset {cls.name}: parameter {key} must be one of {sorted(allowed)}, got "
+                                  f"{p[key]!r}")
 
     @classmethod
     def _typed(cls, key: str, value: Any, defaults: dict[str, Any] | None = None) -> Any:
@@ -156,8 +157,9 @@ def input_paths(params: dict[str, Any], corpora_dir=None) -> list[Path]:
 
 def source_files(recipe: type[Dataset], params: dict[str, Any], corpora_dir=None) -> dict[str, Path]:
     """The raw files a prepare reads, by the name recorded in corpus.json: every file under the recipe's folders of
-    ``corpora_dir``, every file a parameter names and the recipe's :meth:`Dataset.other_sources`, relative to ``corpora_dir`` when inside it (so another copy of
-    corpora_dir holding the same bytes is the same source), else absolute."""
+    ``corpora_dir``, every file a parameter names and the recipe's :meth:`Dataset.other_sources`, relative to
+    ``corpora_dir`` when inside it (so another copy of corpora_dir holding the same bytes is the same source), else
+    absolute."""
     roots = input_paths(params, corpora_dir) + recipe.other_sources(corpora_dir, params)
     if corpora_dir is not None and reads_corpora_dir(recipe):
         roots += [Path(corpora_dir) / sub for sub in source_dirs(recipe)]

@@ -170,7 +170,7 @@ def check_datasets(datasets: dict, used: set[str] = frozenset(), corpora_dir: st
                 recipe().recipe(**resolved).check()                # data-free: here, not in the prepare job
         except (ValueError, KeyError, TypeError) as err:
             raise GridError(f"dataset {name}: {err}") from None
-        for key, value in resolved.items():  # a file it names is an input of the prepare job (Snakemake: {x} a wildcard)
+        for key, value in resolved.items():  # a file it names is a prepare input, where Snakemake reads {x}
             if isinstance(value, str) and any(b in value for b in "{}") and input_paths({key: value}, corpora_dir):
                 raise GridError(f"dataset {name}: parameter {key} {value!r} names a file whose path holds a brace, "
                                 f"which Snakemake reads as a wildcard in the prepare job's inputs; rename it")

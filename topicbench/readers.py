@@ -1332,9 +1332,9 @@ class TextDataset(Dataset):
 
     @classmethod
     def preprocess(cls, p: dict[str, Any]) -> "Preprocess":
-        return Preprocess(vocab_size=p["vocab_size"], min_df=p["min_df"], max_df=p["max_df"], vocab_file=p["vocab_file"],
-                          min_doc_length=p["min_doc_length"], dedupe=p.get("dedupe", cls.dedupe),
-                          strip_html=p.get("strip_html", False), cjk_bigrams=p.get("cjk_bigrams", True))
+        return Preprocess(vocab_size=p["vocab_size"], min_df=p["min_df"], max_df=p["max_df"],
+                          vocab_file=p["vocab_file"], min_doc_length=p["min_doc_length"],
+                          dedupe=p.get("dedupe", cls.dedupe), strip_html=p.get("strip_html", False), cjk_bigrams=p.get("cjk_bigrams", True))
 
     @classmethod
     def check_params(cls, p):

@@ -108,21 +108,25 @@ def test_schema_rejects(cfg, culprit):
     pytest.param(config(**{"datasets.d.params": {"n_trian": 100}}), "n_trian", id="dataset-unknown-param"),
     pytest.param(config(**{"datasets.d.recipe": "nyt_lik"}), "unknown dataset 'nyt_lik'", id="dataset-unknown-recipe"),
     pytest.param(config(datasets={"d": {"recipe": "uci_bow", "params": {"collection": "kosx"}}}),
-                 "dataset d: dataset uci_bow: parameter collection must be one of", id="dataset-uci-bow-unknown-collection"),
+                 "dataset d: dataset uci_bow: parameter collection must be one of",
+                 id="dataset-uci-bow-unknown-collection"),
     pytest.param(config(datasets={"d": {"recipe": "sotu", "params": {"unit": "sentence"}}}),
                  "dataset d: dataset sotu: parameter unit must be one of ['paragraph', 'speech'], got 'sentence'",
                  id="dataset-sotu-unknown-unit"),
     pytest.param(config(datasets={"d": {"recipe": "user_text", "params": {"path": "t.xml", "format": "xml"}}}),
-                 "dataset d: dataset user_text: parameter format must be one of", id="dataset-user-text-unknown-format"),
+                 "dataset d: dataset user_text: parameter format must be one of",
+                 id="dataset-user-text-unknown-format"),
     pytest.param(config(datasets={"d": {"recipe": "user_bow", "params": {"path": "c", "vocab": "v", "id_base": 1}}}),
                  "dataset d: user_bow: id_base is for format=ldac only", id="dataset-user-bow-id-base-for-uci"),
     pytest.param(config(**{"datasets.d.params": {"n_train": 100, "n_test": 0}}),
                  "holdout fixed scores the test split, but dataset d is prepared with n_test = 0",
                  id="grid-fixed-holdout-on-a-planted-corpus-without-test-documents"),
     pytest.param(config(datasets={"d": {"recipe": "lee_news_gensim", "params": {"min_df": 0}}}),
-                 "dataset d: preprocessing: min_df must be a document count >= 1, got 0", id="dataset-text-min_df-zero"),
+                 "dataset d: preprocessing: min_df must be a document count >= 1, got 0",
+                 id="dataset-text-min_df-zero"),
     pytest.param(config(datasets={"d": {"recipe": "sotu", "params": {"max_df": 1.5}}}),
-                 "dataset d: preprocessing: max_df must be a fraction in (0, 1], got 1.5", id="dataset-text-max_df-above-1"),
+                 "dataset d: preprocessing: max_df must be a fraction in (0, 1], got 1.5",
+                 id="dataset-text-max_df-above-1"),
     pytest.param(config(**{"datasets.d.params": {"temperature": "1e-400"}}), "temperature: '1e-400' is below the smallest",
                  id="dataset-param-1e-400-underflows-to-zero"),
     pytest.param(config(experiments={}), "defines no experiments", id="grid-no-experiments"),
@@ -355,7 +359,8 @@ def test_corpora_dir_inside_an_output_folder(tmp_path, corpora, owner):
     """corpora_dir inside data_dir/corpora (a corpus folder a prepare replaces) or results_dir/runs -> GridError at DAG
     build naming both (was: accepted; the prepare job then refused its own output folder, or runs filled it)."""
     (tmp_path / corpora).mkdir(parents=True)
-    cfg = config(results_dir=str(tmp_path / "res"), data_dir=str(tmp_path / "data"), corpora_dir=str(tmp_path / corpora))
+    cfg = config(results_dir=str(tmp_path / "res"), data_dir=str(tmp_path / "data"),
+                 corpora_dir=str(tmp_path / corpora))
     with pytest.raises(GridError, match=rf"corpora_dir .* lies inside {owner}'s"):
         check_paths(cfg, expand_all(cfg))
 
@@ -452,8 +457,9 @@ def test_brace_in_a_folder_name(tmp_path, key):
 @pytest.mark.parametrize("relative", [pytest.param(False, id="absolute-path"),
                                       pytest.param(True, id="path-under-corpora_dir")])
 def test_brace_in_a_dataset_file_path(tmp_path, relative):
-    """A user_text path '/x/we{ird}.jsonl' (an input of the prepare job: Snakemake reads {ird} as a wildcard, its
-    WildcardError names the rule) -> GridError naming the dataset and the parameter at DAG build."""
+    """A user_text path '/x/we{ird}.jsonl' (a prepare input; Snakemake: {ird} a wildcard) -> GridError naming the dataset.
+
+    At DAG build, with the parameter (was: Snakemake's WildcardError, naming the prepare rule only)."""
     (tmp_path / "we{ird}.jsonl").write_text('{"text": "apple bread"}\n')
     path = "we{ird}.jsonl" if relative else str(tmp_path / "we{ird}.jsonl")
     cfg = config(results_dir=str(tmp_path / "results"), data_dir=str(tmp_path / "data"),

@@ -289,9 +289,10 @@ def test_document_of_billions_of_tokens(tmp_path, capsys):
     pytest.param(lambda t: t.assign(time=2001.0), id="time-ordered-one-time-for-all"),
 ])
 def test_time_ordered_stream_over_bad_times(tmp_path, capsys, tiny_corpus, damage):
-    """A time_ordered stream over missing times (NaN sorts last), text times ('999' after '2012') or one time for
-    every document (doc-id order, drawn as a time-ordered stream) -> exit 2 naming docs.parquet's time column, before
-    the fit."""
+    """A time_ordered stream over missing, text ('999' after '2012') or one shared time -> exit 2 naming the time column.
+
+    docs.parquet's time column, before the fit: NaN sorts last, text sorts as text, and one time for every document
+    is doc-id order, drawn as a time-ordered stream."""
     import hashlib
     import json
     import shutil

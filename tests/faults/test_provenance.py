@@ -274,9 +274,10 @@ def test_uci_bow_source_edited_makes_the_corpus_stale(tmp_path, monkeypatch, whe
 
 
 def test_document_read_through_a_folder_link_is_fingerprinted(tmp_path):
-    """A user_text folder whose subfolder is a symbolic link (read_text_files follows it), a document behind the link
-    edited after its prepare -> the corpus is stale, named with that file (was: rglob did not follow the link, so
-    corpus.json recorded no file behind it and fits ran on the old corpus)."""
+    """A document read through a symlinked subfolder of a user_text folder, edited -> the corpus is stale, naming it.
+
+    read_text_files follows the link (was: the fingerprint's rglob did not, so corpus.json recorded no file behind it
+    and fits ran on the old corpus)."""
     (tmp_path / "docs").mkdir()
     (tmp_path / "elsewhere").mkdir()
     for i in range(6):

@@ -220,7 +220,8 @@ def test_fixed_vocabulary_word_in_decomposed_form_named(tmp_path, capsys):
     file:line and the word, before the text is read; no corpus (was: kept as a column of zeros, only counted)."""
     from _prepare_util import run_cli
 
-    (tmp_path / "t.jsonl").write_text('{"text": "café bread bread"}\n{"text": "bread café bread"}\n', encoding="utf-8")
+    (tmp_path / "t.jsonl").write_text('{"text": "café bread bread"}\n{"text": "bread café bread"}\n',
+                                      encoding="utf-8")
     (tmp_path / "v.txt").write_text("bread\ncafe\u0301\n", encoding="utf-8")
     code, err = run_cli(["prepare", "user_text", "--param", f"path={tmp_path / 't.jsonl'}", "--param",
                          f"vocab_file={tmp_path / 'v.txt'}", "--out", str(tmp_path / "out")], capsys)

@@ -441,9 +441,10 @@ def test_paper_refuses_figure_of_another_aggregate(tmp_path):
                                             pytest.param("figure", False, id="figure-png-as-drawn"),
                                             pytest.param("table", False, id="table-csv-as-written")])
 def test_paper_refuses_a_part_file_replaced_by_hand(tmp_path, kind, replaced):
-    """A figure's png or a table's csv (findings.csv gives the paper's verdict counts) replaced after its part was
-    drawn (by hand, or copied from another build) -> the paper exits naming the file, no paper file written (was: set
-    in the paper under the drawn part's caption); as drawn -> accepted."""
+    """A figure's png or a table's csv replaced after its part was drawn -> the paper exits naming it; as drawn: accepted.
+
+    By hand, or copied from another build; no paper file written (was: set in the paper under the drawn part's caption;
+    findings.csv gives the paper's verdict counts)."""
     sys.path.insert(0, str(REPO / "workflow" / "scripts"))
     import build_paper
     import figlib
