@@ -121,6 +121,8 @@ class RunSpec:
             raise StreamError(f"unknown stream {self.stream!r}; expected one of {STREAMS}")
         if self.passes <= 0:
             raise StreamError(f"passes must be positive, got {self.passes}")
+        if self.stream == "time_ordered" and self.passes != 1:  # as stream_order says, but before any data is read
+            raise StreamError(f"time_ordered is a true stream: one pass only, got passes = {self.passes}")
         if self.train_subset is not None and self.train_subset < 1:
             raise StreamError(f"train_subset must be >= 1, got {self.train_subset}")
         if self.threads < 1:

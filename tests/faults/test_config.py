@@ -118,6 +118,8 @@ def test_schema_rejects(cfg, culprit):
                  id="dataset-user-text-unknown-format"),
     pytest.param(config(datasets={"d": {"recipe": "user_bow", "params": {"path": "c", "vocab": "v", "id_base": 1}}}),
                  "dataset d: user_bow: id_base is for format=ldac only", id="dataset-user-bow-id-base-for-uci"),
+    pytest.param(config(**{"experiments.e.settings": {"stream": "time_ordered", "passes": 2}}),
+                 "time_ordered is a true stream: one pass only, got passes = 2.0", id="grid-time-ordered-two-passes"),
     pytest.param(config(**{"datasets.d.params": {"n_train": 100, "n_test": 0}}),
                  "holdout fixed scores the test split, but dataset d is prepared with n_test = 0",
                  id="grid-fixed-holdout-on-a-planted-corpus-without-test-documents"),
