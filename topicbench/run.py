@@ -374,9 +374,8 @@ def _run(spec, corpus, out_dir, progress_every_s):
                              f"{corpus.meta.get('name')}; use a batch_size of at most {train.n_docs} (or the batch method)")
         tie = _id_ranks(train) if spec.stream == "time_ordered" else None  # ties in time by doc id (digits by value)
         order = stream_order(spec.stream, train.n_docs, spec.seed, spec.passes,
-                             None if times is None or spec.stream != "time_ordered" else times.to_numpy(), tie)
-        if spec.max_docs is not None:
-            order = order[: spec.max_docs]
+                             None if times is None or spec.stream != "time_ordered" else times.to_numpy(), tie,
+                             spec.max_docs)
     # the policy says which rows the stream trains on (lookahead keeps its windows out) and when it scores
     order = holdout.training_order(order, spec.stream, spec.seed, batch_size, train.n_docs, batch_method)
     stream = Stream(train, order, batch_size, doc_ids, times)
