@@ -259,6 +259,15 @@ def check_paths(config: dict, runs: dict) -> None:
                                     for inner in spellings(config[key]) for outer in spellings(folder)):
                 raise GridError(f"{key} {config[key]!r} lies inside {owner}'s {str(folder)!r} (as spelt or through a "
                                 f"symbolic link): give folders apart from each other")
+    from .dataset import input_paths
+
+    for name, entry in (config.get("datasets") or {}).items():  # a folder read as a corpus (user_text's path=<folder>)
+        for folder in [p for p in input_paths(entry.get("params") or {}, config.get("corpora_dir")) if p.is_dir()]:
+            for key in ("results_dir", "data_dir"):  # would read the workflow's own outputs, and change with them
+                if any(os.path.commonpath([inner, outer]) == outer
+                       for inner in spellings(config[key]) for outer in spellings(folder)):
+                    raise GridError(f"dataset {name}: its input folder {str(folder)!r} holds {key} {config[key]!r}: "
+                                    f"the corpus would read the workflow's outputs; give folders apart")
     if config.get("corpora_dir"):  # the raw corpora inside a folder a prepare or a run replaces, or fills
         for owner, folder in owners[:2]:
             if any(os.path.commonpath([inner, outer]) == outer

@@ -367,6 +367,19 @@ def test_corpora_dir_inside_an_output_folder(tmp_path, corpora, owner):
         check_paths(cfg, expand_all(cfg))
 
 
+@pytest.mark.parametrize("key", ["results_dir", "data_dir"])
+def test_dataset_input_folder_holding_an_output_folder(tmp_path, key):
+    """A user_text folder (path=<folder>) that holds results_dir or data_dir -> GridError at DAG build naming both.
+
+    (Was: accepted; the corpus would read the workflow's own outputs, and its input folder change with every job.)"""
+    (tmp_path / "texts").mkdir()
+    cfg = config(**{"results_dir": str(tmp_path / "res"), "data_dir": str(tmp_path / "data"),
+                    key: str(tmp_path / "texts" / "out")},
+                 datasets={"d": {"recipe": "user_text", "params": {"format": "files", "path": str(tmp_path / "texts")}}})
+    with pytest.raises(GridError, match=rf"dataset d: its input folder .*texts' holds {key}"):
+        check_paths(cfg, expand_all(cfg))
+
+
 def test_results_dir_equal_to_data_dir_is_accepted(tmp_path):
     """results_dir == data_dir (their entries never clash: corpora/ versus runs/, figures/...) -> accepted."""
     cfg = config(results_dir=str(tmp_path / "out"), data_dir=str(tmp_path / "out"))
