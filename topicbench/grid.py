@@ -252,11 +252,9 @@ def check_paths(config: dict, runs: dict) -> None:
     owners = [("data_dir", Path(config["data_dir"]) / "corpora"), ("results_dir", Path(config["results_dir"]) / "runs")]
     if config.get("corpora_dir"):
         owners.append(("corpora_dir", Path(config["corpora_dir"])))
-    spellings = lambda path: {os.path.abspath(path), os.path.realpath(path)}  # noqa: E731 (as given, links followed)
     for key in ("results_dir", "data_dir"):
         for owner, folder in owners:
-            if owner != key and any(os.path.commonpath([inner, outer]) == outer
-                                    for inner in spellings(config[key]) for outer in spellings(folder)):
+            if owner != key and _inside(config[key], folder):
                 raise GridError(f"{key} {config[key]!r} lies inside {owner}'s {str(folder)!r} (as spelt or through a "
                                 f"symbolic link): give folders apart from each other")
     from .dataset import input_paths
@@ -264,14 +262,12 @@ def check_paths(config: dict, runs: dict) -> None:
     for name, entry in (config.get("datasets") or {}).items():  # a folder read as a corpus (user_text's path=<folder>)
         for folder in [p for p in input_paths(entry.get("params") or {}, config.get("corpora_dir")) if p.is_dir()]:
             for key in ("results_dir", "data_dir"):  # would read the workflow's own outputs, and change with them
-                if any(os.path.commonpath([inner, outer]) == outer
-                       for inner in spellings(config[key]) for outer in spellings(folder)):
+                if _inside(config[key], folder):
                     raise GridError(f"dataset {name}: its input folder {str(folder)!r} holds {key} {config[key]!r}: "
                                     f"the corpus would read the workflow's outputs; give folders apart")
     if config.get("corpora_dir"):  # the raw corpora inside a folder a prepare or a run replaces, or fills
         for owner, folder in owners[:2]:
-            if any(os.path.commonpath([inner, outer]) == outer
-                   for inner in spellings(config["corpora_dir"]) for outer in spellings(folder)):
+            if _inside(config["corpora_dir"], folder):
                 raise GridError(f"corpora_dir {config['corpora_dir']!r} lies inside {owner}'s {str(folder)!r}, where "
                                 f"the workflow replaces what it writes: keep the raw corpora apart from its outputs")
     targets = [("results_dir", Path(config["results_dir"]) / "runs" / rid) for rid in runs]
@@ -289,6 +285,13 @@ def check_paths(config: dict, runs: dict) -> None:
                 raise GridError(f"{part} is a symbolic link (to {os.path.realpath(part)}); the workflow deletes and "
                                 f"replaces what it writes there, which would reach through the link: remove it, or "
                                 f"point {key} elsewhere")
+
+
+def _inside(path, folder) -> bool:
+    """``path`` is ``folder`` or lies below it, as spelt or with symbolic links followed (a link into a folder the
+    workflow replaces is inside it too)."""
+    return any(os.path.commonpath([inner, outer]) == outer for inner in {os.path.abspath(path), os.path.realpath(path)}
+               for outer in {os.path.abspath(folder), os.path.realpath(folder)})
 
 
 def _check_writable(key: str, root: Path) -> None:
@@ -523,10 +526,10 @@ def expand_all(config: dict) -> dict[str, dict]:
     check_datasets(datasets, {run["dataset"] for run in runs.values()}, config.get("corpora_dir"))
     from .dataset import get_dataset
 
+    untested = {name for name, entry in datasets.items() if get_dataset(entry["recipe"]).synthetic and  # n_test = 0
+                get_dataset(entry["recipe"]).resolve_params(dict(entry.get("params") or {})).get("n_test") == 0}
     for rid, run in runs.items():  # the fixed policy scores the test split: a planted corpus asked for none has none
-        entry = datasets[run["dataset"]]
-        if run["spec"].holdout == "fixed" and get_dataset(entry["recipe"]).synthetic and \
-                get_dataset(entry["recipe"]).resolve_params(dict(entry.get("params") or {})).get("n_test") == 0:
+        if run["spec"].holdout == "fixed" and run["dataset"] in untested:
             raise GridError(f"run {rid}: holdout fixed scores the test split, but dataset {run['dataset']} is prepared "
                             f"with n_test = 0; give it test documents, or set holdout: every_nth_batch or lookahead")
     return runs
