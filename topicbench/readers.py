@@ -858,7 +858,11 @@ def parse_time(values: Sequence, fmt: str | None = None, source: str = "time col
                 if number and fmt in UNIX_UNITS else "")
         raise ReaderError(f"{label}: cannot parse time {series.iloc[row]!r}"
                           f"{' with format ' + repr(fmt) if fmt else ' as ISO 8601'} ({bad.size} unparseable){hint}")
-    return decimal_year(parsed.dt.tz_convert(None))
+    years = decimal_year(parsed.dt.tz_convert(None))
+    if fmt and "%y" in fmt.replace("%%", "") and report is not None:  # the century is strptime's guess: recorded
+        report["two_digit_years"] = {"count": len(values), "read_as": f"{int(years.min())}-{int(years.max())}",
+                                     "rule": "strptime's %y: 00-68 as 2000-2068, 69-99 as 1969-1999"}
+    return years
 
 
 UNIX_UNITS = {"unix_s": 1.0, "unix_ms": 1e3}  # time_format values: seconds or milliseconds since 1970-01-01 UTC

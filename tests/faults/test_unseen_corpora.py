@@ -419,6 +419,21 @@ def test_nyt_headlines_two_digit_year_in_the_future_named(tmp_path, capsys, date
                           f"(RTextTools 1.4.3, 2020)") in err, err
 
 
+def test_two_digit_years_of_a_user_time_format_are_recorded(tmp_path, capsys):
+    """A user_text CSV read with time_format '%d/%m/%y' ('01/02/50' is 2050) -> prepared, the two-digit years recorded.
+
+    corpus.json's preprocessing names strptime's century rule and the years read (was: silent, a 1950 date dated 2050
+    with nothing to say so)."""
+    (tmp_path / "t.csv").write_text('text,t\n"apple bread cheese","01/02/50"\n"bread cheese apple","01/02/99"\n'
+                                    '"cheese dates apple","01/02/03"\n')
+    code, err = run_cli(["prepare", "user_text", "--param", "format=csv", "--param", f"path={tmp_path / 't.csv'}",
+                         "--param", "time_column=t", "--param", 'time_format="%d/%m/%y"', *LOOSE, "--param",
+                         "test_fraction=0.0", "--out", str(tmp_path / "out")], capsys)
+    assert code == 0, err
+    record = json.loads((tmp_path / "out" / "corpus.json").read_text())["preprocessing"]["two_digit_years"]
+    assert record["count"] == 3 and record["read_as"] == "1999-2050" and "00-68 as 2000-2068" in record["rule"]
+
+
 def test_archive_member_stored_twice_named(tmp_path, capsys):
     """A 20news_bydate archive holding one message twice (tar -r appends) -> exit 2 naming the archive and the id (was:
     the output folder's docs.parquet named for the repeat)."""
