@@ -120,7 +120,8 @@ One file per corpus recipe (the plugin contract is in `topicbench/dataset.py`). 
   a tab inside a vocabulary word (an `id<TAB>word<TAB>count` dictionary), a vocabulary word twice in two Unicode
   forms (composed / decomposed), a fixed `vocab_file` word not in NFC (no token could match it), a null time. A UTF-8 byte-order mark is skipped in every format. Recorded: CSV records whose quoted fields
   span lines (`csv_records_spanning_lines`), repeated documents kept when `dedupe` is off (`duplicate_documents_kept`),
-  clock times without a UTC offset among zoned ones (`times_without_utc_offset_read_as_utc`). A time-ordered stream
+  clock times without a UTC offset among zoned ones (`times_without_utc_offset_read_as_utc`), the years a `%y`
+  time_format read (`two_digit_years`: strptime puts 00-68 in 2000-2068). A time-ordered stream
   takes documents of one time stamp by doc id, an id's trailing number by value (`train-2` before `train-10`); one
   whose documents (or its first `max_docs`) all share one time is refused, as it would be no time order at all.
 - Parameters: a recipe's `choices` (a subset, a format) and `check_params` (checks that read no data) run when its
