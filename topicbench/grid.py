@@ -524,12 +524,30 @@ def expand_all(config: dict) -> dict[str, dict]:
                 raise GridError(f"{what} {item!r} and {what} {other!r} differ only in letter case: one folder on a "
                                 f"case-insensitive file system; rename one")
     check_datasets(datasets, {run["dataset"] for run in runs.values()}, config.get("corpora_dir"))
+    check_planted_sizes(runs, datasets)
+    return runs
+
+
+def check_planted_sizes(runs: dict, datasets: dict) -> None:
+    """What a run refuses on a corpus of the wrong size, at DAG build where the corpus is planted (its size is in its
+    parameters): the fixed policy on no test documents, a minibatch or train_subset larger than the training set."""
     from .dataset import get_dataset
 
-    untested = {name for name, entry in datasets.items() if get_dataset(entry["recipe"]).synthetic and  # n_test = 0
-                get_dataset(entry["recipe"]).resolve_params(dict(entry.get("params") or {})).get("n_test") == 0}
-    for rid, run in runs.items():  # the fixed policy scores the test split: a planted corpus asked for none has none
-        if run["spec"].holdout == "fixed" and run["dataset"] in untested:
+    sizes = {name: get_dataset(entry["recipe"]).resolve_params(dict(entry.get("params") or {}))
+             for name, entry in datasets.items() if get_dataset(entry["recipe"]).synthetic}
+    for rid, run in runs.items():
+        spec, size = run["spec"], sizes.get(run["dataset"])
+        if size is None or "n_train" not in size:
+            continue
+        if spec.holdout == "fixed" and size.get("n_test") == 0:
             raise GridError(f"run {rid}: holdout fixed scores the test split, but dataset {run['dataset']} is prepared "
                             f"with n_test = 0; give it test documents, or set holdout: every_nth_batch or lookahead")
-    return runs
+        train = min(size["n_train"], spec.train_subset or size["n_train"])
+        if spec.train_subset is not None and spec.train_subset > size["n_train"]:
+            raise GridError(f"run {rid}: train_subset = {spec.train_subset} exceeds the {size['n_train']} training "
+                            f"documents of dataset {run['dataset']} (n_train)")
+        batch_size = get_method(spec.method).resolve_params(spec.params).get("batch_size")
+        if batch_size is not None and batch_size > train:
+            raise GridError(f"run {rid}: batch_size = {batch_size} exceeds the {train} training documents of dataset "
+                            f"{run['dataset']} ({'train_subset' if train < size['n_train'] else 'n_train'}); every "
+                            f"minibatch would be the whole training set")

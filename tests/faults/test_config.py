@@ -14,7 +14,7 @@ from topicbench.grid import (FOLDER_MARK, GridError, check_config_file, check_fo
 SCHEMA = str(REPO / "workflow" / "config" / "schema.yaml")
 BASE = {
     "data_dir": "data", "results_dir": "results",
-    "datasets": {"d": {"recipe": "nyt_like", "params": {"n_train": 100}}},
+    "datasets": {"d": {"recipe": "nyt_like", "params": {"n_train": 300}}},  # above online_lda's default batch_size (256)
     "experiments": {"e": {"dataset": "d", "seeds": [0],
                            "runs": [{"label": "x", "method": "online_lda", "grid": {"K": [3]}}]}},
 }
@@ -123,6 +123,11 @@ def test_schema_rejects(cfg, culprit):
     pytest.param(config(**{"datasets.d.params": {"n_train": 100, "n_test": 0}}),
                  "holdout fixed scores the test split, but dataset d is prepared with n_test = 0",
                  id="grid-fixed-holdout-on-a-planted-corpus-without-test-documents"),
+    pytest.param(config(**{"experiments.e.runs.0.grid": {"K": [3], "batch_size": [500]}}),
+                 "batch_size = 500 exceeds the 300 training documents of dataset d (n_train)",
+                 id="grid-batch_size-above-a-planted-n_train"),
+    pytest.param(config(**{"experiments.e.settings": {"train_subset": 400}}),
+                 "train_subset = 400 exceeds the 300 training documents of dataset d", id="grid-train_subset-above-n_train"),
     pytest.param(config(datasets={"d": {"recipe": "lee_news_gensim", "params": {"min_df": 0}}}),
                  "dataset d: preprocessing: min_df must be a document count >= 1, got 0",
                  id="dataset-text-min_df-zero"),
