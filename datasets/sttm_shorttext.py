@@ -15,10 +15,9 @@ class SttmShorttext(Dataset):
     name = "sttm_shorttext"
     description = "Twitter-like short texts at small scale (5-15 tokens/doc): STTM sets, subset=Tweet|GoogleNews|... as distributed"
     params = {"subset": "Tweet", "test_fraction": 0.1, "split_seed": 0}
+    choices = {"subset": SUBSETS}
 
     def build(self, corpora_dir=None, **p):
-        if p["subset"] not in SUBSETS:
-            raise ReaderError(f"sttm_shorttext: subset must be one of {sorted(SUBSETS)}, got {p['subset']!r}")
         archive = self.source_dir(corpora_dir, "sttm_shorttext") / "sttm_datasets.tar.xz"
         try:
             with tarfile.open(archive) as tar:

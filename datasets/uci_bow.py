@@ -1,6 +1,7 @@
 """The public UCI bag-of-words collections (NYTimes, KOS, NIPS, Enron, PubMed); downloads only when asked."""
 from topicbench.corpus import make_docs_frame
 from topicbench.dataset import Dataset, DatasetUnavailable
+from topicbench.download import UCI_BOW
 from topicbench.readers import bow_meta, corpus_from_bow, read_uci_bow, seeded_split
 
 
@@ -9,17 +10,33 @@ class UCIBow(Dataset):
     description = ("UCI bag-of-words sets (collection=nytimes: the 300K-article NYT-like BoW; kos, nips, enron, "
                    "pubmed); files from corpora_dir/uci_bow/ or the download cache, fetched only with download=true")
     params = {"collection": "kos", "download": False, "test_fraction": 0.1, "split_seed": 0}
+    choices = {"collection": UCI_BOW}
 
-    def build(self, corpora_dir=None, **p):
+    @staticmethod
+    def _folders(corpora_dir, collection):
+        """(the folders searched in order, the first holding both files or None): corpora_dir/uci_bow/, the cache."""
         from pathlib import Path
 
-        from topicbench.download import UCI_BOW, DownloadError, cache_dir, fetch_uci_bow
+        from topicbench.download import cache_dir
 
-        if p["collection"] not in UCI_BOW:
-            raise DownloadError(f"uci_bow: unknown collection {p['collection']!r}; known: {sorted(UCI_BOW)}")
-        spec = UCI_BOW[p["collection"]]
+        spec = UCI_BOW[collection]
         candidates = ([Path(corpora_dir) / "uci_bow"] if corpora_dir else []) + [cache_dir() / "uci_bow"]
         found = next((d for d in candidates if (d / spec.docword).is_file() and (d / spec.vocab).is_file()), None)
+        return candidates, found
+
+    @classmethod
+    def other_sources(cls, corpora_dir, params):
+        """The two files read, where they are found (or, for a download, where it puts them): fingerprinted."""
+        candidates, found = cls._folders(corpora_dir, params["collection"])
+        spec = UCI_BOW[params["collection"]]
+        folder = found if found is not None else candidates[-1] if params["download"] else None
+        return [] if folder is None else [folder / spec.docword, folder / spec.vocab]
+
+    def build(self, corpora_dir=None, **p):
+        from topicbench.download import fetch_uci_bow
+
+        candidates, found = self._folders(corpora_dir, p["collection"])
+        spec = UCI_BOW[p["collection"]]
         if found is not None:
             docword, vocab_path = found / spec.docword, found / spec.vocab
         elif p["download"]:

@@ -17,19 +17,22 @@ class UserBow(Dataset):
               "split_seed": 0}
 
     param_types = {"id_base": (int, type(None))}
+    choices = {"format": READERS}
 
-    def build(self, corpora_dir=None, **p):
-        if p["format"] not in READERS:
-            raise CorpusError(f"user_bow: format must be one of {sorted(READERS)}, got {p['format']!r}")
+    @classmethod
+    def check_params(cls, p):
+        super().check_params(p)
         if not p["path"] or not p["vocab"]:
             raise CorpusError("user_bow: needs --param path=<counts file> and --param vocab=<vocabulary file>")
-        path = Path(p["path"]) if Path(p["path"]).is_absolute() or not corpora_dir else Path(corpora_dir) / p["path"]
-        vocab_path = Path(p["vocab"]) if Path(p["vocab"]).is_absolute() or not corpora_dir else Path(corpora_dir) / p["vocab"]
         if not p["docs_in_rows"] and p["format"] != "mm":  # UCI and LDA-C say which id is the document
             raise CorpusError(f"user_bow: docs_in_rows=false is for format=mm only, got format={p['format']}")
         if p["id_base"] is not None and p["format"] != "ldac":  # UCI is 1-based, Matrix Market too, by their specs
             raise CorpusError(f"user_bow: id_base is for format=ldac only (uci and mm are 1-based by definition), got "
                               f"format={p['format']}")
+
+    def build(self, corpora_dir=None, **p):
+        path = Path(p["path"]) if Path(p["path"]).is_absolute() or not corpora_dir else Path(corpora_dir) / p["path"]
+        vocab_path = Path(p["vocab"]) if Path(p["vocab"]).is_absolute() or not corpora_dir else Path(corpora_dir) / p["vocab"]
         extra = ({"docs_in_rows": p["docs_in_rows"]} if p["format"] == "mm" else
                  {"id_base": p["id_base"]} if p["format"] == "ldac" else {})
         summed: dict = {}  # repeated (document, word) entries, added up as the formats' readers do, and counted

@@ -15,20 +15,23 @@ class UserText(TextDataset):
               "time_format": None, "id_column": None, "sep": ",", "encoding": "utf-8", "pattern": "*", "dedupe": False, "strip_html": False,
               "cjk_bigrams": True}
     param_types = {**TextDataset.param_types, "text_column": (str, list)}
+    choices = {"format": ("files", "jsonl", "csv")}
 
-    def read(self, corpora_dir, **p):
+    @classmethod
+    def check_params(cls, p):
+        super().check_params(p)
         if not p["path"]:
             raise CorpusError("user_text: needs --param path=<folder or file>")
+
+    def read(self, corpora_dir, **p):
         path = Path(p["path"]) if Path(p["path"]).is_absolute() or not corpora_dir else Path(corpora_dir) / p["path"]
         self.culprit = f"user_text ({path})"
         if p["format"] == "files":
             frame = read_text_files(path, p["pattern"], p["encoding"])
         elif p["format"] == "jsonl":
             frame = read_jsonl(path, p["text_column"], p["time_column"], p["id_column"], p["encoding"])
-        elif p["format"] == "csv":
-            frame = read_csv_text(path, p["text_column"], p["time_column"], p["id_column"], p["sep"], p["encoding"])
         else:
-            raise CorpusError(f"user_text: format must be files, jsonl or csv, got {p['format']!r}")
+            frame = read_csv_text(path, p["text_column"], p["time_column"], p["id_column"], p["sep"], p["encoding"])
         # what the reader records for corpus.json: files skipped as not documents (hidden, PROVENANCE.md) by name,
         # CSV records whose quoted fields span lines
         self.notes.update(frame.attrs)

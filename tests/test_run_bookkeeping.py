@@ -174,19 +174,21 @@ def test_training_and_test_subsets_are_the_same_for_every_seed(timed, small_corp
 
 def tied_corpus():
     """30 training documents all at one time whose doc ids are not in row order (row i has id z(i+1 mod 30): z01,
-    z02, ..., z29, z00; a rotation, not its own inverse), and 5 test documents."""
+    z02, ..., z29, z00; a rotation, not its own inverse), one a year later (z30; a stream of one time alone is
+    refused), and 5 test documents."""
     rng = np.random.default_rng(0)
-    counts = sp.csr_matrix(rng.poisson(1.0, size=(35, 20)) + 1)
-    ids = [f"z{(i + 1) % 30:02d}" for i in range(30)] + [f"t{i}" for i in range(5)]
-    docs = make_docs_frame(35, split=["train"] * 30 + ["test"] * 5, doc_id=ids, time=[2000.0] * 35)
+    counts = sp.csr_matrix(rng.poisson(1.0, size=(36, 20)) + 1)
+    ids = [f"z{(i + 1) % 30:02d}" for i in range(30)] + ["z30"] + [f"t{i}" for i in range(5)]
+    docs = make_docs_frame(36, split=["train"] * 31 + ["test"] * 5, doc_id=ids,
+                           time=[2000.0] * 30 + [2001.0] + [2000.0] * 5)
     return Corpus(counts, [f"w{i}" for i in range(20)], docs, {"name": "tied"})
 
 
 def test_time_ordered_run_breaks_ties_by_doc_id(timed):
     """DESIGN.md: time_ordered visits documents in time order, ties by doc id: with every time equal the run trains
-    on z00, z01, ..., z29 (row order would start at z01)."""
+    on z00, z01, ..., z29, then z30 (row order would start at z01)."""
     _, method = run(spec(stream="time_ordered", params={"K": 3, "batch_size": 10}, n_checkpoints=1), tied_corpus())
-    assert [i for batch in method.trained_ids for i in batch] == [f"z{i:02d}" for i in range(30)]
+    assert [i for batch in method.trained_ids for i in batch] == [f"z{i:02d}" for i in range(31)]
 
 
 def test_a_batch_method_makes_one_update_per_pass(monkeypatch, small_corpus):

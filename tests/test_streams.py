@@ -139,26 +139,28 @@ def test_time_ordered_ties_order_numbered_ids_by_number(tmp_path):
     """Documents with one time stamp and numbered ids (a CSV's row numbers, a JSONL's line numbers, NEWIDs, 'train-N')
     -> the stream takes them by number, in memory and from disk (was text order: '10' and '11' before '2', so a
     time-ordered stream silently reordered every coarse time stamp's documents); ids compare by the text before the
-    trailing number first. Expected orders worked out by hand."""
+    trailing number first (one later document closes each stream: a stream of one time alone is refused). Expected
+    orders worked out by hand."""
     import scipy.sparse as sp
 
     from topicbench.corpus import Corpus, load_corpus, make_docs_frame, save_corpus
     from topicbench.run import _id_ranks
 
-    ids = ["3", "10", "9", "0", "11", "2"]  # values 3 10 9 0 11 2 -> ranks 2 4 3 0 5 1
-    counts = sp.csr_matrix(np.ones((6, 2), dtype=np.int32))
-    memory = Corpus(counts, ["apple", "bread"], make_docs_frame(6, doc_id=ids, time=[2001.0] * 6), {"name": "t"})
+    ids = ["3", "10", "9", "0", "11", "2", "1"]  # the six tied: values 3 10 9 0 11 2; "1" a year later
+    tied = np.array([2001.0] * 6 + [2002.0])
+    counts = sp.csr_matrix(np.ones((7, 2), dtype=np.int32))
+    memory = Corpus(counts, ["apple", "bread"], make_docs_frame(7, doc_id=ids, time=tied), {"name": "t"})
     disk = load_corpus(save_corpus(memory, tmp_path / "c"))
-    tied = np.full(6, 2001.0)
-    for corpus in (memory, disk, disk.split("train")):  # by value: 0 (row 3), 2 (row 5), 3, 9, 10, 11
-        assert list(stream_order("time_ordered", 6, 0, times=tied, doc_ids=_id_ranks(corpus))) == [3, 5, 0, 2, 1, 4]
+    for corpus in (memory, disk, disk.split("train")):  # by value: 0 (row 3), 2 (row 5), 3, 9, 10, 11, then row 6
+        assert list(stream_order("time_ordered", 7, 0, times=tied, doc_ids=_id_ranks(corpus))) == [3, 5, 0, 2, 1, 4, 6]
     # the text before a trailing number, then the number: '7' '10' | 'a1' 'a9' 'a10' | 'b' | 'train-2' 'train-10'
-    mixed = ["a10", "a9", "b", "a1", "7", "10", "train-10", "train-2"]
-    counts = sp.csr_matrix(np.ones((8, 2), dtype=np.int32))
-    memory = Corpus(counts, ["apple", "bread"], make_docs_frame(8, doc_id=mixed, time=[1.0] * 8), {"name": "t"})
+    mixed = ["a10", "a9", "b", "a1", "7", "10", "train-10", "train-2", "0"]  # "0" a time later
+    times = np.array([1.0] * 8 + [2.0])
+    counts = sp.csr_matrix(np.ones((9, 2), dtype=np.int32))
+    memory = Corpus(counts, ["apple", "bread"], make_docs_frame(9, doc_id=mixed, time=times), {"name": "t"})
     for corpus in (memory, load_corpus(save_corpus(memory, tmp_path / "mixed"))):
-        assert list(stream_order("time_ordered", 8, 0, times=np.ones(8), doc_ids=_id_ranks(corpus))) == \
-            [4, 5, 3, 1, 0, 2, 7, 6]
+        assert list(stream_order("time_ordered", 9, 0, times=times, doc_ids=_id_ranks(corpus))) == \
+            [4, 5, 3, 1, 0, 2, 7, 6, 8]
 
 
 def test_with_replacement_draws_every_document_uniformly():

@@ -32,6 +32,7 @@ class Dataset:
     params: ClassVar[dict[str, Any]] = {}
     # the types a parameter accepts when its default does not say (a None default), or when None is allowed too
     param_types: ClassVar[dict[str, tuple]] = {}
+    choices: ClassVar[dict[str, Any]] = {}  # a parameter's allowed values (a subset, a format), checked at DAG build
     synthetic: ClassVar[bool] = False
 
     @classmethod
@@ -46,7 +47,17 @@ class Dataset:
                 raise CorpusError(f"dataset {cls.name}: parameter {key} must be a seed in [0, 2**63), got {value}")
             if key == "test_fraction" and isinstance(value, float) and not 0 <= value < 1:
                 raise CorpusError(f"dataset {cls.name}: parameter test_fraction must be in [0, 1), got {value}")
+        cls.check_params(resolved)
         return resolved
+
+    @classmethod
+    def check_params(cls, p: dict[str, Any]) -> None:
+        """What resolved parameters must satisfy that reading no data can tell (each of ``choices``; a recipe adds its
+        own, e.g. a parameter that applies to one format only): run by resolve_params, so at DAG build."""
+        for key, allowed in cls.choices.items():
+            if p[key] not in allowed:
+                raise CorpusError(f"dataset {cls.name}: parameter {key} must be one of {sorted(allowed)}, got "
+                                  f"{p[key]!r}")
 
     @classmethod
     def _typed(cls, key: str, value: Any, defaults: dict[str, Any] | None = None) -> Any:
@@ -96,6 +107,12 @@ class Dataset:
             raise DatasetUnavailable(f"dataset {cls.name}: source directory {path} does not exist (check corpora_dir)")
         return path
 
+    @classmethod
+    def other_sources(cls, corpora_dir: str | os.PathLike | None, params: dict[str, Any]) -> list[Path]:
+        """The raw files a build reads that are neither under its ``source_dir`` folders nor named by a parameter
+        (e.g. uci_bow's files, from corpora_dir/uci_bow/ or the download cache): fingerprinted as those are."""
+        return []
+
     def build(self, corpora_dir: str | os.PathLike | None = None, **params) -> Corpus:
         raise NotImplementedError
 
@@ -140,17 +157,33 @@ def input_paths(params: dict[str, Any], corpora_dir=None) -> list[Path]:
 
 def source_files(recipe: type[Dataset], params: dict[str, Any], corpora_dir=None) -> dict[str, Path]:
     """The raw files a prepare reads, by the name recorded in corpus.json: every file under the recipe's folders of
-    ``corpora_dir`` and every file a parameter names, relative to ``corpora_dir`` when inside it (so another copy of
-    corpora_dir holding the same bytes is the same source), else absolute."""
-    roots = input_paths(params, corpora_dir)
+    ``corpora_dir``, every file a parameter names and the recipe's :meth:`Dataset.other_sources`, relative to
+    ``corpora_dir`` when inside it (so another copy of corpora_dir holding the same bytes is the same source), else
+    absolute."""
+    roots = input_paths(params, corpora_dir) + recipe.other_sources(corpora_dir, params)
     if corpora_dir is not None and reads_corpora_dir(recipe):
         roots += [Path(corpora_dir) / sub for sub in source_dirs(recipe)]
     found: dict[str, Path] = {}
     for root in roots:
-        for path in ([p for p in sorted(root.rglob("*")) if p.is_file()] if root.is_dir() else [root] if root.is_file()
-                     else []):
+        for path in (_files_under(root) if root.is_dir() else [root] if root.is_file() else []):
             found[_source_name(path, corpora_dir)] = path.resolve()
     return found
+
+
+def _files_under(folder: Path) -> list[Path]:
+    """Every file below ``folder``, through symbolic links to folders too (as the readers follow them: a document read
+    through one is a source file), each folder once (a loop, or a second way to a folder, is not walked again)."""
+    files, seen = [], {folder.resolve()}
+    for root, dirs, names in os.walk(folder, followlinks=True):
+        for d in sorted(dirs, key=lambda d: (os.path.islink(os.path.join(root, d)), d)):
+            target = Path(root, d).resolve()
+            if target in seen:
+                dirs.remove(d)
+            else:
+                seen.add(target)
+        dirs.sort()
+        files += [Path(root, name) for name in names if Path(root, name).is_file()]
+    return sorted(files)
 
 
 def _source_name(path: Path, corpora_dir) -> str:
@@ -265,6 +298,10 @@ def prepare(name: str, out_dir: str | os.PathLike, corpora_dir=None, corpus_name
     if changed:
         raise CorpusError(f"dataset {name}: {changed.replace('since it was prepared', 'while it was read')}; nothing "
                           f"was written, prepare again")
+    # a file the build itself brought (a verified download into the cache) is recorded as it now is
+    fetched = {n: p for n, p in source_files(dataset_cls, resolved, corpora_dir).items()
+               if n not in sources and p in {q.resolve() for q in dataset_cls.other_sources(corpora_dir, resolved)}}
+    record.update(source_record(fetched))
     source = corpus.meta.get("source") or name
     inputs = [str(p) for p in input_paths(resolved, None)]
     named = f"dataset {name} ({', '.join(inputs) or source})"

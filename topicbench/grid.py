@@ -159,7 +159,7 @@ def expand_experiment(name: str, experiment: dict, datasets: dict) -> dict[str, 
 def check_datasets(datasets: dict, used: set[str] = frozenset(), corpora_dir: str | None = None) -> None:
     """Every dataset entry names a known recipe with known parameters, and every dataset an experiment uses
     that reads a real corpus finds ``corpora_dir``: before any job (DAG build), not in the prepare job."""
-    from .dataset import get_dataset, reads_corpora_dir, source_dirs
+    from .dataset import get_dataset, input_paths, reads_corpora_dir, source_dirs
 
     for name, entry in datasets.items():
         _safe_component("dataset name", name)
@@ -170,6 +170,10 @@ def check_datasets(datasets: dict, used: set[str] = frozenset(), corpora_dir: st
                 recipe().recipe(**resolved).check()                # data-free: here, not in the prepare job
         except (ValueError, KeyError, TypeError) as err:
             raise GridError(f"dataset {name}: {err}") from None
+        for key, value in resolved.items():  # a file it names is a prepare input, where Snakemake reads {x}
+            if isinstance(value, str) and any(b in value for b in "{}") and input_paths({key: value}, corpora_dir):
+                raise GridError(f"dataset {name}: parameter {key} {value!r} names a file whose path holds a brace, "
+                                f"which Snakemake reads as a wildcard in the prepare job's inputs; rename it")
         if name in used and reads_corpora_dir(recipe):
             missing = [sub for sub in source_dirs(recipe) if not (Path(corpora_dir or ".") / sub).is_dir()]
             if not (corpora_dir and Path(corpora_dir).is_dir()) or missing:
@@ -226,6 +230,10 @@ def check_config_file(path) -> None:
 
 def check_paths(config: dict, runs: dict) -> None:
     """results_dir and data_dir are folders (or absent), and no run or corpus path leaves them."""
+    for key in ("results_dir", "data_dir", "corpora_dir"):  # the workflow writes f"{results_dir}/runs/...": with ""
+        if key in config and config[key] is not None and not str(config[key]).strip():  # that is /runs/..., the root
+            raise GridError(f"{key} is empty ({config[key]!r}): every path under it would start at the file-system "
+                            f"root; give a folder, or '.' for the working directory")
     for key in ("results_dir", "data_dir", "corpora_dir"):  # YAML and Snakemake do not expand ~: a folder named ~
         if str(config.get(key) or "").startswith("~"):        # in the working directory, one `rm -rf ~` from loss
             raise GridError(f"{key} {config[key]!r} starts with '~', which is not expanded to the home folder here "
@@ -245,11 +253,23 @@ def check_paths(config: dict, runs: dict) -> None:
     if config.get("corpora_dir"):
         owners.append(("corpora_dir", Path(config["corpora_dir"])))
     for key in ("results_dir", "data_dir"):
-        inner = os.path.abspath(config[key])
         for owner, folder in owners:
-            if owner != key and os.path.commonpath([inner, os.path.abspath(folder)]) == os.path.abspath(folder):
-                raise GridError(f"{key} {config[key]!r} lies inside {owner}'s {str(folder)!r}: give folders apart "
-                                f"from each other")
+            if owner != key and _inside(config[key], folder):
+                raise GridError(f"{key} {config[key]!r} lies inside {owner}'s {str(folder)!r} (as spelt or through a "
+                                f"symbolic link): give folders apart from each other")
+    from .dataset import input_paths
+
+    for name, entry in (config.get("datasets") or {}).items():  # a folder read as a corpus (user_text's path=<folder>)
+        for folder in [p for p in input_paths(entry.get("params") or {}, config.get("corpora_dir")) if p.is_dir()]:
+            for key in ("results_dir", "data_dir"):  # would read the workflow's own outputs, and change with them
+                if _inside(config[key], folder):
+                    raise GridError(f"dataset {name}: its input folder {str(folder)!r} holds {key} {config[key]!r}: "
+                                    f"the corpus would read the workflow's outputs; give folders apart")
+    if config.get("corpora_dir"):  # the raw corpora inside a folder a prepare or a run replaces, or fills
+        for owner, folder in owners[:2]:
+            if _inside(config["corpora_dir"], folder):
+                raise GridError(f"corpora_dir {config['corpora_dir']!r} lies inside {owner}'s {str(folder)!r}, where "
+                                f"the workflow replaces what it writes: keep the raw corpora apart from its outputs")
     targets = [("results_dir", Path(config["results_dir"]) / "runs" / rid) for rid in runs]
     targets += [("data_dir", Path(config["data_dir"]) / "corpora" / name) for name in config.get("datasets", {})]
     links: dict[Path, bool] = {}
@@ -265,6 +285,13 @@ def check_paths(config: dict, runs: dict) -> None:
                 raise GridError(f"{part} is a symbolic link (to {os.path.realpath(part)}); the workflow deletes and "
                                 f"replaces what it writes there, which would reach through the link: remove it, or "
                                 f"point {key} elsewhere")
+
+
+def _inside(path, folder) -> bool:
+    """``path`` is ``folder`` or lies below it, as spelt or with symbolic links followed (a link into a folder the
+    workflow replaces is inside it too)."""
+    return any(os.path.commonpath([inner, outer]) == outer for inner in {os.path.abspath(path), os.path.realpath(path)}
+               for outer in {os.path.abspath(folder), os.path.realpath(folder)})
 
 
 def _check_writable(key: str, root: Path) -> None:
@@ -497,4 +524,30 @@ def expand_all(config: dict) -> dict[str, dict]:
                 raise GridError(f"{what} {item!r} and {what} {other!r} differ only in letter case: one folder on a "
                                 f"case-insensitive file system; rename one")
     check_datasets(datasets, {run["dataset"] for run in runs.values()}, config.get("corpora_dir"))
+    check_planted_sizes(runs, datasets)
     return runs
+
+
+def check_planted_sizes(runs: dict, datasets: dict) -> None:
+    """What a run refuses on a corpus of the wrong size, at DAG build where the corpus is planted (its size is in its
+    parameters): the fixed policy on no test documents, a minibatch or train_subset larger than the training set."""
+    from .dataset import get_dataset
+
+    sizes = {name: get_dataset(entry["recipe"]).resolve_params(dict(entry.get("params") or {}))
+             for name, entry in datasets.items() if get_dataset(entry["recipe"]).synthetic}
+    for rid, run in runs.items():
+        spec, size = run["spec"], sizes.get(run["dataset"])
+        if size is None or "n_train" not in size:
+            continue
+        if spec.holdout == "fixed" and size.get("n_test") == 0:
+            raise GridError(f"run {rid}: holdout fixed scores the test split, but dataset {run['dataset']} is prepared "
+                            f"with n_test = 0; give it test documents, or set holdout: every_nth_batch or lookahead")
+        train = min(size["n_train"], spec.train_subset or size["n_train"])
+        if spec.train_subset is not None and spec.train_subset > size["n_train"]:
+            raise GridError(f"run {rid}: train_subset = {spec.train_subset} exceeds the {size['n_train']} training "
+                            f"documents of dataset {run['dataset']} (n_train)")
+        batch_size = get_method(spec.method).resolve_params(spec.params).get("batch_size")
+        if batch_size is not None and batch_size > train:
+            raise GridError(f"run {rid}: batch_size = {batch_size} exceeds the {train} training documents of dataset "
+                            f"{run['dataset']} ({'train_subset' if train < size['n_train'] else 'n_train'}); every "
+                            f"minibatch would be the whole training set")

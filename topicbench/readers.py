@@ -858,7 +858,11 @@ def parse_time(values: Sequence, fmt: str | None = None, source: str = "time col
                 if number and fmt in UNIX_UNITS else "")
         raise ReaderError(f"{label}: cannot parse time {series.iloc[row]!r}"
                           f"{' with format ' + repr(fmt) if fmt else ' as ISO 8601'} ({bad.size} unparseable){hint}")
-    return decimal_year(parsed.dt.tz_convert(None))
+    years = decimal_year(parsed.dt.tz_convert(None))
+    if fmt and "%y" in fmt.replace("%%", "") and report is not None:  # the century is strptime's guess: recorded
+        report["two_digit_years"] = {"count": len(values), "read_as": f"{int(years.min())}-{int(years.max())}",
+                                     "rule": "strptime's %y: 00-68 as 2000-2068, 69-99 as 1969-1999"}
+    return years
 
 
 UNIX_UNITS = {"unix_s": 1.0, "unix_ms": 1e3}  # time_format values: seconds or milliseconds since 1970-01-01 UTC
@@ -1125,6 +1129,18 @@ def max_df_count(max_df: float, n_docs: int) -> int:
     return int(Fraction(repr(float(max_df))) * n_docs // 1)
 
 
+def read_fixed_vocab(path) -> list[str]:
+    """A ``vocab_file`` (:func:`read_vocab`) whose every word is in NFC, the form the tokeniser gives every text: a
+    decomposed 'café' (e + U+0301) could never match a token, so the user's entry would be without effect."""
+    vocab = read_vocab(path)
+    for line_no, word in enumerate(vocab, start=1):  # read_vocab refuses blank lines: word i is on line i
+        if not word.isascii() and unicodedata.normalize("NFC", word) != word:
+            raise ReaderError(f"{where(path, line_no)}: vocabulary word {word!r} is not in Unicode NFC (composed) "
+                              f"form, which every text is read in, so no token could ever match it; write it as "
+                              f"{unicodedata.normalize('NFC', word)!r} (e.g. normalise the file to NFC)")
+    return vocab
+
+
 def bag_of_words(texts: Sequence[str], prep: Preprocess, source: str = "text") -> tuple[sp.csr_matrix, list[str], np.ndarray, dict]:
     """Tokenise, (optionally) de-duplicate, choose the vocabulary, count, and drop short documents.
 
@@ -1132,6 +1148,7 @@ def bag_of_words(texts: Sequence[str], prep: Preprocess, source: str = "text") -
     documents are counted by reason in the report, never silently lost.
     """
     prep.check()
+    fixed = read_fixed_vocab(prep.vocab_file) if prep.vocab_file else None  # its errors before any text is read
     stop = english_stop_words() if prep.stop_words else frozenset()
     tally: Counter = Counter()
     seen_ids: dict[str, int] = {}  # every distinct token -> a provisional id, in order of first sight
@@ -1180,16 +1197,16 @@ def bag_of_words(texts: Sequence[str], prep: Preprocess, source: str = "text") -
                           shape=(n_docs, max(len(words), 1)))
     every.sum_duplicates()
     del tok, buffer
-    if prep.vocab_file:
-        vocab = read_vocab(prep.vocab_file)
+    if fixed is not None:
+        vocab = fixed
         report["vocab_source"] = f"fixed vocabulary file {Path(prep.vocab_file).name} ({len(vocab)} words)"
         report["not_applied_with_vocab_file"] = ["vocab_size", "min_df", "max_df"]  # recorded above, but not cut by
-        # a word the tokeniser never yields (upper case, not NFC, a stop word, short, two tokens) is a column of zeros
+        # a word the tokeniser never yields (upper case, a stop word, short, two tokens) is a column of zeros
         never = [w for w in vocab if prep.tokenize(w, stop) != [w]]
         if never:
             report["vocab_file_words_never_matched"] = {
                 "count": len(never), "first": never[:5],
-                "why": "the tokeniser never yields them (upper case, not NFC, a stop word, too short, or not one token)"}
+                "why": "the tokeniser never yields them (upper case, a stop word, too short, or not one token)"}
     else:
         df = np.bincount(every.indices, minlength=len(words))
         max_count = max_df_count(prep.max_df, n_docs)
@@ -1317,18 +1334,30 @@ class TextDataset(Dataset):
     def read(self, source_dir: Path, **params) -> pd.DataFrame:
         raise NotImplementedError
 
+    @classmethod
+    def preprocess(cls, p: dict[str, Any]) -> "Preprocess":
+        return Preprocess(vocab_size=p["vocab_size"], min_df=p["min_df"], max_df=p["max_df"],
+                          vocab_file=p["vocab_file"], min_doc_length=p["min_doc_length"],
+                          dedupe=p.get("dedupe", cls.dedupe), strip_html=p.get("strip_html", False), cjk_bigrams=p.get("cjk_bigrams", True))
+
+    @classmethod
+    def check_params(cls, p):
+        """The preprocessing ranges (min_df >= 1, max_df in (0, 1], ...) too: at DAG build, not after the read."""
+        super().check_params(p)
+        cls.preprocess(p).check()
+
     def build(self, corpora_dir=None, **p):
         self.notes: dict[str, Any] = {}  # what read() wants recorded in corpus.json (e.g. repaired values)
         self.culprit = self.name  # what errors name; read() may narrow it to the file it read
+        if p.get("vocab_file"):  # a bad fixed vocabulary is named before the source is read (bag_of_words reads it)
+            read_fixed_vocab(p["vocab_file"])
         frame = self.read(corpora_dir, **p).reset_index(drop=True)
         repeated = frame["doc_id"].astype(str).duplicated() if len(frame) else pd.Series([], dtype=bool)
         if repeated.any():  # a source's own ids (an archive member stored twice): named here, not at docs.parquet
             doc_id = frame["doc_id"][repeated].iloc[0]
             raise ReaderError(f"{self.culprit}: document id {doc_id!r} appears {int((frame['doc_id'] == doc_id).sum())} "
                               f"times in the source ({int(repeated.sum())} repeats)")
-        prep = Preprocess(vocab_size=p["vocab_size"], min_df=p["min_df"], max_df=p["max_df"], vocab_file=p["vocab_file"],
-                          min_doc_length=p["min_doc_length"], dedupe=p.get("dedupe", self.dedupe),
-                          strip_html=p.get("strip_html", False), cjk_bigrams=p.get("cjk_bigrams", True))
+        prep = self.preprocess(p)
         if "time" in frame.columns and prep.dedupe:  # keep the earliest copy of a duplicate
             frame = frame.iloc[np.lexsort((np.arange(len(frame)), frame["time"].to_numpy()))].reset_index(drop=True)
         counts, vocab, rows, report = bag_of_words(frame["text"].tolist(), prep, source=self.culprit)

@@ -123,6 +123,8 @@ class RunSpec:
             raise StreamError(f"unknown stream {self.stream!r}; expected one of {STREAMS}")
         if self.passes <= 0:
             raise StreamError(f"passes must be positive, got {self.passes}")
+        if self.stream == "time_ordered" and self.passes != 1:  # as stream_order says, but before any data is read
+            raise StreamError(f"time_ordered is a true stream: one pass only, got passes = {self.passes}")
         if self.train_subset is not None and self.train_subset < 1:
             raise StreamError(f"train_subset must be >= 1, got {self.train_subset}")
         if self.threads < 1:
@@ -374,9 +376,8 @@ def _run(spec, corpus, out_dir, progress_every_s):
                              f"{corpus.meta.get('name')}; use a batch_size of at most {train.n_docs} (or the batch method)")
         tie = _id_ranks(train) if spec.stream == "time_ordered" else None  # ties in time by doc id (digits by value)
         order = stream_order(spec.stream, train.n_docs, spec.seed, spec.passes,
-                             None if times is None or spec.stream != "time_ordered" else times.to_numpy(), tie)
-        if spec.max_docs is not None:
-            order = order[: spec.max_docs]
+                             None if times is None or spec.stream != "time_ordered" else times.to_numpy(), tie,
+                             spec.max_docs)
     # the policy says which rows the stream trains on (lookahead keeps its windows out) and when it scores
     order = holdout.training_order(order, spec.stream, spec.seed, batch_size, train.n_docs, batch_method)
     stream = Stream(train, order, batch_size, doc_ids, times)

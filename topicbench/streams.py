@@ -34,8 +34,9 @@ class Minibatch:
         return self.counts.shape[0]
 
 
-def stream_order(kind: str, n_docs: int, seed: int, passes: float = 1.0, times=None, doc_ids=None) -> np.ndarray:
-    """The row order a stream visits; ``passes`` may be fractional."""
+def stream_order(kind: str, n_docs: int, seed: int, passes: float = 1.0, times=None, doc_ids=None,
+                 max_docs: int | None = None) -> np.ndarray:
+    """The row order a stream visits, its first ``max_docs`` if given; ``passes`` may be fractional."""
     if kind not in STREAMS:
         raise StreamError(f"unknown stream {kind!r}; expected one of {STREAMS}")
     if n_docs < 1:
@@ -47,7 +48,7 @@ def stream_order(kind: str, n_docs: int, seed: int, passes: float = 1.0, times=N
         raise StreamError(f"passes = {passes} of {n_docs} training documents rounds to no document to train on")
     rng = np.random.default_rng([seed, 0x57])
     if kind == "with_replacement":
-        return rng.integers(n_docs, size=total)
+        return rng.integers(n_docs, size=total)[:max_docs]
     if kind == "time_ordered":
         if times is None:
             raise StreamError("time_ordered stream needs document times; this corpus has no 'time' column")
@@ -61,14 +62,19 @@ def stream_order(kind: str, n_docs: int, seed: int, passes: float = 1.0, times=N
             raise StreamError(f"time_ordered stream: the corpus's 'time' column (docs.parquet) has "
                               f"{int((~np.isfinite(times)).sum())} missing or infinite value(s), first at training "
                               f"row {int(np.flatnonzero(~np.isfinite(times))[0])}")
-        order = np.lexsort((ids, times))
         if passes != 1:
             raise StreamError("time_ordered is a true stream: one pass only")
+        order = np.lexsort((ids, times))[:max_docs]
+        if len(order) > 1 and (times[order] == times[order[0]]).all():  # ties go in doc-id order: no time order left
+            raise StreamError(f"time_ordered stream: the corpus's 'time' column (docs.parquet) gives all {len(order)} "
+                              f"documents it trains on{' (max_docs)' if len(order) < n_docs else ''} one time "
+                              f"({times[order[0]].item()!r}), so the stream would be in document-id order, not time "
+                              f"order; use stream: shuffled, or a corpus with dated documents")
         return order
     n_full = int(np.ceil(passes))
     if n_full == 1:  # the same draws without a concatenated copy (8 bytes per document at 3.3M documents)
-        return rng.permutation(n_docs)[:total]
-    return np.concatenate([rng.permutation(n_docs) for _ in range(n_full)])[:total]
+        return rng.permutation(n_docs)[:total][:max_docs]
+    return np.concatenate([rng.permutation(n_docs) for _ in range(n_full)])[:total][:max_docs]
 
 
 class Stream:

@@ -14,7 +14,7 @@ from topicbench.grid import (FOLDER_MARK, GridError, check_config_file, check_fo
 SCHEMA = str(REPO / "workflow" / "config" / "schema.yaml")
 BASE = {
     "data_dir": "data", "results_dir": "results",
-    "datasets": {"d": {"recipe": "nyt_like", "params": {"n_train": 100}}},
+    "datasets": {"d": {"recipe": "nyt_like", "params": {"n_train": 300}}},  # above online_lda's default batch_size (256)
     "experiments": {"e": {"dataset": "d", "seeds": [0],
                            "runs": [{"label": "x", "method": "online_lda", "grid": {"K": [3]}}]}},
 }
@@ -57,6 +57,9 @@ def rename_experiment(name):
     pytest.param(config(**{"experiments.e.seeds": [1.5]}), "1.5", id="fractional-seed"),
     pytest.param(config(threads_per_run=0), "0", id="threads_per_run-zero"),
     pytest.param(config(experiments={}), "experiments", id="no-experiments"),
+    pytest.param(config(data_dir=""), "data_dir", id="data_dir-empty-is-the-root"),
+    pytest.param(config(results_dir=""), "results_dir", id="results_dir-empty-is-the-root"),
+    pytest.param(config(corpora_dir=""), "corpora_dir", id="corpora_dir-empty"),
 ])
 def test_schema_rejects(cfg, culprit):
     """A config the schema forbids -> WorkflowError at DAG build naming the key or value."""
@@ -104,6 +107,33 @@ def test_schema_rejects(cfg, culprit):
     pytest.param(config(**{"experiments.e.datasets": ["d"]}), "either dataset or datasets", id="grid-dataset-and-datasets"),
     pytest.param(config(**{"datasets.d.params": {"n_trian": 100}}), "n_trian", id="dataset-unknown-param"),
     pytest.param(config(**{"datasets.d.recipe": "nyt_lik"}), "unknown dataset 'nyt_lik'", id="dataset-unknown-recipe"),
+    pytest.param(config(datasets={"d": {"recipe": "uci_bow", "params": {"collection": "kosx"}}}),
+                 "dataset d: dataset uci_bow: parameter collection must be one of",
+                 id="dataset-uci-bow-unknown-collection"),
+    pytest.param(config(datasets={"d": {"recipe": "sotu", "params": {"unit": "sentence"}}}),
+                 "dataset d: dataset sotu: parameter unit must be one of ['paragraph', 'speech'], got 'sentence'",
+                 id="dataset-sotu-unknown-unit"),
+    pytest.param(config(datasets={"d": {"recipe": "user_text", "params": {"path": "t.xml", "format": "xml"}}}),
+                 "dataset d: dataset user_text: parameter format must be one of",
+                 id="dataset-user-text-unknown-format"),
+    pytest.param(config(datasets={"d": {"recipe": "user_bow", "params": {"path": "c", "vocab": "v", "id_base": 1}}}),
+                 "dataset d: user_bow: id_base is for format=ldac only", id="dataset-user-bow-id-base-for-uci"),
+    pytest.param(config(**{"experiments.e.settings": {"stream": "time_ordered", "passes": 2}}),
+                 "time_ordered is a true stream: one pass only, got passes = 2.0", id="grid-time-ordered-two-passes"),
+    pytest.param(config(**{"datasets.d.params": {"n_train": 100, "n_test": 0}}),
+                 "holdout fixed scores the test split, but dataset d is prepared with n_test = 0",
+                 id="grid-fixed-holdout-on-a-planted-corpus-without-test-documents"),
+    pytest.param(config(**{"experiments.e.runs.0.grid": {"K": [3], "batch_size": [500]}}),
+                 "batch_size = 500 exceeds the 300 training documents of dataset d (n_train)",
+                 id="grid-batch_size-above-a-planted-n_train"),
+    pytest.param(config(**{"experiments.e.settings": {"train_subset": 400}}),
+                 "train_subset = 400 exceeds the 300 training documents of dataset d", id="grid-train_subset-above-n_train"),
+    pytest.param(config(datasets={"d": {"recipe": "lee_news_gensim", "params": {"min_df": 0}}}),
+                 "dataset d: preprocessing: min_df must be a document count >= 1, got 0",
+                 id="dataset-text-min_df-zero"),
+    pytest.param(config(datasets={"d": {"recipe": "sotu", "params": {"max_df": 1.5}}}),
+                 "dataset d: preprocessing: max_df must be a fraction in (0, 1], got 1.5",
+                 id="dataset-text-max_df-above-1"),
     pytest.param(config(**{"datasets.d.params": {"temperature": "1e-400"}}), "temperature: '1e-400' is below the smallest",
                  id="dataset-param-1e-400-underflows-to-zero"),
     pytest.param(config(experiments={}), "defines no experiments", id="grid-no-experiments"),
@@ -180,6 +210,15 @@ def test_results_dir_that_is_a_file(tmp_path):
     with pytest.raises(GridError, match="results_dir .* is a file"):
         check_paths(cfg, expand_all(cfg))
     assert target.read_text() == "keep me"
+
+
+@pytest.mark.parametrize("key", ["results_dir", "data_dir"])
+def test_empty_output_folder_is_not_the_root(tmp_path, key):
+    """results_dir or data_dir '' (the workflow writes f"{data_dir}/corpora/...": /corpora at the root) -> GridError
+    naming the key, also where the schema is not applied (was: a prepare planned into /corpora/<name>)."""
+    cfg = config(**{"results_dir": str(tmp_path / "results"), "data_dir": str(tmp_path / "data"), key: ""})
+    with pytest.raises(GridError, match=f"{key} is empty"):
+        check_paths(cfg, expand_all(cfg))
 
 
 @pytest.mark.parametrize("key, user_file", [
@@ -303,6 +342,49 @@ def test_output_folders_inside_each_other(tmp_path, layout):
         check_paths(cfg, expand_all(cfg))
 
 
+@pytest.mark.parametrize("key, target, other", [
+    pytest.param("results_dir", "data/corpora/d", {"data_dir": "data"}, id="results_dir-linked-into-a-corpus-folder"),
+    pytest.param("data_dir", "res/runs/x", {"results_dir": "res"}, id="data_dir-linked-into-results_dir-runs"),
+    pytest.param("results_dir", "corpora/res", {"data_dir": "data", "corpora_dir": "corpora"},
+                 id="results_dir-linked-into-corpora_dir"),
+])
+def test_output_folder_linked_inside_another(tmp_path, key, target, other):
+    """results_dir/data_dir a symbolic link to a folder inside a corpus folder, runs/ or corpora_dir -> GridError at
+    DAG build naming both keys, as for the same folder spelt out (was: accepted, paths compared as spelt only)."""
+    (tmp_path / target).mkdir(parents=True)
+    (tmp_path / "link").symlink_to(tmp_path / target)
+    cfg = config(**{key: str(tmp_path / "link"), **{k: str(tmp_path / v) for k, v in other.items()}})
+    with pytest.raises(GridError, match=rf"{key} .* inside .*(data_dir|results_dir|corpora_dir).* symbolic link"):
+        check_paths(cfg, expand_all(cfg))
+
+
+@pytest.mark.parametrize("corpora, owner", [
+    pytest.param("data/corpora/d", "data_dir", id="corpora_dir-is-a-corpus-folder"),
+    pytest.param("res/runs", "results_dir", id="corpora_dir-is-results_dir-runs"),
+])
+def test_corpora_dir_inside_an_output_folder(tmp_path, corpora, owner):
+    """corpora_dir inside data_dir/corpora (a corpus folder a prepare replaces) or results_dir/runs -> GridError at DAG
+    build naming both (was: accepted; the prepare job then refused its own output folder, or runs filled it)."""
+    (tmp_path / corpora).mkdir(parents=True)
+    cfg = config(results_dir=str(tmp_path / "res"), data_dir=str(tmp_path / "data"),
+                 corpora_dir=str(tmp_path / corpora))
+    with pytest.raises(GridError, match=rf"corpora_dir .* lies inside {owner}'s"):
+        check_paths(cfg, expand_all(cfg))
+
+
+@pytest.mark.parametrize("key", ["results_dir", "data_dir"])
+def test_dataset_input_folder_holding_an_output_folder(tmp_path, key):
+    """A user_text folder (path=<folder>) that holds results_dir or data_dir -> GridError at DAG build naming both.
+
+    (Was: accepted; the corpus would read the workflow's own outputs, and its input folder change with every job.)"""
+    (tmp_path / "texts").mkdir()
+    cfg = config(**{"results_dir": str(tmp_path / "res"), "data_dir": str(tmp_path / "data"),
+                    key: str(tmp_path / "texts" / "out")},
+                 datasets={"d": {"recipe": "user_text", "params": {"format": "files", "path": str(tmp_path / "texts")}}})
+    with pytest.raises(GridError, match=rf"dataset d: its input folder .*texts' holds {key}"):
+        check_paths(cfg, expand_all(cfg))
+
+
 def test_results_dir_equal_to_data_dir_is_accepted(tmp_path):
     """results_dir == data_dir (their entries never clash: corpora/ versus runs/, figures/...) -> accepted."""
     cfg = config(results_dir=str(tmp_path / "out"), data_dir=str(tmp_path / "out"))
@@ -390,6 +472,23 @@ def test_brace_in_a_folder_name(tmp_path, key):
     cfg[key] = str(tmp_path / "res{x}")
     with pytest.raises(GridError, match=rf"{key} .*res\{{x\}}' holds a brace"):
         check_paths(cfg, expand_all(cfg))
+
+
+@pytest.mark.parametrize("relative", [pytest.param(False, id="absolute-path"),
+                                      pytest.param(True, id="path-under-corpora_dir")])
+def test_brace_in_a_dataset_file_path(tmp_path, relative):
+    """A user_text path '/x/we{ird}.jsonl' (a prepare input; Snakemake: {ird} a wildcard) -> GridError naming the dataset.
+
+    At DAG build, with the parameter (was: Snakemake's WildcardError, naming the prepare rule only)."""
+    (tmp_path / "we{ird}.jsonl").write_text('{"text": "apple bread"}\n')
+    path = "we{ird}.jsonl" if relative else str(tmp_path / "we{ird}.jsonl")
+    cfg = config(results_dir=str(tmp_path / "results"), data_dir=str(tmp_path / "data"),
+                 datasets={"d": {"recipe": "user_text", "params": {"path": path}}})
+    if relative:
+        cfg["corpora_dir"] = str(tmp_path)
+    with pytest.raises(GridError, match=r"dataset d: parameter path .*we\{ird\}.jsonl' names a file whose path holds a "
+                                        r"brace"):
+        expand_all(cfg)
 
 
 @pytest.mark.parametrize("where", ["data_dir-corpora-d", "results_dir-runs-e"])

@@ -283,13 +283,18 @@ def test_document_of_billions_of_tokens(tmp_path, capsys):
     assert not (tmp_path / "out").exists()
 
 
-@pytest.mark.parametrize("damage", [
-    pytest.param(lambda t: t.assign(time=t["time"].where(t.index != 3)), id="time-ordered-a-missing-time"),
-    pytest.param(lambda t: t.assign(time=t["time"].map(lambda v: f"{v:g}")), id="time-ordered-times-as-text"),
+@pytest.mark.parametrize("damage, extra", [
+    pytest.param(lambda t: t.assign(time=t["time"].where(t.index != 3)), [], id="time-ordered-a-missing-time"),
+    pytest.param(lambda t: t.assign(time=t["time"].map(lambda v: f"{v:g}")), [], id="time-ordered-times-as-text"),
+    pytest.param(lambda t: t.assign(time=2001.0), [], id="time-ordered-one-time-for-all"),
+    pytest.param(lambda t: t.assign(time=(t.index >= 80) + 2001.0), ["--set", "max_docs=60"],
+                 id="time-ordered-max_docs-within-one-time"),
 ])
-def test_time_ordered_stream_over_bad_times(tmp_path, capsys, tiny_corpus, damage):
-    """A time_ordered stream over missing times (NaN sorts last) or text times ('999' after '2012') -> exit 2
-    naming docs.parquet's time column, before the fit."""
+def test_time_ordered_stream_over_bad_times(tmp_path, capsys, tiny_corpus, damage, extra):
+    """A time_ordered stream over missing, text ('999' after '2012') or one shared time -> exit 2 naming the time column.
+
+    docs.parquet's time column, before the fit: NaN sorts last, text sorts as text, and one time for every document
+    it trains on (all, or the first max_docs) is doc-id order, drawn as a time-ordered stream."""
     import hashlib
     import json
     import shutil
@@ -303,7 +308,8 @@ def test_time_ordered_stream_over_bad_times(tmp_path, capsys, tiny_corpus, damag
     meta["checksums"]["docs.parquet"] = hashlib.sha256((corpus / "docs.parquet").read_bytes()).hexdigest()
     (corpus / "corpus.json").write_text(json.dumps(meta))
     code = cli(["run", "--corpus", str(corpus), "--out", str(tmp_path / "out"), "--method", "online_lda",
-                "--param", "K=3", "--param", "batch_size=20", "--set", "n_checkpoints=2", "--set", "stream=time_ordered"])
+                "--param", "K=3", "--param", "batch_size=20", "--set", "n_checkpoints=2", "--set", "stream=time_ordered",
+                *extra])
     err = capsys.readouterr().err
     assert code == 2 and "'time' column (docs.parquet)" in err, err
     assert not (tmp_path / "out").exists()

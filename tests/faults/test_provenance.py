@@ -243,3 +243,53 @@ def test_table_csv_rows_name_the_traces_they_were_drawn_from(two_contents, tmp_p
     ctx.write("caption", table=ctx.frame("e").groupby("method", as_index=False)["perplexity"].mean())
     written = pd.read_csv(outputs["csv"])
     assert set(written["drawn_from_all_traces_sha256"]) == {hashlib.sha256(traces.read_bytes()).hexdigest()}
+
+
+def _uci_kos(folder, last_count):
+    import gzip
+
+    folder.mkdir(parents=True, exist_ok=True)
+    rows = [(d, w, 1 + (d + w) % 3) for d in range(1, 21) for w in (1, 2, 3)] + [(20, 4, last_count)]
+    (folder / "docword.kos.txt.gz").write_bytes(gzip.compress(
+        ("20\n4\n" + f"{len(rows)}\n" + "".join(f"{d} {w} {c}\n" for d, w, c in rows)).encode()))
+    (folder / "vocab.kos.txt").write_text("apple\nbread\ncheese\ndates\n")
+
+
+@pytest.mark.parametrize("where", [pytest.param("corpora_dir", id="uci-bow-file-edited-under-corpora_dir"),
+                                   pytest.param("cache", id="uci-bow-file-edited-in-the-download-cache")])
+def test_uci_bow_source_edited_makes_the_corpus_stale(tmp_path, monkeypatch, where):
+    """A uci_bow raw file (corpora_dir/uci_bow/ or the download cache) edited after its prepare -> the corpus is stale,
+    named with the file (was: the recipe found its files without source_dir, so corpus.json recorded none of them)."""
+    monkeypatch.setenv("TOPICBENCH_CACHE", str(tmp_path / "cache"))
+    folder = tmp_path / ("corpora" if where == "corpora_dir" else "cache") / "uci_bow"
+    _uci_kos(folder, 2)
+    corpora = tmp_path / "corpora" if where == "corpora_dir" else None
+    datasets = {"kos": {"recipe": "uci_bow", "params": {"test_fraction": 0.2}}}
+    prepare("uci_bow", tmp_path / "data" / "corpora" / "kos", corpora_dir=corpora, corpus_name="kos", test_fraction=0.2)
+    assert stale_corpora(tmp_path / "data", datasets, {"kos"}, corpora) == {}
+    _uci_kos(folder, 5)  # one count edited
+    stale = stale_corpora(tmp_path / "data", datasets, {"kos"}, corpora)
+    meta_path = str(tmp_path / "data" / "corpora" / "kos" / "corpus.json")
+    assert meta_path in stale and "docword.kos.txt.gz changed" in stale[meta_path], stale
+
+
+def test_document_read_through_a_folder_link_is_fingerprinted(tmp_path):
+    """A document read through a symlinked subfolder of a user_text folder, edited -> the corpus is stale, naming it.
+
+    read_text_files follows the link (was: the fingerprint's rglob did not, so corpus.json recorded no file behind it
+    and fits ran on the old corpus)."""
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "elsewhere").mkdir()
+    for i in range(6):
+        (tmp_path / "docs" / f"a{i}.txt").write_text(f"apple bread cheese w{i % 3}\n")
+        (tmp_path / "elsewhere" / f"b{i}.txt").write_text(f"bread cheese dates w{i % 2}\n")
+    (tmp_path / "docs" / "linked").symlink_to(tmp_path / "elsewhere")
+    params = {"format": "files", "path": str(tmp_path / "docs"), "min_df": 1, "max_df": 1.0, "test_fraction": 0.2}
+    datasets = {"u": {"recipe": "user_text", "params": params}}
+    prepare("user_text", tmp_path / "data" / "corpora" / "u", corpus_name="u", **params)
+    assert load_corpus(tmp_path / "data" / "corpora" / "u").n_docs == 12  # the linked documents were read
+    assert stale_corpora(tmp_path / "data", datasets, {"u"}) == {}
+    (tmp_path / "elsewhere" / "b3.txt").write_text("durian elder fig\n")
+    stale = stale_corpora(tmp_path / "data", datasets, {"u"})
+    meta_path = str(tmp_path / "data" / "corpora" / "u" / "corpus.json")
+    assert meta_path in stale and "b3.txt changed" in stale[meta_path], stale

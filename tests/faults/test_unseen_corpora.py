@@ -402,17 +402,36 @@ def test_planted_lda_bad_parameter_named(tmp_path, capsys, params, named):
     assert not (tmp_path / "out").exists()
 
 
-def test_nyt_headlines_two_digit_year_in_the_future_named(tmp_path, capsys):
-    """An NYT headlines release with a 1952 headline ('3-Mar-52') -> exit 2 naming file:line, the century ambiguous (was:
-    dated 2052 silently, strptime's %y reading 00-68 as 20xx)."""
+@pytest.mark.parametrize("date,year", [pytest.param("3-Mar-52", 2052, id="nyt-headline-1952-read-2052"),
+                                       pytest.param("1-Jan-24", 2024, id="nyt-headline-2024-before-today")])
+def test_nyt_headlines_two_digit_year_in_the_future_named(tmp_path, capsys, date, year):
+    """An NYT headlines release with a 1952 headline ('3-Mar-52'), or one dated after the release -> exit 2 naming
+    file:line, the century ambiguous, on any day (was: dated 2052 silently, strptime's %y reading 00-68 as 20xx; then
+    a bound of today, so '1-Jan-24' prepared in 2024 and was refused before)."""
     src = tmp_path / "corpora" / "nyt_headlines_rtexttools"
     src.mkdir(parents=True)
     (src / "NYTimes.csv.gz").write_bytes(gzip.compress(
         b'"Article_ID";"Date";"Title";"Subject";"Topic.Code"\n1;"1-Jan-96";"apple bread";"cheese";12\n'
-        b'2;"3-Mar-52";"bread cheese";"apple";20\n'))
+        b'2;"' + date.encode() + b'";"bread cheese";"apple";20\n'))
     code, err = _fails(capsys, ["prepare", "nyt_headlines_rtexttools", "--corpora-dir", tmp_path / "corpora", *LOOSE],
                        tmp_path / "out", src)
-    assert code == 2 and "NYTimes.csv.gz:3: article 2: its two-digit year reads as 2052, after today" in err, err
+    assert code == 2 and (f"NYTimes.csv.gz:3: article 2: its two-digit year reads as {year}, after the release "
+                          f"(RTextTools 1.4.3, 2020)") in err, err
+
+
+def test_two_digit_years_of_a_user_time_format_are_recorded(tmp_path, capsys):
+    """A user_text CSV read with time_format '%d/%m/%y' ('01/02/50' is 2050) -> prepared, the two-digit years recorded.
+
+    corpus.json's preprocessing names strptime's century rule and the years read (was: silent, a 1950 date dated 2050
+    with nothing to say so)."""
+    (tmp_path / "t.csv").write_text('text,t\n"apple bread cheese","01/02/50"\n"bread cheese apple","01/02/99"\n'
+                                    '"cheese dates apple","01/02/03"\n')
+    code, err = run_cli(["prepare", "user_text", "--param", "format=csv", "--param", f"path={tmp_path / 't.csv'}",
+                         "--param", "time_column=t", "--param", 'time_format="%d/%m/%y"', *LOOSE, "--param",
+                         "test_fraction=0.0", "--out", str(tmp_path / "out")], capsys)
+    assert code == 0, err
+    record = json.loads((tmp_path / "out" / "corpus.json").read_text())["preprocessing"]["two_digit_years"]
+    assert record["count"] == 3 and record["read_as"] == "1999-2050" and "00-68 as 2000-2068" in record["rule"]
 
 
 def test_archive_member_stored_twice_named(tmp_path, capsys):

@@ -213,3 +213,17 @@ def test_own_split_documents_emptied_by_the_vocabulary_cut_counted_per_split():
     corpus = OwnSplit().build(**OwnSplit.resolve_params({"min_df": 1, "max_df": 1.0}))
     assert corpus.meta["preprocessing"]["dropped_by_split"] == {"test": 1, "train": 1}
     assert corpus.docs["split"].tolist() == ["train"] * 3 + ["test"] * 3
+
+
+def test_fixed_vocabulary_word_in_decomposed_form_named(tmp_path, capsys):
+    """A vocab_file word written decomposed ('cafe' + U+0301, NFD), which no NFC token can match -> exit 2 naming
+    file:line and the word, before the text is read; no corpus (was: kept as a column of zeros, only counted)."""
+    from _prepare_util import run_cli
+
+    (tmp_path / "t.jsonl").write_text('{"text": "café bread bread"}\n{"text": "bread café bread"}\n',
+                                      encoding="utf-8")
+    (tmp_path / "v.txt").write_text("bread\ncafe\u0301\n", encoding="utf-8")
+    code, err = run_cli(["prepare", "user_text", "--param", f"path={tmp_path / 't.jsonl'}", "--param",
+                         f"vocab_file={tmp_path / 'v.txt'}", "--out", str(tmp_path / "out")], capsys)
+    assert code == 2 and f"v.txt:2: vocabulary word {'cafe' + chr(0x301)!r} is not in Unicode NFC" in err, err
+    assert not (tmp_path / "out").exists()

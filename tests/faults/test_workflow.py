@@ -417,8 +417,11 @@ def test_paper_refuses_figure_of_another_aggregate(tmp_path):
     pd.DataFrame({"experiment": ["exp"], "perplexity": [1.0]}).to_parquet(traces)
     digest = hashlib.sha256(traces.read_bytes()).hexdigest()
     parts = []
+    (tmp_path / "table.csv").write_text("a,b\n1,2\n")
     for name, drawn_from in (("current", digest), ("older", "0" * 64), ("unrecorded", None)):
-        figlib.write_caption(str(tmp_path / f"{name}.md"), name, "A caption.", "Body.", drawn_from=drawn_from)
+        shutil.copy(tmp_path / "table.csv", tmp_path / f"{name}.csv")  # a table part's csv, recorded in its part
+        figlib.write_caption(str(tmp_path / f"{name}.md"), name, "A caption.", "Body.", drawn_from=drawn_from,
+                             table=hashlib.sha256(b"a,b\n1,2\n").hexdigest())
         parts.append({"paper": "hoffman", "title": name, "md": str(tmp_path / f"{name}.md"), "png": None})
     out = {"md": tmp_path / "paper" / "topicbench.md", "typ": tmp_path / "paper" / "topicbench.typ",
            "pdf": tmp_path / "paper" / "topicbench.pdf"}
@@ -431,6 +434,53 @@ def test_paper_refuses_figure_of_another_aggregate(tmp_path):
             build_paper.main(smk)
     assert not (tmp_path / "paper").exists()
     assert [b for b in build_paper.parse_markdown((tmp_path / "current.md").read_text()) if "sha256" in str(b)] == []
+
+
+@pytest.mark.parametrize("kind, replaced", [pytest.param("figure", True, id="figure-png-replaced-by-hand"),
+                                            pytest.param("table", True, id="table-csv-replaced-by-hand"),
+                                            pytest.param("figure", False, id="figure-png-as-drawn"),
+                                            pytest.param("table", False, id="table-csv-as-written")])
+def test_paper_refuses_a_part_file_replaced_by_hand(tmp_path, kind, replaced):
+    """A figure's png or a table's csv replaced after its part was drawn -> the paper exits naming it; as drawn: accepted.
+
+    By hand, or copied from another build; no paper file written (was: set in the paper under the drawn part's caption;
+    findings.csv gives the paper's verdict counts)."""
+    sys.path.insert(0, str(REPO / "workflow" / "scripts"))
+    import build_paper
+    import figlib
+
+    traces = tmp_path / "all_traces.parquet"
+    pd.DataFrame({"experiment": ["exp"], "perplexity": [1.0]}).to_parquet(traces)
+    figure = figlib.Figure(paper="hoffman", title="T", experiments=("exp",), kind=kind)
+    outputs = {role: str(tmp_path / path) for role, path in figure.outputs("fig").items()}
+    for path in outputs.values():
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    ctx = figlib.Context("fig", figure, ["exp"], str(traces), {}, {}, outputs)
+    data = outputs["png" if kind == "figure" else "csv"]
+    for word in ("other", "drawn"):  # the first stands for a picture or table of another build
+        if kind == "figure":
+            fig, ax = figlib.plt.subplots(figsize=(1, 1))
+            ax.set_title(word)
+            ctx.save(fig)
+        ctx.write("A caption.", table=pd.DataFrame({"verdict": [word]}) if kind == "table" else None)
+        if word == "other":
+            shutil.copy(data, tmp_path / "other")
+    if replaced:
+        shutil.copy(tmp_path / "other", data)
+    out = {"md": tmp_path / "paper" / "topicbench.md", "typ": tmp_path / "paper" / "topicbench.typ",
+           "pdf": tmp_path / "paper" / "topicbench.pdf"}
+    part = {"paper": "hoffman", "title": "T", "md": outputs["md"], "png": outputs.get("png")}
+    if replaced:
+        smk = SimpleNamespace(input=SimpleNamespace(traces=str(traces), template=str(REPO / "paper" / "topicbench.md"),
+                                                    benchmarks=[]),
+                              output=SimpleNamespace(**{k: str(v) for k, v in out.items()}),
+                              params=SimpleNamespace(parts=[part], papers=figlib.PAPERS))
+        with pytest.raises(SystemExit, match=f"{data} is not the {'picture' if kind == 'figure' else 'table'} written "
+                                             f"with"):
+            build_paper.main(smk)
+        assert not (tmp_path / "paper").exists()
+    else:
+        build_paper.check_parts([part], str(traces), hashlib.sha256(traces.read_bytes()).hexdigest())
 
 
 def test_folders_starting_with_a_dash_reach_the_commands_as_values(tmp_path, monkeypatch):

@@ -263,11 +263,14 @@ def provenance(traces: pd.DataFrame, bench: list[str], profile: str, typeset: st
 
 
 DRAWN_FROM = "<!-- drawn from all_traces.parquet sha256 "  # figlib.DRAWN_FROM: the last line of every part
+PICTURE, TABLE = "<!-- picture sha256 ", "<!-- table sha256 "  # figlib's: the png or csv written with a part
 
 
 def check_parts(parts, traces: str, digest: str) -> None:
-    """Every figure and table part was drawn from this very all_traces.parquet (by its sha256), so the paper never
-    sets results of two aggregates side by side (e.g. after --allowed-rules, --touch or a figure put back by hand)."""
+    """Every figure and table part was drawn from this very all_traces.parquet (by its sha256), and every figure's
+    png and table's csv is the one written with its part (by its sha256), so the paper never sets results of two
+    aggregates side by side (e.g. after --allowed-rules, --touch or a figure put back by hand) nor a picture or table
+    replaced by hand (the findings csv gives the paper's verdict counts)."""
     for part in parts:
         lines = Path(part["md"]).read_text(encoding="utf-8").splitlines()
         recorded = lines[-1].removeprefix(DRAWN_FROM).removesuffix(" -->") if lines and lines[-1].startswith(
@@ -276,6 +279,12 @@ def check_parts(parts, traces: str, digest: str) -> None:
             raise SystemExit(f"{part['md']} was drawn from {'another' if recorded else 'an unrecorded'} "
                              f"all_traces.parquet than {traces}: the paper is not built from figures of two different "
                              f"aggregates. Draw that figure again (snakemake --forcerun <its figure_ rule>)")
+        prefix, path = (PICTURE, part["png"]) if part["png"] else (TABLE, str(Path(part["md"]).with_suffix(".csv")))
+        drawn = [line.removeprefix(prefix).removesuffix(" -->") for line in lines if line.startswith(prefix)]
+        if drawn[-1:] != [io.file_sha256(path)]:
+            raise SystemExit(f"{path} is not the {'picture' if part['png'] else 'table'} written with {part['md']} ("
+                             f"{'another sha256' if drawn else 'none recorded'}): replaced or copied in by hand. Draw "
+                             f"that figure again (snakemake --forcerun <its figure_ rule>)")
 
 
 def main(smk):

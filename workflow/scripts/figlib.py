@@ -224,19 +224,26 @@ class Context:
         return self._outputs[role]
 
     def save(self, fig) -> None:
-        save_figure(fig, self.output("png"), self.output("pdf"))
+        self.picture_sha256 = save_figure(fig, self.output("png"), self.output("pdf"))
 
     def write(self, caption: str, body: str = "", table: pd.DataFrame | None = None) -> None:
         """The Markdown part (title, caption, body) read by the paper, its report caption, and a table's csv."""
         self.traces  # noqa: B018 (read, so the part records the table it was drawn from)
-        write_caption(self.output("md"), self.figure.title, caption, body, drawn_from=self.traces_sha256)
-        io.write_text(self.output("rst"), rst_caption(self.figure.title, caption))
+        picture = getattr(self, "picture_sha256", None)
+        if self.figure.kind == "figure" and picture is None:
+            raise ValueError(f"{self.name}: a figure must save its picture (ctx.save) before writing its part, which "
+                             f"records the picture's sha256")
+        csv = None
         if self.figure.kind == "table":
             if table is None:
                 raise ValueError(f"{self.name}: a table figure must pass its table to ctx.write")
             # every row names the all_traces.parquet it was drawn from, whose rows carry each run's provenance
-            table = table.assign(drawn_from_all_traces_sha256=self.traces_sha256)
-            io.write_text(self.output("csv"), table.to_csv(index=False))
+            csv = table.assign(drawn_from_all_traces_sha256=self.traces_sha256).to_csv(index=False)
+        write_caption(self.output("md"), self.figure.title, caption, body, drawn_from=self.traces_sha256,
+                      picture=picture, table=None if csv is None else hashlib.sha256(csv.encode("utf-8")).hexdigest())
+        io.write_text(self.output("rst"), rst_caption(self.figure.title, caption))
+        if csv is not None:
+            io.write_text(self.output("csv"), csv)
 
 
 # -- shared helpers ----------------------------------------------------------------------------------------------
@@ -341,11 +348,15 @@ QUALITY_NOTE = ("NPMI: mean normalised pointwise mutual information of each topi
                 "matched above cosine 0.9 (planted corpora only); all on the final model (topicbench/quality.py).")
 
 
-def save_figure(fig, png: str, pdf: str | None = None) -> None:
+def save_figure(fig, png: str, pdf: str | None = None) -> str:
+    """Writes the picture (and its pdf); returns the png's sha256, which the figure's part records."""
     for path in [p for p in (png, pdf) if p]:
         with io.atomic_path(path) as tmp:
             fig.savefig(tmp, format=Path(path).suffix.lstrip("."), bbox_inches="tight", dpi=150)
+            if path == png:
+                digest = io.file_sha256(tmp)
     plt.close(fig)
+    return digest
 
 
 # The last line of a figure's Markdown part: the all_traces.parquet it was drawn from, checked by the paper, which
@@ -353,8 +364,15 @@ def save_figure(fig, png: str, pdf: str | None = None) -> None:
 DRAWN_FROM = "<!-- drawn from all_traces.parquet sha256 "
 
 
-def write_caption(path: str, title: str, caption: str, body: str = "", drawn_from: str | None = None) -> None:
-    record = f"\n\n{DRAWN_FROM}{drawn_from} -->" if drawn_from else ""
+# Before it, the sha256 of the png (a figure) or csv (a table) written with the part: the paper refuses another one.
+PICTURE = "<!-- picture sha256 "
+TABLE = "<!-- table sha256 "
+
+
+def write_caption(path: str, title: str, caption: str, body: str = "", drawn_from: str | None = None,
+                  picture: str | None = None, table: str | None = None) -> None:
+    record = "".join(f"\n\n{prefix}{digest} -->" for prefix, digest in ((PICTURE, picture), (TABLE, table),
+                                                                         (DRAWN_FROM, drawn_from)) if digest)
     io.write_text(path, f"### {title}\n\n{caption}\n\n{body}".rstrip() + record + "\n")
 
 
