@@ -56,7 +56,7 @@ def test_svb_single_minibatch_is_batch_vb_step_for_step(corpus):
 def test_svb_later_minibatch_is_batch_vb_step_for_step(corpus, warm_start):
     """On a later minibatch each round of SVB is a pass of batch VB under the prior q_{b-1}, its E step started at
     gamma = 1 (Alg. 1, the default) or, with ``warm_start``, from the last round's gamma (the first round from
-    gamma = 1): coordinate ascent on eq. 4 (methods/streaming_vb.py), against that iteration written out with the
+    gamma = 1; and every round of the first minibatch, which starts from the random lambda): coordinate ascent on eq. 4 (methods/streaming_vb.py), against that iteration written out with the
     numpy reference E step, and its ELBO after each round is eq. 4 under that prior written out term by term.
 
     At e_step_tol = 1e-3 the E step stops well short of its fixed point, so where it starts shows in lambda (a
@@ -68,6 +68,10 @@ def test_svb_later_minibatch_is_batch_vb_step_for_step(corpus, warm_start):
     svb = get_method("streaming_vb")(N_WORDS, seed=5, batch_size=300, rel_tol=0.0, max_inner_iter=6,
                                      warm_start=warm_start, **common)
     svb.partial_fit(_whole(counts[:300]))
+    if warm_start:  # the first minibatch restarts every round all the same: no warm start from the random start
+        restart = get_method("streaming_vb")(N_WORDS, seed=5, batch_size=300, rel_tol=0.0, max_inner_iter=6, **common)
+        restart.partial_fit(_whole(counts[:300]))
+        assert np.array_equal(svb.lam, restart.lam)
     second = counts[300:600]
     prior = svb.lam.copy()
     lam, gamma, elbos = prior, None, []
