@@ -118,10 +118,17 @@ def test_unigram_uses_add_one_training_frequencies():
 
 
 def test_protocol_rejects_impossible_fractions():
-    with pytest.raises(ValueError, match="observed_fraction"):
-        Protocol(observed_fraction=1.0)
+    for fraction in (0.0, 1.0):  # nothing observed, or nothing held out
+        with pytest.raises(ValueError, match="observed_fraction"):
+            Protocol(observed_fraction=fraction)
     with pytest.raises(ValueError, match="folds"):
         Protocol(folds=0)
+
+
+def test_protocol_describes_the_split_it_scores():
+    """The run's provenance records this text: halves name the fraction, k folds observe k - 1 of k."""
+    assert Protocol(observed_fraction=0.25).describe() == "document completion (observe 0.25 of tokens, predict the rest)"
+    assert Protocol(folds=3).describe() == "3-fold document completion (observe 2/3, predict 1/3)"
 
 
 def test_a_chunk_without_heldout_tokens_does_not_end_the_scoring(monkeypatch):
