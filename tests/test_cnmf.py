@@ -169,6 +169,7 @@ def test_correlations_and_state(fitted):
     state = method.state()
     assert state["topic_locations"].shape == (10, 5)
     clone = CNMF.from_state(state, corpus.n_words, corpus_size=method.corpus_size, K=10, m=5, batch_size=100)
+    assert clone.docs_seen == method.docs_seen == 100 * method.updates > 0
     counts = corpus.counts
     np.testing.assert_array_equal(clone.predict_words(counts[:20], counts[20:40]), method.predict_words(counts[:20], counts[20:40]))
     every_word = sp.csr_matrix(np.ones((3, corpus.n_words)))
