@@ -501,6 +501,11 @@ def test_predictions_are_the_point_estimate_rates_normalised():
     rows = np.repeat(np.arange(targets.shape[0]), np.diff(targets.indptr))
     expected = (rates / rates.sum(axis=1, keepdims=True))[rows, targets.indices]
     np.testing.assert_allclose(method.predict_words(observed, targets), expected, rtol=1e-10)  # exp of shifted scores
+    # scores l_k'u_d far apart (exp overflows at 710): the proportions are still softmax_k(l_k'u_d + ln S_k)
+    u = np.array([[1e3, -1e3, 0.0], [-1e3, 2e3, 5e2]])
+    scores = u @ method.locations.T + np.log(method.topic_mass())
+    softmax = np.exp(scores - scores.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(method.topic_proportions(u), softmax / softmax.sum(axis=1, keepdims=True), rtol=1e-10)
 
 
 def test_defaults_and_start_are_sec_11_6():
