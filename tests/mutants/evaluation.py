@@ -478,6 +478,14 @@ MUTANTS = [
     Mutant(id="perplexity_exp_plus_loglik", cites="perplexity = exp(-per-word log predictive) (Blei et al. 2003; "
            "Hoffman et al. 2010, eq. 16)", path=EV, find="    return float(np.exp(-loglik))",
            replace="    return float(np.exp(loglik))", tests=[T + "test_loglik_per_word_is_the_token_average_of_log_probabilities"]),
+    # -- twelfth red-team (mutant12, generated single-token mutants) -------------------------------------------------
+    Mutant(id="protocol_accepts_nothing_observed", cites="document completion (DESIGN.md, Evaluation): 0 < observed "
+           "fraction < 1", path=EV, find="not 0.0 < self.observed_fraction < 1.0",
+           replace="not 0.0 <= self.observed_fraction < 1.0", tests=[T + "test_protocol_rejects_impossible_fractions"]),
+    Mutant(id="protocol_describes_halves_as_one_fold", cites="the run's recorded protocol (halves vs Paisley et al. "
+           "2014's k folds)", path=EV, find="        if self.folds > 1:\n            return f\"{self.folds}-fold",
+           replace="        if self.folds >= 1:\n            return f\"{self.folds}-fold",
+           tests=[T + "test_protocol_describes_the_split_it_scores"]),
 ]
 # ninth red-team (mutant9) survivors not registered, judged not equation errors:
 # fold_of = rank % folds (instead of contiguous shares of the random ranks): another uniformly random k-fold split;

@@ -323,6 +323,11 @@ MUTANTS = [
            find="self.total_inner_iterations += len(elbo_trace)", replace="self.total_inner_iterations = len(elbo_trace)",
            tests=["tests/test_streaming_population.py::"
                   "test_streaming_vb_inner_rounds_stop_once_the_improvement_no_longer_exceeds_rel_tol"]),
+    # -- twelfth red-team (mutant12, generated single-token mutants) -------------------------------------------------
+    Mutant(id="svb_warm_start_from_the_random_start", cites="methods/streaming_vb.py warm_start: the first minibatch "
+           "restarts every round (Hoffman et al. 2010, Alg. 1 from the random start)", path="methods/streaming_vb.py",
+           find='self.hyper["warm_start"] and self.updates > 0', replace='self.hyper["warm_start"] and self.updates >= 0',
+           tests=[SVB_WARM + "[warm]"]),
 ]
 # verified killed, not registered (recompile cost): id -- find -> replace -- killed by node (K = tests/test_kernels.py)
 # (registered in session 11's red-team, then taken out of the registry for CI time: fresh-clone CI had reached 13 min)

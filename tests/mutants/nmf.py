@@ -361,6 +361,18 @@ MUTANTS = [
     Mutant(id="sklearn_nmf_prediction_solve_cap_dropped", cites="sklearn_nmf's predictive: W of the observed part "
            "solved to tol or transform_max_iter", path="methods/sklearn_nmf.py",
            find='transform_max_iter=int(h["transform_max_iter"])', replace="transform_max_iter=None", tests=["tests/test_nmf_peers.py::test_nmf_peer_hyperparameters_reach_the_library"]),
+    # -- twelfth red-team (mutant12, generated single-token mutants) -------------------------------------------------
+    Mutant(id="cnmf_proportions_without_the_max_shift", cites="Paisley et al. 2014, sec. 11.6 (omega_kd = exp(l_k'u_d) "
+           "normalised over k; the shift keeps exp finite)", path="methods/cnmf.py",
+           find="np.exp(scores - scores.max(axis=1, keepdims=True))", replace="np.exp(scores)",
+           tests=["tests/test_cnmf.py::test_predictions_are_the_point_estimate_rates_normalised"]),
+    Mutant(id="bnmf_progress_reports_the_second_pass_bound", cites="Paisley et al. 2014, eqs. 11.14/11.23 (the batch "
+           "bound after the last pass, the trace's train_elbo)", path="methods/bnmf.py",
+           find='out["train_elbo"] = self.elbo_trace[-1]', replace='out["train_elbo"] = self.elbo_trace[1]',
+           tests=["tests/test_bnmf.py::test_batch_mode_keeps_q_theta_between_passes"]),
+    Mutant(id="bnmf_docs_seen_counts_down", cites="the model's documents seen (state, model.npz)", path="methods/bnmf.py",
+           find="self.docs_seen += len(batch)", replace="self.docs_seen -= len(batch)",
+           tests=["tests/test_bnmf.py::test_state_round_trip_and_threads"]),
 ]
 # verified killed, not registered (recompile cost): id -- find -> replace -- killed by node (tests/test_cnmf.py::)
 # n_value_u_prior_no_half -- "value -= 0.5 * u[i] * u[i]" -> "value -= u[i] * u[i]" -- test_objective_matches_direct_formula
