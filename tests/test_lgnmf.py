@@ -439,6 +439,7 @@ def test_fixed_grid_points_sit_at_the_cell_centres():
     method = LGNMF(30, seed=0, corpus_size=40, K=2, grid="fixed", grid_size=4, log10_alpha_min=-2.0, log10_alpha_max=2.0)
     np.testing.assert_allclose(method.grid_log_alpha / np.log(10), [-1.5, -0.5, 0.5, 1.5], rtol=0, atol=1e-14)
     assert method.cell_width == pytest.approx(np.log(10), rel=1e-15)
+    np.testing.assert_array_equal(method.grid_weights, np.full(4, 0.25))  # before any fit: equal weights, summing to 1
 
 
 def test_laplace_grid_function():
@@ -447,7 +448,23 @@ def test_laplace_grid_function():
     np.testing.assert_allclose(points, 1.0 + np.array([-1.0, -0.5, 0.0, 0.5, 1.0]) * 0.5, rtol=0, atol=1e-15)
     assert (cell, sd) == (0.25, 0.5)
     assert lg.laplace_grid(1.0, -1.0, 3, 0.5, 0.3)[2] == 0.3
+    assert lg.laplace_grid(1.0, 0.0, 3, 0.5, 0.3)[2] == 0.3  # flat: no sd either (1 / sqrt(0) is no width)
     assert lg.finite_difference_curvature(-1.0, 0.0, -1.0, 0.5) == 8.0
+
+
+def test_normalised_weights_of_log_weights_far_apart():
+    """w = exp(log_w) / sum exp(log_w) where exp itself over- and underflows (validation log predictives are sums over
+    tokens, thousands of nats apart): the max is subtracted first."""
+    w = lg.normalised_weights(np.array([-2e4, -1e4, -1e4 + np.log(3.0)]))
+    np.testing.assert_allclose(w, [0.0, 0.25, 0.75], rtol=1e-12, atol=0)
+
+
+def test_score_solve_starts_at_the_clipped_unconstrained_solution():
+    """solve_scores without a warm start begins at max(0, C'D (alpha I + D'D)^-1): with no HALS sweep, that start."""
+    X, D, _ = lg_model_data(30, 40, 3, 2.0, seed=8)
+    start = np.maximum(0.0, np.linalg.solve(D.T @ D + 2.0 * np.eye(3), (X @ D).T).T)
+    assert 0 < np.count_nonzero(start) < start.size  # some entries clipped, some not
+    np.testing.assert_allclose(lg.solve_scores(X, D, 2.0, 1e-4, 0), start, rtol=1e-10, atol=1e-12)
 
 
 def test_evidence_mode_matches_the_fixed_grid(placed):
