@@ -273,12 +273,20 @@ def test_runner_beats_unigram_and_is_deterministic(small_corpus, params, passes)
     ({"grid": "log"}, "grid"), ({"criterion": "heldout"}, "criterion"), ({"grid_spacing_sd": 0.0}, "grid_spacing_sd"),
     ({"search_iters": 0}, "search_iters"), ({"search_tol": float("nan")}, "search_tol"), ({"fd_step": -0.1}, "fd_step"),
     ({"validation_fraction": 0.0}, "validation_fraction"), ({"validation_fraction": 1.0}, "validation_fraction"),
+    # the sec. 3.4 finite differences evaluate 10^(min - fd_step) and 10^(max + fd_step): normal doubles, and moved
+    ({"log10_alpha_min": -307.0, "fd_step": 0.5}, "fd_step"), ({"log10_alpha_max": 308.0, "fd_step": 0.5}, "fd_step"),
+    ({"log10_alpha_min": -300.0, "fd_step": 1e-14}, "fd_step"),  # moves log10 alpha = 3, not -300 (ulp 5.7e-14)
 ])
 def test_bad_hyperparameters(bad, culprit):
     with pytest.raises(ParamError, match=culprit):
         LGNMF(50, corpus_size=10, **bad)
     with pytest.raises(ParamError, match=culprit):
         RunSpec(method="lgnmf", params=bad).check()
+
+
+def test_fd_step_may_reach_the_ends_of_the_normal_range():
+    """10^-307 and 10^308 are normal doubles: min - fd_step = -307 and max + fd_step = 308 are accepted."""
+    LGNMF(50, corpus_size=10, log10_alpha_min=-306.0, log10_alpha_max=307.0, fd_step=1.0)
 
 
 def test_unknown_hyperparameter():
