@@ -190,6 +190,17 @@ def test_topic_weights_are_rates_not_loadings(fitted):
     np.testing.assert_allclose(after, before, rtol=1e-12)  # rounding of one product and one quotient
 
 
+def test_validation_needs_one_document_and_a_fitted_rest():
+    """round(validation_fraction * n) documents of the first batch: 1 is enough, all n leave nothing to fit."""
+    X = sp.csr_matrix(np.ones((10, 5)))
+    for fraction, n_val in ((0.1, 1), (0.6, 6)):  # 6 > the 5 words: documents are counted, not words
+        method = LGNMF(5, corpus_size=10, K=2, validation_fraction=fraction)
+        method.carve_validation(X, np.arange(10))
+        assert len(method.validation_rows) == n_val
+    with pytest.raises(ValueError, match="validation_fraction"):
+        LGNMF(5, corpus_size=10, K=2, validation_fraction=0.99).carve_validation(X, np.arange(10))
+
+
 def test_topics_are_the_highest_weight_grid_points(fitted):
     """topics(): the columns of D at the grid point of largest eq. 13 weight, each normalised to sum to one."""
     method, _ = fitted
@@ -200,6 +211,12 @@ def test_topics_are_the_highest_weight_grid_points(fitted):
         mass = D.sum(axis=0)
         expected = np.where(mass[:, None] > 0, D.T / np.where(mass > 0, mass, 1.0)[:, None], 0.0)
         np.testing.assert_allclose(method.topics(), expected, rtol=1e-15, atol=0)
+        D_saved = D.copy()
+        try:
+            D[:, 1] = 0.0  # an all-zero column stays a zero topic, not 0/0
+            np.testing.assert_array_equal(method.topics()[1], 0.0)
+        finally:
+            method.D[2] = D_saved
     finally:
         method.grid_weights = saved
 
@@ -230,12 +247,30 @@ def test_validation_criterion_is_the_protocols_completion_score():
     np.testing.assert_allclose(weights, np.exp(log_w - log_w.max()) / np.exp(log_w - log_w.max()).sum(), rtol=1e-9)
 
 
+def test_each_grid_points_objective_eq8_and_search_record(fitted):
+    """After a batch pass, objective[m] is F (eq. 6 with the 1/2) and log_posterior[m] eq. 8 at grid point m's fit on
+    the fitted documents (the validation ones set aside); the search's record keeps the validation log predictive per
+    held-out token of each evaluation's fit."""
+    method, X = fitted
+    fit = X[~np.isin(np.arange(X.shape[0]), method.validation_rows)]
+    shape, rate = method.hyper["alpha_prior_shape"], method.hyper["alpha_prior_rate"]
+    for m, alpha in enumerate(method.alphas):
+        S = method._batch_S[m]
+        assert method.objective[m] == pytest.approx(lg.map_objective(fit, method.D[m], S, alpha), rel=1e-12)
+        assert method.log_posterior[m] == pytest.approx(lg.log_posterior_alpha(fit, method.D[m], S, alpha, shape, rate),
+                                                        rel=1e-12)
+    log10_alpha = method.search[0, 0]
+    total, tokens = method.validation_loglik(method.evaluate_alpha(fit, log10_alpha)[3], 10.0 ** log10_alpha)
+    assert method.search[0, 2] == pytest.approx(total / tokens, rel=1e-12)
+
+
 def test_state_round_trip(fitted):
     method, X = fitted
     clone = LGNMF.from_state(method.state(), X.shape[1], seed=9, corpus_size=X.shape[0], **{
         k: method.hyper[k] for k in ("K", "grid_size", "log10_alpha_min", "log10_alpha_max")})
     for key in ("grid_log_alpha", "grid_weights", "search", "validation_rows"):
         np.testing.assert_array_equal(clone.state()[key], method.state()[key])
+    assert (clone.docs_seen, clone.updates) == (method.docs_seen, method.updates) == (5 * X.shape[0], 5)
     np.testing.assert_array_equal(clone.predict_words(X[:20], X[20:40]), method.predict_words(X[:20], X[20:40]))
     with pytest.raises(ValueError, match="grid_log_alpha"):  # a grid of another size
         LGNMF.from_state(method.state(), X.shape[1], corpus_size=X.shape[0], K=5, grid_size=5)
@@ -517,13 +552,17 @@ def test_online_step_is_the_projected_gradient_loop():
                   batch_size=100, sgd_iters=5, eta=0.01)
     Xb, D0 = X[:100], model.D.copy()
     S_fit = model.online_step(Xb)
+    steps = []
     for m, alpha in enumerate(model.alphas):
         D, S = D0[m], lg.solve_scores(Xb, D0[m], alpha, 1e-4, 50)
         for _ in range(5):
-            D = np.maximum(0.0, D - min(0.01, 1 / (np.linalg.eigvalsh(S.T @ S)[-1] + 4)) * lg.loadings_gradient(Xb, D, S))
-            S = np.maximum(0.0, S - min(0.01, 1 / (np.linalg.eigvalsh(D.T @ D)[-1] + alpha)) * lg.scores_gradient(Xb, D, S, alpha))
+            steps.append(min(0.01, 1 / (np.linalg.eigvalsh(S.T @ S)[-1] + 4)))
+            D = np.maximum(0.0, D - steps[-1] * lg.loadings_gradient(Xb, D, S))
+            steps.append(min(0.01, 1 / (np.linalg.eigvalsh(D.T @ D)[-1] + alpha)))
+            S = np.maximum(0.0, S - steps[-1] * lg.scores_gradient(Xb, D, S, alpha))
         np.testing.assert_allclose(model.D[m], D, rtol=1e-12, atol=1e-14)
         np.testing.assert_allclose(S_fit[m], S, rtol=1e-12, atol=1e-14)
+    assert model.last_step == pytest.approx(min(steps), rel=1e-12)  # the trace's sgd_step: the smallest step taken
 
 
 def test_a_short_minibatch_weighs_the_loadings_prior_by_its_share_of_b():
