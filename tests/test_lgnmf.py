@@ -176,6 +176,7 @@ def test_topic_weights_are_rates_not_loadings(fitted):
     method, _ = fitted
     b = method.best
     before = method.topic_weights()
+    np.testing.assert_allclose(before, method.D[b].sum(axis=0) * method.score_mean[b], rtol=1e-15)  # summed over words
     # the mean, not the sum, of the last batch pass's s_d over the fitted documents
     np.testing.assert_array_equal(method.score_mean[b], method._batch_S[b].mean(axis=0))
     loadings, scores = method.D[b].copy(), method.score_mean[b].copy()
@@ -188,6 +189,20 @@ def test_topic_weights_are_rates_not_loadings(fitted):
         method.score_mean[b][:] = scores
     assert before[0] > 0
     np.testing.assert_allclose(after, before, rtol=1e-12)  # rounding of one product and one quotient
+
+
+def test_progress_reports_the_edge_weight_and_eq8_relative_to_its_best(fitted):
+    """progress(): the weight on the grid's two end points, and each point's eq. 8 minus the grid's largest (Fig. 4)."""
+    method, _ = fitted
+    saved = method.grid_weights
+    try:
+        method.grid_weights = np.array([0.1, 0.2, 0.3, 0.4])
+        out = method.progress()
+    finally:
+        method.grid_weights = saved
+    assert out["edge_weight"] == pytest.approx(0.5, rel=1e-15)
+    for m in range(4):
+        assert out[f"grid{m}_log_evidence"] == method.log_posterior[m] - method.log_posterior.max()
 
 
 def test_validation_needs_one_document_and_a_fitted_rest():
