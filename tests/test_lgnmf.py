@@ -456,6 +456,9 @@ def test_search_maximises_the_density_of_log_alpha(monkeypatch):
     method.partial_fit(whole(X))
     # Brent stops within search_tol = 0.002 decades of the mode
     assert method.mode_log10_alpha * np.log(10) == pytest.approx(1.0, abs=0.002 * np.log(10))
+    # the scan's best point is log10 alpha = 0 (u = 0 beats u = ln 10): Brent searches between its neighbours, -1 and 1
+    np.testing.assert_array_equal(method.search[:7, 0], np.arange(-3.0, 4.0))
+    assert np.all(np.abs(method.search[7:, 0]) <= 1.0), method.search[7:, 0]
     # central differences are exact on a quadratic up to rounding (~1e-16 / h^2, h = 0.05 decades)
     assert method.curvature == pytest.approx(1.0, rel=1e-9)
 

@@ -187,6 +187,9 @@ MUTANTS = [
            "largest value over the grid)", path=PATH, find="relative = self.log_posterior - np.max(self.log_posterior)",
            replace="relative = self.log_posterior - np.min(self.log_posterior)",
            tests=[T + "test_progress_reports_the_edge_weight_and_eq8_relative_to_its_best"]),
+    Mutant(id="hu_sec3_4_bracket_from_the_first_scan_point", cites="Hu et al. 2014, sec. 3.4 (the search refines "
+           "between the best scan point's neighbours)", path=PATH, find="bracket = (scan[max(best - 1, 0)]",
+           replace="bracket = (scan[0]", tests=[T + "test_search_maximises_the_density_of_log_alpha"]),
 ]
 # verified killed, not registered (recompile cost): id -- find -> replace -- killed by node
 # l_hals_serial_tol_not_squared -- serial "change <= tol * tol * norm" -> "tol * norm" -- test_hals_sweeps_are_coordinate_descent_stopped_at_tol_squared[hals_sweeps_serial]
