@@ -20,6 +20,8 @@ def test_defaults_are_hoffmans():
     for name in ("online_lda", "batch_lda", "streaming_vb", "population_vb", "gensim_lda", "sklearn_lda"):
         p = get_method(name).params
         assert (p["K"], p["alpha"], p["eta"]) == (100, 0.01, 0.01), name
+        # Hoffman's onlineldavb.py E step: at most 100 iterations, until the mean change of gamma is below 0.001
+        assert (p["e_step_tol"], p["e_step_max_iter"]) == (1e-3, 100), name
 
 
 def test_online_with_kappa_zero_and_full_batch_equals_batch(small_corpus):

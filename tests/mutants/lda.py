@@ -328,6 +328,9 @@ MUTANTS = [
            "restarts every round (Hoffman et al. 2010, Alg. 1 from the random start)", path="methods/streaming_vb.py",
            find='self.hyper["warm_start"] and self.updates > 0', replace='self.hyper["warm_start"] and self.updates >= 0',
            tests=[SVB_WARM + "[warm]"]),
+    Mutant(id="hoffman_e_step_tolerance_doubled", cites="Hoffman et al. 2010, onlineldavb.py's E step (mean change of "
+           "gamma below 0.001, at most 100 iterations)", path=LDA, find='"e_step_tol": 1e-3,',
+           replace='"e_step_tol": 2e-3,', tests=["tests/test_lda.py::test_defaults_are_hoffmans"]),
 ]
 # verified killed, not registered (recompile cost): id -- find -> replace -- killed by node (K = tests/test_kernels.py)
 # (registered in session 11's red-team, then taken out of the registry for CI time: fresh-clone CI had reached 13 min)
