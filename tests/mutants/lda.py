@@ -331,6 +331,10 @@ MUTANTS = [
     Mutant(id="hoffman_e_step_tolerance_doubled", cites="Hoffman et al. 2010, onlineldavb.py's E step (mean change of "
            "gamma below 0.001, at most 100 iterations)", path=LDA, find='"e_step_tol": 1e-3,',
            replace='"e_step_tol": 2e-3,', tests=["tests/test_lda.py::test_defaults_are_hoffmans"]),
+    Mutant(id="hoffman_lambda_start_scale_one_hundred_and_first", cites="Hoffman et al. 2010, onlineldavb.py (lambda ~ "
+           "Gamma(100, 1/100))", path=LDA, find="self.rng.gamma(100.0, 1.0 / 100.0,",
+           replace="self.rng.gamma(100.0, 1.0 / 101.0,",
+           tests=["tests/test_lda.py::test_lambda_starts_at_hoffmans_gamma_100_one_hundredth"]),
 ]
 # verified killed, not registered (recompile cost): id -- find -> replace -- killed by node (K = tests/test_kernels.py)
 # (registered in session 11's red-team, then taken out of the registry for CI time: fresh-clone CI had reached 13 min)
