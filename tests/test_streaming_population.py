@@ -283,7 +283,7 @@ def test_streaming_vb_inner_rounds_stop_once_the_improvement_no_longer_exceeds_r
 
     import topicbench.kernels.lda_bound as lda_bound
 
-    values = iter([-4.0, -2.0, -1.5, -1.0, -0.9, -0.85])
+    values = iter([-4.0, -2.0, -1.5, -1.0, -0.9, -10.0, -5.0, -3.5, -3.4])
     monkeypatch.setattr(lda_bound, "doc_bound", lambda *args: next(values))
     svb = get_method("streaming_vb")(6, seed=0, K=2, batch_size=2, rel_tol=0.25, max_inner_iter=6)
     monkeypatch.setattr(svb, "topic_bound_under", lambda *args: 0.0)
@@ -294,6 +294,9 @@ def test_streaming_vb_inner_rounds_stop_once_the_improvement_no_longer_exceeds_r
     assert svb.last_inner_iterations == 2
     # the cost in E steps: 3 + 2 rounds over 2 minibatches
     assert svb.total_inner_iterations == 5 and svb.progress()["mean_inner_iterations"] == 2.5
+    # -10, -5, -3.5, -3.4: each gain relative to the round before (1/2, 0.3, then 0.03), not to the first (0.15)
+    svb.partial_fit(_whole(counts))
+    assert svb.last_inner_iterations == 4
 
 
 def test_population_size_is_the_count_whose_log10_was_given():

@@ -335,6 +335,11 @@ MUTANTS = [
            "Gamma(100, 1/100))", path=LDA, find="self.rng.gamma(100.0, 1.0 / 100.0,",
            replace="self.rng.gamma(100.0, 1.0 / 101.0,",
            tests=["tests/test_lda.py::test_lambda_starts_at_hoffmans_gamma_100_one_hundredth"]),
+    Mutant(id="svb_relative_gain_over_the_first_round", cites="Hoffman et al. 2010, Alg. 1 as SVB's inner loop "
+           "(relative improvement over the previous round)", path="methods/streaming_vb.py",
+           find="/ abs(elbo_trace[-1]) <=", replace="/ abs(elbo_trace[0]) <=",
+           tests=["tests/test_streaming_population.py::"
+                  "test_streaming_vb_inner_rounds_stop_once_the_improvement_no_longer_exceeds_rel_tol"]),
 ]
 # verified killed, not registered (recompile cost): id -- find -> replace -- killed by node (K = tests/test_kernels.py)
 # (registered in session 11's red-team, then taken out of the registry for CI time: fresh-clone CI had reached 13 min)
