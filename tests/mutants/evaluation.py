@@ -486,6 +486,18 @@ MUTANTS = [
            "2014's k folds)", path=EV, find="        if self.folds > 1:\n            return f\"{self.folds}-fold",
            replace="        if self.folds >= 1:\n            return f\"{self.folds}-fold",
            tests=[T + "test_protocol_describes_the_split_it_scores"]),
+    Mutant(id="protocol_two_folds_split_in_halves", cites="Paisley et al. 2014's k-fold completion (k = 2 included)",
+           path=EV, find="    if protocol.folds > 1:\n        return fold_splits",
+           replace="    if protocol.folds > 2:\n        return fold_splits", tests=[T + "test_two_folds_are_folds_not_halves"]),
+    Mutant(id="completable_two_folds_as_halves", cites="Paisley et al. 2014's k-fold completion (N_d >= 2 for k = 2)",
+           path=EV, find="    if protocol.folds > 1:\n        return lengths >= 2",
+           replace="    if protocol.folds > 2:\n        return lengths >= 2", tests=[T + "test_two_folds_are_folds_not_halves"]),
+    Mutant(id="completion_skips_a_one_token_chunk", cites="document completion (DESIGN.md, Evaluation): every held-out "
+           "token is scored", path=EV, find="if held.nnz == 0:", replace="if held.nnz == 1:",
+           tests=[T + "test_a_chunk_without_heldout_tokens_does_not_end_the_scoring"]),
+    Mutant(id="meminfo_kb_as_two_kib", cites="/proc/meminfo's MemAvailable in kB (the refusal of outsized documents)",
+           path=EV, find="int(line.split()[1]) * 1024", replace="int(line.split()[1]) * 2048",
+           tests=[T + "test_available_memory_reads_meminfo_in_bytes"]),
 ]
 # ninth red-team (mutant9) survivors not registered, judged not equation errors:
 # fold_of = rank % folds (instead of contiguous shares of the random ranks): another uniformly random k-fold split;
