@@ -325,6 +325,8 @@ def test_defaults_are_sec_11_6():
     assert method.c0 == pytest.approx(0.05 * 400, rel=1e-15)
     assert (method.a0, method.b0) == (1 / 8, 1 / 8)
     assert method.step_size() == pytest.approx((1 + 1) ** -0.5, rel=1e-15)
+    # t counts from 1 (sec. 11.5.2), so tau0 = 0.5 is a valid schedule here: rho_1 = 1.5^-0.5 < 1
+    assert BNMF(400, corpus_size=1000, K=8, batch_size=100, tau0=0.5).step_size() == pytest.approx(1.5 ** -0.5)
     for name in ("bnmf", "cnmf"):  # K = 100 topics and |C_t| = 1000 documents: Fig. 11.4's setting (sec. 11.6)
         assert (get_method(name).params["K"], get_method(name).params["batch_size"]) == (100, 1000), name
 
