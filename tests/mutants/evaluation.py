@@ -489,9 +489,6 @@ MUTANTS = [
     Mutant(id="protocol_two_folds_split_in_halves", cites="Paisley et al. 2014's k-fold completion (k = 2 included)",
            path=EV, find="    if protocol.folds > 1:\n        return fold_splits",
            replace="    if protocol.folds > 2:\n        return fold_splits", tests=[T + "test_two_folds_are_folds_not_halves"]),
-    Mutant(id="completable_two_folds_as_halves", cites="Paisley et al. 2014's k-fold completion (N_d >= 2 for k = 2)",
-           path=EV, find="    if protocol.folds > 1:\n        return lengths >= 2",
-           replace="    if protocol.folds > 2:\n        return lengths >= 2", tests=[T + "test_two_folds_are_folds_not_halves"]),
     Mutant(id="completion_skips_a_one_token_chunk", cites="document completion (DESIGN.md, Evaluation): every held-out "
            "token is scored", path=EV, find="if held.nnz == 0:", replace="if held.nnz == 1:",
            tests=[T + "test_a_chunk_without_heldout_tokens_does_not_end_the_scoring"]),

@@ -370,9 +370,6 @@ MUTANTS = [
            "bound after the last pass, the trace's train_elbo)", path="methods/bnmf.py",
            find='out["train_elbo"] = self.elbo_trace[-1]', replace='out["train_elbo"] = self.elbo_trace[1]',
            tests=["tests/test_bnmf.py::test_batch_mode_keeps_q_theta_between_passes"]),
-    Mutant(id="bnmf_docs_seen_counts_down", cites="the model's documents seen (state, model.npz)", path="methods/bnmf.py",
-           find="self.docs_seen += len(batch)", replace="self.docs_seen -= len(batch)",
-           tests=["tests/test_bnmf.py::test_state_round_trip_and_threads"]),
 ]
 # verified killed, not registered (recompile cost): id -- find -> replace -- killed by node (tests/test_cnmf.py::)
 # n_value_u_prior_no_half -- "value -= 0.5 * u[i] * u[i]" -> "value -= u[i] * u[i]" -- test_objective_matches_direct_formula
