@@ -288,6 +288,7 @@ def test_streaming_vb_inner_rounds_stop_once_the_improvement_no_longer_exceeds_r
     svb = get_method("streaming_vb")(6, seed=0, K=2, batch_size=2, rel_tol=0.25, max_inner_iter=6)
     monkeypatch.setattr(svb, "topic_bound_under", lambda *args: 0.0)
     counts = sp.csr_matrix(np.array([[1, 2, 0, 0, 1, 0], [0, 0, 3, 1, 0, 1]]))
+    assert (svb.progress()["inner_iterations"], svb.progress()["mean_inner_iterations"]) == (0.0, 0.0)  # no round yet
     svb.partial_fit(_whole(counts))
     assert svb.last_inner_iterations == 3 and svb.progress()["mean_inner_iterations"] == 3.0
     svb.partial_fit(_whole(counts))  # -1, -0.9: an improvement of 0.1 <= rel_tol stops the second round
