@@ -510,6 +510,7 @@ def test_laplace_grid_function():
     assert (cell, sd) == (0.25, 0.5)
     assert lg.laplace_grid(1.0, -1.0, 3, 0.5, 0.3)[2] == 0.3
     assert lg.laplace_grid(1.0, 0.0, 3, 0.5, 0.3)[2] == 0.3  # flat: no sd either (1 / sqrt(0) is no width)
+    assert lg.laplace_grid(1.0, 0.25, 3, 0.5, 0.3)[2] == 2.0  # a curvature below 1 is a curvature: sd = 2
     assert lg.finite_difference_curvature(-1.0, 0.0, -1.0, 0.5) == 8.0
 
 
@@ -518,6 +519,20 @@ def test_normalised_weights_of_log_weights_far_apart():
     tokens, thousands of nats apart): the max is subtracted first."""
     w = lg.normalised_weights(np.array([-2e4, -1e4, -1e4 + np.log(3.0)]))
     np.testing.assert_allclose(w, [0.0, 0.25, 0.75], rtol=1e-12, atol=0)
+
+
+def test_completion_normalises_small_rates():
+    """p(w | d) = (1 - f) (D s_d)_w / sum_v (D s_d)_v + f / V however small the document's total rate (here < 1 at a
+    large alpha); only a total of exactly zero gets 1/V."""
+    X, D, _ = lg_model_data(30, 40, 3, 1.0, seed=8)
+    observed = sp.csr_matrix(np.maximum(X.toarray(), 0.0)[:5])
+    words = sp.csr_matrix(np.ones((5, 30)))
+    S = lg.solve_scores(observed, D, 3000.0, 1e-4, 50)
+    rates = S @ D.T
+    assert np.all((rates.sum(axis=1) > 0) & (rates.sum(axis=1) < 1))
+    expected = (1 - 1e-8) * rates / rates.sum(axis=1, keepdims=True) + 1e-8 / 30
+    np.testing.assert_allclose(lg.completion_probs(D, 3000.0, observed, words, 1e-8, 1e-4, 50), expected.ravel(),
+                               rtol=1e-12)
 
 
 def test_score_solve_starts_at_the_clipped_unconstrained_solution():

@@ -190,6 +190,11 @@ MUTANTS = [
     Mutant(id="hu_sec3_4_bracket_from_the_first_scan_point", cites="Hu et al. 2014, sec. 3.4 (the search refines "
            "between the best scan point's neighbours)", path=PATH, find="bracket = (scan[max(best - 1, 0)]",
            replace="bracket = (scan[0]", tests=[T + "test_search_maximises_the_density_of_log_alpha"]),
+    Mutant(id="hu_sec3_4_no_sd_below_unit_curvature", cites="Hu et al. 2014, sec. 3.4 (sd = H^-1/2 for every H > 0)",
+           path=PATH, find="if curvature > 0 else", replace="if curvature > 1 else", tests=[T + "test_laplace_grid_function"]),
+    Mutant(id="hu_eq18_small_rates_uniform", cites="Hu et al. 2014, sec. 3.3 / eq. 18 (rates normalised however "
+           "small; 1/V only for an all-zero rate)", path=PATH, find="live = total > 0", replace="live = total > 1",
+           tests=[T + "test_completion_normalises_small_rates"]),
 ]
 # verified killed, not registered (recompile cost): id -- find -> replace -- killed by node
 # l_hals_serial_tol_not_squared -- serial "change <= tol * tol * norm" -> "tol * norm" -- test_hals_sweeps_are_coordinate_descent_stopped_at_tol_squared[hals_sweeps_serial]
@@ -213,3 +218,11 @@ MUTANTS = [
 # width in decades, D0 / K, the criteria swapped, heldout_extras unweighted by counts.
 # progress()'s edge_weight "w[0] + w[-1]" -> "w[0]" and the search record's validation column "val_total / tokens" ->
 # "val_total" survived (diagnostics for figures only); mutant12's tests kill both (registered: "* tokens", above).
+# twelfth red-team (mutant12, generated single-token mutants; see tests/mutants/lda.py), survivors not registered.
+# Equivalent: the PARALLEL_SWEEP_WORK switch (hals_sweeps and hals_sweeps_serial take the same steps in the same
+# order), the thread-pool conditions and worker count (each grid point's arithmetic is the same), warm_up's
+# arguments (it only compiles), log(cell_width) in the weights as log1p or dropped (constant over the grid),
+# precision.shape[0] for [1] (square), "alphas >= tiny" for "> tiny" (equality only). Killed, not registered (cost):
+# docs_seen / updates bookkeeping (test_state_round_trip), topic_weights over a word mean, edge_weight's other slips,
+# the fd_step guard's other dropped terms and boundaries (test_bad_hyperparameters, test_fd_step_may_reach_...).
+# Collection errors (exit 2): LOG10_ALPHA_RANGE's sign, log10_alpha_min's default sign, "widest - h > widest".
