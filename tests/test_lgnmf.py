@@ -501,6 +501,7 @@ def test_fixed_grid_points_sit_at_the_cell_centres():
     np.testing.assert_allclose(method.grid_log_alpha / np.log(10), [-1.5, -0.5, 0.5, 1.5], rtol=0, atol=1e-14)
     assert method.cell_width == pytest.approx(np.log(10), rel=1e-15)
     np.testing.assert_array_equal(method.grid_weights, np.full(4, 0.25))  # before any fit: equal weights, summing to 1
+    assert method.search.shape == (0, 3)  # the fixed grid runs no search: an empty record of its three columns
 
 
 def test_laplace_grid_function():
