@@ -212,8 +212,9 @@ def test_validation_needs_one_document_and_a_fitted_rest():
         method = LGNMF(5, corpus_size=10, K=2, validation_fraction=fraction)
         method.carve_validation(X, np.arange(10))
         assert len(method.validation_rows) == n_val
-    with pytest.raises(ValueError, match="validation_fraction"):
-        LGNMF(5, corpus_size=10, K=2, validation_fraction=0.99).carve_validation(X, np.arange(10))
+    for fraction in (0.99, 0.04):  # round(9.9) = 10 leaves nothing to fit, round(0.4) = 0 nothing to validate on
+        with pytest.raises(ValueError, match="validation_fraction"):
+            LGNMF(5, corpus_size=10, K=2, validation_fraction=fraction).carve_validation(X, np.arange(10))
 
 
 def test_topics_are_the_highest_weight_grid_points(fitted):
