@@ -454,7 +454,11 @@ def test_search_maximises_the_density_of_log_alpha(monkeypatch):
     X, _, _ = lg_model_data(30, 40, 2, 1.0, seed=6)
     method = LGNMF(30, seed=0, corpus_size=40, K=2, grid_size=3, criterion="evidence", search_tol=0.002,
                    search_iters=1)
+    brent = lg.minimize_scalar
+    brackets = []
+    monkeypatch.setattr(lg, "minimize_scalar", lambda f, **kwargs: brackets.append(kwargs["bounds"]) or brent(f, **kwargs))
     method.partial_fit(whole(X))
+    assert brackets == [(-1.0, 1.0)]  # the best scan point's neighbours
     # Brent stops within search_tol = 0.002 decades of the mode
     assert method.mode_log10_alpha * np.log(10) == pytest.approx(1.0, abs=0.002 * np.log(10))
     # the scan's best point is log10 alpha = 0 (u = 0 beats u = ln 10): Brent searches between its neighbours, -1 and 1
@@ -462,6 +466,16 @@ def test_search_maximises_the_density_of_log_alpha(monkeypatch):
     assert np.all(np.abs(method.search[7:, 0]) <= 1.0), method.search[7:, 0]
     # central differences are exact on a quadratic up to rounding (~1e-16 / h^2, h = 0.05 decades)
     assert method.curvature == pytest.approx(1.0, rel=1e-9)
+
+
+def test_search_scans_at_least_three_points(monkeypatch):
+    """Sec. 3.4's scan: one point per decade of [log10_alpha_min, log10_alpha_max], but never fewer than 3."""
+    monkeypatch.setattr(lg, "log_posterior_alpha", lambda X, D, S, alpha, *args, **kwargs: -0.5 * np.log(alpha) ** 2)
+    X, _, _ = lg_model_data(30, 40, 2, 1.0, seed=6)
+    method = LGNMF(30, seed=0, corpus_size=40, K=2, grid_size=3, criterion="evidence", search_iters=1,
+                   log10_alpha_min=-0.5, log10_alpha_max=0.5)
+    method.place_grid(sp.csr_matrix(X))
+    np.testing.assert_allclose(method.search[:3, 0], [-0.5, 0.0, 0.5], rtol=0, atol=1e-15)
 
 
 def test_grid_without_curvature_falls_back_to_fd_step_decades(monkeypatch):
