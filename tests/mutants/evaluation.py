@@ -509,3 +509,11 @@ MUTANTS = [
 # min -> max in hoffman_fig1's caption (one subset size); hu_table1's baseline iloc[0] -> max (constant per
 # experiment); paisley_fig11_3's sd column as var (not in the table). Verified killed, not registered (cost): run.py's
 # checkpoint recovery at threshold 0.5 (tests/test_run.py::test_trace_carries_topic_quality_and_recovery).
+# twelfth red-team (mutant12, generated single-token mutants; see tests/mutants/lda.py), evaluate.py survivors not
+# registered. Equivalent: scored_documents sizing by splits[0][0] (observed and held-out parts share a shape); the
+# chunk size 2048 x2 / +1 (scores are chunking-invariant, tested at chunks of 2 and 1); fold_of's max(N_d, 1) -> 2 or 0
+# (a token's document has N_d >= 1, and a one-token document's rank 0 is fold 0 either way); _check_token_memory's
+# > for >= (equality only) and TOKEN_BYTES x2 / +1 (an estimate); Protocol's default seed (the runner passes it).
+# Killed by tests/faults/test_params.py::test_document_of_billions_of_tokens, not registered (cost): the token count
+# as a mean, n_tokens / TOKEN_BYTES, the longest document over axis 0, as a mean or the shortest. Collection errors
+# (the suite fails, exit 2; the runner counts no kill): "folds < 1" -> "<= 1", a default of 0 folds.

@@ -426,3 +426,12 @@ MUTANTS = [
 # swapped, load_state without - eta, predictive on the fit's RandomState, axis-0 topics or theta.
 # Equivalent, not registered: sklearn_lda load_state "n_batch_iter_ = self.updates" -> "+ 1" (partial_fit sets it
 # again before every step); population VB "<= 15" -> "< 15" (only the refusal of exactly 1e15, a range check).
+# twelfth red-team (mutant12): a generated sweep of single-token mutants (+/-, * /, ** 2 -> 1, constants x2 / +1 / 0,
+# min/max, < <=, [0]/[1], axis 0/1, sum/mean, a dropped term, digamma/gammaln, log/log1p, exp dropped) over the
+# methods, lda.py, nmf.py, evaluate.py and lda_reference.py. LDA-family survivors not registered. Equivalent: the
+# reference E step's first exp_theta normaliser (psi(gamma.sum()) -> psi(gamma.mean()) or dropped: a per-document
+# factor that phinorm cancels); the 1e-100 guards (sign, x2, 0); "== 0 * 2"-style literals; the seed and threads
+# defaults of __init__ (the runner passes both; fits are thread-invariant). Written with a name the module imports
+# (the sweep's gammaln -> digamma raised NameError), psi for gammaln in eq. 4's bounds (lda.py, streaming_vb.py,
+# lda_reference.py) is killed by the bound tests. Settings, not a paper's: SVB's batch_size 256, rel_tol 1e-4,
+# max_inner_iter 50; online's batch_size 256; PRIOR_MAX + 1 (x2 is killed by tests/faults/test_numerics.py).

@@ -225,4 +225,9 @@ MUTANTS = [
 # precision.shape[0] for [1] (square), "alphas >= tiny" for "> tiny" (equality only). Killed, not registered (cost):
 # docs_seen / updates bookkeeping (test_state_round_trip), topic_weights over a word mean, edge_weight's other slips,
 # the fd_step guard's other dropped terms and boundaries (test_bad_hyperparameters, test_fd_step_may_reach_...).
-# Collection errors (exit 2): LOG10_ALPHA_RANGE's sign, log10_alpha_min's default sign, "widest - h > widest".
+# Also equivalent: BLAS thread limits, min(1.0 -> 2, drawn / B) (drawn <= B), place_grid's default scale (the fit
+# passes it). Settings, not the paper's: the log10 alpha range, search_iters, search_tol, fd_step, solver_max_iter,
+# prob_floor. Killed, not registered (cost): the scan's minimum of 3 points, Brent's bracket at best -/+ 2, updates
+# += 2 or 0, the initial weights 2/M or 0, the empty search record's shape, the validation count's other bounds.
+# Collection errors (exit 2): LOG10_ALPHA_RANGE's sign, log10_alpha_min's default sign, "widest - h > widest", and
+# defaults that check_params refuses (K, grid_size, search_iters, tolerances, floor or priors at 0).

@@ -410,3 +410,12 @@ MUTANTS = [
 # gives the same first p, eq. 11.24, so the same iterates;
 # only the first sweep's change test reads the start, and that sweep moves a far from any of them); C-NMF's Cov(u)^1/2 with "@ vectors.T" -> "@ vectors"
 # (M M' = V Lambda V' either way, and eq. 11.36 reads only L M M' L').
+# twelfth red-team (mutant12, generated single-token mutants; see tests/mutants/lda.py), NMF survivors not registered.
+# Equivalent: B-NMF's flat start with a0 dropped or N_d * K (above: any start constant in k); "/ np.ones(K)" for
+# "* np.ones(K)"; the predictive's sum -> mean over words of E[beta] (B-NMF) and C-NMF's proportions (a factor
+# constant in k, normalised away); mixture_with_floor's "weights.mean(...) > 0" (the same sign as the sum, weights
+# >= 0); the 1e-300 guards (sign, x2, 0); first_step 1 -> 2 (tau0 > 0 is required anyway); "+ max" / "- min" in the
+# score shift, now killed (registered: the shift dropped). Settings, not the chapter's: local_tol and local_max_iter.
+# Killed, not registered (cost or a repeat of a registered guard): docs_seen -= |batch| (B-NMF, C-NMF), train_elbo
+# of elbo_trace[-2] or [0], K and |C_t| defaults (Fig. 11.4's 100 and 1000), first_step 0 (tau0 = 0.5 refused),
+# mixture_with_floor's "> 1" for "> 0". E ln beta with psi(g) dropped segfaults the kernel (exit -11).
