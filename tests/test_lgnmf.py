@@ -231,6 +231,8 @@ def test_topics_are_the_highest_weight_grid_points(fitted):
         try:
             D[:, 1] = 0.0  # an all-zero column stays a zero topic, not 0/0
             np.testing.assert_array_equal(method.topics()[1], 0.0)
+            D[:, 0] *= 1e-6 / D[:, 0].sum()  # a topic of tiny mass is still normalised
+            assert method.topics()[0].sum() == pytest.approx(1.0, rel=1e-12)
         finally:
             method.D[2] = D_saved
     finally:
@@ -517,6 +519,9 @@ def test_fixed_grid_points_sit_at_the_cell_centres():
     assert method.cell_width == pytest.approx(np.log(10), rel=1e-15)
     np.testing.assert_array_equal(method.grid_weights, np.full(4, 0.25))  # before any fit: equal weights, summing to 1
     assert method.search.shape == (0, 3)  # the fixed grid runs no search: an empty record of its three columns
+    with pytest.raises(ValueError, match="grid_log_alpha"):  # a stored fixed grid over another range
+        LGNMF.from_state(method.state(), 30, corpus_size=40, K=2, grid="fixed", grid_size=4, log10_alpha_min=-2.1,
+                         log10_alpha_max=2.0)
 
 
 def test_laplace_grid_function():
