@@ -63,6 +63,7 @@ def test_batch_mode_keeps_q_theta_between_passes(small_corpus):
     method = BNMF(counts.shape[1], seed=1, corpus_size=counts.shape[0], K=8, batch_size=None)
     for _ in range(25):
         method.partial_fit(whole(counts))
+    assert method.progress()["train_elbo"] == method.elbo_trace[-1]  # the trace reports the last pass's bound
     _, _, from_flat = method.local_step(counts)  # the same topics, q(theta) restarted
     # measured 1.7 iterations per document against 22.9 from the flat start; a restart every pass gives equal counts
     assert method.last_local_iter < 0.25 * from_flat.mean(), (method.last_local_iter, from_flat.mean())
@@ -139,6 +140,7 @@ def test_state_round_trip_and_threads(small_corpus):
     method = BNMF(counts.shape[1], seed=0, corpus_size=counts.shape[0], K=8, batch_size=100)
     method.partial_fit(Minibatch(counts[:100], np.arange(100), np.arange(100), None, 0))
     clone = BNMF.from_state(method.state(), counts.shape[1], seed=5, corpus_size=counts.shape[0], K=8, batch_size=100)
+    assert method.docs_seen == clone.docs_seen == 100 and clone.updates == 1
     np.testing.assert_array_equal(clone.predict_words(counts[200:230], counts[230:260]),
                                   method.predict_words(counts[200:230], counts[230:260]))
     results = []
@@ -323,6 +325,10 @@ def test_defaults_are_sec_11_6():
     assert method.c0 == pytest.approx(0.05 * 400, rel=1e-15)
     assert (method.a0, method.b0) == (1 / 8, 1 / 8)
     assert method.step_size() == pytest.approx((1 + 1) ** -0.5, rel=1e-15)
+    # t counts from 1 (sec. 11.5.2), so tau0 = 0.5 is a valid schedule here: rho_1 = 1.5^-0.5 < 1
+    assert BNMF(400, corpus_size=1000, K=8, batch_size=100, tau0=0.5).step_size() == pytest.approx(1.5 ** -0.5)
+    for name in ("bnmf", "cnmf"):  # K = 100 topics and |C_t| = 1000 documents: Fig. 11.4's setting (sec. 11.6)
+        assert (get_method(name).params["K"], get_method(name).params["batch_size"]) == (100, 1000), name
 
 
 

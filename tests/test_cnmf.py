@@ -169,6 +169,7 @@ def test_correlations_and_state(fitted):
     state = method.state()
     assert state["topic_locations"].shape == (10, 5)
     clone = CNMF.from_state(state, corpus.n_words, corpus_size=method.corpus_size, K=10, m=5, batch_size=100)
+    assert clone.docs_seen == method.docs_seen == 100 * method.updates > 0
     counts = corpus.counts
     np.testing.assert_array_equal(clone.predict_words(counts[:20], counts[20:40]), method.predict_words(counts[:20], counts[20:40]))
     every_word = sp.csr_matrix(np.ones((3, corpus.n_words)))
@@ -500,6 +501,11 @@ def test_predictions_are_the_point_estimate_rates_normalised():
     rows = np.repeat(np.arange(targets.shape[0]), np.diff(targets.indptr))
     expected = (rates / rates.sum(axis=1, keepdims=True))[rows, targets.indices]
     np.testing.assert_allclose(method.predict_words(observed, targets), expected, rtol=1e-10)  # exp of shifted scores
+    # scores l_k'u_d far apart (exp overflows at 710): the proportions are still softmax_k(l_k'u_d + ln S_k)
+    u = np.array([[1e3, -1e3, 0.0], [-1e3, 2e3, 5e2]])
+    scores = u @ method.locations.T + np.log(method.topic_mass())
+    softmax = np.exp(scores - scores.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(method.topic_proportions(u), softmax / softmax.sum(axis=1, keepdims=True), rtol=1e-10)
 
 
 def test_defaults_and_start_are_sec_11_6():

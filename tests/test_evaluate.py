@@ -118,10 +118,35 @@ def test_unigram_uses_add_one_training_frequencies():
 
 
 def test_protocol_rejects_impossible_fractions():
-    with pytest.raises(ValueError, match="observed_fraction"):
-        Protocol(observed_fraction=1.0)
+    for fraction in (0.0, 1.0):  # nothing observed, or nothing held out
+        with pytest.raises(ValueError, match="observed_fraction"):
+            Protocol(observed_fraction=fraction)
     with pytest.raises(ValueError, match="folds"):
         Protocol(folds=0)
+
+
+def test_protocol_describes_the_split_it_scores():
+    """The run's provenance records this text: halves name the fraction, k folds observe k - 1 of k."""
+    assert Protocol(observed_fraction=0.25).describe() == "document completion (observe 0.25 of tokens, predict the rest)"
+    assert Protocol(folds=3).describe() == "3-fold document completion (observe 2/3, predict 1/3)"
+    assert Protocol(folds=2).describe() == "2-fold document completion (observe 1/2, predict 1/2)"
+
+
+def test_two_folds_are_folds_not_halves():
+    """folds = 2 is the k-fold protocol (each half held out in turn; observed_fraction unused), not one split."""
+    counts = sp.csr_matrix(np.array([[1, 0, 0], [1, 1, 0], [2, 0, 1]]))
+    protocol = Protocol(observed_fraction=0.9, folds=2)
+    assert len(protocol_splits(counts, protocol)) == 2
+    # every document of 2 or more tokens observes one in each fold; at fraction 0.9 one of 2 tokens would hold none out
+    assert list(evaluate.completable(np.array([1, 2, 3]), protocol)) == [False, True, True]
+
+
+def test_available_memory_reads_meminfo_in_bytes(monkeypatch):
+    """MemAvailable is in kB (1024 bytes); the value is its second field."""
+    import io
+    meminfo = "MemTotal:       16384 kB\nMemFree:         1024 kB\nMemAvailable:    2048 kB\n"
+    monkeypatch.setattr(evaluate, "open", lambda *args, **kwargs: io.StringIO(meminfo), raising=False)
+    assert evaluate.available_memory() == 2048 * 1024
 
 
 def test_a_chunk_without_heldout_tokens_does_not_end_the_scoring(monkeypatch):
@@ -137,6 +162,8 @@ def test_a_chunk_without_heldout_tokens_does_not_end_the_scoring(monkeypatch):
     held = heldout.toarray()
     assert held[:2].sum() == 0 and held[2].sum() == 2 and held[3].sum() == 1
     assert loglik == pytest.approx((held * np.log(probs)).sum() / 3, rel=1e-12)
+    monkeypatch.setattr(evaluate, "EVAL_CHUNK_DOCS", 1)  # the last chunk holds one held-out token: scored too
+    assert loglik_per_word(Oracle(probs), [(observed, heldout)]) == (pytest.approx(loglik, rel=1e-12), 3)
 
 
 def test_a_zero_probability_for_a_heldout_word_is_an_error_naming_the_method():

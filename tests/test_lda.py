@@ -20,6 +20,16 @@ def test_defaults_are_hoffmans():
     for name in ("online_lda", "batch_lda", "streaming_vb", "population_vb", "gensim_lda", "sklearn_lda"):
         p = get_method(name).params
         assert (p["K"], p["alpha"], p["eta"]) == (100, 0.01, 0.01), name
+        # Hoffman's onlineldavb.py E step: at most 100 iterations, until the mean change of gamma is below 0.001
+        assert (p["e_step_tol"], p["e_step_max_iter"]) == (1e-3, 100), name
+
+
+def test_lambda_starts_at_hoffmans_gamma_100_one_hundredth():
+    """onlineldavb.py: lambda ~ Gamma(shape 100, scale 1/100), mean 1 and variance 1/100. 10^5 draws: the sample
+    mean's sd is 3e-4 and the variance's ~0.5%, so 5 sd and 5% leave shape or scale 1% off (101, 1/101) outside."""
+    lam = get_method("online_lda")(1000, seed=3, corpus_size=10, K=100).lam
+    assert lam.mean() == pytest.approx(1.0, abs=0.0015)
+    assert lam.var() == pytest.approx(0.01, rel=0.05)
 
 
 def test_online_with_kappa_zero_and_full_batch_equals_batch(small_corpus):

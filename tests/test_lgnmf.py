@@ -176,6 +176,7 @@ def test_topic_weights_are_rates_not_loadings(fitted):
     method, _ = fitted
     b = method.best
     before = method.topic_weights()
+    np.testing.assert_allclose(before, method.D[b].sum(axis=0) * method.score_mean[b], rtol=1e-15)  # summed over words
     # the mean, not the sum, of the last batch pass's s_d over the fitted documents
     np.testing.assert_array_equal(method.score_mean[b], method._batch_S[b].mean(axis=0))
     loadings, scores = method.D[b].copy(), method.score_mean[b].copy()
@@ -190,6 +191,32 @@ def test_topic_weights_are_rates_not_loadings(fitted):
     np.testing.assert_allclose(after, before, rtol=1e-12)  # rounding of one product and one quotient
 
 
+def test_progress_reports_the_edge_weight_and_eq8_relative_to_its_best(fitted):
+    """progress(): the weight on the grid's two end points, and each point's eq. 8 minus the grid's largest (Fig. 4)."""
+    method, _ = fitted
+    saved = method.grid_weights
+    try:
+        method.grid_weights = np.array([0.1, 0.2, 0.3, 0.4])
+        out = method.progress()
+    finally:
+        method.grid_weights = saved
+    assert out["edge_weight"] == pytest.approx(0.5, rel=1e-15)
+    for m in range(4):
+        assert out[f"grid{m}_log_evidence"] == method.log_posterior[m] - method.log_posterior.max()
+
+
+def test_validation_needs_one_document_and_a_fitted_rest():
+    """round(validation_fraction * n) documents of the first batch: 1 is enough, all n leave nothing to fit."""
+    X = sp.csr_matrix(np.ones((10, 5)))
+    for fraction, n_val in ((0.1, 1), (0.6, 6)):  # 6 > the 5 words: documents are counted, not words
+        method = LGNMF(5, corpus_size=10, K=2, validation_fraction=fraction)
+        method.carve_validation(X, np.arange(10))
+        assert len(method.validation_rows) == n_val
+    for fraction in (0.99, 0.04):  # round(9.9) = 10 leaves nothing to fit, round(0.4) = 0 nothing to validate on
+        with pytest.raises(ValueError, match="validation_fraction"):
+            LGNMF(5, corpus_size=10, K=2, validation_fraction=fraction).carve_validation(X, np.arange(10))
+
+
 def test_topics_are_the_highest_weight_grid_points(fitted):
     """topics(): the columns of D at the grid point of largest eq. 13 weight, each normalised to sum to one."""
     method, _ = fitted
@@ -200,6 +227,14 @@ def test_topics_are_the_highest_weight_grid_points(fitted):
         mass = D.sum(axis=0)
         expected = np.where(mass[:, None] > 0, D.T / np.where(mass > 0, mass, 1.0)[:, None], 0.0)
         np.testing.assert_allclose(method.topics(), expected, rtol=1e-15, atol=0)
+        D_saved = D.copy()
+        try:
+            D[:, 1] = 0.0  # an all-zero column stays a zero topic, not 0/0
+            np.testing.assert_array_equal(method.topics()[1], 0.0)
+            D[:, 0] *= 1e-6 / D[:, 0].sum()  # a topic of tiny mass is still normalised
+            assert method.topics()[0].sum() == pytest.approx(1.0, rel=1e-12)
+        finally:
+            method.D[2] = D_saved
     finally:
         method.grid_weights = saved
 
@@ -230,12 +265,30 @@ def test_validation_criterion_is_the_protocols_completion_score():
     np.testing.assert_allclose(weights, np.exp(log_w - log_w.max()) / np.exp(log_w - log_w.max()).sum(), rtol=1e-9)
 
 
+def test_each_grid_points_objective_eq8_and_search_record(fitted):
+    """After a batch pass, objective[m] is F (eq. 6 with the 1/2) and log_posterior[m] eq. 8 at grid point m's fit on
+    the fitted documents (the validation ones set aside); the search's record keeps the validation log predictive per
+    held-out token of each evaluation's fit."""
+    method, X = fitted
+    fit = X[~np.isin(np.arange(X.shape[0]), method.validation_rows)]
+    shape, rate = method.hyper["alpha_prior_shape"], method.hyper["alpha_prior_rate"]
+    for m, alpha in enumerate(method.alphas):
+        S = method._batch_S[m]
+        assert method.objective[m] == pytest.approx(lg.map_objective(fit, method.D[m], S, alpha), rel=1e-12)
+        assert method.log_posterior[m] == pytest.approx(lg.log_posterior_alpha(fit, method.D[m], S, alpha, shape, rate),
+                                                        rel=1e-12)
+    log10_alpha = method.search[0, 0]
+    total, tokens = method.validation_loglik(method.evaluate_alpha(fit, log10_alpha)[3], 10.0 ** log10_alpha)
+    assert method.search[0, 2] == pytest.approx(total / tokens, rel=1e-12)
+
+
 def test_state_round_trip(fitted):
     method, X = fitted
     clone = LGNMF.from_state(method.state(), X.shape[1], seed=9, corpus_size=X.shape[0], **{
         k: method.hyper[k] for k in ("K", "grid_size", "log10_alpha_min", "log10_alpha_max")})
     for key in ("grid_log_alpha", "grid_weights", "search", "validation_rows"):
         np.testing.assert_array_equal(clone.state()[key], method.state()[key])
+    assert (clone.docs_seen, clone.updates) == (method.docs_seen, method.updates) == (5 * X.shape[0], 5)
     np.testing.assert_array_equal(clone.predict_words(X[:20], X[20:40]), method.predict_words(X[:20], X[20:40]))
     with pytest.raises(ValueError, match="grid_log_alpha"):  # a grid of another size
         LGNMF.from_state(method.state(), X.shape[1], corpus_size=X.shape[0], K=5, grid_size=5)
@@ -273,12 +326,20 @@ def test_runner_beats_unigram_and_is_deterministic(small_corpus, params, passes)
     ({"grid": "log"}, "grid"), ({"criterion": "heldout"}, "criterion"), ({"grid_spacing_sd": 0.0}, "grid_spacing_sd"),
     ({"search_iters": 0}, "search_iters"), ({"search_tol": float("nan")}, "search_tol"), ({"fd_step": -0.1}, "fd_step"),
     ({"validation_fraction": 0.0}, "validation_fraction"), ({"validation_fraction": 1.0}, "validation_fraction"),
+    # the sec. 3.4 finite differences evaluate 10^(min - fd_step) and 10^(max + fd_step): normal doubles, and moved
+    ({"log10_alpha_min": -307.0, "fd_step": 0.5}, "fd_step"), ({"log10_alpha_max": 308.0, "fd_step": 0.5}, "fd_step"),
+    ({"log10_alpha_min": -300.0, "fd_step": 1e-14}, "fd_step"),  # moves log10 alpha = 3, not -300 (ulp 5.7e-14)
 ])
 def test_bad_hyperparameters(bad, culprit):
     with pytest.raises(ParamError, match=culprit):
         LGNMF(50, corpus_size=10, **bad)
     with pytest.raises(ParamError, match=culprit):
         RunSpec(method="lgnmf", params=bad).check()
+
+
+def test_fd_step_may_reach_the_ends_of_the_normal_range():
+    """10^-307 and 10^308 are normal doubles: min - fd_step = -307 and max + fd_step = 308 are accepted."""
+    LGNMF(50, corpus_size=10, log10_alpha_min=-306.0, log10_alpha_max=307.0, fd_step=1.0)
 
 
 def test_unknown_hyperparameter():
@@ -395,11 +456,28 @@ def test_search_maximises_the_density_of_log_alpha(monkeypatch):
     X, _, _ = lg_model_data(30, 40, 2, 1.0, seed=6)
     method = LGNMF(30, seed=0, corpus_size=40, K=2, grid_size=3, criterion="evidence", search_tol=0.002,
                    search_iters=1)
+    brent = lg.minimize_scalar
+    brackets = []
+    monkeypatch.setattr(lg, "minimize_scalar", lambda f, **kwargs: brackets.append(kwargs["bounds"]) or brent(f, **kwargs))
     method.partial_fit(whole(X))
+    assert brackets == [(-1.0, 1.0)]  # the best scan point's neighbours
     # Brent stops within search_tol = 0.002 decades of the mode
     assert method.mode_log10_alpha * np.log(10) == pytest.approx(1.0, abs=0.002 * np.log(10))
+    # the scan's best point is log10 alpha = 0 (u = 0 beats u = ln 10): Brent searches between its neighbours, -1 and 1
+    np.testing.assert_array_equal(method.search[:7, 0], np.arange(-3.0, 4.0))
+    assert np.all(np.abs(method.search[7:, 0]) <= 1.0), method.search[7:, 0]
     # central differences are exact on a quadratic up to rounding (~1e-16 / h^2, h = 0.05 decades)
     assert method.curvature == pytest.approx(1.0, rel=1e-9)
+
+
+def test_search_scans_at_least_three_points(monkeypatch):
+    """Sec. 3.4's scan: one point per decade of [log10_alpha_min, log10_alpha_max], but never fewer than 3."""
+    monkeypatch.setattr(lg, "log_posterior_alpha", lambda X, D, S, alpha, *args, **kwargs: -0.5 * np.log(alpha) ** 2)
+    X, _, _ = lg_model_data(30, 40, 2, 1.0, seed=6)
+    method = LGNMF(30, seed=0, corpus_size=40, K=2, grid_size=3, criterion="evidence", search_iters=1,
+                   log10_alpha_min=-0.5, log10_alpha_max=0.5)
+    method.place_grid(sp.csr_matrix(X))
+    np.testing.assert_allclose(method.search[:3, 0], [-0.5, 0.0, 0.5], rtol=0, atol=1e-15)
 
 
 def test_grid_without_curvature_falls_back_to_fd_step_decades(monkeypatch):
@@ -439,6 +517,11 @@ def test_fixed_grid_points_sit_at_the_cell_centres():
     method = LGNMF(30, seed=0, corpus_size=40, K=2, grid="fixed", grid_size=4, log10_alpha_min=-2.0, log10_alpha_max=2.0)
     np.testing.assert_allclose(method.grid_log_alpha / np.log(10), [-1.5, -0.5, 0.5, 1.5], rtol=0, atol=1e-14)
     assert method.cell_width == pytest.approx(np.log(10), rel=1e-15)
+    np.testing.assert_array_equal(method.grid_weights, np.full(4, 0.25))  # before any fit: equal weights, summing to 1
+    assert method.search.shape == (0, 3)  # the fixed grid runs no search: an empty record of its three columns
+    with pytest.raises(ValueError, match="grid_log_alpha"):  # a stored fixed grid over another range
+        LGNMF.from_state(method.state(), 30, corpus_size=40, K=2, grid="fixed", grid_size=4, log10_alpha_min=-2.1,
+                         log10_alpha_max=2.0)
 
 
 def test_laplace_grid_function():
@@ -447,7 +530,38 @@ def test_laplace_grid_function():
     np.testing.assert_allclose(points, 1.0 + np.array([-1.0, -0.5, 0.0, 0.5, 1.0]) * 0.5, rtol=0, atol=1e-15)
     assert (cell, sd) == (0.25, 0.5)
     assert lg.laplace_grid(1.0, -1.0, 3, 0.5, 0.3)[2] == 0.3
+    assert lg.laplace_grid(1.0, 0.0, 3, 0.5, 0.3)[2] == 0.3  # flat: no sd either (1 / sqrt(0) is no width)
+    assert lg.laplace_grid(1.0, 0.25, 3, 0.5, 0.3)[2] == 2.0  # a curvature below 1 is a curvature: sd = 2
     assert lg.finite_difference_curvature(-1.0, 0.0, -1.0, 0.5) == 8.0
+
+
+def test_normalised_weights_of_log_weights_far_apart():
+    """w = exp(log_w) / sum exp(log_w) where exp itself over- and underflows (validation log predictives are sums over
+    tokens, thousands of nats apart): the max is subtracted first."""
+    w = lg.normalised_weights(np.array([-2e4, -1e4, -1e4 + np.log(3.0)]))
+    np.testing.assert_allclose(w, [0.0, 0.25, 0.75], rtol=1e-12, atol=0)
+
+
+def test_completion_normalises_small_rates():
+    """p(w | d) = (1 - f) (D s_d)_w / sum_v (D s_d)_v + f / V however small the document's total rate (here < 1 at a
+    large alpha); only a total of exactly zero gets 1/V."""
+    X, D, _ = lg_model_data(30, 40, 3, 1.0, seed=8)
+    observed = sp.csr_matrix(np.maximum(X.toarray(), 0.0)[:5])
+    words = sp.csr_matrix(np.ones((5, 30)))
+    S = lg.solve_scores(observed, D, 3000.0, 1e-4, 50)
+    rates = S @ D.T
+    assert np.all((rates.sum(axis=1) > 0) & (rates.sum(axis=1) < 1))
+    expected = (1 - 1e-8) * rates / rates.sum(axis=1, keepdims=True) + 1e-8 / 30
+    np.testing.assert_allclose(lg.completion_probs(D, 3000.0, observed, words, 1e-8, 1e-4, 50), expected.ravel(),
+                               rtol=1e-12)
+
+
+def test_score_solve_starts_at_the_clipped_unconstrained_solution():
+    """solve_scores without a warm start begins at max(0, C'D (alpha I + D'D)^-1): with no HALS sweep, that start."""
+    X, D, _ = lg_model_data(30, 40, 3, 2.0, seed=8)
+    start = np.maximum(0.0, np.linalg.solve(D.T @ D + 2.0 * np.eye(3), (X @ D).T).T)
+    assert 0 < np.count_nonzero(start) < start.size  # some entries clipped, some not
+    np.testing.assert_allclose(lg.solve_scores(X, D, 2.0, 1e-4, 0), start, rtol=1e-10, atol=1e-12)
 
 
 def test_evidence_mode_matches_the_fixed_grid(placed):
@@ -492,13 +606,17 @@ def test_online_step_is_the_projected_gradient_loop():
                   batch_size=100, sgd_iters=5, eta=0.01)
     Xb, D0 = X[:100], model.D.copy()
     S_fit = model.online_step(Xb)
+    steps = []
     for m, alpha in enumerate(model.alphas):
         D, S = D0[m], lg.solve_scores(Xb, D0[m], alpha, 1e-4, 50)
         for _ in range(5):
-            D = np.maximum(0.0, D - min(0.01, 1 / (np.linalg.eigvalsh(S.T @ S)[-1] + 4)) * lg.loadings_gradient(Xb, D, S))
-            S = np.maximum(0.0, S - min(0.01, 1 / (np.linalg.eigvalsh(D.T @ D)[-1] + alpha)) * lg.scores_gradient(Xb, D, S, alpha))
+            steps.append(min(0.01, 1 / (np.linalg.eigvalsh(S.T @ S)[-1] + 4)))
+            D = np.maximum(0.0, D - steps[-1] * lg.loadings_gradient(Xb, D, S))
+            steps.append(min(0.01, 1 / (np.linalg.eigvalsh(D.T @ D)[-1] + alpha)))
+            S = np.maximum(0.0, S - steps[-1] * lg.scores_gradient(Xb, D, S, alpha))
         np.testing.assert_allclose(model.D[m], D, rtol=1e-12, atol=1e-14)
         np.testing.assert_allclose(S_fit[m], S, rtol=1e-12, atol=1e-14)
+    assert model.last_step == pytest.approx(min(steps), rel=1e-12)  # the trace's sgd_step: the smallest step taken
 
 
 def test_a_short_minibatch_weighs_the_loadings_prior_by_its_share_of_b():

@@ -63,6 +63,7 @@ def test_mixture_with_floor_is_the_normalised_reconstruction_mixed_with_uniform(
     H = rng.gamma(0.5, 1.0, (4, 9))  # K = 4 topics over V = 9 words (K != V, so the floor's denominator shows)
     W = rng.gamma(1.0, 1.0, (3, 4))
     W[2] = 0.0  # a document with no weight on any topic
+    W[1] *= 1e-3 / (W[1] * H.sum(axis=1)).sum()  # and one whose weights are small (sum 1e-3) but not zero
     words = sp.csr_matrix(rng.integers(0, 3, (3, 9)))
     eps = 0.01
     rate = W @ H

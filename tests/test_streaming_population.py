@@ -56,7 +56,7 @@ def test_svb_single_minibatch_is_batch_vb_step_for_step(corpus):
 def test_svb_later_minibatch_is_batch_vb_step_for_step(corpus, warm_start):
     """On a later minibatch each round of SVB is a pass of batch VB under the prior q_{b-1}, its E step started at
     gamma = 1 (Alg. 1, the default) or, with ``warm_start``, from the last round's gamma (the first round from
-    gamma = 1): coordinate ascent on eq. 4 (methods/streaming_vb.py), against that iteration written out with the
+    gamma = 1; and every round of the first minibatch, which starts from the random lambda): coordinate ascent on eq. 4 (methods/streaming_vb.py), against that iteration written out with the
     numpy reference E step, and its ELBO after each round is eq. 4 under that prior written out term by term.
 
     At e_step_tol = 1e-3 the E step stops well short of its fixed point, so where it starts shows in lambda (a
@@ -68,6 +68,10 @@ def test_svb_later_minibatch_is_batch_vb_step_for_step(corpus, warm_start):
     svb = get_method("streaming_vb")(N_WORDS, seed=5, batch_size=300, rel_tol=0.0, max_inner_iter=6,
                                      warm_start=warm_start, **common)
     svb.partial_fit(_whole(counts[:300]))
+    if warm_start:  # the first minibatch restarts every round all the same: no warm start from the random start
+        restart = get_method("streaming_vb")(N_WORDS, seed=5, batch_size=300, rel_tol=0.0, max_inner_iter=6, **common)
+        restart.partial_fit(_whole(counts[:300]))
+        assert np.array_equal(svb.lam, restart.lam)
     second = counts[300:600]
     prior = svb.lam.copy()
     lam, gamma, elbos = prior, None, []
@@ -279,17 +283,21 @@ def test_streaming_vb_inner_rounds_stop_once_the_improvement_no_longer_exceeds_r
 
     import topicbench.kernels.lda_bound as lda_bound
 
-    values = iter([-4.0, -2.0, -1.5, -1.0, -0.9, -0.85])
+    values = iter([-4.0, -2.0, -1.5, -1.0, -0.9, -10.0, -5.0, -3.5, -3.4])
     monkeypatch.setattr(lda_bound, "doc_bound", lambda *args: next(values))
     svb = get_method("streaming_vb")(6, seed=0, K=2, batch_size=2, rel_tol=0.25, max_inner_iter=6)
     monkeypatch.setattr(svb, "topic_bound_under", lambda *args: 0.0)
     counts = sp.csr_matrix(np.array([[1, 2, 0, 0, 1, 0], [0, 0, 3, 1, 0, 1]]))
+    assert (svb.progress()["inner_iterations"], svb.progress()["mean_inner_iterations"]) == (0.0, 0.0)  # no round yet
     svb.partial_fit(_whole(counts))
-    assert svb.last_inner_iterations == 3
+    assert svb.last_inner_iterations == 3 and svb.progress()["mean_inner_iterations"] == 3.0
     svb.partial_fit(_whole(counts))  # -1, -0.9: an improvement of 0.1 <= rel_tol stops the second round
     assert svb.last_inner_iterations == 2
     # the cost in E steps: 3 + 2 rounds over 2 minibatches
     assert svb.total_inner_iterations == 5 and svb.progress()["mean_inner_iterations"] == 2.5
+    # -10, -5, -3.5, -3.4: each gain relative to the round before (1/2, 0.3, then 0.03), not to the first (0.15)
+    svb.partial_fit(_whole(counts))
+    assert svb.last_inner_iterations == 4
 
 
 def test_population_size_is_the_count_whose_log10_was_given():

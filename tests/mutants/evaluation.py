@@ -507,6 +507,23 @@ MUTANTS = [
            find='"minus unigram": float((last["loglik_per_word"]\n                                                            - last["unigram_loglik_per_word"])',
            replace='"minus unigram": float((last["unigram_loglik_per_word"]\n                                                            - last["loglik_per_word"])',
            tests=[FIG + "test_mcinerney_fig1_caption_names_the_lines_ending_below_the_baseline"]),
+    # -- twelfth red-team (mutant12, generated single-token mutants) -------------------------------------------------
+    Mutant(id="protocol_accepts_nothing_observed", cites="document completion (DESIGN.md, Evaluation): 0 < observed "
+           "fraction < 1", path=EV, find="not 0.0 < self.observed_fraction < 1.0",
+           replace="not 0.0 <= self.observed_fraction < 1.0", tests=[T + "test_protocol_rejects_impossible_fractions"]),
+    Mutant(id="protocol_describes_halves_as_one_fold", cites="the run's recorded protocol (halves vs Paisley et al. "
+           "2014's k folds)", path=EV, find="        if self.folds > 1:\n            return f\"{self.folds}-fold",
+           replace="        if self.folds >= 1:\n            return f\"{self.folds}-fold",
+           tests=[T + "test_protocol_describes_the_split_it_scores"]),
+    Mutant(id="protocol_two_folds_split_in_halves", cites="Paisley et al. 2014's k-fold completion (k = 2 included)",
+           path=EV, find="    if protocol.folds > 1:\n        return fold_splits",
+           replace="    if protocol.folds > 2:\n        return fold_splits", tests=[T + "test_two_folds_are_folds_not_halves"]),
+    Mutant(id="completion_skips_a_one_token_chunk", cites="document completion (DESIGN.md, Evaluation): every held-out "
+           "token is scored", path=EV, find="if held.nnz == 0:", replace="if held.nnz == 1:",
+           tests=[T + "test_a_chunk_without_heldout_tokens_does_not_end_the_scoring"]),
+    Mutant(id="meminfo_kb_as_two_kib", cites="/proc/meminfo's MemAvailable in kB (the refusal of outsized documents)",
+           path=EV, find="int(line.split()[1]) * 1024", replace="int(line.split()[1]) * 2048",
+           tests=[T + "test_available_memory_reads_meminfo_in_bytes"]),
 ]
 # ninth red-team (mutant9) survivors not registered, judged not equation errors:
 # fold_of = rank % folds (instead of contiguous shares of the random ranks): another uniformly random k-fold split;
@@ -521,3 +538,11 @@ MUTANTS = [
 # min -> max in hoffman_fig1's caption (one subset size); hu_table1's baseline iloc[0] -> max (constant per
 # experiment); paisley_fig11_3's sd column as var (not in the table). Verified killed, not registered (cost): run.py's
 # checkpoint recovery at threshold 0.5 (tests/test_run.py::test_trace_carries_topic_quality_and_recovery).
+# twelfth red-team (mutant12, generated single-token mutants; see tests/mutants/lda.py), evaluate.py survivors not
+# registered. Equivalent: scored_documents sizing by splits[0][0] (observed and held-out parts share a shape); the
+# chunk size 2048 x2 / +1 (scores are chunking-invariant, tested at chunks of 2 and 1); fold_of's max(N_d, 1) -> 2 or 0
+# (a token's document has N_d >= 1, and a one-token document's rank 0 is fold 0 either way); _check_token_memory's
+# > for >= (equality only) and TOKEN_BYTES x2 / +1 (an estimate); Protocol's default seed (the runner passes it).
+# Killed by tests/faults/test_params.py::test_document_of_billions_of_tokens, not registered (cost): the token count
+# as a mean, n_tokens / TOKEN_BYTES, the longest document over axis 0, as a mean or the shortest. Collection errors
+# (the suite fails, exit 2; the runner counts no kill): "folds < 1" -> "<= 1", a default of 0 folds.

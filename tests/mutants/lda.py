@@ -323,6 +323,23 @@ MUTANTS = [
            find="self.total_inner_iterations += len(elbo_trace)", replace="self.total_inner_iterations = len(elbo_trace)",
            tests=["tests/test_streaming_population.py::"
                   "test_streaming_vb_inner_rounds_stop_once_the_improvement_no_longer_exceeds_rel_tol"]),
+    # -- twelfth red-team (mutant12, generated single-token mutants) -------------------------------------------------
+    Mutant(id="svb_warm_start_from_the_random_start", cites="methods/streaming_vb.py warm_start: the first minibatch "
+           "restarts every round (Hoffman et al. 2010, Alg. 1 from the random start)", path="methods/streaming_vb.py",
+           find='self.hyper["warm_start"] and self.updates > 0', replace='self.hyper["warm_start"] and self.updates >= 0',
+           tests=[SVB_WARM + "[warm]"]),
+    Mutant(id="hoffman_e_step_tolerance_doubled", cites="Hoffman et al. 2010, onlineldavb.py's E step (mean change of "
+           "gamma below 0.001, at most 100 iterations)", path=LDA, find='"e_step_tol": 1e-3,',
+           replace='"e_step_tol": 2e-3,', tests=["tests/test_lda.py::test_defaults_are_hoffmans"]),
+    Mutant(id="hoffman_lambda_start_scale_one_hundred_and_first", cites="Hoffman et al. 2010, onlineldavb.py (lambda ~ "
+           "Gamma(100, 1/100))", path=LDA, find="self.rng.gamma(100.0, 1.0 / 100.0,",
+           replace="self.rng.gamma(100.0, 1.0 / 101.0,",
+           tests=["tests/test_lda.py::test_lambda_starts_at_hoffmans_gamma_100_one_hundredth"]),
+    Mutant(id="svb_relative_gain_over_the_first_round", cites="Hoffman et al. 2010, Alg. 1 as SVB's inner loop "
+           "(relative improvement over the previous round)", path="methods/streaming_vb.py",
+           find="/ abs(elbo_trace[-1]) <=", replace="/ abs(elbo_trace[0]) <=",
+           tests=["tests/test_streaming_population.py::"
+                  "test_streaming_vb_inner_rounds_stop_once_the_improvement_no_longer_exceeds_rel_tol"]),
 ]
 # verified killed, not registered (recompile cost): id -- find -> replace -- killed by node (K = tests/test_kernels.py)
 # (registered in session 11's red-team, then taken out of the registry for CI time: fresh-clone CI had reached 13 min)
@@ -409,3 +426,12 @@ MUTANTS = [
 # swapped, load_state without - eta, predictive on the fit's RandomState, axis-0 topics or theta.
 # Equivalent, not registered: sklearn_lda load_state "n_batch_iter_ = self.updates" -> "+ 1" (partial_fit sets it
 # again before every step); population VB "<= 15" -> "< 15" (only the refusal of exactly 1e15, a range check).
+# twelfth red-team (mutant12): a generated sweep of single-token mutants (+/-, * /, ** 2 -> 1, constants x2 / +1 / 0,
+# min/max, < <=, [0]/[1], axis 0/1, sum/mean, a dropped term, digamma/gammaln, log/log1p, exp dropped) over the
+# methods, lda.py, nmf.py, evaluate.py and lda_reference.py. LDA-family survivors not registered. Equivalent: the
+# reference E step's first exp_theta normaliser (psi(gamma.sum()) -> psi(gamma.mean()) or dropped: a per-document
+# factor that phinorm cancels); the 1e-100 guards (sign, x2, 0); "== 0 * 2"-style literals; the seed and threads
+# defaults of __init__ (the runner passes both; fits are thread-invariant). Written with a name the module imports
+# (the sweep's gammaln -> digamma raised NameError), psi for gammaln in eq. 4's bounds (lda.py, streaming_vb.py,
+# lda_reference.py) is killed by the bound tests. Settings, not a paper's: SVB's batch_size 256, rel_tol 1e-4,
+# max_inner_iter 50; online's batch_size 256; PRIOR_MAX + 1 (x2 is killed by tests/faults/test_numerics.py).

@@ -150,6 +150,51 @@ MUTANTS = [
            "s_dk of the last fit, not the sum)", path=PATH,
            find="self.score_mean[m] = S_all[m].mean(axis=0)", replace="self.score_mean[m] = S_all[m].sum(axis=0)",
            tests=[T + "test_topic_weights_are_rates_not_loadings"]),
+    # -- twelfth red-team (mutant12, generated single-token mutants) -------------------------------------------------
+    Mutant(id="hu_eq13_weights_shifted_by_the_smallest", cites="Hu et al. 2014, eq. 13 (w_m normalised; exp of log "
+           "weights thousands of nats apart)", path=PATH, find="w = np.exp(log_w - np.max(log_w))",
+           replace="w = np.exp(log_w - np.min(log_w))", tests=[T + "test_normalised_weights_of_log_weights_far_apart"]),
+    Mutant(id="hu_sec3_4_sd_at_zero_curvature", cites="Hu et al. 2014, sec. 3.4 (sd = H^-1/2 needs H > 0)", path=PATH,
+           find="if curvature > 0 else float(fallback_sd)", replace="if curvature >= 0 else float(fallback_sd)",
+           tests=[T + "test_laplace_grid_function"]),
+    Mutant(id="hu_sec3_1_score_start_clipped_from_above", cites="Hu et al. 2014, sec. 3.1 S-block (start at the "
+           "unconstrained solution clipped at zero)", path=PATH, find="S = np.maximum(0.0, scipy.linalg.solve(",
+           replace="S = np.minimum(0.0, scipy.linalg.solve(",
+           tests=[T + "test_score_solve_starts_at_the_clipped_unconstrained_solution"]),
+    Mutant(id="hu_eq13_initial_weights_m", cites="Hu et al. 2014, eq. 13 (weights sum to one; equal before any fit)",
+           path=PATH, find="self.grid_weights = np.full(M, 1.0 / M)", replace="self.grid_weights = np.full(M, 1.0 * M)",
+           tests=[T + "test_fixed_grid_points_sit_at_the_cell_centres"]),
+    Mutant(id="hu_sec3_4_fd_step_lower_end_plus", cites="Hu et al. 2014, sec. 3.4 (the finite differences evaluate "
+           "10^(min - fd_step))", path=PATH, find="LOG10_ALPHA_RANGE[0] <= lo - h",
+           replace="LOG10_ALPHA_RANGE[0] <= lo + h", tests=[T + "test_bad_hyperparameters"]),
+    Mutant(id="lgnmf_one_validation_document_refused", cites="the validation criterion (round(fraction n) >= 1 "
+           "documents)", path=PATH, find="if not 1 <= n_val < X.shape[0]:", replace="if not 1 < n_val < X.shape[0]:",
+           tests=[T + "test_validation_needs_one_document_and_a_fitted_rest"]),
+    Mutant(id="lgnmf_search_record_validation_times_tokens", cites="the sec. 3.4 search record (validation log "
+           "predictive per held-out token)", path=PATH, find="evidence, val_total / tokens, D",
+           replace="evidence, val_total * tokens, D", tests=[T + "test_each_grid_points_objective_eq8_and_search_record"]),
+    Mutant(id="hu_eq6_squared_norm_as_a_mean", cites="Hu et al. 2014, eq. 6 (||C||^2 in the squared error, summed)",
+           path=PATH, find="sq_norm_C = float(X.multiply(X).sum())\n        evidence",
+           replace="sq_norm_C = float(X.multiply(X).mean())\n        evidence",
+           tests=[T + "test_each_grid_points_objective_eq8_and_search_record"]),
+    Mutant(id="hu_sec4_reported_step_is_the_largest", cites="Hu et al. 2014, sec. 4 (the trace's sgd_step: the "
+           "smallest step of the minibatch)", path=PATH, find="return D, S, min(steps)", replace="return D, S, max(steps)",
+           tests=[ONLINE]),
+    Mutant(id="lgnmf_zero_topic_is_nan", cites="topics(): columns of D normalised, all-zero columns stay zero",
+           path=PATH, find="where=mass > 0)", replace="where=mass >= 0)",
+           tests=[T + "test_topics_are_the_highest_weight_grid_points"]),
+    Mutant(id="hu_fig4_evidence_relative_to_the_smallest", cites="Hu et al. 2014, Fig. 4 (eq. 8 relative to its "
+           "largest value over the grid)", path=PATH, find="relative = self.log_posterior - np.max(self.log_posterior)",
+           replace="relative = self.log_posterior - np.min(self.log_posterior)",
+           tests=[T + "test_progress_reports_the_edge_weight_and_eq8_relative_to_its_best"]),
+    Mutant(id="hu_sec3_4_bracket_from_the_first_scan_point", cites="Hu et al. 2014, sec. 3.4 (the search refines "
+           "between the best scan point's neighbours)", path=PATH, find="bracket = (scan[max(best - 1, 0)]",
+           replace="bracket = (scan[0]", tests=[T + "test_search_maximises_the_density_of_log_alpha"]),
+    Mutant(id="hu_sec3_4_no_sd_below_unit_curvature", cites="Hu et al. 2014, sec. 3.4 (sd = H^-1/2 for every H > 0)",
+           path=PATH, find="if curvature > 0 else", replace="if curvature > 1 else", tests=[T + "test_laplace_grid_function"]),
+    Mutant(id="hu_eq18_small_rates_uniform", cites="Hu et al. 2014, sec. 3.3 / eq. 18 (rates normalised however "
+           "small; 1/V only for an all-zero rate)", path=PATH, find="live = total > 0", replace="live = total > 1",
+           tests=[T + "test_completion_normalises_small_rates"]),
 ]
 # verified killed, not registered (recompile cost): id -- find -> replace -- killed by node
 # l_hals_serial_tol_not_squared -- serial "change <= tol * tol * norm" -> "tol * norm" -- test_hals_sweeps_are_coordinate_descent_stopped_at_tol_squared[hals_sweeps_serial]
@@ -171,5 +216,18 @@ MUTANTS = [
 # scan point, the online steps' 1/L caps without the prior or with the smallest eigenvalue, topics over axis 0,
 # log10_alpha_mean unweighted, validation per token as the total, one extra search cycle, the fixed grid's cell
 # width in decades, D0 / K, the criteria swapped, heldout_extras unweighted by counts.
-# Not registered: progress()'s edge_weight "w[0] + w[-1]" -> "w[0]" and the search record's validation column
-# "val_total / tokens" -> "val_total" survive (diagnostics for figures only, no fit or score reads them).
+# progress()'s edge_weight "w[0] + w[-1]" -> "w[0]" and the search record's validation column "val_total / tokens" ->
+# "val_total" survived (diagnostics for figures only); mutant12's tests kill both (registered: "* tokens", above).
+# twelfth red-team (mutant12, generated single-token mutants; see tests/mutants/lda.py), survivors not registered.
+# Equivalent: the PARALLEL_SWEEP_WORK switch (hals_sweeps and hals_sweeps_serial take the same steps in the same
+# order), the thread-pool conditions and worker count (each grid point's arithmetic is the same), warm_up's
+# arguments (it only compiles), log(cell_width) in the weights as log1p or dropped (constant over the grid),
+# precision.shape[0] for [1] (square), "alphas >= tiny" for "> tiny" (equality only). Killed, not registered (cost):
+# docs_seen / updates bookkeeping (test_state_round_trip), topic_weights over a word mean, edge_weight's other slips,
+# the fd_step guard's other dropped terms and boundaries (test_bad_hyperparameters, test_fd_step_may_reach_...).
+# Also equivalent: BLAS thread limits, min(1.0 -> 2, drawn / B) (drawn <= B), place_grid's default scale (the fit
+# passes it). Settings, not the paper's: the log10 alpha range, search_iters, search_tol, fd_step, solver_max_iter,
+# prob_floor. Killed, not registered (cost): the scan's minimum of 3 points, Brent's bracket at best -/+ 2, updates
+# += 2 or 0, the initial weights 2/M or 0, the empty search record's shape, the validation count's other bounds.
+# Collection errors (exit 2): LOG10_ALPHA_RANGE's sign, log10_alpha_min's default sign, "widest - h > widest", and
+# defaults that check_params refuses (K, grid_size, search_iters, tolerances, floor or priors at 0).

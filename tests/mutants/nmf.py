@@ -361,6 +361,15 @@ MUTANTS = [
     Mutant(id="sklearn_nmf_prediction_solve_cap_dropped", cites="sklearn_nmf's predictive: W of the observed part "
            "solved to tol or transform_max_iter", path="methods/sklearn_nmf.py",
            find='transform_max_iter=int(h["transform_max_iter"])', replace="transform_max_iter=None", tests=["tests/test_nmf_peers.py::test_nmf_peer_hyperparameters_reach_the_library"]),
+    # -- twelfth red-team (mutant12, generated single-token mutants) -------------------------------------------------
+    Mutant(id="cnmf_proportions_without_the_max_shift", cites="Paisley et al. 2014, sec. 11.6 (omega_kd = exp(l_k'u_d) "
+           "normalised over k; the shift keeps exp finite)", path="methods/cnmf.py",
+           find="np.exp(scores - scores.max(axis=1, keepdims=True))", replace="np.exp(scores)",
+           tests=["tests/test_cnmf.py::test_predictions_are_the_point_estimate_rates_normalised"]),
+    Mutant(id="bnmf_progress_reports_the_second_pass_bound", cites="Paisley et al. 2014, eqs. 11.14/11.23 (the batch "
+           "bound after the last pass, the trace's train_elbo)", path="methods/bnmf.py",
+           find='out["train_elbo"] = self.elbo_trace[-1]', replace='out["train_elbo"] = self.elbo_trace[1]',
+           tests=["tests/test_bnmf.py::test_batch_mode_keeps_q_theta_between_passes"]),
 ]
 # verified killed, not registered (recompile cost): id -- find -> replace -- killed by node (tests/test_cnmf.py::)
 # n_value_u_prior_no_half -- "value -= 0.5 * u[i] * u[i]" -> "value -= u[i] * u[i]" -- test_objective_matches_direct_formula
@@ -401,3 +410,12 @@ MUTANTS = [
 # gives the same first p, eq. 11.24, so the same iterates;
 # only the first sweep's change test reads the start, and that sweep moves a far from any of them); C-NMF's Cov(u)^1/2 with "@ vectors.T" -> "@ vectors"
 # (M M' = V Lambda V' either way, and eq. 11.36 reads only L M M' L').
+# twelfth red-team (mutant12, generated single-token mutants; see tests/mutants/lda.py), NMF survivors not registered.
+# Equivalent: B-NMF's flat start with a0 dropped or N_d * K (above: any start constant in k); "/ np.ones(K)" for
+# "* np.ones(K)"; the predictive's sum -> mean over words of E[beta] (B-NMF) and C-NMF's proportions (a factor
+# constant in k, normalised away); mixture_with_floor's "weights.mean(...) > 0" (the same sign as the sum, weights
+# >= 0); the 1e-300 guards (sign, x2, 0); first_step 1 -> 2 (tau0 > 0 is required anyway); "+ max" / "- min" in the
+# score shift, now killed (registered: the shift dropped). Settings, not the chapter's: local_tol and local_max_iter.
+# Killed, not registered (cost or a repeat of a registered guard): docs_seen -= |batch| (B-NMF, C-NMF), train_elbo
+# of elbo_trace[-2] or [0], K and |C_t| defaults (Fig. 11.4's 100 and 1000), first_step 0 (tau0 = 0.5 refused),
+# mixture_with_floor's "> 1" for "> 0". E ln beta with psi(g) dropped segfaults the kernel (exit -11).
