@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from topicbench.streams import (EveryNthBatch, FixedTestSet, Lookahead, Stream, StreamError, log_checkpoints,
+from topicbench.streams import (STREAMS, EveryNthBatch, FixedTestSet, Lookahead, Stream, StreamError, log_checkpoints,
                                 make_holdout, reserved_draws, scoring_positions, stream_order)
 
 
@@ -85,6 +85,8 @@ def test_lookahead_rejects_what_it_cannot_score():
         make_holdout("lookahead", 5).check(batch_method=True, test_docs=10)
     with pytest.raises(StreamError, match="leaves nothing to train on"):
         make_holdout("lookahead", 10).training_order(np.arange(10), "shuffled", 0, 2, 10, False)
+    with pytest.raises(StreamError, match="leaves nothing to train on"):  # a longer stream over as few documents
+        make_holdout("lookahead", 10).training_order(np.arange(30) % 10, "with_replacement", 0, 2, 10, False)
     with pytest.raises(StreamError, match="every document of which"):
         make_holdout("every_nth_batch", 3).check(batch_method=True, test_docs=10)
     make_holdout("every_nth_batch", 1).check(batch_method=True, test_docs=10)  # each pass scored before it trains
@@ -108,7 +110,7 @@ def test_fractional_passes_round_to_the_nearest_document():
 
 def test_every_nth_batch_scores_the_nth_batch_of_each_n_before_training_on_it():
     """Paisley et al. 2014, sec. 11.6, "hold out every tenth batch": with n = 3, the 3rd and 6th minibatches (0-based
-    2 and 5), not the first, each scored on its own rows."""
+    2 and 5), not the first, each scored on its own rows, as planned before the fit (scheduled)."""
     policy = make_holdout("every_nth_batch", 3)
     order = policy.training_order(np.arange(12), "shuffled", 0, 2, 12, False)
     trained = np.zeros(12, dtype=bool)
@@ -119,6 +121,9 @@ def test_every_nth_batch_scores_the_nth_batch_of_each_n_before_training_on_it():
             scored[batch.index] = evaluation.rows.tolist()
         trained[batch.rows] = True
     assert scored == {2: [4, 5], 5: [10, 11]}
+    assert [(at, rows.tolist()) for at, rows in policy.scheduled(order, 2)] == [(4, [4, 5]), (10, [10, 11])]
+    with pytest.raises(StreamError, match="holdout_n = 3 but the stream has only 2 minibatches"):
+        policy.training_order(np.arange(4), "shuffled", 0, 2, 4, False)
 
 
 def test_a_batch_method_is_scored_once_per_pass_and_lookahead_scores_the_next_n_documents():
@@ -181,3 +186,11 @@ def test_every_nth_batch_accepts_a_stream_of_exactly_n_minibatches():
     batch = Minibatch(sp.csr_matrix((10, 4)), order[20:30], order[20:30], None, 2)
     event = policy.before_batch(batch, np.zeros(30, dtype=bool))
     assert event is not None and list(event.rows) == list(range(20, 30))
+
+
+def test_a_one_document_stream_in_minibatches_of_one_is_accepted():
+    """The smallest valid inputs (one document, one pass, minibatches of one) are streams, not errors."""
+    for kind in STREAMS:
+        order = stream_order(kind, 1, seed=0, times=[3.0])
+        assert list(order) == [0]
+        assert [list(b.rows) for b in Stream(sp.csr_matrix(np.ones((1, 2))), order, batch_size=1)] == [[0]]
