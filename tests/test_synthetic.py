@@ -288,3 +288,20 @@ def test_bursty_prevalence_by_hand():
     assert len(bursty) == 4
     for k in bursty:
         assert np.isclose(ratios[:, k], 5.0).sum() == 3 and np.isclose(ratios[:, k], 0.1).sum() == 17
+
+
+def test_sampled_words_follow_the_topics_and_underflowed_proportions_get_one_topic():
+    """w ~ beta_z: word frequencies of a one-topic corpus match its topic; gamma draws that all underflow
+    (alpha = 1e-4) leave a document one topic at random, not NaN proportions; topics sum to one."""
+    from topicbench.synthetic import PlantedModel, planted_topics, sample_documents
+
+    topics = planted_topics(2, 1000, 0.01, seed=0)
+    assert np.abs(topics.sum(axis=1) - 1).max() < 1e-13  # most of the 1e-12 floors are hit here
+    model = PlantedModel(topics[:, :6] / topics[:, :6].sum(axis=1, keepdims=True), np.full(2, 1e-4))
+    counts, theta = sample_documents(model, np.full(40, 500), np.random.default_rng(0))
+    assert np.isfinite(theta).all() and np.allclose(theta.sum(axis=1), 1) and set(np.unique(theta)) <= {0.0, 1.0}
+    assert (counts.sum(axis=1) == 500).all()
+    for k in range(2):
+        rows = theta[:, k] == 1
+        freq = np.asarray(counts[rows].sum(axis=0)).ravel() / (500 * rows.sum())
+        assert np.abs(freq - model.topics[k]).max() < 0.02, (k, freq, model.topics[k])

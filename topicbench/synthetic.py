@@ -52,6 +52,9 @@ def sample_documents(
         alpha = model.doc_alpha if doc_alpha is None else doc_alpha
         alpha = np.broadcast_to(alpha, (n_docs, model.n_topics))
         theta = rng.gamma(alpha)
+        # a row whose draws are all subnormal (alpha ~1e-4) is scaled up exactly (a power of two) before it is
+        # normalised: divided by the 1e-300 floor it would keep a sum far from one and pass for a live row
+        theta[theta.sum(axis=1) < np.finfo(np.float64).tiny] *= 2.0 ** 600
         theta /= np.maximum(theta.sum(axis=1, keepdims=True), 1e-300)
         # rows whose gamma draws all underflowed get one topic at random
         dead = ~np.isfinite(theta).all(axis=1) | (theta.sum(axis=1) == 0)
