@@ -277,3 +277,38 @@ def test_final_checkpoint_diversity_lists_each_topics_top_25_words():
         topics[k, 40:55] = np.linspace(5, 1, 15)  # shared words, all lighter
     counts, _ = random_corpus(3, n_words=V)  # an NPMI reference over the same V words
     assert final_checkpoint_quality(Fixed(topics), counts)["topic_diversity"] == pytest.approx(55 / 100, abs=1e-15)
+
+
+def test_quality_input_bounds():
+    """The edges of valid input are accepted: one top word (two for NPMI), a stored zero count (no document holding
+    the word), a corpus view with more documents than words (read by rows, not by columns); no topics, no documents,
+    a negative word id or count, eps = 0 are refused."""
+    class View:  # a corpus view: rows read on demand
+        def __init__(self, matrix):
+            self.matrix, self.shape = matrix, matrix.shape
+
+        def rows(self, rows):
+            return self.matrix[rows]
+
+    dense = np.array([[1, 1, 0, 0], [1, 0, 1, 0], [0, 1, 1, 0], [1, 1, 1, 0], [0, 0, 1, 1], [1, 0, 0, 1]])
+    reference = sp.csr_matrix(dense)
+    assert np.array_equal(npmi_coherence([[0, 1], [2, 3]], View(reference)).per_topic,
+                          npmi_coherence([[0, 1], [2, 3]], reference).per_topic)
+    stored_zero = sp.csr_matrix((np.array([1, 0, 1]), np.array([0, 1, 1]), np.array([0, 2, 3])), shape=(2, 2))
+    dropped = stored_zero.copy()
+    dropped.eliminate_zeros()
+    assert stored_zero.nnz == 3 and np.array_equal(npmi_coherence([[0, 1]], stored_zero, n=2).per_topic,
+                                                   npmi_coherence([[0, 1]], dropped, n=2).per_topic)
+    with pytest.raises(ValueError, match="eps must be > 0"):
+        npmi_coherence([[0, 1]], reference, eps=0.0)
+    assert [w.tolist() for w in top_words(np.array([[0.2, 0.8], [0.6, 0.4]]), 1)] == [[1], [0]]
+    assert [w.tolist() for w in top_words(np.zeros((2, 0)), 3)] == [[], []]
+    with pytest.raises(ValueError, match="K >= 1"):
+        top_words(np.zeros((0, 3)), 3)
+    with pytest.raises(ValueError, match="word id outside"):
+        npmi_coherence([[-1, 1]], reference)
+    with pytest.raises(ValueError, match="negative or non-finite count"):
+        npmi_coherence([[0, 1]], sp.csr_matrix(np.array([[1, -1], [2, 0]])))
+    for empty in (sp.csr_matrix((0, 4)), View(sp.csr_matrix((0, 4)))):
+        with pytest.raises(ValueError, match="no documents"):
+            npmi_coherence([[0, 1]], empty)
