@@ -273,6 +273,7 @@ def test_reference_perplexities_score_the_heldout_halves():
     reference = recipe_corpus.meta["reference_perplexity"]
     assert reference["true_model"] == pytest.approx(truth, rel=1e-10)
     assert reference["word_frequency"] == pytest.approx(unigram, rel=1e-10)
+    assert (reference["heldout_docs"], reference["heldout_unscored"]) == (21, 0)  # every test document scored
 
 
 def test_bursty_prevalence_by_hand():
@@ -305,3 +306,18 @@ def test_sampled_words_follow_the_topics_and_underflowed_proportions_get_one_top
         rows = theta[:, k] == 1
         freq = np.asarray(counts[rows].sum(axis=0)).ravel() / (500 * rows.sum())
         assert np.abs(freq - model.topics[k]).max() < 0.02, (k, freq, model.topics[k])
+
+
+def test_recipe_bounds_accept_the_smallest_valid_values_and_refuse_zero_concentrations():
+    """One training document, word, topic, chunk and no test split is a recipe; zero concentrations are not."""
+    from topicbench.synthetic import PlantedRecipe
+
+    def recipe(**changes):
+        values = dict(name="r", n_train=1, n_test=0, n_words=1, n_topics=1, topic_concentration=0.1, doc_alpha=0.1,
+                      length_sampler=None, seed=0, chunk_size=1)
+        return PlantedRecipe(**{**values, **changes})
+
+    recipe().check()
+    for key in ("topic_concentration", "doc_alpha"):
+        with pytest.raises(CorpusError, match="must be positive"):
+            recipe(**{key: 0.0}).check()
