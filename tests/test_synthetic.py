@@ -321,3 +321,15 @@ def test_recipe_bounds_accept_the_smallest_valid_values_and_refuse_zero_concentr
     for key in ("topic_concentration", "doc_alpha"):
         with pytest.raises(CorpusError, match="must be positive"):
             recipe(**{key: 0.0}).check()
+
+
+def test_drifting_prevalence_is_the_softmax_of_a_gaussian_walk_even_where_exp_would_overflow():
+    """Each slice's proportions are softmax(cumulative N(0, step^2) log-odds), by hand; a walk of step 1000 (logits
+    far beyond exp's range) still gives finite proportions summing to one."""
+    from topicbench.synthetic import drifting_prevalence
+
+    walk = np.cumsum(np.random.default_rng([3, 0xD81F7]).normal(0.0, 0.5, size=(6, 4)), axis=0)
+    expected = np.exp(walk) / np.exp(walk).sum(axis=1, keepdims=True)
+    assert np.allclose(drifting_prevalence(4, 6, 0.5, seed=3), expected, rtol=1e-12, atol=0)
+    wild = drifting_prevalence(4, 6, 1000.0, seed=3)
+    assert np.isfinite(wild).all() and np.allclose(wild.sum(axis=1), 1)
