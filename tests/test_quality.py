@@ -281,8 +281,8 @@ def test_final_checkpoint_diversity_lists_each_topics_top_25_words():
 
 def test_quality_input_bounds():
     """The edges of valid input are accepted: one top word (two for NPMI), a stored zero count (no document holding
-    the word), a corpus view with more documents than words (read by rows, not by columns); no topics, no documents,
-    a negative word id or count, eps = 0 are refused."""
+    the word), a corpus view with more documents than words (read by rows, not by columns), a recovery threshold of
+    1; no topics, no documents, a negative word id or count, eps = 0, a threshold of 0 are refused."""
     class View:  # a corpus view: rows read on demand
         def __init__(self, matrix):
             self.matrix, self.shape = matrix, matrix.shape
@@ -312,3 +312,11 @@ def test_quality_input_bounds():
     for empty in (sp.csr_matrix((0, 4)), View(sp.csr_matrix((0, 4)))):
         with pytest.raises(ValueError, match="no documents"):
             npmi_coherence([[0, 1]], empty)
+    assert npmi_coherence([[0, 1]], reference).n_docs == 6  # D, not V
+    assert topic_diversity([[0, 1], [0, 2]], n=1) == 0.5
+    one_hot = np.eye(3)
+    assert planted_recovery(one_hot, one_hot, threshold=1.0).fraction == 1.0
+    with pytest.raises(ValueError, match=r"threshold must lie in \(0, 1\]"):
+        planted_recovery(one_hot, one_hot, threshold=0.0)
+    with pytest.raises(ValueError, match="fitted topics must be a K x V matrix with K >= 1"):
+        planted_recovery(np.zeros((0, 3)), one_hot)
