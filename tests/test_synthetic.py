@@ -289,6 +289,11 @@ def test_bursty_prevalence_by_hand():
     assert len(bursty) == 4
     for k in bursty:
         assert np.isclose(ratios[:, k], 5.0).sum() == 3 and np.isclose(ratios[:, k], 0.1).sum() == 17
+    # each burst starts uniformly in [0, 20 - 3), so that it ends inside the stream: the recipe's own draws, by hand
+    rng = np.random.default_rng([2, 0xB0257])
+    topics = rng.permutation(10)[:4]
+    starts = dict(zip(topics.tolist(), rng.integers(0, 17, size=4).tolist()))
+    assert {k: int(np.flatnonzero(np.isclose(ratios[:, k], 5.0))[0]) for k in bursty} == starts
 
 
 def test_sampled_words_follow_the_topics_and_underflowed_proportions_get_one_topic():
