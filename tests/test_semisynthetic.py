@@ -164,6 +164,7 @@ def test_fewer_topics_and_words_are_the_sources_leading_ones():
 def test_bad_parameters():
     cls = get_dataset("nyt_like")
     K = load_source("nyt").n_topics
+    assert K == len(load_source("nyt").mu) < load_source("nyt").n_words  # the source's K, not its V
     with pytest.raises(CorpusError, match=rf"n_topics must be in \[1, {K}\]"):
         cls().build(**cls.resolve_params({"n_train": 10, "n_topics": K + 1}))
     with pytest.raises(CorpusError, match="n_words must be"):
@@ -234,3 +235,18 @@ def test_fewer_topics_are_the_sources_leading_topics_themselves():
     few = cls().recipe(**cls.resolve_params({"n_train": 10, "n_topics": 4, "n_words": 60})).model().topics
     full = cls().recipe(**cls.resolve_params({"n_train": 10, "n_topics": full_k, "n_words": 60})).model().topics
     np.testing.assert_array_equal(few, full[:4])
+
+
+def test_sharpened_topics_and_logistic_normal_proportions_by_hand_even_where_exp_would_overflow():
+    """beta^(1/T) renormalised, and theta = softmax(means + L z) with the generator's own draws z, by hand; at
+    T = 0.001 and a covariance of 1e6 (log-odds far beyond exp's range) both stay finite rows summing to one."""
+    from topicbench.semisynthetic import logistic_normal, sharpen
+
+    topics_log = np.log(np.array([[0.5, 0.3, 0.2], [0.1, 0.1, 0.8]]))
+    assert np.allclose(sharpen(topics_log, 0.5), np.array([[25, 9, 4], [1, 1, 64]]) / np.array([[38], [66]]))
+    means, chol = np.array([[0.0, 1.0, 2.0], [1.0, 0.0, -1.0]]), np.diag([1.0, 2.0, 0.5])
+    eta = means + np.random.default_rng(4).standard_normal((2, 3)) @ chol.T
+    assert np.allclose(logistic_normal(np.random.default_rng(4), means, chol),
+                       np.exp(eta) / np.exp(eta).sum(axis=1, keepdims=True), rtol=1e-12, atol=0)
+    for rows in (sharpen(topics_log, 0.001), logistic_normal(np.random.default_rng(4), means, 1e3 * chol)):
+        assert np.isfinite(rows).all() and np.allclose(rows.sum(axis=1), 1)
