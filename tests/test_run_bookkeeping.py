@@ -218,3 +218,14 @@ def test_topic_history_lists_each_topics_words_most_probable_first(tmp_path, sma
     topics = method.topics()
     expected = np.stack([np.argsort(-topics[k], kind="stable")[:5] for k in range(3)])
     np.testing.assert_array_equal(history[-1], expected)
+
+
+def test_run_setting_bounds_accept_their_edges_and_refuse_just_beyond():
+    """Seeds up to 2**32 - 1 (a RandomState seed), a budget of one document are runs; a seed of 2**32 and an
+    observed fraction of 0 or 1 (nothing observed, or nothing held out) are refused before any data is read."""
+    spec(seed=2**32 - 1, max_docs=1, max_test_docs=1).check()
+    with pytest.raises(ValueError, match=r"'seed' must be < 2\*\*32"):
+        spec(seed=2**32).check()
+    for fraction in (0.0, 1.0):
+        with pytest.raises(ValueError, match=r"'observed_fraction' must lie in \(0, 1\)"):
+            spec(observed_fraction=fraction).check()
