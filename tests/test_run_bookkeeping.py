@@ -16,6 +16,7 @@ import topicbench.run as run_module
 from topicbench.corpus import Corpus, make_docs_frame
 from topicbench.method import get_method
 from topicbench.run import RunSpec, run
+from topicbench.streams import StreamError
 
 
 class FakeClock:
@@ -221,11 +222,29 @@ def test_topic_history_lists_each_topics_words_most_probable_first(tmp_path, sma
 
 
 def test_run_setting_bounds_accept_their_edges_and_refuse_just_beyond():
-    """Seeds up to 2**32 - 1 (a RandomState seed), a budget of one document are runs; a seed of 2**32 and an
-    observed fraction of 0 or 1 (nothing observed, or nothing held out) are refused before any data is read."""
-    spec(seed=2**32 - 1, max_docs=1, max_test_docs=1).check()
+    """Seeds up to 2**32 - 1 (a RandomState seed), budgets of one document, all of numba's threads are runs; a seed of 2**32, no passes
+    and an observed fraction of 0 or 1 (nothing observed, or nothing held out) are refused before any data is read."""
+    spec(seed=2**32 - 1, max_docs=1, max_test_docs=1, train_subset=1).check()
+    spec(threads=run_module.kernels.numba.config.NUMBA_NUM_THREADS).check()  # every thread numba allows
+    with pytest.raises(StreamError, match="passes must be positive"):
+        spec(passes=0).check()
     with pytest.raises(ValueError, match=r"'seed' must be < 2\*\*32"):
         spec(seed=2**32).check()
     for fraction in (0.0, 1.0):
         with pytest.raises(ValueError, match=r"'observed_fraction' must lie in \(0, 1\)"):
             spec(observed_fraction=fraction).check()
+
+
+def test_provenance_marks_uncommitted_code_and_method_packages_name_a_peers_library(tmp_path, monkeypatch):
+    """git_sha is HEAD plus '-dirty' when code differs from the commit; a method file's 'from sklearn.x import'
+    records the scikit-learn distribution and its version (its top-level module, not a submodule)."""
+    from importlib import metadata
+    from types import SimpleNamespace
+
+    monkeypatch.delenv("TOPICBENCH_GIT_SHA", raising=False)
+    outputs = iter(["abc123\n", " M topicbench/run.py\n", ""])
+    monkeypatch.setattr(run_module.subprocess, "run", lambda *a, **k: SimpleNamespace(stdout=next(outputs)))
+    assert run_module.provenance()["git_sha"] == "abc123-dirty"
+    plugin = tmp_path / "peer.py"
+    plugin.write_text("import numpy as np\nfrom sklearn.decomposition import NMF\n")
+    assert run_module.method_packages(plugin) == f"scikit-learn {metadata.version('scikit-learn')}"
