@@ -250,3 +250,12 @@ def test_sharpened_topics_and_logistic_normal_proportions_by_hand_even_where_exp
                        np.exp(eta) / np.exp(eta).sum(axis=1, keepdims=True), rtol=1e-12, atol=0)
     for rows in (sharpen(topics_log, 0.001), logistic_normal(np.random.default_rng(4), means, 1e3 * chol)):
         assert np.isfinite(rows).all() and np.allclose(rows.sum(axis=1), 1)
+
+
+def test_the_smallest_valid_recipe_builds():
+    """One topic, two words, documents of exactly one token (min_length = max_length = 1) are a recipe."""
+    cls = get_dataset("nyt_like")
+    corpus = cls().build(**cls.resolve_params({"n_train": 3, "n_test": 1, "n_topics": 1, "n_words": 2,
+                                               "min_length": 1, "max_length": 1}))
+    counts = corpus.split("train").counts
+    assert counts.shape == (3, 2) and (counts.sum(axis=1) == 1).all()
