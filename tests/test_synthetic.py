@@ -338,3 +338,23 @@ def test_drifting_prevalence_is_the_softmax_of_a_gaussian_walk_even_where_exp_wo
     assert np.allclose(drifting_prevalence(4, 6, 0.5, seed=3), expected, rtol=1e-12, atol=0)
     wild = drifting_prevalence(4, 6, 1000.0, seed=3)
     assert np.isfinite(wild).all() and np.allclose(wild.sum(axis=1), 1)
+
+
+def test_logistic_normal_corpus_by_hand_and_its_input_bounds():
+    """theta_d = softmax(y_d), y_d ~ N(0, covariance) with the generator's own draws, by hand, finite where exp(y)
+    would overflow (covariance 1e6); a singular PSD covariance is accepted; an indefinite one, zero concentration
+    or zero mean length refused."""
+    from topicbench.synthetic import logistic_normal_corpus
+
+    covariance = np.array([[1.0, 0.5, 0.0], [0.5, 1.0, -0.3], [0.0, -0.3, 1.0]])
+    y = np.random.default_rng([1, 0x10C]).multivariate_normal(np.zeros(3), covariance, size=4)
+    _, _, theta = logistic_normal_corpus(4, 10, covariance, 0.5, 20.0, seed=1)
+    assert np.allclose(theta, np.exp(y) / np.exp(y).sum(axis=1, keepdims=True), rtol=1e-12, atol=0)
+    _, _, wild = logistic_normal_corpus(4, 10, 1e6 * covariance, 0.5, 20.0, seed=1)
+    assert np.isfinite(wild).all() and np.allclose(wild.sum(axis=1), 1)
+    logistic_normal_corpus(2, 10, np.ones((2, 2)), 0.5, 20.0, seed=1)  # rank 1: eigenvalue 0
+    with pytest.raises(ValueError, match="positive semi-definite"):
+        logistic_normal_corpus(2, 10, np.array([[1.0, 2.0], [2.0, 1.0]]), 0.5, 20.0, seed=1)
+    for concentration, length in ((0.0, 20.0), (0.5, 0.0)):
+        with pytest.raises(ValueError, match="must be > 0"):
+            logistic_normal_corpus(2, 10, np.eye(2), concentration, length, seed=1)
