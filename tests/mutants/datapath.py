@@ -298,4 +298,92 @@ MUTANTS = [
            find='SCORING_SETTINGS = ("holdout", "holdout_n", "observed_fraction", "folds", "eval_seed", "max_test_docs")',
            replace='SCORING_SETTINGS = ("holdout", "holdout_n", "observed_fraction", "folds", "eval_seed")',
            tests=['tests/test_run.py::test_run_group_settings_override_the_experiments_and_scoring_settings_must_agree']),
+    # -- thirteenth red-team (mutant13, generated single-token mutants over streams, quality, synthetic, semisynthetic) --
+    Mutant(id='stream_of_one_document_refused', cites='stream_order: a training set of one document is a stream (n_docs >= 1)',
+           path='topicbench/streams.py', find='    if n_docs < 1:\n',
+           replace='    if n_docs <= 1:\n',
+           tests=['tests/test_streams.py::test_a_one_document_stream_in_minibatches_of_one_is_accepted']),
+    Mutant(id='every_nth_batch_plan_starts_at_batch_n_plus_one', cites='Paisley et al. 2014, sec. 11.6: the planned windows are minibatches n-1, 2n-1, ... (0-based), as scored',
+           path='topicbench/streams.py', find='        for index in range(self.n - 1, -(-len(order) // batch_size), self.n):\n',
+           replace='        for index in range(self.n + 1, -(-len(order) // batch_size), self.n):\n',
+           tests=['tests/test_streams.py::test_every_nth_batch_scores_the_nth_batch_of_each_n_before_training_on_it']),
+    Mutant(id='lookahead_n_checked_against_the_longer_of_stream_and_corpus', cites='McInerney et al. 2015, sec. 3: n unseen documents ahead need n < min(stream, corpus) documents',
+           path='topicbench/streams.py', find='        if self.n >= min(len(order), n_docs):\n',
+           replace='        if self.n >= max(len(order), n_docs):\n',
+           tests=['tests/test_streams.py::test_lookahead_rejects_what_it_cannot_score']),
+    Mutant(id='npmi_corpus_view_read_by_columns', cites='NPMI: D_ij counted over every document (row) of a corpus view',
+           path='topicbench/quality.py', find='        return self.view.rows(np.arange(*rows.indices(self.shape[0])))\n',
+           replace='        return self.view.rows(np.arange(*rows.indices(self.shape[1])))\n',
+           tests=['tests/test_quality.py::test_quality_input_bounds']),
+    Mutant(id='npmi_reference_documents_counted_as_words', cites="Coherence.n_docs: the reference's documents D",
+           path='topicbench/quality.py', find='    return Coherence(scores, mean, reference.shape[0])\n',
+           replace='    return Coherence(scores, mean, reference.shape[1])\n',
+           tests=['tests/test_quality.py::test_quality_input_bounds']),
+    Mutant(id='synthetic_word_cdf_capped_at_the_second_word', cites="LDA's w ~ beta_z: the inverse-CDF draw over the topic's cumulative word probabilities",
+           path='topicbench/synthetic.py', find='    cdf[:, -1] = 1.0\n',
+           replace='    cdf[:, 1] = 1.0\n',
+           tests=['tests/test_synthetic.py::test_sampled_words_follow_the_topics_and_underflowed_proportions_get_one_topic']),
+    Mutant(id='reference_perplexity_unscored_adds_the_scored', cites="corpus.json's reference perplexity: heldout_unscored = test documents - scored",
+           path='topicbench/synthetic.py', find='               "heldout_docs": scored, "heldout_unscored": int(test_counts.shape[0]) - scored}\n',
+           replace='               "heldout_docs": scored, "heldout_unscored": int(test_counts.shape[0]) + scored}\n',
+           tests=['tests/test_synthetic.py::test_reference_perplexities_score_the_heldout_halves']),
+    Mutant(id='drifting_prevalence_shifted_per_topic', cites="drifting prevalence: softmax of each slice's walk (a per-row shift only)",
+           path='topicbench/synthetic.py', find='    logits -= logits.max(axis=1, keepdims=True)\n',
+           replace='    logits -= logits.max(axis=0, keepdims=True)\n',
+           tests=['tests/test_synthetic.py::test_drifting_prevalence_is_the_softmax_of_a_gaussian_walk_even_where_exp_would_overflow']),
+    Mutant(id='bursty_prevalence_bursts_past_the_end', cites='bursty prevalence: each burst starts in [0, n_slices - burst_slices), inside the stream',
+           path='topicbench/synthetic.py', find='    starts = rng.integers(0, max(n_slices - burst_slices, 1), size=n_bursty)\n',
+           replace='    starts = rng.integers(0, max(n_slices + burst_slices, 1), size=n_bursty)\n',
+           tests=['tests/test_synthetic.py::test_bursty_prevalence_by_hand']),
+    Mutant(id='semisynthetic_source_topics_counted_as_words', cites="the source model's K is its topics' rows",
+           path='topicbench/semisynthetic.py', find='        return self.topics_log.shape[0]\n',
+           replace='        return self.topics_log.shape[1]\n',
+           tests=['tests/test_semisynthetic.py::test_bad_parameters']),
+    Mutant(id='semisynthetic_logistic_normal_noise_subtracted', cites="Blei and Lafferty 2007, sec. 2: eta ~ N(mean, L L') = mean + L z with the generator's own z",
+           path='topicbench/semisynthetic.py', find='    eta = means + rng.standard_normal(means.shape) @ chol.T\n',
+           replace='    eta = means - rng.standard_normal(means.shape) @ chol.T\n',
+           tests=['tests/test_semisynthetic.py::test_sharpened_topics_and_logistic_normal_proportions_by_hand_even_where_exp_would_overflow']),
+    Mutant(id='synthetic_subnormal_rows_kept_unnormalised', cites='sample_documents: theta_d sums to one; a row of subnormal gamma draws is scaled up before it is normalised',
+           path='topicbench/synthetic.py', find='        theta[theta.sum(axis=1) < np.finfo(np.float64).tiny] *= 2.0 ** 600\n', replace='',
+           tests=['tests/test_synthetic.py::test_sampled_words_follow_the_topics_and_underflowed_proportions_get_one_topic']),
+    Mutant(id='run_seed_of_2_to_the_32_accepted', cites='RunSpec: seeds are RandomState seeds, < 2**32',
+           path='topicbench/run.py', find='            if getattr(self, name) >= 2**32:\n',
+           replace='            if getattr(self, name) > 2**32:\n',
+           tests=['tests/test_run_bookkeeping.py::test_run_setting_bounds_accept_their_edges_and_refuse_just_beyond']),
+    Mutant(id='run_method_packages_read_from_the_submodule', cites="provenance: method_packages names the distribution of a "
+           "peer's top-level module (from sklearn.decomposition import ...: scikit-learn)",
+           path='topicbench/run.py', find='    modules |= {node.module.split(".")[0] for node in ast.walk(tree)\n',
+           replace='    modules |= {node.module.split(".")[1] for node in ast.walk(tree)\n',
+           tests=['tests/test_run_bookkeeping.py::test_provenance_marks_uncommitted_code_and_method_packages_name_a_peers_library']),
+    Mutant(id='logistic_normal_corpus_theta_without_exp', cites="theta_d = softmax(y_d) (logistic normal; Paisley et al. 2014's C-NMF model, eqs. 11.10-11.13)",
+           path='topicbench/synthetic.py', find='    theta = np.exp(y - y.max(axis=1, keepdims=True))\n',
+           replace='    theta = (y - y.max(axis=1, keepdims=True))\n',
+           tests=['tests/test_synthetic.py::test_logistic_normal_corpus_by_hand_and_its_input_bounds']),
+    Mutant(id='semisynthetic_one_token_documents_refused', cites='uniform integer lengths in [min_length, max_length], min_length = max_length allowed',
+           path='topicbench/semisynthetic.py', find='            if not 1 <= p["min_length"] <= p["max_length"]:\n',
+           replace='            if not 1 <= p["min_length"] < p["max_length"]:\n',
+           tests=['tests/test_semisynthetic.py::test_the_smallest_valid_recipe_builds']),
+    Mutant(id='run_train_subset_of_the_whole_split_refused', cites="Hoffman et al. 2010, Fig. 1's subsets: a subset as large as the training split is the split",
+           path='topicbench/run.py', find='    if what and size is not None and size > n_docs:  # an exact subset size, never silently the whole split\n',
+           replace='    if what and size is not None and size >= n_docs:  # an exact subset size, never silently the whole split\n',
+           tests=['tests/test_run_bookkeeping.py::test_a_subset_of_the_whole_split_and_topics_of_no_weight_are_written_as_such']),
 ]
+# thirteenth red-team (mutant13, generated single-token mutants over streams.py, quality.py, synthetic.py,
+# semisynthetic.py, population_vb.py and run.py; the generator and runner are mutant12's). Killed by the new tests, not
+# registered (cost, a second slip on a line a registered mutant guards): stream_order's total <= 1 and a one-document
+# time_ordered stream; every_nth_batch's short-stream refusal, empty plans and plan positions divided by the batch
+# size; NPMI/top-word/diversity/recovery bounds (K = 0, n = 1 or 2, negative ids and counts, stored zeros, eps = 0,
+# threshold 0 or 1, no documents in a matrix or view); sample_documents' underflowed rows and its topics' sum; zero
+# concentrations and one-of-everything recipes; shifted softmaxes (+= max, min for max) in drifting prevalence,
+# sharpen, logistic_normal and logistic_normal_corpus (finite where exp overflows); RunSpec's threads, passes,
+# train_subset and observed_fraction bounds; provenance's "-dirty" sha; topics.tsv's share of zero weight.
+# Equivalent, not registered: order[0] -> order[1] in the all-ties check (all equal either way); FixedTestSet's
+# _last = 1 (the end is always a checkpoint, so _last is set before at_end); order[:len - n] -> order[:-n] (1 <= n <
+# len is checked); passes < 0 for <= 0 (0 passes is still refused, by "rounds to no document"); NPMI's chunk step
+# (max for min, * for //: scores are chunking-invariant, only memory changes); theta.mean() == 0 for .sum() == 0 and
+# weights.mean() > 0 for .sum() > 0 (non-negative); the word id cap V + 1 or V for V - 1 (cdf[-1] = 1 keeps draws
+# below V); p * p.sum() for p / p.sum() (rows of theta @ topics sum to one); covariance.shape[1] for [0] (a square
+# matrix is checked); _subset_rows' size > n_docs for >= (the full permutation, sorted, is arange); the PSD
+# tolerance's <= and its scaling (/ max, * min: a tolerance, not an equation). Not closed: stderr progress throttling
+# (_Progress, cosmetic); the counts in refusal messages (_check_heldout_tokens' "blind"). population_vb.py: all 6
+# generated mutants were killed already.
