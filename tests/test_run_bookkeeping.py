@@ -96,6 +96,16 @@ def test_fit_clocks_count_only_the_updates_before_each_row(timed, small_corpus):
     assert (trace["eval_wall_s"] >= EVAL_WALL).all()
 
 
+def test_worker_processes_cpu_during_an_update_is_fit_cpu(timed, small_corpus, monkeypatch):
+    """Worker processes (sklearn's loky workers) that spend 0.5 s of CPU in each update: fit_cpu_s is 0.25 + 0.5 s an
+    update and fit_cpu_workers_s 0.5 s an update; their CPU during the evaluation and warm-up is not counted."""
+    _, clock = timed
+    monkeypatch.setattr(run_module, "descendants_cpu_s", lambda: 2 * clock.cpu)  # twice this process's CPU
+    trace, _ = run(spec(max_docs=450, n_checkpoints=2), small_corpus)
+    assert trace["fit_cpu_s"].tolist() == [0.75, 3.75]
+    assert trace["fit_cpu_workers_s"].tolist() == [0.5, 2.5]
+
+
 def test_scoring_before_a_minibatch_stays_off_the_fit_clock(timed, small_corpus):
     """every_nth_batch (n = 2): minibatches 1 and 3 are scored before they are trained on, after 1 and 3 updates:
     fit_wall_s = 1 and 3 s, though each scoring costs 100 s; each row scores its 100 documents, and its held-out

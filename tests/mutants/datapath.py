@@ -367,6 +367,10 @@ MUTANTS = [
            path='topicbench/run.py', find='    if what and size is not None and size > n_docs:  # an exact subset size, never silently the whole split\n',
            replace='    if what and size is not None and size >= n_docs:  # an exact subset size, never silently the whole split\n',
            tests=['tests/test_run_bookkeeping.py::test_a_subset_of_the_whole_split_and_topics_of_no_weight_are_written_as_such']),
+    Mutant(id='run_fit_cpu_minus_the_workers_cpu', cites='DESIGN.md, Timing: fit CPU time includes the fit\'s worker processes',
+           path='topicbench/run.py', find='        fit_cpu += cpu + workers\n',
+           replace='        fit_cpu += cpu - workers\n',
+           tests=['tests/test_run_bookkeeping.py::test_worker_processes_cpu_during_an_update_is_fit_cpu']),
 ]
 # thirteenth red-team (mutant13, generated single-token mutants over streams.py, quality.py, synthetic.py,
 # semisynthetic.py, population_vb.py and run.py; the generator and runner are mutant12's). Killed by the new tests, not
