@@ -18,3 +18,12 @@ def run_columns(columns) -> list[str]:
     """The columns of a trace table (its ``.columns`` or any iterable of names) that tell runs apart."""
     columns = list(columns)
     return [c for c in RUN_IDENTITY if c in columns] + sorted(c for c in columns if c.startswith("p_"))
+
+
+# What a figure or table part (its Markdown, read by the paper) records, written by figlib.write_caption and checked by
+# build_paper.check_parts: the sha256 of the png (a figure) or csv (a table) written with it, then, as its last line,
+# that of the all_traces.parquet it was drawn from. The paper refuses a part of another aggregate, or a picture or table
+# replaced by hand.
+PICTURE = "<!-- picture sha256 "
+TABLE = "<!-- table sha256 "
+DRAWN_FROM = "<!-- drawn from all_traces.parquet sha256 "

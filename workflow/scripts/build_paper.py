@@ -19,7 +19,7 @@ from pathlib import Path
 import pandas as pd
 
 from topicbench import io
-from topicbench.traces import run_columns
+from topicbench.traces import DRAWN_FROM, PICTURE, TABLE, run_columns
 
 PACKAGES = ["topicbench", "numpy", "scipy", "numba", "pandas", "pyarrow", "matplotlib", "snakemake", "gensim",
             "scikit-learn", "typst"]
@@ -260,10 +260,6 @@ def provenance(traces: pd.DataFrame, bench: list[str], profile: str, typeset: st
                                             traces.sort_values("docs_seen", kind="stable").groupby(run_keys, dropna=False).tail(1)
                                             .groupby("experiment")["fit_wall_s"].sum().items()) + "."),
     ]
-
-
-DRAWN_FROM = "<!-- drawn from all_traces.parquet sha256 "  # figlib.DRAWN_FROM: the last line of every part
-PICTURE, TABLE = "<!-- picture sha256 ", "<!-- table sha256 "  # figlib's: the png or csv written with a part
 
 
 def check_parts(parts, traces: str, digest: str) -> None:

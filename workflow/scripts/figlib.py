@@ -34,6 +34,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from topicbench import io, traces  # noqa: E402
+from topicbench.traces import DRAWN_FROM, PICTURE, TABLE  # noqa: E402  (the part records the paper checks)
 
 PLUGIN_DIR = Path(__file__).resolve().parent.parent / "figures"
 
@@ -357,16 +358,6 @@ def save_figure(fig, png: str, pdf: str | None = None) -> str:
                 digest = io.file_sha256(tmp)
     plt.close(fig)
     return digest
-
-
-# The last line of a figure's Markdown part: the all_traces.parquet it was drawn from, checked by the paper, which
-# never sets figures of two different aggregates side by side (build_paper.check_parts).
-DRAWN_FROM = "<!-- drawn from all_traces.parquet sha256 "
-
-
-# Before it, the sha256 of the png (a figure) or csv (a table) written with the part: the paper refuses another one.
-PICTURE = "<!-- picture sha256 "
-TABLE = "<!-- table sha256 "
 
 
 def write_caption(path: str, title: str, caption: str, body: str = "", drawn_from: str | None = None,
