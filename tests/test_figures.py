@@ -1114,6 +1114,7 @@ def test_beats_baseline_judges_each_line_against_the_baseline_on_its_own_documen
     j = _claims.beats_baseline(_Ctx({"e1": _baseline_runs("e1", "online", [0.2])}))
     assert j.verdict == "cannot be judged" and "1 on one seed (1 of them above it)" in j.numbers, j
     assert "not above" not in j.numbers, j.numbers  # one seed above: counted, not named
+    assert j.test.endswith(": none (no line has two seeds); 1 line(s) on one seed untested"), j.test
     j = _claims.beats_baseline(_Ctx({"e1": _baseline_runs("e1", "online", [-0.2])}))
     assert "(0 of them above it)" in j.numbers and "online -0.200 (one seed)" in j.numbers, j.numbers
 

@@ -418,10 +418,11 @@ def beats_baseline(ctx):
     numbers = ("final held-out log predictive/word minus the word-frequency baseline's on the same documents, nats/word, "
                "per run line (mean over seeds): " + "; ".join(parts))
     test = ("per line, paired t test over seeds of the gap against 0: "
-            + ", ".join(f"{tally[v]} {v}" for v in ("reproduced", "mixed", "not reproduced") if v in tally)
+            + (", ".join(f"{tally[v]} {v}" for v in ("reproduced", "mixed", "not reproduced") if v in tally)
+               or "none (no line has two seeds)")
             + (f"; {untested} line(s) on one seed untested" if untested else ""))
     if not tally:
-        return Judgement("cannot be judged", numbers, "", test + "none (no line has two seeds)", 0)
+        return Judgement("cannot be judged", numbers, "", test, 0)
     verdict = next(iter(tally)) if len(tally) == 1 else "mixed"
     return Judgement(verdict, numbers, "", test, n_pairs)
 
