@@ -289,11 +289,20 @@ def test_bursty_prevalence_by_hand():
     assert len(bursty) == 4
     for k in bursty:
         assert np.isclose(ratios[:, k], 5.0).sum() == 3 and np.isclose(ratios[:, k], 0.1).sum() == 17
-    # each burst starts uniformly in [0, 20 - 3), so that it ends inside the stream: the recipe's own draws, by hand
+    # each burst starts uniformly at 0..20 - 3, so that it ends inside the stream, on the last slice at the latest:
+    # the recipe's own draws, by hand
     rng = np.random.default_rng([2, 0xB0257])
     topics = rng.permutation(10)[:4]
-    starts = dict(zip(topics.tolist(), rng.integers(0, 17, size=4).tolist()))
+    starts = dict(zip(topics.tolist(), rng.integers(0, 18, size=4).tolist()))
     assert {k: int(np.flatnonzero(np.isclose(ratios[:, k], 5.0))[0]) for k in bursty} == starts
+    # every slice can hold a burst, the last one too: 4 slices, one bursty topic of 10 with a burst of 2 slices
+    # (start 0, 1 or 2), over 30 seeds
+    covered = set()
+    for s in range(30):
+        ratios = bursty_prevalence(10, 4, 0.1, 2, 5.0, 0.1, seed=s)
+        ratios = ratios / np.median(ratios, axis=1, keepdims=True)
+        covered |= set(np.flatnonzero(np.isclose(ratios, 5.0).any(axis=1)).tolist())
+    assert covered == {0, 1, 2, 3}
 
 
 def test_sampled_words_follow_the_topics_and_underflowed_proportions_get_one_topic():

@@ -337,7 +337,7 @@ def bursty_prevalence(n_topics: int, n_slices: int, burst_fraction: float, burst
     weights = np.ones((n_slices, n_topics))
     n_bursty = int(round(burst_fraction * n_topics))
     bursty = rng.permutation(n_topics)[:n_bursty]
-    starts = rng.integers(0, max(n_slices - burst_slices, 1), size=n_bursty)
+    starts = rng.integers(0, n_slices - burst_slices + 1, size=n_bursty)  # the last burst may end on the last slice
     for k, start in zip(bursty, starts):
         weights[:, k] = quiet_level
         weights[start:start + burst_slices, k] = burst_height
