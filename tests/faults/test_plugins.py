@@ -226,3 +226,58 @@ def test_check_params_with_a_bug_is_named(tmp_path):
         method.resolve_params({"K": 3})
     assert str(info.value).startswith(f"{path}: my_method.check_params/unused_params raised TypeError"), str(info.value)
     assert isinstance(info.value, ValueError)  # so the grid's GridError and the CLI's one line report it
+
+
+RECIPE = '''
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from topicbench.corpus import Corpus
+from topicbench.dataset import Dataset
+
+
+class TwoBlock(Dataset):
+    name = "two_block"
+    description = "two disjoint word blocks"
+    params = {"n_docs": 40, "seed": 0}
+    synthetic = True
+
+    def build(self, corpora_dir=None, n_docs=40, seed=0):
+        rng = np.random.default_rng(seed)
+        counts = np.stack([np.bincount(rng.integers(10 * (d % 2), 10 * (d % 2) + 10, size=20), minlength=20)
+                           for d in range(n_docs)])
+        docs = pd.DataFrame({"doc_id": [f"d{d}" for d in range(n_docs)],
+                             "split": ["train"] * (n_docs - 10) + ["test"] * 10})
+        {spoil}
+        return Corpus(sp.csr_matrix(counts), [f"w{v}" for v in range(20)], docs)
+'''
+
+
+@pytest.mark.parametrize("spoil, message", [
+    pytest.param("", None, id="recipe-correct"),
+    pytest.param("raise RuntimeError('boom in build')", "two_block.build raised RuntimeError (boom in build)",
+                 id="recipe-build-raising"),
+    pytest.param("docs = docs.iloc[:-1]; docs = pd.DataFrame({'a': [1, 2], 'b': [1]})",
+                 "two_block.build raised ValueError (All arrays must be of the same length)",
+                 id="recipe-build-raising-a-pandas-valueerror"),
+    pytest.param("return None", "two_block.build returned NoneType, not a topicbench.corpus.Corpus",
+                 id="recipe-build-returning-none"),
+    pytest.param("counts = counts + np.random.binomial(1, 0.5, counts.shape)", "drew from numpy's or Python's global",
+                 id="recipe-drawing-from-numpys-global-generator"),
+])
+def test_dataset_recipe_breaking_its_contract_named(tmp_path, capsys, monkeypatch, spoil, message):
+    """A dataset recipe whose build raises (its own bug, or pandas's ValueError), returns no Corpus, or draws from numpy's
+    global generator -> `topicbench prepare` exits 2 with one line naming the recipe file, nothing written (was: a
+    traceback; a bare 'All arrays must be of the same length'; a new corpus at each prepare of the same seed)."""
+    import topicbench.dataset as dataset_module
+
+    path = plugin(tmp_path / "datasets", stem="two_block", text=RECIPE.replace("{spoil}", spoil))
+    monkeypatch.setattr(dataset_module, "_DATASETS", load_plugins(tmp_path / "datasets", Dataset, "dataset"))
+    code = cli(["prepare", "two_block", "--out", str(tmp_path / "corpus")])
+    err = capsys.readouterr().err
+    if message is None:
+        assert code == 0 and (tmp_path / "corpus" / "corpus.json").is_file(), err
+        return
+    assert code == 2 and err.startswith(f"topicbench: error: {path}: ") and message in err, err
+    assert "Traceback" not in err and not (tmp_path / "corpus").exists()
