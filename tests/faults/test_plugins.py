@@ -281,3 +281,47 @@ def test_dataset_recipe_breaking_its_contract_named(tmp_path, capsys, monkeypatc
         return
     assert code == 2 and err.startswith(f"topicbench: error: {path}: ") and message in err, err
     assert "Traceback" not in err and not (tmp_path / "corpus").exists()
+
+
+DRAWN = '''import figlib
+
+FIGURE = figlib.Figure(paper="hoffman", title="a figure", kind="figure", experiments=("demo",))
+
+
+def draw(ctx):
+    frame = ctx.frame("demo")
+{body}
+'''
+
+
+@pytest.mark.parametrize("body, message", [
+    pytest.param("    fig, ax = figlib.plt.subplots()\n    ctx.save(fig)\n    ctx.write('caption')", None,
+                 id="figure-correct"),
+    pytest.param("    frame['no_such_column']", "draw(ctx) raised KeyError ('no_such_column')", id="figure-draw-raising"),
+    pytest.param("    fig, ax = figlib.plt.subplots()\n    ctx.save(fig)",
+                 "draw(ctx) returned without writing its declared output(s) md, rst", id="figure-draw-not-writing"),
+])
+def test_figure_draw_breaking_its_contract_named(tmp_path, monkeypatch, body, message):
+    """A figure file whose draw raises, or returns without writing every declared output -> ValueError naming the
+    figure file, none of its outputs written (was: the plugin's traceback; Snakemake's MissingOutputException after
+    its latency wait, naming output files but not the figure file)."""
+    import pandas as pd
+
+    monkeypatch.syspath_prepend(str(REPO / "workflow" / "scripts"))
+    import figlib
+
+    monkeypatch.setattr(figlib, "PLUGIN_DIR", tmp_path / "figures")
+    path = plugin(tmp_path / "figures", stem="my_figure", text=DRAWN.replace("{body}", body))
+    traces = tmp_path / "all_traces.parquet"
+    pd.DataFrame({"experiment": ["demo"], "docs_seen": [1], "perplexity": [2.0]}).to_parquet(traces)
+    module = figlib.load_plugin("my_figure")
+    outputs = {role: str(tmp_path / "results" / rel) for role, rel in module.FIGURE.outputs("my_figure").items()}
+    ctx = figlib.Context("my_figure", module.FIGURE, ["demo"], traces, {}, {}, outputs)
+    if message is None:
+        figlib.draw_plugin(module, ctx)
+        assert all(Path(out).is_file() for out in outputs.values())
+        return
+    with pytest.raises(ValueError) as info:
+        figlib.draw_plugin(module, ctx)
+    assert str(info.value).startswith(f"{path}: ") and message in str(info.value), str(info.value)
+    assert not (tmp_path / "results").exists() or not any(p.is_file() for p in (tmp_path / "results").rglob("*"))

@@ -135,6 +135,27 @@ def load_plugin(name: str):
     return module
 
 
+def draw_plugin(plugin, ctx: "Context") -> None:
+    """Call a figure file's ``draw(ctx)`` so that all its outputs appear together or none do, naming the file when it
+    raises or returns without writing one of its declared outputs (which Snakemake would report only as missing
+    files, after its latency wait, naming no figure file)."""
+    path = PLUGIN_DIR / f"{ctx.name}.py"
+    with io.written_together() as staged:
+        try:
+            plugin.draw(ctx)
+        except (SystemExit, KeyboardInterrupt):
+            raise
+        except Exception as err:
+            raise ValueError(f"{path}: draw(ctx) raised {type(err).__name__} ({err}); nothing was written") from err
+        written = {Path(final).absolute() for _, final in staged}
+        missing = [role for role, out in ctx._outputs.items() if Path(out).absolute() not in written]
+        if missing:
+            raise ValueError(f"{path}: draw(ctx) returned without writing its declared output(s) "
+                             f"{', '.join(missing)} ({ctx._outputs[missing[0]]}): ctx.save(fig) writes png and pdf, "
+                             f"ctx.write(caption, body[, table]) the md, rst (and a table's csv), ctx.output('extraN') "
+                             f"names each extra file; nothing was written")
+
+
 def helper_files(name: str) -> list[Path]:
     """The helper files (``_*.py`` beside the figure files) that figure file ``name`` imports, directly or through
     another helper: inputs of its rule, so an edited helper redraws the figures that use it."""
