@@ -202,7 +202,12 @@ class Method:
             try:
                 merged[key] = coerce(value, kind, f"{cls.name}: hyperparameter {key!r}", optional)
             except ValueError as err:
-                raise ParamError(str(err)) from None
+                declared = any(key in c.__dict__.get("param_types", {}) for c in cls.__mro__)
+                # a type taken from the default: the culprit may be the plugin's default (1 where 1.0 was meant)
+                hint = "" if declared else (f" (its type, {kind.__name__}, is that of its default {cls.params[key]!r} "
+                                            f"in {plugin_file(cls)}; a default of another type, or a param_types "
+                                            f"entry, declares another)")
+                raise ParamError(f"{err}{hint}") from None
         try:
             cls.check_params(merged)
             unused = {key: why for key, why in cls.unused_params(merged).items() if key in given}

@@ -325,3 +325,15 @@ def test_figure_draw_breaking_its_contract_named(tmp_path, monkeypatch, body, me
         figlib.draw_plugin(module, ctx)
     assert str(info.value).startswith(f"{path}: ") and message in str(info.value), str(info.value)
     assert not (tmp_path / "results").exists() or not any(p.is_file() for p in (tmp_path / "results").rglob("*"))
+
+
+def test_param_typed_by_a_default_of_the_wrong_type_names_the_default(tmp_path):
+    """A method whose default for a real-valued hyperparameter is written as an integer (kappa = 1, not 1.0), given 0.7
+    -> ParamError naming the default and the plugin file as where the type comes from (was: 'must be a whole number,
+    got 0.7', which points at the config value, not at the default that made kappa an integer)."""
+    path = plugin(tmp_path / "methods", params='{**ONLINE_PARAMS, "kappa": 1}')
+    method = registry(tmp_path / "methods")["my_method"]
+    with pytest.raises(method_module.ParamError) as info:
+        method.resolve_params({"kappa": 0.7})
+    message = str(info.value)
+    assert "must be a whole number, got 0.7" in message and f"its default 1 in {path}" in message, message
