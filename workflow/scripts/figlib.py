@@ -105,7 +105,8 @@ class Figure:
                 raise ValueError(f"Figure {self.title!r}: extra output {path!r} must be a file under figures/ or "
                                  f"tables/ of the results directory (relative, no '..')")
         if self.paper not in PAPERS:
-            raise ValueError(f"Figure {self.title!r}: paper {self.paper!r} is not one of {', '.join(PAPERS)}")
+            raise ValueError(f"Figure {self.title!r}: paper {self.paper!r} is not one of {', '.join(PAPERS)}; a new "
+                             f"paper is one line in figlib.PAPERS (workflow/scripts/figlib.py): its key, its authors")
         if self.kind not in ("figure", "table"):
             raise ValueError(f"Figure {self.title!r}: kind {self.kind!r} must be 'figure' or 'table'")
 
