@@ -176,9 +176,10 @@ def test_plugin_whose_defaults_fail_its_own_checks_named(tmp_path):
 ])
 def test_plugin_raising_in_the_warm_up_or_with_a_valueerror_named(tmp_path, capsys, monkeypatch, tiny_corpus, body,
                                                                    message):
-    """A plugin whose partial_fit raises at once (so in the untimed warm-up), or raises a numpy ValueError -> exit 2
-    naming the plugin file and the call, nothing written (was: a bare traceback from the warm-up; a one-line
-    'cannot reshape array...' naming neither the file nor the method)."""
+    """Plugin partial_fit raising at once (in the warm-up) or a bare numpy ValueError -> exit 2 naming file and call.
+
+    Nothing is written (was: a bare traceback from the warm-up; a one-line 'cannot reshape array...' naming neither
+    the file nor the method)."""
     path = use_plugin(tmp_path, monkeypatch, body)
     code, err = run_plugin(tmp_path, capsys, tiny_corpus)
     assert code == 2 and str(path) in err and message in err, err
@@ -196,9 +197,10 @@ PREDICT = "\n    def predict_words(self, observed, word_ids):\n        p = super
     pytest.param(PREDICT.format("        return np.minimum(1.5 * p, 1.0)"), "sum to 1.5", id="predict-words-inflated"),
 ])
 def test_plugin_predictive_not_a_distribution_named(tmp_path, capsys, monkeypatch, tiny_corpus, body, message):
-    """A plugin whose predict_words returns probabilities above 1, or not normalised over the vocabulary -> exit 2
-    naming the plugin file and the breach, nothing written (was: a better or worse per-word log predictive than the
-    model has, published without a word)."""
+    """Plugin predict_words above 1 or not summing to 1 over the vocabulary -> exit 2 naming the file and the breach.
+
+    Nothing is written (was: a better or worse per-word log predictive than the model has, published without a
+    word)."""
     path = use_plugin(tmp_path, monkeypatch, body)
     code, err = run_plugin(tmp_path, capsys, tiny_corpus)
     assert code == 2 and str(path) in err and "predict_words" in err and message in err, err
@@ -212,8 +214,9 @@ def test_plugin_predictive_not_a_distribution_named(tmp_path, capsys, monkeypatc
                  "        self.lam *= 1 + 1e-3 * random.random()\n", "import random\n", id="python-random"),
 ])
 def test_plugin_drawing_from_a_global_generator_named(tmp_path, capsys, monkeypatch, tiny_corpus, body, imports):
-    """A plugin drawing from numpy's or Python's global random generator (which the run's seed does not set) -> exit 2
-    naming the plugin file and the generator, nothing written (was: a run that gives other numbers at every call
+    """Plugin drawing from numpy's or Python's global random generator -> exit 2 naming the file and the generator.
+
+    The run's seed does not set those generators; nothing is written (was: a run giving other numbers at every call
     for the same seed, recorded as reproducible)."""
     path = use_plugin(tmp_path, monkeypatch, body, imports=imports)
     code, err = run_plugin(tmp_path, capsys, tiny_corpus)
@@ -234,10 +237,11 @@ STATE = "\n    def state(self):\n        s = dict(super().state())\n{}\n        
     pytest.param(STATE.format("        s = [s['lambda']]"), "state() must return a dict", id="state-a-list"),
 ])
 def test_plugin_state_that_cannot_be_saved_named(tmp_path, capsys, monkeypatch, tiny_corpus, body, message):
-    """A plugin whose state() holds a non-array value, misses an array its load_state reads, does not rebuild its
-    topics, or is no dict -> exit 2 naming the plugin file at the first checkpoint, nothing written (was: a model.npz
-    written with pickled objects or missing arrays, which every figure then refused as 'not a topicbench model';
-    or a one-line 'dictionary update sequence element' naming nothing)."""
+    """Plugin state() that model.npz cannot store or load_state cannot rebuild from -> exit 2 naming the file.
+
+    A non-array value, an array missing that load_state reads, other topics, or no dict: named at the first
+    checkpoint, nothing written (was: a model.npz of pickled objects or missing arrays, which every figure then
+    refused as 'not a topicbench model'; or a one-line 'dictionary update sequence element' naming nothing)."""
     path = use_plugin(tmp_path, monkeypatch, body)
     code, err = run_plugin(tmp_path, capsys, tiny_corpus)
     assert code == 2 and str(path) in err and message in err, err
@@ -245,9 +249,10 @@ def test_plugin_state_that_cannot_be_saved_named(tmp_path, capsys, monkeypatch, 
 
 
 def test_plugin_mutating_its_minibatch_rows_cannot_move_the_held_out_set(tmp_path, monkeypatch, tiny_corpus):
-    """A plugin whose partial_fit overwrites ``batch.rows`` in place -> the every_nth_batch policy still drops the
-    documents trained on from what it scores (was: the runner's record of trained rows read the plugin's edit, and
-    pass 2 scored documents the model had trained on, breaking 'never scored after training')."""
+    """Plugin overwriting batch.rows in place -> every_nth_batch still never scores a document trained on.
+
+    (Was: the runner's record of trained rows read the plugin's edit, and pass 2 scored documents the model had
+    trained on.)"""
     from topicbench.run import RunSpec, run
 
     use_plugin(tmp_path, monkeypatch, """

@@ -267,9 +267,10 @@ class TwoBlock(Dataset):
                  id="recipe-drawing-from-numpys-global-generator"),
 ])
 def test_dataset_recipe_breaking_its_contract_named(tmp_path, capsys, monkeypatch, spoil, message):
-    """A dataset recipe whose build raises (its own bug, or pandas's ValueError), returns no Corpus, or draws from numpy's
-    global generator -> `topicbench prepare` exits 2 with one line naming the recipe file, nothing written (was: a
-    traceback; a bare 'All arrays must be of the same length'; a new corpus at each prepare of the same seed)."""
+    """Recipe build raising, returning no Corpus or drawing from np.random -> prepare exits 2 naming the recipe file.
+
+    One line, nothing written (was: a traceback; a bare 'All arrays must be of the same length'; a new corpus at
+    each prepare of the same seed). The correct recipe prepares."""
     import topicbench.dataset as dataset_module
 
     path = plugin(tmp_path / "datasets", stem="two_block", text=RECIPE.replace("{spoil}", spoil))
@@ -302,9 +303,10 @@ def draw(ctx):
                  "draw(ctx) returned without writing its declared output(s) md, rst", id="figure-draw-not-writing"),
 ])
 def test_figure_draw_breaking_its_contract_named(tmp_path, monkeypatch, body, message):
-    """A figure file whose draw raises, or returns without writing every declared output -> ValueError naming the
-    figure file, none of its outputs written (was: the plugin's traceback; Snakemake's MissingOutputException after
-    its latency wait, naming output files but not the figure file)."""
+    """Figure draw raising, or returning without writing a declared output -> ValueError naming the figure file.
+
+    None of its outputs is written (was: the plugin's traceback; Snakemake's MissingOutputException after its
+    latency wait, naming output files but not the figure file). The correct figure writes all."""
     import pandas as pd
 
     monkeypatch.syspath_prepend(str(REPO / "workflow" / "scripts"))
@@ -328,9 +330,10 @@ def test_figure_draw_breaking_its_contract_named(tmp_path, monkeypatch, body, me
 
 
 def test_param_typed_by_a_default_of_the_wrong_type_names_the_default(tmp_path):
-    """A method whose default for a real-valued hyperparameter is written as an integer (kappa = 1, not 1.0), given 0.7
-    -> ParamError naming the default and the plugin file as where the type comes from (was: 'must be a whole number,
-    got 0.7', which points at the config value, not at the default that made kappa an integer)."""
+    """Plugin default of the wrong type (kappa = 1, not 1.0), given 0.7 -> ParamError naming the default and the file.
+
+    (Was: 'must be a whole number, got 0.7', which points at the config value, not at the default that made kappa
+    an integer.)"""
     path = plugin(tmp_path / "methods", params='{**ONLINE_PARAMS, "kappa": 1}')
     method = registry(tmp_path / "methods")["my_method"]
     with pytest.raises(method_module.ParamError) as info:
