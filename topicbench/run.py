@@ -428,7 +428,7 @@ def _run(spec, corpus, out_dir, progress_every_s):
         where = f"checkpoint {len(rows) + 1} ({processed} documents)"
         diverged = f"{method.name} with {spec.params or 'its defaults'} diverged at {where}: "
         check_topics(method, where, diverged)  # a plugin's topics() holds the contract
-        check_predictive(method, splits, where)  # and its predict_words is a distribution over the vocabulary
+        check_predictive(method, splits, where, diverged)  # and its predict_words is a distribution over the vocabulary
         if n_updates and not state_checked:
             check_state(method, spec, where)  # its state() is a model a figure can load
             state_checked.append(where)
@@ -552,10 +552,11 @@ def check_own_generator(method: Method, before: tuple, where: str) -> None:
                           f"pass a generator or seed from it to the library you call; nothing was written")
 
 
-def check_predictive(method: Method, splits, where: str) -> None:
+def check_predictive(method: Method, splits, where: str, diverged: str) -> None:
     """``predict_words`` is a distribution over the whole vocabulary (the contract every per-word score rests on):
     for the first document observing something, its probabilities at all V words must sum to 1. A predictive summing
-    to more (or less) would score better (or worse) than the model is, so it is refused naming the file."""
+    to more (or less) would score better (or worse) than the model is, so it is refused naming the file. NaN, inf or
+    negative values are a numerical failure of the fit (``diverged``, as the scores' own check), not of the contract."""
     observed = splits[0][0]
     seen = np.flatnonzero(np.diff(observed.indptr) > 0)
     if not seen.size:
@@ -567,9 +568,12 @@ def check_predictive(method: Method, splits, where: str) -> None:
     if probs.shape != (V,) or probs.dtype.kind not in "fiu":
         raise PluginError(f"{plugin_file(type(method))}: {method.name}.predict_words returned {probs.dtype} shape "
                           f"{probs.shape} for one document and all {V} words at {where}, expected ({V},) numbers")
+    if not np.isfinite(probs).all() or (probs < 0).any():
+        raise FitDiverged(f"{diverged}predict_words returned NaN, inf or negative probabilities ({plugin_file(type(method))});"
+                          f" nothing was written")
     total = probs.sum(dtype=np.float64)
     tol = max(1e-6, 4 * V * np.finfo(probs.dtype).eps) if probs.dtype.kind == "f" else 1e-6
-    if not abs(total - 1) <= tol:  # NaN too
+    if abs(total - 1) > tol:
         raise PluginError(f"{plugin_file(type(method))}: {method.name}.predict_words must be a distribution over the "
                           f"vocabulary: for held-out document {d}, its probabilities at all {V} words sum to "
                           f"{total:.6g} at {where}; nothing was written")
