@@ -360,4 +360,7 @@ def prepare(name: str, out_dir: str | os.PathLike, corpora_dir=None, corpus_name
     corpus.meta["corpora_dir"] = str(Path(corpora_dir).resolve()) if corpora_dir is not None else None
     corpus.meta["source_files"] = record
     corpus.meta["dataset_recipe"] = dataset_cls.name  # what stale_corpora compares with the config, beside the params
-    return save_corpus(corpus, out_dir)
+    try:
+        return save_corpus(corpus, out_dir)
+    except CorpusError as err:  # counts, vocabulary or docs the writer refuses: the recipe built them, so name it too
+        raise CorpusError(f"{err} (in the corpus dataset {name} built: {plugin_file(dataset_cls)})") from err
