@@ -7,6 +7,7 @@ the config value ``corpora_dir`` and raise :class:`DatasetUnavailable` when it i
 """
 from __future__ import annotations
 
+import contextlib
 import inspect
 import math
 import numbers
@@ -17,7 +18,7 @@ from typing import Any, ClassVar
 
 from .corpus import Corpus, CorpusError, is_corpus_dir, save_corpus
 from .io import file_sha256
-from .method import REPO_ROOT, SAFE_NAME, SAFE_RULES, _check_underflow, load_plugins
+from .method import REPO_ROOT, SAFE_NAME, SAFE_RULES, PluginError, _check_underflow, load_plugins, plugin_file
 
 DATASETS_DIR = REPO_ROOT / "datasets"
 
@@ -276,6 +277,40 @@ def check_out_dir(out_dir: str | os.PathLike, inputs: list[Path] = (), corpora_d
     return out
 
 
+@contextlib.contextmanager
+def _named_recipe(recipe: type[Dataset], call: str):
+    """An exception from a recipe's ``build``/``write`` named with its file: the refusals of data (CorpusError, OSError,
+    a text's UnicodeError) and MemoryError pass unchanged, anything else is the file's bug (a plain ValueError keeps
+    its message behind the same prefix)."""
+    try:
+        yield
+    except (CorpusError, PluginError, OSError, MemoryError, UnicodeError):
+        raise
+    except Exception as err:
+        raise PluginError(f"{plugin_file(recipe)}: dataset {recipe.name}.{call} raised {type(err).__name__} ({err}); "
+                          f"nothing was written") from err
+
+
+def _global_generators() -> tuple:
+    """The state of numpy's and Python's global random generators, which no recipe parameter seeds."""
+    import random
+
+    import numpy as np
+
+    legacy = np.random.get_state()
+    return legacy[1].tobytes(), legacy[2:], random.getstate()
+
+
+def _check_own_generator(recipe: type[Dataset], before: tuple) -> None:
+    """A recipe draws from a generator seeded by its parameters: one drawing from a global generator writes another
+    corpus at each prepare of the same parameters (and every run on it another corpus_sha256)."""
+    if _global_generators() != before:
+        raise PluginError(f"{plugin_file(recipe)}: dataset {recipe.name} drew from numpy's or Python's global random "
+                          f"generator (np.random.*, random.*), which its parameters do not seed, so the same "
+                          f"parameters would not give the same corpus; draw from np.random.default_rng(<a seed "
+                          f"parameter>); nothing was written")
+
+
 def prepare(name: str, out_dir: str | os.PathLike, corpora_dir=None, corpus_name: str | None = None, **params) -> Path:
     """Build a dataset and save it as a corpus directory (atomically); ``corpus_name`` overrides the recorded name.
 
@@ -287,13 +322,22 @@ def prepare(name: str, out_dir: str | os.PathLike, corpora_dir=None, corpus_name
         raise CorpusError(f"--name {corpus_name!r} is not a safe corpus name ({SAFE_RULES})")
     resolved = dataset_cls.resolve_params(params)
     out_dir = check_out_dir(out_dir, input_paths(resolved, corpora_dir), corpora_dir)
+    generators = _global_generators()
     if hasattr(dataset_cls, "write"):  # streams to disk (paper-scale synthetic corpora) with the same bytes
-        return Path(dataset_cls().write(out_dir, corpora_dir=corpora_dir, corpus_name=corpus_name, **resolved))
+        with _named_recipe(dataset_cls, "write"):
+            written = Path(dataset_cls().write(out_dir, corpora_dir=corpora_dir, corpus_name=corpus_name, **resolved))
+        _check_own_generator(dataset_cls, generators)
+        return written
     # the raw files' fingerprint, taken before they are read and checked after: corpus.json names what it was made
     # from, and a later workflow re-prepares a corpus whose source changed (grid.stale_corpora)
     sources = source_files(dataset_cls, resolved, corpora_dir)
     record = source_record(sources)
-    corpus = dataset_cls().build(corpora_dir=corpora_dir, **resolved)
+    with _named_recipe(dataset_cls, "build"):
+        corpus = dataset_cls().build(corpora_dir=corpora_dir, **resolved)
+    if not isinstance(corpus, Corpus):
+        raise PluginError(f"{plugin_file(dataset_cls)}: dataset {name}.build returned {type(corpus).__name__}, not a "
+                          f"topicbench.corpus.Corpus; nothing was written")
+    _check_own_generator(dataset_cls, generators)
     changed = source_changes(record, sources)
     if changed:
         raise CorpusError(f"dataset {name}: {changed.replace('since it was prepared', 'while it was read')}; nothing "
@@ -316,4 +360,7 @@ def prepare(name: str, out_dir: str | os.PathLike, corpora_dir=None, corpus_name
     corpus.meta["corpora_dir"] = str(Path(corpora_dir).resolve()) if corpora_dir is not None else None
     corpus.meta["source_files"] = record
     corpus.meta["dataset_recipe"] = dataset_cls.name  # what stale_corpora compares with the config, beside the params
-    return save_corpus(corpus, out_dir)
+    try:
+        return save_corpus(corpus, out_dir)
+    except CorpusError as err:  # counts, vocabulary or docs the writer refuses: the recipe built them, so name it too
+        raise CorpusError(f"{err} (in the corpus dataset {name} built: {plugin_file(dataset_cls)})") from err

@@ -157,6 +157,9 @@ def loglik_sum(method, observed: sp.csr_matrix, heldout: sp.csr_matrix) -> tuple
         probs = np.asarray(method.predict_words(obs.copy(), held.copy()), dtype=np.float64)
         if probs.shape != (held.nnz,):
             raise ValueError(f"{getattr(method, 'name', method)}.predict_words returned shape {probs.shape}, expected ({held.nnz},)")
+        if np.any(probs > 1 + 1e-9):  # a score better than any model can have, never a numerical failure
+            raise ValueError(f"{getattr(method, 'name', method)}.predict_words returned a probability above 1 "
+                             f"({probs.max():.6g}); it returns p(w | observed part) at each held-out word")
         if np.any(~np.isfinite(probs)) or np.any(probs <= 0):
             raise FloatingPointError(f"{getattr(method, 'name', method)}.predict_words returned a non-positive or non-finite probability")
         total += float(np.dot(held.data, np.log(probs)))

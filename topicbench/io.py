@@ -79,11 +79,12 @@ def written_together():
     For a job whose result is several files (a figure's png/pdf/md/rst/csv parts, the paper's md/typ/pdf): an
     exception or a kill anywhere while they are written leaves every old file in place, none of the new ones;
     the renames then follow one another in the order the files were written (the one window left: a kill
-    between two of these renames). A file written twice in the block is renamed once per write, the last wins."""
+    between two of these renames). A file written twice in the block is renamed once per write, the last wins.
+    Yields the list of (temporary, final) paths staged so far, so a caller can check what the block wrote."""
     staged: list[tuple[Path, Path]] = []
     _GROUP.append(staged)
     try:
-        yield
+        yield staged
     except BaseException:
         _GROUP.pop()
         for tmp, _ in staged:

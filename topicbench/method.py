@@ -6,9 +6,14 @@ A method file defines one subclass of :class:`Method` (modelled on benchopt's so
 - ``params``: the default of every hyperparameter, and so every grid axis;
 - ``check_params(params)``: raise :class:`ParamError` naming the culprit (called before any fit);
 - ``partial_fit(batch)``: one update of the global parameters from a :class:`~topicbench.streams.Minibatch`;
-- ``predict_words(observed, word_ids)``: p(w | observed part, globals) at the nonzeros of ``word_ids``;
-- ``topics()`` (K x V) and ``topic_weights()`` (K);
-- ``state()`` / ``from_state()``: arrays of the global parameters plus named extras.
+- ``predict_words(observed, word_ids)``: p(w | observed part, globals) at the nonzeros of ``word_ids``, a
+  distribution over the whole vocabulary (the runner checks that it sums to 1 over all V words);
+- ``topics()`` (K x V, rows summing to 1) and ``topic_weights()`` (K);
+- ``state()`` / ``from_state()``: a dict of names to numpy arrays or numbers (model.npz stores it without pickle)
+  from which ``load_state`` rebuilds the same topics; the runner checks the round trip at the first checkpoint.
+
+Random draws come from ``self.rng`` (seeded from the run's seed); the runner refuses a method that draws from numpy's
+or Python's global generator, which no seed of the run fixes.
 
 What the runner gives a method, besides its params: the vocabulary size, a seed, a thread
 count and, only if ``uses_corpus_size`` is true, the training corpus size ``corpus_size``
@@ -202,7 +207,12 @@ class Method:
             try:
                 merged[key] = coerce(value, kind, f"{cls.name}: hyperparameter {key!r}", optional)
             except ValueError as err:
-                raise ParamError(str(err)) from None
+                declared = any(key in c.__dict__.get("param_types", {}) for c in cls.__mro__)
+                # a type taken from the default: the culprit may be the plugin's default (1 where 1.0 was meant)
+                hint = "" if declared else (f" (its type, {kind.__name__}, is that of its default {cls.params[key]!r} "
+                                            f"in {plugin_file(cls)}; a default of another type, or a param_types "
+                                            f"entry, declares another)")
+                raise ParamError(f"{err}{hint}") from None
         try:
             cls.check_params(merged)
             unused = {key: why for key, why in cls.unused_params(merged).items() if key in given}

@@ -351,6 +351,7 @@ def _run(spec, corpus, out_dir, progress_every_s):
     if spec.max_test_docs is not None and test.n_docs > spec.max_test_docs:
         test = test.select(_subset_rows(test.n_docs, spec.max_test_docs, spec.eval_seed))
     kwargs = {"corpus_size": train.n_docs} if method_cls.uses_corpus_size else {}
+    generators = _global_generators()  # a method draws from its own generator only (check_own_generator)
     method = method_cls(corpus.n_words, seed=spec.seed, threads=threads, **kwargs, **spec.params)
     if spec.topic_history_words > corpus.n_words:
         raise ValueError(f"run setting 'topic_history_words' = {spec.topic_history_words} exceeds the corpus's "
@@ -389,7 +390,9 @@ def _run(spec, corpus, out_dir, progress_every_s):
     if fixed_splits is not None:
         _check_heldout_tokens(fixed_splits, spec, "the test split")  # before the fit, not a NaN score after it
     _check_scheduled_windows(holdout, order, batch_size, train, protocol, spec)
-    compile_wall = _warm_up(method, stream)  # numba compiles (or loads) the method's kernels off the fit clock
+    with _named(method, "partial_fit/predict_words", "the warm-up (two updates on two documents, before the fit)"):
+        compile_wall = _warm_up(method, stream)  # numba compiles (or loads) the method's kernels off the fit clock
+    check_own_generator(method, generators, "the end of the warm-up")
     # constant per-run columns
     base = {"experiment": spec.experiment, "dataset": spec.dataset or corpus.meta.get("name", ""),
             "label": spec.label or method.name, "method": method.name,
@@ -407,6 +410,7 @@ def _run(spec, corpus, out_dir, progress_every_s):
     processed = n_updates = 0
     truth_topics = (corpus.truth or {}).get("topics")
     trained = np.zeros(train.n_docs, dtype=bool)  # training rows some partial_fit has seen
+    state_checked: list[str] = []  # where check_state ran (once)
 
     def score(event: Evaluation | None):
         if event is None:
@@ -424,6 +428,10 @@ def _run(spec, corpus, out_dir, progress_every_s):
         where = f"checkpoint {len(rows) + 1} ({processed} documents)"
         diverged = f"{method.name} with {spec.params or 'its defaults'} diverged at {where}: "
         check_topics(method, where, diverged)  # a plugin's topics() holds the contract
+        check_predictive(method, splits, where, diverged)  # and its predict_words is a distribution over the vocabulary
+        if n_updates and not state_checked:
+            check_state(method, spec, where)  # its state() is a model a figure can load
+            state_checked.append(where)
         try:
             with _named(method, "predict_words", where):
                 loglik, tokens = loglik_per_word(method, splits)  # the method sees copies of the splits
@@ -457,10 +465,12 @@ def _run(spec, corpus, out_dir, progress_every_s):
             top = np.argpartition(-topics, spec.topic_history_words - 1, axis=1)[:, : spec.topic_history_words]
             order = np.take_along_axis(topics, top, axis=1).argsort(axis=1)[:, ::-1]
             topic_history.append(np.take_along_axis(top, order, axis=1))
+        check_own_generator(method, generators, where)
         report(processed, fit_wall, loglik, force=True)
 
     for batch in stream:
         score(holdout.before_batch(batch, trained))
+        batch_rows, size = batch.rows.copy(), len(batch)  # the runner's own record: the method may edit its batch in place
         workers0 = descendants_cpu_s()  # read outside the clocks: reading costs this process CPU, not the fit
         wall0, cpu0 = time.perf_counter(), time.process_time()
         with _named(method, "partial_fit", f"update {n_updates + 1} ({processed} documents seen)"):
@@ -476,8 +486,8 @@ def _run(spec, corpus, out_dir, progress_every_s):
             raise PluginError(f"{plugin_file(type(method))}: {method.name}.partial_fit changed numba's thread count "
                               f"from {threads} to {kernels.numba.get_num_threads()} (update {n_updates + 1}); the "
                               f"runner sets it from --threads, a method must not; nothing was written")
-        trained[batch.rows] = True
-        processed += len(batch)
+        trained[batch_rows] = True
+        processed += size
         n_updates += 1
         report(processed, fit_wall)
         score(holdout.after_batch(processed, trained))
@@ -508,15 +518,110 @@ RUN_FILES = ("model.npz", "topics.tsv", "trace.parquet")
 
 @contextlib.contextmanager
 def _named(method: Method, call: str, where: str):
-    """An exception from a method's ``call`` that is not a refusal of a value (ValueError, OSError, MemoryError,
-    FloatingPointError) is a bug of its file: PluginError naming the file, the call and where in the run."""
+    """An exception from a method's ``call`` named with its file, the call and where in the run: a bug of the file
+    becomes a PluginError (exit 2, one line); a plain ValueError (numpy's, or a plugin's own refusal) keeps its
+    message behind the same prefix. The harness's own refusals (ParamError, StreamError, FitDiverged, ...), OSError,
+    MemoryError and arithmetic errors pass unchanged: they name their culprit already or are handled by the caller."""
     try:
         yield
-    except (ValueError, OSError, MemoryError, ArithmeticError):
+    except (PluginError, ParamError, StreamError, FitDiverged, OSError, MemoryError, ArithmeticError):
         raise
+    except ValueError as err:
+        raise PluginError(f"{plugin_file(type(method))}: {method.name}.{call} at {where}: {err}; nothing was "
+                          f"written") from err
     except Exception as err:
         raise PluginError(f"{plugin_file(type(method))}: {method.name}.{call} raised {type(err).__name__} ({err}) at "
                           f"{where}; nothing was written") from err
+
+
+def _global_generators() -> tuple:
+    """The state of numpy's and Python's global random generators, which no seed of the run sets."""
+    import random
+
+    legacy = np.random.get_state()
+    return legacy[1].tobytes(), legacy[2:], random.getstate()
+
+
+def check_own_generator(method: Method, before: tuple, where: str) -> None:
+    """A method draws only from its own seeded generator (``self.rng``): one that drew from numpy's or Python's
+    global generator gives other numbers at each call for the same seed, so it is refused naming its file."""
+    if _global_generators() != before:
+        raise PluginError(f"{plugin_file(type(method))}: {method.name} drew from numpy's or Python's global random "
+                          f"generator (np.random.*, random.*) by {where}, which the run's seed does not set, so the "
+                          f"same seed would not give the same numbers; draw from self.rng (seeded by the runner), or "
+                          f"pass a generator or seed from it to the library you call; nothing was written")
+
+
+def check_predictive(method: Method, splits, where: str, diverged: str) -> None:
+    """``predict_words`` is a distribution over the whole vocabulary (the contract every per-word score rests on):
+    for the first document observing something, its probabilities at all V words must sum to 1. A predictive summing
+    to more (or less) would score better (or worse) than the model is, so it is refused naming the file. NaN, inf or
+    negative values are a numerical failure of the fit (``diverged``, as the scores' own check), not of the contract."""
+    observed = splits[0][0]
+    seen = np.flatnonzero(np.diff(observed.indptr) > 0)
+    if not seen.size:
+        return
+    d, V = int(seen[0]), method.n_words
+    every_word = sp.csr_matrix((np.ones(V), np.arange(V), [0, V]), shape=(1, V))
+    with _named(method, "predict_words", where):
+        probs = np.asarray(method.predict_words(observed[d:d + 1].copy(), every_word))
+    if probs.shape != (V,) or probs.dtype.kind not in "fiu":
+        raise PluginError(f"{plugin_file(type(method))}: {method.name}.predict_words returned {probs.dtype} shape "
+                          f"{probs.shape} for one document and all {V} words at {where}, expected ({V},) numbers")
+    if not np.isfinite(probs).all() or (probs < 0).any():
+        raise FitDiverged(f"{diverged}predict_words returned NaN, inf or negative probabilities ({plugin_file(type(method))});"
+                          f" nothing was written")
+    total = probs.sum(dtype=np.float64)
+    tol = max(1e-6, 4 * V * np.finfo(probs.dtype).eps) if probs.dtype.kind == "f" else 1e-6
+    if abs(total - 1) > tol:
+        raise PluginError(f"{plugin_file(type(method))}: {method.name}.predict_words must be a distribution over the "
+                          f"vocabulary: for held-out document {d}, its probabilities at all {V} words sum to "
+                          f"{total:.6g} at {where}; nothing was written")
+
+
+def saved_state(method: Method) -> dict[str, np.ndarray]:
+    """``method.state()`` as the arrays model.npz stores (read back without pickle): a dict of names to numbers or
+    text; anything else (None, a dict, an object array) is refused naming the file, not written for a figure to trip."""
+    file = plugin_file(type(method))
+    with _named(method, "state", "saving the model"):
+        state = method.state()
+    if not isinstance(state, dict):
+        raise PluginError(f"{file}: {method.name}.state() must return a dict of names to arrays, got "
+                          f"{type(state).__name__}")
+    arrays = {}
+    for key, value in state.items():
+        array = np.asarray(value) if isinstance(value, (np.ndarray, np.generic, int, float, bool, str)) else None
+        if not isinstance(key, str) or not key or key.startswith("_") or array is None or array.dtype.kind not in "biufcUS":
+            raise PluginError(f"{file}: {method.name}.state()[{key!r}] is {value!r:.80}; state() maps names (not "
+                              f"starting with '_', which the runner keeps) to numpy arrays or numbers, which model.npz "
+                              f"stores and reads back without pickle")
+        arrays[key] = array
+    return arrays
+
+
+def check_state(method: Method, spec: RunSpec, where: str) -> None:
+    """``from_state(state())`` rebuilds this method's topics, as a figure's ``load_model`` will from model.npz:
+    checked once, at the first checkpoint after an update, so a state that cannot be saved or reloaded is named
+    before the fit goes on, not found by a figure after it."""
+    import io as _io
+
+    file = plugin_file(type(method))
+    buffer = _io.BytesIO()
+    np.savez(buffer, **saved_state(method))
+    buffer.seek(0)
+    with np.load(buffer, allow_pickle=False) as archive:
+        state = {key: archive[key] for key in archive.files}
+    kwargs = {"corpus_size": method.corpus_size} if type(method).uses_corpus_size else {}
+    try:
+        twin = type(method).from_state(state, method.n_words, seed=spec.seed, **kwargs, **spec.params)
+        same = np.allclose(np.asarray(twin.topics()), np.asarray(method.topics()), rtol=1e-6, atol=1e-12)
+    except Exception as err:
+        raise PluginError(f"{file}: {method.name}.from_state(state()) raised {type(err).__name__} ({err}) at {where}: "
+                          f"load_state must read back exactly what state() returns (a figure loads the model so); "
+                          f"nothing was written") from err
+    if not same:
+        raise PluginError(f"{file}: {method.name}.from_state(state()) gives other topics than the method has at "
+                          f"{where}: state() must hold every array topics() is computed from; nothing was written")
 
 
 def check_topics(method: Method, where: str, diverged: str) -> None:
@@ -679,7 +784,7 @@ def write_outputs(out_dir: Path, trace: pd.DataFrame, method: Method, vocab: lis
     aside = None  # the old run while renamed aside (file systems without RENAME_EXCHANGE)
     try:
         os.chmod(stage, 0o777 & ~io.current_umask())  # mkdtemp's 0700 would make the swapped-in run private
-        state = dict(method.state())
+        state = saved_state(method)
         state.update(extras or {})
         state["_spec_json"] = np.array(json.dumps(asdict(spec), sort_keys=True, default=str))
         state["_method"] = np.array(method.name)

@@ -104,7 +104,9 @@ class Stream:
         return -(-len(self.order) // self.batch_size)
 
     def batch(self, index: int) -> Minibatch:
-        rows = self.order[index * self.batch_size : (index + 1) * self.batch_size]
+        # a copy: a method editing batch.rows in place must not reach the order, nor the runner's record of the rows
+        # trained on, which keeps trained documents out of what a policy scores
+        rows = self.order[index * self.batch_size : (index + 1) * self.batch_size].copy()
         pick = lambda values: values.defer(rows) if hasattr(values, "defer") else values[rows]  # noqa: E731
         return Minibatch(self.rows(rows), rows, pick(self.doc_ids), None if self.times is None else pick(self.times),
                          index)

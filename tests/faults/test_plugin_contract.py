@@ -134,11 +134,12 @@ def test_plugin_mutating_its_minibatch_cannot_reach_the_corpus(tmp_path, capsys,
 
 
 def test_plugin_reseeding_numpys_global_generator_is_harmless(tmp_path, monkeypatch, tiny_corpus):
-    """A plugin that calls np.random.seed and draws from numpy's global generator -> a later online_lda run in the same
-    process gives the same trace (the runner and the built-in methods draw only from their own seeded generators)."""
+    """A plugin that calls np.random.seed and draws from numpy's global generator -> refused naming its file, and a
+    later online_lda run in the same process gives the same trace (the runner and the built-in methods draw only from
+    their own seeded generators)."""
     from topicbench.run import RunSpec, run
 
-    use_plugin(tmp_path, monkeypatch, """
+    path = use_plugin(tmp_path, monkeypatch, """
     def partial_fit(self, batch):
         np.random.seed(12345)
         np.random.random(1000)
@@ -147,7 +148,9 @@ def test_plugin_reseeding_numpys_global_generator_is_harmless(tmp_path, monkeypa
     spec = RunSpec(method="online_lda", params={"K": 3, "batch_size": 20}, n_checkpoints=2, seed=4)
     np.random.seed(1)
     clean, _ = run(spec, tiny_corpus)
-    run(RunSpec(method="my_method", params={"K": 3, "batch_size": 20}, n_checkpoints=2), tiny_corpus)
+    with pytest.raises(PluginError, match="global random generator") as info:
+        run(RunSpec(method="my_method", params={"K": 3, "batch_size": 20}, n_checkpoints=2), tiny_corpus)
+    assert str(path) in str(info.value)
     np.random.seed(99)
     again, _ = run(spec, tiny_corpus)
     assert np.array_equal(clean["loglik_per_word"].to_numpy(), again["loglik_per_word"].to_numpy())
@@ -160,3 +163,106 @@ def test_plugin_whose_defaults_fail_its_own_checks_named(tmp_path):
     with pytest.raises(PluginError) as info:
         registry(tmp_path / "methods")
     assert str(path) in str(info.value) and "defaults" in str(info.value) and "'K'" in str(info.value), str(info.value)
+
+
+@pytest.mark.parametrize("body, message", [
+    pytest.param("\n    def partial_fit(self, batch):\n        raise RuntimeError('boom at once')\n",
+                 "partial_fit/predict_words raised RuntimeError (boom at once) at the warm-up",
+                 id="partial-fit-raising-at-its-first-update"),
+    pytest.param("\n    def partial_fit(self, batch):\n        if self.updates == 2:\n            np.zeros(3).reshape(2, 2)\n"
+                 "        self.stochastic_step(batch, self.corpus_size)\n",
+                 "partial_fit at update 3 (40 documents seen): cannot reshape array of size 3",
+                 id="partial-fit-raising-a-bare-valueerror"),
+])
+def test_plugin_raising_in_the_warm_up_or_with_a_valueerror_named(tmp_path, capsys, monkeypatch, tiny_corpus, body,
+                                                                   message):
+    """Plugin partial_fit raising at once (in the warm-up) or a bare numpy ValueError -> exit 2 naming file and call.
+
+    Nothing is written (was: a bare traceback from the warm-up; a one-line 'cannot reshape array...' naming neither
+    the file nor the method)."""
+    path = use_plugin(tmp_path, monkeypatch, body)
+    code, err = run_plugin(tmp_path, capsys, tiny_corpus)
+    assert code == 2 and str(path) in err and message in err, err
+    assert not (tmp_path / "out").exists() and not list(tmp_path.glob(".out.*"))
+
+
+PREDICT = "\n    def predict_words(self, observed, word_ids):\n        p = super().predict_words(observed, word_ids)\n{}\n"
+
+
+@pytest.mark.parametrize("body, message", [
+    pytest.param(PREDICT.format("        return 2 * p"), "sum to 2", id="predict-words-doubled"),
+    pytest.param(PREDICT.format("        return p if word_ids.nnz == self.n_words else 1.5 * p / p.max()"),
+                 "returned a probability above 1 (1.5)", id="predict-words-above-one-at-held-out-words"),
+    pytest.param(PREDICT.format("        return 0.5 * p"), "sum to 0.5", id="predict-words-summing-to-a-half"),
+    pytest.param(PREDICT.format("        return np.minimum(1.5 * p, 1.0)"), "sum to 1.5", id="predict-words-inflated"),
+])
+def test_plugin_predictive_not_a_distribution_named(tmp_path, capsys, monkeypatch, tiny_corpus, body, message):
+    """Plugin predict_words above 1 or not summing to 1 over the vocabulary -> exit 2 naming the file and the breach.
+
+    Nothing is written (was: a better or worse per-word log predictive than the model has, published without a
+    word)."""
+    path = use_plugin(tmp_path, monkeypatch, body)
+    code, err = run_plugin(tmp_path, capsys, tiny_corpus)
+    assert code == 2 and str(path) in err and "predict_words" in err and message in err, err
+    assert not (tmp_path / "out").exists() and not list(tmp_path.glob(".out.*"))
+
+
+@pytest.mark.parametrize("body, imports", [
+    pytest.param("\n    def partial_fit(self, batch):\n        self.stochastic_step(batch, self.corpus_size)\n"
+                 "        self.lam *= 1 + 1e-3 * np.random.random()\n", "import numpy as np\n", id="numpy-global"),
+    pytest.param("\n    def partial_fit(self, batch):\n        self.stochastic_step(batch, self.corpus_size)\n"
+                 "        self.lam *= 1 + 1e-3 * random.random()\n", "import random\n", id="python-random"),
+])
+def test_plugin_drawing_from_a_global_generator_named(tmp_path, capsys, monkeypatch, tiny_corpus, body, imports):
+    """Plugin drawing from numpy's or Python's global random generator -> exit 2 naming the file and the generator.
+
+    The run's seed does not set those generators; nothing is written (was: a run giving other numbers at every call
+    for the same seed, recorded as reproducible)."""
+    path = use_plugin(tmp_path, monkeypatch, body, imports=imports)
+    code, err = run_plugin(tmp_path, capsys, tiny_corpus)
+    assert code == 2 and str(path) in err and "global random generator" in err, err
+    assert not (tmp_path / "out").exists()
+
+
+STATE = "\n    def state(self):\n        s = dict(super().state())\n{}\n        return s\n"
+
+
+@pytest.mark.parametrize("body, message", [
+    pytest.param(STATE.format("        s['extra'] = None"), "state()['extra'] is None", id="state-holding-none"),
+    pytest.param(STATE.format("        s['info'] = {'a': 1}"), "state()['info'] is {'a': 1}", id="state-holding-a-dict"),
+    pytest.param(STATE.format("        del s['updates']"), "from_state(state()) raised KeyError ('updates')",
+                 id="state-missing-what-load-state-reads"),
+    pytest.param(STATE.format("        s['lambda'] = s['lambda'][::-1].copy()"), "from_state(state()) gives other "
+                 "topics", id="state-not-the-model"),
+    pytest.param(STATE.format("        s = [s['lambda']]"), "state() must return a dict", id="state-a-list"),
+])
+def test_plugin_state_that_cannot_be_saved_named(tmp_path, capsys, monkeypatch, tiny_corpus, body, message):
+    """Plugin state() that model.npz cannot store or load_state cannot rebuild from -> exit 2 naming the file.
+
+    A non-array value, an array missing that load_state reads, other topics, or no dict: named at the first
+    checkpoint, nothing written (was: a model.npz of pickled objects or missing arrays, which every figure then
+    refused as 'not a topicbench model'; or a one-line 'dictionary update sequence element' naming nothing)."""
+    path = use_plugin(tmp_path, monkeypatch, body)
+    code, err = run_plugin(tmp_path, capsys, tiny_corpus)
+    assert code == 2 and str(path) in err and message in err, err
+    assert not (tmp_path / "out").exists() and not list(tmp_path.glob(".out.*"))
+
+
+def test_plugin_mutating_its_minibatch_rows_cannot_move_the_held_out_set(tmp_path, monkeypatch, tiny_corpus):
+    """Plugin overwriting batch.rows in place -> every_nth_batch still never scores a document trained on.
+
+    (Was: the runner's record of trained rows read the plugin's edit, and pass 2 scored documents the model had
+    trained on.)"""
+    from topicbench.run import RunSpec, run
+
+    use_plugin(tmp_path, monkeypatch, """
+    def partial_fit(self, batch):
+        self.stochastic_step(batch, self.corpus_size)
+        batch.rows[:] = batch.rows[0]
+""")
+    settings = dict(params={"K": 3, "batch_size": 20}, holdout="every_nth_batch", holdout_n=2, passes=2)
+    clean, _ = run(RunSpec(method="online_lda", **settings), tiny_corpus)
+    spoilt, _ = run(RunSpec(method="my_method", **settings), tiny_corpus)
+    assert len(clean) == 3  # pass 2 scores nothing: every document was trained on in pass 1
+    assert np.array_equal(clean["docs_seen"].to_numpy(), spoilt["docs_seen"].to_numpy())
+    assert np.array_equal(clean["heldout_docs"].to_numpy(), spoilt["heldout_docs"].to_numpy())

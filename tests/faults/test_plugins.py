@@ -226,3 +226,121 @@ def test_check_params_with_a_bug_is_named(tmp_path):
         method.resolve_params({"K": 3})
     assert str(info.value).startswith(f"{path}: my_method.check_params/unused_params raised TypeError"), str(info.value)
     assert isinstance(info.value, ValueError)  # so the grid's GridError and the CLI's one line report it
+
+
+RECIPE = '''
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from topicbench.corpus import Corpus
+from topicbench.dataset import Dataset
+
+
+class TwoBlock(Dataset):
+    name = "two_block"
+    description = "two disjoint word blocks"
+    params = {"n_docs": 40, "seed": 0}
+    synthetic = True
+
+    def build(self, corpora_dir=None, n_docs=40, seed=0):
+        rng = np.random.default_rng(seed)
+        counts = np.stack([np.bincount(rng.integers(10 * (d % 2), 10 * (d % 2) + 10, size=20), minlength=20)
+                           for d in range(n_docs)])
+        docs = pd.DataFrame({"doc_id": [f"d{d}" for d in range(n_docs)],
+                             "split": ["train"] * (n_docs - 10) + ["test"] * 10})
+        {spoil}
+        return Corpus(sp.csr_matrix(counts), [f"w{v}" for v in range(20)], docs)
+'''
+
+
+@pytest.mark.parametrize("spoil, message", [
+    pytest.param("", None, id="recipe-correct"),
+    pytest.param("raise RuntimeError('boom in build')", "two_block.build raised RuntimeError (boom in build)",
+                 id="recipe-build-raising"),
+    pytest.param("docs = docs.iloc[:-1]; docs = pd.DataFrame({'a': [1, 2], 'b': [1]})",
+                 "two_block.build raised ValueError (All arrays must be of the same length)",
+                 id="recipe-build-raising-a-pandas-valueerror"),
+    pytest.param("return None", "two_block.build returned NoneType, not a topicbench.corpus.Corpus",
+                 id="recipe-build-returning-none"),
+    pytest.param("counts[0, 0] = -3", "counts must be non-negative integers, got np.int64(-3)",
+                 id="recipe-build-returning-negative-counts"),
+    pytest.param("docs = docs.drop(columns='split')", "missing column 'split'", id="recipe-docs-without-split"),
+    pytest.param("counts = counts + np.random.binomial(1, 0.5, counts.shape)", "drew from numpy's or Python's global",
+                 id="recipe-drawing-from-numpys-global-generator"),
+])
+def test_dataset_recipe_breaking_its_contract_named(tmp_path, capsys, monkeypatch, spoil, message):
+    """Recipe build raising, returning no Corpus or bad counts, drawing from np.random -> prepare exits 2 naming it.
+
+    One line, nothing written (was: a traceback; a bare 'All arrays must be of the same length'; a new corpus at
+    each prepare of the same seed; negative counts or no split column named under the output folder only). The correct
+    recipe prepares."""
+    import topicbench.dataset as dataset_module
+
+    path = plugin(tmp_path / "datasets", stem="two_block", text=RECIPE.replace("{spoil}", spoil))
+    monkeypatch.setattr(dataset_module, "_DATASETS", load_plugins(tmp_path / "datasets", Dataset, "dataset"))
+    code = cli(["prepare", "two_block", "--out", str(tmp_path / "corpus")])
+    err = capsys.readouterr().err
+    if message is None:
+        assert code == 0 and (tmp_path / "corpus" / "corpus.json").is_file(), err
+        return
+    assert code == 2 and str(path) in err and message in err, err
+    assert "Traceback" not in err and not (tmp_path / "corpus").exists()
+
+
+DRAWN = '''import figlib
+
+FIGURE = figlib.Figure(paper="hoffman", title="a figure", kind="figure", experiments=("demo",))
+
+
+def draw(ctx):
+    frame = ctx.frame("demo")
+{body}
+'''
+
+
+@pytest.mark.parametrize("body, message", [
+    pytest.param("    fig, ax = figlib.plt.subplots()\n    ctx.save(fig)\n    ctx.write('caption')", None,
+                 id="figure-correct"),
+    pytest.param("    frame['no_such_column']", "draw(ctx) raised KeyError ('no_such_column')", id="figure-draw-raising"),
+    pytest.param("    fig, ax = figlib.plt.subplots()\n    ctx.save(fig)",
+                 "draw(ctx) returned without writing its declared output(s) md, rst", id="figure-draw-not-writing"),
+])
+def test_figure_draw_breaking_its_contract_named(tmp_path, monkeypatch, body, message):
+    """Figure draw raising, or returning without writing a declared output -> ValueError naming the figure file.
+
+    None of its outputs is written (was: the plugin's traceback; Snakemake's MissingOutputException after its
+    latency wait, naming output files but not the figure file). The correct figure writes all."""
+    import pandas as pd
+
+    monkeypatch.syspath_prepend(str(REPO / "workflow" / "scripts"))
+    import figlib
+
+    monkeypatch.setattr(figlib, "PLUGIN_DIR", tmp_path / "figures")
+    path = plugin(tmp_path / "figures", stem="my_figure", text=DRAWN.replace("{body}", body))
+    traces = tmp_path / "all_traces.parquet"
+    pd.DataFrame({"experiment": ["demo"], "docs_seen": [1], "perplexity": [2.0]}).to_parquet(traces)
+    module = figlib.load_plugin("my_figure")
+    outputs = {role: str(tmp_path / "results" / rel) for role, rel in module.FIGURE.outputs("my_figure").items()}
+    ctx = figlib.Context("my_figure", module.FIGURE, ["demo"], traces, {}, {}, outputs)
+    if message is None:
+        figlib.draw_plugin(module, ctx)
+        assert all(Path(out).is_file() for out in outputs.values())
+        return
+    with pytest.raises(ValueError) as info:
+        figlib.draw_plugin(module, ctx)
+    assert str(info.value).startswith(f"{path}: ") and message in str(info.value), str(info.value)
+    assert not (tmp_path / "results").exists() or not any(p.is_file() for p in (tmp_path / "results").rglob("*"))
+
+
+def test_param_typed_by_a_default_of_the_wrong_type_names_the_default(tmp_path):
+    """Plugin default of the wrong type (kappa = 1, not 1.0), given 0.7 -> ParamError naming the default and the file.
+
+    (Was: 'must be a whole number, got 0.7', which points at the config value, not at the default that made kappa
+    an integer.)"""
+    path = plugin(tmp_path / "methods", params='{**ONLINE_PARAMS, "kappa": 1}')
+    method = registry(tmp_path / "methods")["my_method"]
+    with pytest.raises(method_module.ParamError) as info:
+        method.resolve_params({"kappa": 0.7})
+    message = str(info.value)
+    assert "must be a whole number, got 0.7" in message and f"its default 1 in {path}" in message, message

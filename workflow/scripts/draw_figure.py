@@ -13,8 +13,7 @@ def main(smk):
     plugin = figlib.load_plugin(name)
     ctx = figlib.Context(name, plugin.FIGURE, smk.params.experiments, smk.input.traces, smk.params.corpora,
                          smk.params.models, dict(smk.output.items()))
-    with figlib.io.written_together():  # png, pdf, md, rst, csv: all new or all old, never a new picture under an old caption
-        plugin.draw(ctx)
+    figlib.draw_plugin(plugin, ctx)  # png, pdf, md, rst, csv: all new or all old, never a new picture under an old caption
 
 
 main(snakemake)  # noqa: F821

@@ -105,7 +105,8 @@ class Figure:
                 raise ValueError(f"Figure {self.title!r}: extra output {path!r} must be a file under figures/ or "
                                  f"tables/ of the results directory (relative, no '..')")
         if self.paper not in PAPERS:
-            raise ValueError(f"Figure {self.title!r}: paper {self.paper!r} is not one of {', '.join(PAPERS)}")
+            raise ValueError(f"Figure {self.title!r}: paper {self.paper!r} is not one of {', '.join(PAPERS)}; a new "
+                             f"paper is one line in figlib.PAPERS (workflow/scripts/figlib.py): its key, its authors")
         if self.kind not in ("figure", "table"):
             raise ValueError(f"Figure {self.title!r}: kind {self.kind!r} must be 'figure' or 'table'")
 
@@ -133,6 +134,27 @@ def load_plugin(name: str):
     if not isinstance(getattr(module, "FIGURE", None), Figure) or not callable(getattr(module, "draw", None)):
         raise ValueError(f"{path}: a figure file needs FIGURE = figlib.Figure(...) and def draw(ctx)")
     return module
+
+
+def draw_plugin(plugin, ctx: "Context") -> None:
+    """Call a figure file's ``draw(ctx)`` so that all its outputs appear together or none do, naming the file when it
+    raises or returns without writing one of its declared outputs (which Snakemake would report only as missing
+    files, after its latency wait, naming no figure file)."""
+    path = PLUGIN_DIR / f"{ctx.name}.py"
+    with io.written_together() as staged:
+        try:
+            plugin.draw(ctx)
+        except (SystemExit, KeyboardInterrupt):
+            raise
+        except Exception as err:
+            raise ValueError(f"{path}: draw(ctx) raised {type(err).__name__} ({err}); nothing was written") from err
+        written = {Path(final).absolute() for _, final in staged}
+        missing = [role for role, out in ctx._outputs.items() if Path(out).absolute() not in written]
+        if missing:
+            raise ValueError(f"{path}: draw(ctx) returned without writing its declared output(s) "
+                             f"{', '.join(missing)} ({ctx._outputs[missing[0]]}): ctx.save(fig) writes png and pdf, "
+                             f"ctx.write(caption, body[, table]) the md, rst (and a table's csv), ctx.output('extraN') "
+                             f"names each extra file; nothing was written")
 
 
 def helper_files(name: str) -> list[Path]:
