@@ -21,10 +21,11 @@ MUTANTS = [
     Mutant(id='run_fit_clock_started_before_scoring_a_minibatch',
            cites='DESIGN.md, Timing: fit time excludes evaluation (every_nth_batch scores before training)',
            path='topicbench/run.py',
-           find='        score(holdout.before_batch(batch, trained))\n        workers0 = descendants_cpu_s()  # read outside the '
+           find='        score(holdout.before_batch(batch, trained))\n        batch_rows, size = batch.rows.copy(), len(batch)  # the '
+                "runner's own record: the method may edit its batch in place\n        workers0 = descendants_cpu_s()  # read outside the "
                 'clocks: reading costs this process CPU, not the fit\n        wall0, cpu0 = time.perf_counter(), time.process_time()\n',
            replace='        wall0, cpu0 = time.perf_counter(), time.process_time()\n        score(holdout.before_batch(batch, trained))\n'
-                   '        workers0 = descendants_cpu_s()\n',
+                   '        batch_rows, size = batch.rows.copy(), len(batch)\n        workers0 = descendants_cpu_s()\n',
            tests=['tests/test_run_bookkeeping.py::test_scoring_before_a_minibatch_stays_off_the_fit_clock']),
     Mutant(id='run_fit_cpu_clock_reads_the_wall_clock',
            cites='DESIGN.md, Timing: the trace records wall time and process CPU time',
