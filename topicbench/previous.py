@@ -55,7 +55,7 @@ def keep(results_dir, output_sets) -> int:
     at all: its folder gets its final name only when every link is made."""
     root = Path(results_dir).absolute()
     area = root / AREA
-    kept = 0
+    kept, unkept = 0, []
     for outputs in output_sets:
         rels = [_relative(root, path) for path in outputs]
         if not rels or None in rels or not all((root / rel).is_file() for rel in rels):
@@ -67,12 +67,14 @@ def keep(results_dir, output_sets) -> int:
                 os.link(root / rel, staging / str(i))
         except OSError as err:  # no hard links on this file system: the set is not protected, as before
             shutil.rmtree(staging, ignore_errors=True)
-            print(f"topicbench: warning: cannot keep the previous {rels[0]} while it reruns ({err.strerror or err})",
-                  file=sys.stderr)
+            unkept.append(f"{rels[0]} ({err.strerror or err})")
             continue
         (staging / SET_RECORD).write_text(json.dumps({"outputs": rels}))
         os.rename(staging, area / f"set-{staging.name[len('.new-'):]}")
         kept += 1
+    if unkept:
+        print(f"topicbench: warning: the previous result of {len(unkept)} job(s) cannot be kept while they rerun, so a "
+              f"failed rerun loses it; first: {unkept[0]}", file=sys.stderr)
     return kept
 
 

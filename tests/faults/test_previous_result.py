@@ -122,3 +122,15 @@ def test_killed_keep_leaves_only_its_own_links_behind(results):
     os.link(results / RUN / "trace.parquet", staging / "0")
     previous.finish(results)
     assert not staging.exists() and contents(results) == {name: f"old {name}" for name in FILES}
+
+
+def test_set_that_cannot_be_linked_is_named_and_left(results, monkeypatch, capsys):
+    """No hard links on the file system -> one warning naming the first unkept result, and its files untouched."""
+    def refuse(src, dst):
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(os, "link", refuse)
+    assert previous.keep(results, [[results / RUN / name for name in FILES]]) == 0
+    err = capsys.readouterr().err
+    assert "of 1 job(s) cannot be kept" in err and f"{RUN}/trace.parquet (Operation not permitted)" in err
+    assert contents(results) == {name: f"old {name}" for name in FILES} and len(previous.pending(results)) == 1

@@ -24,6 +24,35 @@ DATA = config["data_dir"]
 RUNS = expand_all(config)  # raises GridError naming the experiment, run and grid point
 check_paths(config, RUNS)  # no run or corpus folder outside results_dir / data_dir
 check_folders_owned(config)  # no user file where a job writes (Snakemake deletes a job's old outputs)
+# Rules whose declared outputs are their whole result, so their previous result can be kept while they rerun
+# (a prepare's corpus.json is one file of its corpus folder: putting back the old one could pair it with new shards).
+KEEP_PREVIOUS_RULES = ("fit", "aggregate")
+
+
+def keep_previous():
+    """onstart: keep the previous outputs of each job about to rerun (topicbench.previous.keep)."""
+    try:  # the jobs Snakemake will run (an internal of Snakemake 8-9); else every configured set, which costs links
+        sets = [list(map(str, job.output)) for job in workflow.dag.needrun_jobs()
+                if job.rule.name in KEEP_PREVIOUS_RULES]
+    except AttributeError:
+        sets = [[f"{RESULTS}/runs/{rid}/{name}" for name in ("trace.parquet", "model.npz", "topics.tsv")]
+                for rid in RUNS] + [[f"{RESULTS}/all_traces.parquet"]]
+    previous.keep(RESULTS, sets)
+
+
+def finish_previous():
+    """onsuccess, onerror (and the next start after a kill): end the kept sets, naming what was put back."""
+    try:
+        restored = previous.finish(RESULTS)
+    except OSError as err:
+        print(f"topicbench: warning: could not put back or clear the previous results kept in "
+              f"{os.path.join(RESULTS, previous.AREA)} ({err.strerror or err}); the next run finishes it", file=sys.stderr)
+        return
+    for outputs in restored:
+        print(f"topicbench: the rerun of {', '.join(outputs)} did not complete, so its previous result was put back "
+              f"(it reruns next time)", file=sys.stderr)
+
+
 # A workflow killed while a job reran left that job's previous result kept aside (topicbench.previous): put it back
 # (or keep the new one it completed) before the DAG is built, under the folder lock (not while another workflow runs).
 if workflow.is_main_process and previous.pending(RESULTS):
@@ -64,35 +93,6 @@ if STALE:  # only then is Snakemake's DAG-settings hand-over hooked (an internal
     except (AttributeError, TypeError) as _err:  # a Snakemake whose workflow cannot be hooked: say so, never reuse
         raise WorkflowError(f"these outputs are stale ({_err.__class__.__name__} hooking this Snakemake's "
                             f"--forcerun): rerun with --forcerun " + " ".join(shlex.quote(p) for p in STALE))
-
-
-# Rules whose declared outputs are their whole result, so their previous result can be kept while they rerun
-# (a prepare's corpus.json is one file of its corpus folder: putting back the old one could pair it with new shards).
-KEEP_PREVIOUS_RULES = ("fit", "aggregate")
-
-
-def keep_previous():
-    """onstart: keep the previous outputs of each job about to rerun (topicbench.previous.keep)."""
-    try:  # the jobs Snakemake will run (an internal of Snakemake 8-9); else every configured set, which costs links
-        sets = [list(map(str, job.output)) for job in workflow.dag.needrun_jobs()
-                if job.rule.name in KEEP_PREVIOUS_RULES]
-    except AttributeError:
-        sets = [[f"{RESULTS}/runs/{rid}/{name}" for name in ("trace.parquet", "model.npz", "topics.tsv")]
-                for rid in RUNS] + [[f"{RESULTS}/all_traces.parquet"]]
-    previous.keep(RESULTS, sets)
-
-
-def finish_previous():
-    """onsuccess, onerror (and the next start after a kill): end the kept sets, naming what was put back."""
-    try:
-        restored = previous.finish(RESULTS)
-    except OSError as err:
-        print(f"topicbench: warning: could not put back or clear the previous results kept in "
-              f"{os.path.join(RESULTS, previous.AREA)} ({err.strerror or err}); the next run finishes it", file=sys.stderr)
-        return
-    for outputs in restored:
-        print(f"topicbench: the rerun of {', '.join(outputs)} did not complete, so its previous result was put back "
-              f"(it reruns next time)", file=sys.stderr)
 
 
 FIGURE_TARGETS = []  # each figures_*.smk appends the files it draws for experiments in the config
