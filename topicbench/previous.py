@@ -7,7 +7,7 @@ onerror), or at the next workflow's start if this one was killed, each kept set 
 that wrote its whole new set keeps it; otherwise the whole old set goes back (never old files beside new siblings).
 
 Snakemake records a failed job as finished with its new inputs and params, so it would take the restored old set
-for current; the restored files are listed in ``restored.json`` by inode and mtime, and ``restored_stale`` names
+for current; the restored files are listed in ``restored.json`` by inode, and ``restored_stale`` names
 them at DAG build for the workflow to force their rerun, until a new file replaces them. Only names this module made
 (links, its own records) are ever deleted.
 """
@@ -27,12 +27,13 @@ SET_RECORD = "set.json"
 
 
 def _identity(path: Path) -> list[int] | None:
-    """(device, inode, mtime) of a file, None if there is none: a restored file is the kept link itself."""
+    """(device, inode, size) of a file, None if there is none: a restored file is the kept link itself, and stays
+    that file when touched (`snakemake --touch` cannot mark a restored result current)."""
     try:
         st = os.stat(path, follow_symlinks=False)
     except FileNotFoundError:
         return None
-    return [st.st_dev, st.st_ino, st.st_mtime_ns]
+    return [st.st_dev, st.st_ino, st.st_size]
 
 
 def _relative(root: Path, path) -> str | None:

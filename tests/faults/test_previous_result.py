@@ -43,6 +43,15 @@ def test_failed_rerun_puts_the_old_set_back(results):
     assert set(previous.restored_stale(results)) == {str(results / RUN / name) for name in FILES}
 
 
+def test_touched_restored_set_is_still_stale(results):
+    """A restored set touched afterwards (`snakemake --touch`) -> still named stale: the old result stays old."""
+    snakemake_deletes(results)
+    previous.finish(results)
+    for name in FILES:
+        os.utime(results / RUN / name)
+    assert set(previous.restored_stale(results)) == {str(results / RUN / name) for name in FILES}
+
+
 def test_partial_new_set_is_replaced_by_the_old_set(results):
     """Rerun killed with one new file written -> the old set whole, not the old files beside the new one."""
     snakemake_deletes(results)

@@ -194,12 +194,14 @@ def failed_reruns(killed_then_resumed):
     for pid in fits_running(workdir):  # an orphan is test_killed_snakemake_leaves_no_orphaned_fit's case
         os.kill(pid, signal.SIGKILL)
     after_kill = (sorted(p.name for p in run_dir.iterdir()), len(previous.pending(results)))
-    assert snakemake(workdir, "--unlock").returncode == 0
+    assert snakemake(workdir, "--unlock").returncode == 0  # the next Snakemake, before its DAG: the old run back
+    after_unlock = {p.name: (p.read_bytes(), p.stat().st_ino) for p in run_dir.iterdir()}
     failed = snakemake(workdir, "--cores", "1", TARGET, TOPICBENCH_FAULT_AT="kill:run.trace")
     after_fail = ({p.name: (p.read_bytes(), p.stat().st_ino) for p in run_dir.iterdir()}, previous.pending(results))
     fixed = snakemake(workdir, "--cores", "1", TARGET)
     after_fix = {p.name: p.stat().st_ino for p in run_dir.iterdir()}
-    return SimpleNamespace(old=old, left_by_success=left_by_success, after_kill=after_kill, failed=failed,
+    return SimpleNamespace(old=old, left_by_success=left_by_success, after_kill=after_kill, after_unlock=after_unlock,
+                           failed=failed,
                            after_fail=after_fail, fixed=fixed, after_fix=after_fix,
                            area_after_fix=(results / previous.AREA).exists())
 
@@ -209,8 +211,7 @@ def test_killed_rerun_leaves_no_mix_and_keeps_the_old_run(failed_reruns):
     aside, and the next workflow puts it back before its DAG (then reruns it)."""
     files, kept = failed_reruns.after_kill
     assert files in ([], sorted(failed_reruns.old)) and kept == 2  # the fit's and the aggregate's
-    files, pending = failed_reruns.after_fail
-    assert files == failed_reruns.old and pending == []  # put back first, else the failed rerun had nothing to keep
+    assert failed_reruns.after_unlock == failed_reruns.old
 
 
 def test_failed_rerun_keeps_the_old_run(failed_reruns):
@@ -219,7 +220,7 @@ def test_failed_rerun_keeps_the_old_run(failed_reruns):
     for current: it recorded the failed job as finished) and leaves nothing kept aside."""
     failed, fixed = failed_reruns.failed, failed_reruns.fixed
     assert failed.returncode != 0 and "its previous result was put back" in failed.stderr, failed.stderr[-3000:]
-    assert failed_reruns.after_fail[0] == failed_reruns.old
+    assert failed_reruns.after_fail == (failed_reruns.old, [])  # the very files back, nothing left kept aside
     assert fixed.returncode == 0 and "put back after its rerun failed" in fixed.stderr, fixed.stderr[-3000:]
     assert sorted(failed_reruns.after_fix) == sorted(failed_reruns.old)
     assert all(ino != failed_reruns.old[name][1] for name, ino in failed_reruns.after_fix.items())  # new files
