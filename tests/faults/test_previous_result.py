@@ -79,8 +79,9 @@ def test_job_that_did_not_run_leaves_no_backup(results):
 
 
 def test_restore_killed_midway_is_finished_by_the_next_call(results, monkeypatch):
-    """Killed after putting back one file of three -> the next finish puts back the rest and still names them stale
-    (the record is written before the first file moves)."""
+    """Killed after putting back one file of three -> the next finish puts back the rest, all named stale.
+
+    (The record is written before the first file moves.)"""
     snakemake_deletes(results)
     real_replace, moved = os.replace, []
 
@@ -115,8 +116,9 @@ def test_restored_set_rerun_clears_its_stale_record(results):
 
 
 def test_incomplete_old_set_is_not_kept(tmp_path, capsys):
-    """An old set with a file missing (no complete old result) -> nothing kept, so nothing half-old is put back; no
-    warning either (it is no failure to keep)."""
+    """An old set with a file missing (no complete old result) -> nothing kept, and no warning (nothing failed).
+
+    So nothing half-old is ever put back."""
     (tmp_path / RUN).mkdir(parents=True)
     (tmp_path / RUN / "trace.parquet").write_text("old")
     assert previous.keep(tmp_path, [[tmp_path / RUN / name for name in FILES]]) == 0
@@ -124,8 +126,9 @@ def test_incomplete_old_set_is_not_kept(tmp_path, capsys):
 
 
 def test_killed_keep_leaves_only_its_own_links_behind(results):
-    """A keep killed before its set folder got its final name -> the next finish removes that staging folder, and
-    the user's files it linked stay."""
+    """A keep killed before its set folder got its final name -> the next finish removes only its staging folder.
+
+    The files it had linked stay."""
     staging = results / previous.AREA / ".new-killed"
     staging.mkdir()
     os.link(results / RUN / "trace.parquet", staging / "0")
