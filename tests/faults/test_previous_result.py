@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from topicbench import previous
+from topicbench.grid import WORKFLOW_ENTRIES, GridError, check_folders_owned
 
 RUN = "runs/exp/tiny/m/seed~0"
 FILES = ("trace.parquet", "model.npz", "topics.tsv")
@@ -146,3 +147,13 @@ def test_set_that_cannot_be_linked_is_named_and_left(results, monkeypatch, capsy
     err = capsys.readouterr().err
     assert "of 1 job(s) cannot be kept" in err and f"{RUN}/trace.parquet (Operation not permitted)" in err
     assert contents(results) == {name: f"old {name}" for name in FILES} and len(previous.pending(results)) == 1
+
+
+def test_user_folder_holding_the_keeping_area_name_is_refused(tmp_path):
+    """A results_dir topicbench did not make, holding a .topicbench-previous -> refused at DAG build, naming it.
+
+    (The workflow removes what it finds there.)"""
+    assert previous.AREA in WORKFLOW_ENTRIES["results_dir"]
+    (tmp_path / previous.AREA).mkdir()
+    with pytest.raises(GridError, match=r"already holds \.topicbench-previous, which the workflow writes"):
+        check_folders_owned({"results_dir": str(tmp_path), "data_dir": str(tmp_path / "data")})
