@@ -32,6 +32,15 @@ include: "workflow/rules/paper.smk"
 onstart:
     lock_folders(config)  # no second workflow on results_dir or data_dir while this one runs
     mark_folders(config)  # results_dir and data_dir are the workflow's from now on (topicbench.grid.check_folders_owned)
+    keep_previous()  # a rerun that fails or is killed leaves the previous result (topicbench.previous)
+
+
+onsuccess:
+    finish_previous()
+
+
+onerror:
+    finish_previous()
 
 
 rule all:

@@ -318,7 +318,8 @@ def _check_writable(key: str, root: Path) -> None:
 # user's files of those names would be replaced.
 FOLDER_MARK = ".topicbench-folder"
 WORKFLOW_ENTRIES = {
-    "results_dir": ("all_traces.parquet", "benchmarks", "figures", "logs", "paper", "report", "runs", "tables"),
+    "results_dir": ("all_traces.parquet", "benchmarks", "figures", "logs", "paper", "report", "runs", "tables",
+                    ".topicbench-previous"),  # topicbench.previous.AREA: kept results, removed by the workflow
     "data_dir": ("corpora",),
 }
 

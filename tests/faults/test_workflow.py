@@ -21,7 +21,7 @@ import pytest
 import yaml
 
 from _run_util import REPO, TINY, env, hidden_leftovers
-from topicbench import io
+from topicbench import io, previous
 from topicbench import grid
 from topicbench.grid import AGGREGATE_INPUTS, FOLDER_LOCK, FOLDER_MARK, expand_all, stale_corpora, stale_outputs
 
@@ -38,14 +38,14 @@ TINY_CONFIG = {
 TARGET = f"{RESULTS}/all_traces.parquet"
 
 
-def snakemake(workdir, *args, config=None, popen=False, timeout=600):
+def snakemake(workdir, *args, config=None, popen=False, timeout=600, **extra_env):
     """Snakemake on the repository's Snakefile from ``workdir`` (the default profile is found beside it)."""
     cmd = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--configfile", str(config or "config.yaml"),
            *args]
     if popen:
-        return subprocess.Popen(cmd, cwd=workdir, env=env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                text=True, start_new_session=True)
-    return subprocess.run(cmd, cwd=workdir, env=env(), capture_output=True, text=True, timeout=timeout)
+        return subprocess.Popen(cmd, cwd=workdir, env=env(**extra_env), stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    return subprocess.run(cmd, cwd=workdir, env=env(**extra_env), capture_output=True, text=True, timeout=timeout)
 
 
 def fits_running(workdir) -> list[int]:
@@ -166,6 +166,71 @@ def test_second_workflow_on_the_data_dir_refused(tmp_path):
         assert fd is not None  # results_dir was free: locked, then released here
         held.seek(0)
         assert held.read() == "pid 12345 on elsewhere"
+
+
+def run_files(run_dir) -> dict[str, tuple[bytes, int]]:
+    """{name: (bytes, inode)} of a run folder's files; {} when there is no folder."""
+    return {p.name: (p.read_bytes(), p.stat().st_ino) for p in run_dir.iterdir()} if run_dir.is_dir() else {}
+
+
+@pytest.fixture(scope="module")
+def failed_reruns(killed_then_resumed):
+    """The module's workflow after a change only Snakemake's records see (corpus.json reformatted: the same corpus, so
+    no record of topicbench's finds it stale), rerun three times: Snakemake SIGKILLed while the fit reruns, then a
+    rerun whose fit is SIGKILLed (a fault), then one with the fault gone. Leaves the module's results current."""
+    workdir, *_ = killed_then_resumed
+    results = workdir / RESULTS
+    left_by_success = sorted(p.name for p in results.iterdir() if p.name == previous.AREA)
+    (run_dir,) = (results / "runs").rglob("seed~0")
+    old = run_files(run_dir)
+    corpus = workdir / "data" / "corpora" / "tiny" / "corpus.json"
+    corpus.write_text(json.dumps(json.loads(corpus.read_text()), indent=1))
+    proc = snakemake(workdir, "--cores", "1", TARGET, popen=True)
+    (log,) = (results / "logs" / "runs").rglob("*.log")
+    deadline = time.time() + 400
+    while not (fits_running(workdir) and log.exists() and "docs (" in log.read_text()):  # a new log: mid-fit
+        assert proc.poll() is None and time.time() < deadline, proc.stdout.read()
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    deadline = time.time() + 10
+    while fits_running(workdir) and time.time() < deadline:
+        time.sleep(0.1)
+    for pid in fits_running(workdir):  # an orphan is test_killed_snakemake_leaves_no_orphaned_fit's case
+        os.kill(pid, signal.SIGKILL)
+    after_kill = (sorted(run_files(run_dir)), len(previous.pending(results)))
+    assert snakemake(workdir, "--unlock").returncode == 0  # the next Snakemake, before its DAG: the old run back
+    after_unlock = run_files(run_dir)
+    failed = snakemake(workdir, "--cores", "1", TARGET, TOPICBENCH_FAULT_AT="kill:run.trace")
+    after_fail = (run_files(run_dir), previous.pending(results))
+    fixed = snakemake(workdir, "--cores", "1", TARGET)
+    after_fix = {name: ino for name, (_, ino) in run_files(run_dir).items()}
+    return SimpleNamespace(old=old, left_by_success=left_by_success, after_kill=after_kill, after_unlock=after_unlock,
+                           failed=failed, after_fail=after_fail, fixed=fixed, after_fix=after_fix,
+                           area_after_fix=(results / previous.AREA).exists())
+
+
+def test_killed_rerun_leaves_no_mix_and_keeps_the_old_run(failed_reruns):
+    """Snakemake SIGKILLed while a fit reruns -> the run folder holds no run or a whole new one, the old run is kept
+    aside, and the next workflow puts it back before its DAG (then reruns it)."""
+    files, kept = failed_reruns.after_kill
+    assert files in ([], sorted(failed_reruns.old)) and kept == 2  # the fit's and the aggregate's
+    assert failed_reruns.after_unlock == failed_reruns.old
+
+
+def test_failed_rerun_keeps_the_old_run(failed_reruns):
+    """A fit that fails on rerun (its process SIGKILLed) -> its old trace, model and topics back, the very files,
+    with a message saying so; the run with the fault fixed reruns it (Snakemake alone would take the restored run
+    for current: it recorded the failed job as finished) and leaves nothing kept aside."""
+    failed, fixed = failed_reruns.failed, failed_reruns.fixed
+    assert failed.returncode != 0 and "its previous result was put back" in failed.stderr, failed.stderr[-3000:]
+    assert failed_reruns.after_fail == (failed_reruns.old, [])  # the very files back, nothing left kept aside
+    assert fixed.returncode == 0, fixed.stderr[-3000:]
+    assert sorted(failed_reruns.after_fix) == sorted(failed_reruns.old)
+    assert all(ino != failed_reruns.old[name][1] for name, ino in failed_reruns.after_fix.items()), (  # new files
+        fixed.stderr[-3000:])
+    assert "put back after its rerun failed" in fixed.stderr  # the reason it reran
+    assert failed_reruns.left_by_success == [] and not failed_reruns.area_after_fix
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,8 @@ from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
 
-from topicbench.grid import (check_config_file, check_folders_owned, check_paths, expand_all, lock_folders,
+from topicbench import previous
+from topicbench.grid import (GridError, check_config_file, check_folders_owned, check_paths, expand_all, lock_folders,
                             mark_folders, stale_corpora, stale_outputs)
 
 for _path in workflow.configfiles:
@@ -23,11 +24,49 @@ DATA = config["data_dir"]
 RUNS = expand_all(config)  # raises GridError naming the experiment, run and grid point
 check_paths(config, RUNS)  # no run or corpus folder outside results_dir / data_dir
 check_folders_owned(config)  # no user file where a job writes (Snakemake deletes a job's old outputs)
+# Rules whose declared outputs are their whole result, so their previous result can be kept while they rerun
+# (a prepare's corpus.json is one file of its corpus folder: putting back the old one could pair it with new shards).
+KEEP_PREVIOUS_RULES = ("fit", "aggregate")
+
+
+def keep_previous():
+    """onstart: keep the previous outputs of each job about to rerun (topicbench.previous.keep)."""
+    try:  # the jobs Snakemake will run (an internal of Snakemake 8-9); else every configured set, which costs links
+        sets = [list(map(str, job.output)) for job in workflow.dag.needrun_jobs()
+                if job.rule.name in KEEP_PREVIOUS_RULES]
+    except AttributeError:
+        sets = [[f"{RESULTS}/runs/{rid}/{name}" for name in ("trace.parquet", "model.npz", "topics.tsv")]
+                for rid in RUNS] + [[f"{RESULTS}/all_traces.parquet"]]
+    previous.keep(RESULTS, sets)
+
+
+def finish_previous():
+    """onsuccess, onerror (and the next start after a kill): end the kept sets, naming what was put back."""
+    try:
+        restored = previous.finish(RESULTS)
+    except OSError as err:
+        print(f"topicbench: warning: could not put back or clear the previous results kept in "
+              f"{os.path.join(RESULTS, previous.AREA)} ({err.strerror or err}); the next run finishes it", file=sys.stderr)
+        return
+    for outputs in restored:
+        print(f"topicbench: the rerun of {', '.join(outputs)} did not complete, so its previous result was put back "
+              f"(it reruns next time)", file=sys.stderr)
+
+
+# A workflow killed while a job reran left that job's previous result kept aside (topicbench.previous): put it back
+# (or keep the new one it completed) before the DAG is built, under the folder lock (not while another workflow runs).
+if workflow.is_main_process and previous.pending(RESULTS):
+    try:
+        lock_folders(config)
+    except GridError:
+        pass  # another workflow runs on results_dir and finishes its own kept results; this one's onstart stops
+    else:
+        finish_previous()
 # Outputs whose own record disagrees with the config (topicbench.grid.stale_outputs) rerun, whatever .snakemake
 # remembers: they join --forcerun. Snakemake hands the workflow its DAG settings only after this file is read, so
 # the class's attribute learns to add them when it does (the settings themselves when they are already there).
 STALE = {**stale_corpora(DATA, config["datasets"], {entry["dataset"] for entry in RUNS.values()}, config.get("corpora_dir")),
-         **stale_outputs(RESULTS, RUNS, DATA)} if workflow.is_main_process else {}
+         **stale_outputs(RESULTS, RUNS, DATA), **previous.restored_stale(RESULTS)} if workflow.is_main_process else {}
 for _path, _why in STALE.items():
     print(f"topicbench: {_path} is stale ({_why}): forcing its rerun", file=sys.stderr)
 

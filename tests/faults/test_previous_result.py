@@ -1,0 +1,159 @@
+"""A job's rerun that fails or is killed (Snakemake deleted its outputs first): topicbench.previous keeps the old set
+and puts it back whole, or keeps the whole new set; never a mix, and only its own names are deleted. The workflow
+end to end: tests/faults/test_workflow.py (test_failed_rerun_*, test_killed_rerun_*)."""
+import json
+import os
+import signal
+from pathlib import Path
+
+import pytest
+
+from topicbench import previous
+from topicbench.grid import WORKFLOW_ENTRIES, GridError, check_folders_owned
+
+RUN = "runs/exp/tiny/m/seed~0"
+FILES = ("trace.parquet", "model.npz", "topics.tsv")
+
+
+@pytest.fixture
+def results(tmp_path):
+    """A results_dir with one complete run, kept as the onstart keeps it before the run's job reruns."""
+    for name in FILES:
+        (tmp_path / RUN).mkdir(parents=True, exist_ok=True)
+        (tmp_path / RUN / name).write_text(f"old {name}")
+    assert previous.keep(tmp_path, [[tmp_path / RUN / name for name in FILES]]) == 1
+    return tmp_path
+
+
+def contents(root):
+    return {name: (root / RUN / name).read_text() if (root / RUN / name).exists() else None for name in FILES}
+
+
+def snakemake_deletes(root, names=FILES):
+    for name in names:
+        (root / RUN / name).unlink()
+
+
+def test_failed_rerun_puts_the_old_set_back(results):
+    """Rerun failed, its outputs deleted by Snakemake -> the old set back whole, named as stale until it reruns."""
+    snakemake_deletes(results)
+    restored = previous.finish(results)
+    assert contents(results) == {name: f"old {name}" for name in FILES}
+    assert restored == [[str(results / RUN / name) for name in FILES]]
+    assert previous.pending(results) == []
+    assert set(previous.restored_stale(results)) == {str(results / RUN / name) for name in FILES}
+
+
+def test_touched_restored_set_is_still_stale(results):
+    """A restored set touched afterwards (`snakemake --touch`) -> still named stale: the old result stays old."""
+    snakemake_deletes(results)
+    previous.finish(results)
+    for name in FILES:
+        os.utime(results / RUN / name)
+    assert set(previous.restored_stale(results)) == {str(results / RUN / name) for name in FILES}
+
+
+def test_partial_new_set_is_replaced_by_the_old_set(results):
+    """Rerun killed with one new file written -> the old set whole, not the old files beside the new one."""
+    snakemake_deletes(results)
+    (results / RUN / "model.npz").write_text("new model.npz")
+    previous.finish(results)
+    assert contents(results) == {name: f"old {name}" for name in FILES}
+
+
+def test_complete_new_set_is_kept_and_no_backup_left(results):
+    """Rerun succeeded (a whole new set) -> the new set stays, and nothing is left in the keeping area."""
+    snakemake_deletes(results)
+    for name in FILES:
+        (results / RUN / name).write_text(f"new {name}")
+    assert previous.finish(results) == []
+    assert contents(results) == {name: f"new {name}" for name in FILES}
+    assert not (results / previous.AREA).exists()
+    assert previous.restored_stale(results) == {}
+
+
+def test_job_that_did_not_run_leaves_no_backup(results):
+    """A kept set whose job never ran (another job failed first) -> left as it is, its links removed."""
+    assert previous.finish(results) == []
+    assert contents(results) == {name: f"old {name}" for name in FILES}
+    assert not (results / previous.AREA).exists()
+
+
+def test_restore_killed_midway_is_finished_by_the_next_call(results, monkeypatch):
+    """Killed after putting back one file of three -> the next finish puts back the rest, all named stale.
+
+    (The record is written before the first file moves.)"""
+    snakemake_deletes(results)
+    real_replace, moved = os.replace, []
+
+    def killed_after_one(src, dst):
+        if Path(dst).parent == results / RUN:  # a run file put back (not the record's own atomic write)
+            if moved:
+                raise KeyboardInterrupt  # stands for the kill: nothing after this line runs
+            moved.append(dst)
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", killed_after_one)
+    with pytest.raises(KeyboardInterrupt):
+        previous.finish(results)
+    monkeypatch.setattr(os, "replace", real_replace)
+    assert len(previous.pending(results)) == 1 and sum(v is not None for v in contents(results).values()) == 1
+    previous.finish(results)
+    assert contents(results) == {name: f"old {name}" for name in FILES}
+    assert set(previous.restored_stale(results)) == {str(results / RUN / name) for name in FILES}
+
+
+def test_restored_set_rerun_clears_its_stale_record(results):
+    """A restored set later rerun successfully -> no longer named stale, and its record is pruned."""
+    snakemake_deletes(results)
+    previous.finish(results)
+    assert previous.keep(results, [[results / RUN / name for name in FILES]]) == 1
+    snakemake_deletes(results)
+    for name in FILES:
+        (results / RUN / name).write_text(f"new {name}")
+    previous.finish(results)
+    assert previous.restored_stale(results) == {}
+    assert not (results / previous.AREA).exists()
+
+
+def test_incomplete_old_set_is_not_kept(tmp_path, capsys):
+    """An old set with a file missing (no complete old result) -> nothing kept, and no warning (nothing failed).
+
+    So nothing half-old is ever put back."""
+    (tmp_path / RUN).mkdir(parents=True)
+    (tmp_path / RUN / "trace.parquet").write_text("old")
+    assert previous.keep(tmp_path, [[tmp_path / RUN / name for name in FILES]]) == 0
+    assert previous.pending(tmp_path) == [] and capsys.readouterr().err == ""
+
+
+def test_killed_keep_leaves_only_its_own_links_behind(results):
+    """A keep killed before its set folder got its final name -> the next finish removes only its staging folder.
+
+    The files it had linked stay."""
+    staging = results / previous.AREA / ".new-killed"
+    staging.mkdir()
+    os.link(results / RUN / "trace.parquet", staging / "0")
+    previous.finish(results)
+    assert not staging.exists() and contents(results) == {name: f"old {name}" for name in FILES}
+
+
+def test_set_that_cannot_be_linked_is_named_and_left(results, monkeypatch, capsys):
+    """No hard links on the file system -> one warning naming the first unkept result, and its files untouched."""
+    def refuse(src, dst):
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(os, "link", refuse)
+    assert previous.keep(results, [[results / RUN / name for name in FILES]]) == 0
+    err = capsys.readouterr().err
+    assert "of 1 job(s) cannot be kept" in err and f"{RUN}/trace.parquet (Operation not permitted)" in err
+    assert contents(results) == {name: f"old {name}" for name in FILES} and len(previous.pending(results)) == 1
+
+
+def test_user_folder_holding_the_keeping_area_name_is_refused(tmp_path):
+    """A results_dir topicbench did not make, holding a .topicbench-previous -> refused at DAG build, naming it.
+
+    (The workflow removes what it finds there.)"""
+    assert previous.AREA in WORKFLOW_ENTRIES["results_dir"]
+    (tmp_path / previous.AREA).mkdir()
+    with pytest.raises(GridError, match=r"already holds \.topicbench-previous, which the workflow writes"):
+        check_folders_owned({"results_dir": str(tmp_path), "data_dir": str(tmp_path / "data")})

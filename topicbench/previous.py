@@ -1,0 +1,142 @@
+"""The previous result of a job that reruns, kept until the rerun ends, so a failed or killed rerun leaves it in place.
+
+Snakemake deletes a job's outputs before it runs the job (and again when the job fails), so a rerun that fails would
+leave neither the old result nor a new one. The workflow's onstart hard-links each complete output set of a job that
+is about to run into ``<results_dir>/.topicbench-previous/`` (``keep``). When the workflow ends (onsuccess,
+onerror), or at the next workflow's start if this one was killed, each kept set is finished (``finish``): a job
+that wrote its whole new set keeps it; otherwise the whole old set goes back (never old files beside new siblings).
+
+Snakemake records a failed job as finished with its new inputs and params, so it would take the restored old set
+for current; the restored files are listed in ``restored.json`` by inode, and ``restored_stale`` names
+them at DAG build for the workflow to force their rerun, until a new file replaces them. Only names this module made
+(links, its own records) are ever deleted.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+AREA = ".topicbench-previous"
+RESTORED = "restored.json"
+SET_RECORD = "set.json"
+
+
+def _identity(path: Path) -> list[int] | None:
+    """(device, inode, size) of a file, None if there is none: a restored file is the kept link itself, and stays
+    that file when touched (`snakemake --touch` cannot mark a restored result current)."""
+    try:
+        st = os.stat(path, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+    return [st.st_dev, st.st_ino, st.st_size]
+
+
+def _relative(root: Path, path) -> str | None:
+    """``path`` relative to ``root``, or None when it lies outside (then it is not kept)."""
+    try:
+        return Path(os.path.abspath(path)).relative_to(root).as_posix()
+    except ValueError:
+        return None
+
+
+def pending(results_dir) -> list[Path]:
+    """Kept sets not finished yet (a workflow still running, or one that was killed)."""
+    area = Path(results_dir).absolute() / AREA
+    return sorted(p for p in area.glob("set-*") if (p / SET_RECORD).is_file()) if area.is_dir() else []
+
+
+def keep(results_dir, output_sets) -> int:
+    """Hard-link every complete output set (each a job's outputs) that lies under ``results_dir`` into the area;
+    returns how many were kept. A set with a missing file has no old result to keep. A set is kept whole or not
+    at all: its folder gets its final name only when every link is made."""
+    root = Path(results_dir).absolute()
+    area = root / AREA
+    kept, unkept = 0, []
+    for outputs in output_sets:
+        rels = [_relative(root, path) for path in outputs]
+        if not rels or None in rels or not all((root / rel).is_file() for rel in rels):
+            continue
+        area.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=".new-", dir=area))
+        try:
+            for i, rel in enumerate(rels):
+                os.link(root / rel, staging / str(i))
+        except OSError as err:  # no hard links on this file system: the set is not protected, as before
+            shutil.rmtree(staging, ignore_errors=True)
+            unkept.append(f"{rels[0]} ({err.strerror or err})")
+            continue
+        (staging / SET_RECORD).write_text(json.dumps({"outputs": rels}))
+        os.rename(staging, area / f"set-{staging.name[len('.new-'):]}")
+        kept += 1
+    if unkept:
+        print(f"topicbench: warning: the previous result of {len(unkept)} job(s) cannot be kept while they rerun, so a "
+              f"failed rerun loses it; first: {unkept[0]}", file=sys.stderr)
+    return kept
+
+
+def finish(results_dir) -> list[list[str]]:
+    """End every kept set: keep a whole new set, else put the whole old one back (recorded in restored.json before
+    the first file moves, so a kill midway is finished by the next call). Returns the restored sets' outputs."""
+    root = Path(results_dir).absolute()
+    area = root / AREA
+    if not area.is_dir():
+        return []
+    for leftover in area.glob(".new-*"):  # a keep killed before its set was complete: no job ran on it
+        shutil.rmtree(leftover, ignore_errors=True)
+    restored = []
+    for folder in pending(root):
+        rels = json.loads((folder / SET_RECORD).read_text())["outputs"]
+        old = [_identity(folder / str(i)) for i in range(len(rels))]
+        now = [_identity(root / rel) for rel in rels]
+        if now != old and not all(n is not None and n[:2] != o[:2] for n, o in zip(now, old)):
+            _record_restored(root, {rel: ident for rel, ident in zip(rels, old)})
+            for i, rel in enumerate(rels):
+                target = root / rel
+                if _identity(target) != old[i]:
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    temporary = target.with_name(f".{target.name}.topicbench-restore")
+                    with contextlib.suppress(FileNotFoundError):
+                        os.unlink(temporary)
+                    os.link(folder / str(i), temporary)
+                    os.replace(temporary, target)
+            restored.append([str(root / rel) for rel in rels])
+        shutil.rmtree(folder)
+    _record_restored(root, {})  # prune: what a successful rerun replaced is no longer stale
+    if not any(area.iterdir()):
+        area.rmdir()
+    return restored
+
+
+def restored_stale(results_dir) -> dict[str, str]:
+    """Restored old outputs still in place: {path as the workflow spells it: why}, for the workflow to force."""
+    area = Path(results_dir) / AREA
+    try:
+        record = json.loads((area / RESTORED).read_text())
+    except (FileNotFoundError, ValueError):
+        return {}
+    return {str(Path(results_dir) / rel): "the previous result, put back after its rerun failed"
+            for rel, ident in record.items() if _identity(Path(results_dir) / rel) == ident}
+
+
+def _record_restored(root: Path, entries: dict) -> None:
+    """Add ``entries`` to restored.json, dropping files replaced since (their rerun succeeded); atomic."""
+    from .io import write_text
+
+    path = root / AREA / RESTORED
+    try:
+        record = json.loads(path.read_text())
+    except (FileNotFoundError, ValueError):
+        record = {}
+    record = {rel: ident for rel, ident in record.items() if _identity(root / rel) == ident}
+    record.update(entries)
+    if record:
+        write_text(path, json.dumps(record, sort_keys=True))
+    else:
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+
