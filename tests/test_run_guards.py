@@ -139,3 +139,24 @@ def test_scheduled_windows_read_beyond_the_first_chunk_of_rows():
     run_module._check_scheduled_windows(holdout(np.array([n - 1])), everything, n, train, protocol, spec)
     with pytest.raises(StreamError, match="holds out no token"):
         run_module._check_scheduled_windows(holdout(np.array([5])), everything, n, train, protocol, spec)
+
+
+def test_a_workers_cpu_is_its_own_clock_plus_its_waited_for_childrens(monkeypatch):
+    """A descendant's CPU: its process clock (or, where a system has no per-process clocks, its user + system time)
+    plus the user and system time of the children it waited for; times 1, 2, 4, 8 s and a clock of 16 s give 28 s,
+    and 15 s without the clock."""
+    import os
+    from collections import namedtuple
+
+    from topicbench import workers
+
+    times = namedtuple("times", "user system children_user children_system")(1.0, 2.0, 4.0, 8.0)
+    monkeypatch.setattr(workers.psutil, "Process", lambda pid: SimpleNamespace(cpu_times=lambda: times))
+    monkeypatch.setattr(workers.time, "clock_gettime", lambda clock: 16.0)
+    assert workers._own_and_waited_cpu_s(os.getpid()) == 28.0
+
+    def no_clock(clock):
+        raise OSError("no per-process clock")
+
+    monkeypatch.setattr(workers.time, "clock_gettime", no_clock)
+    assert workers._own_and_waited_cpu_s(os.getpid()) == 15.0
