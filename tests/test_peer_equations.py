@@ -188,3 +188,11 @@ def test_peer_state_counts_its_steps_and_restores_the_same_model(peer, counts):
     restored.load_state(method.state())
     np.testing.assert_allclose(restored.topics(), method.topics(), rtol=1e-14, atol=0)
     assert (restored.updates, restored.docs_seen) == (2, S + 20)
+
+
+def test_gensim_update_scores_nothing(counts, monkeypatch):
+    """gensim's update evaluates a perplexity when eval_every > 0 (its E step on the chunk, drawing from the fit's
+    random state, inside the fit clock): the peer asks for none, so an update never calls log_perplexity."""
+    method = make("gensim_lda")
+    monkeypatch.setattr(type(method.model), "log_perplexity", lambda *a, **k: pytest.fail("update evaluated"))
+    method.partial_fit(Minibatch(counts[:S], np.arange(S), np.arange(S), None, 0))
