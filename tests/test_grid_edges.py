@@ -5,7 +5,7 @@ import copy
 import pytest
 
 from topicbench import grid
-from topicbench.grid import GridError, expand_all
+from topicbench.grid import GridError, check_paths, expand_all
 from topicbench.run import RunSpec
 
 BASE = {"data_dir": "data", "results_dir": "results",
@@ -47,3 +47,19 @@ def test_a_name_of_the_longest_component_is_taken():
     assert grid._safe_component("run label", longest) == longest
     with pytest.raises(GridError, match=f"is {grid.MAX_COMPONENT + 1} characters"):
         grid._safe_component("run label", longest + "a")
+
+
+def test_output_folders_behind_a_link_are_taken_a_link_at_their_top_refused(tmp_path):
+    """results_dir itself a symbolic link (to a bigger disk) is where the workflow writes, and a corpora_dir apart
+    from the outputs is read: taken. results_dir/runs a link (the first folder below it, which the workflow's jobs
+    replace under) is refused naming it."""
+    disk, corpora, elsewhere = tmp_path / "disk", tmp_path / "corpora", tmp_path / "elsewhere"
+    for folder in (disk, corpora, elsewhere):
+        folder.mkdir()
+    (tmp_path / "results").symlink_to(disk)
+    cfg = {**config(), "results_dir": str(tmp_path / "results"), "data_dir": str(tmp_path / "data"),
+           "corpora_dir": str(corpora)}
+    check_paths(cfg, expand_all(cfg))
+    (disk / "runs").symlink_to(elsewhere)
+    with pytest.raises(GridError, match=f"{tmp_path / 'results' / 'runs'} is a symbolic link"):
+        check_paths(cfg, expand_all(cfg))

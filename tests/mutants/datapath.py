@@ -469,6 +469,18 @@ MUTANTS = [
            path='topicbench/workers.py', find='            own = times.user + times.system\n',
            replace='            own = (times.user)\n',
            tests=['tests/test_run_guards.py::test_a_workers_cpu_is_its_own_clock_plus_its_waited_for_childrens']),
+    Mutant(id='grid_link_check_skips_the_first_folder_below_the_output', cites='check_paths: no symbolic link at any depth below results_dir/data_dir (the first folder too)',
+           path='topicbench/grid.py', find='        for depth in range(1, len(path.parts) - len(Path(config[key]).parts) + 1):\n',
+           replace='        for depth in range((1 * 2), len(path.parts) - len(Path(config[key]).parts) + 1):\n',
+           tests=['tests/test_grid_edges.py::test_output_folders_behind_a_link_are_taken_a_link_at_their_top_refused']),
+    Mutant(id='grid_corpora_dir_checked_against_itself', cites='check_paths: corpora_dir is checked against the output owners only (data_dir/corpora, results_dir/runs)',
+           path='topicbench/grid.py', find='        for owner, folder in owners[:2]:\n',
+           replace='        for owner, folder in owners[:(2 + 1)]:\n',
+           tests=['tests/test_grid_edges.py::test_output_folders_behind_a_link_are_taken_a_link_at_their_top_refused']),
+    Mutant(id='traces_identity_without_the_run_identity', cites="TRACE_IDENTITY: every row carries the run's identity (experiment, dataset, method, label, seed) and its provenance",
+           path='topicbench/traces.py', find='TRACE_IDENTITY = RUN_IDENTITY + ("protocol", "docs_seen", "loglik_per_word", "git_sha", "topicbench_version",\n                                 "python_version", "numpy_version", "scipy_version", "numba_version", "pandas_version",\n                                 "host", "corpus_sha256", "code_sha256", "method_packages")\n',
+           replace='TRACE_IDENTITY = (("protocol", "docs_seen", "loglik_per_word", "git_sha", "topicbench_version",\n                                 "python_version", "numpy_version", "scipy_version", "numba_version", "pandas_version",\n                                 "host", "corpus_sha256", "code_sha256", "method_packages"))\n',
+           tests=['tests/faults/test_run_outputs.py::test_aggregate_refuses_a_trace_without_provenance[only-trace-with-no-seed-in-any-row]']),
 ]
 # thirteenth red-team (mutant13, generated single-token mutants over streams.py, quality.py, synthetic.py,
 # semisynthetic.py, population_vb.py and run.py; the generator and runner are mutant12's). Killed by the new tests, not
