@@ -167,3 +167,32 @@ def test_peer_hyperparameters_reach_the_library():
     np.testing.assert_array_equal(gs.alpha, np.full(K, ALPHA))
     np.testing.assert_array_equal(gs.eta, np.full(V, ETA))
     assert (gs.decay, gs.offset, gs.gamma_threshold, gs.iterations, gs.chunksize) == (0.6, 5.0, 2e-4, 37, S)
+
+
+@pytest.mark.parametrize("peer", ("gensim_lda", "sklearn_lda", "gensim_nmf", "sklearn_nmf"))
+def test_peer_state_counts_its_steps_and_restores_the_same_model(peer, counts):
+    """A peer's state carries Alg. 2's t (updates; sklearn's step schedule and gensim NMF's running means read it) and
+    the documents seen (gensim LDA's rho on restore): after minibatches of 30 and 20 documents, 2 and 50. A peer of
+    another seed restored from that state holds the same topics (gensim LDA keeps lambda - eta: two roundings) and
+    the same counts."""
+    def build(seed):
+        if peer.endswith("_lda"):
+            return make(peer, seed)
+        return get_method(peer)(V, seed=seed, K=K, batch_size=S)
+
+    method = build(0)
+    for t, rows in enumerate((np.arange(S), np.arange(S, S + 20))):
+        method.partial_fit(Minibatch(counts[rows], rows, rows, None, t))
+    assert (method.updates, method.docs_seen) == (2, S + 20)
+    restored = build(1)
+    restored.load_state(method.state())
+    np.testing.assert_allclose(restored.topics(), method.topics(), rtol=1e-14, atol=0)
+    assert (restored.updates, restored.docs_seen) == (2, S + 20)
+
+
+def test_gensim_update_scores_nothing(counts, monkeypatch):
+    """gensim's update evaluates a perplexity when eval_every > 0 (its E step on the chunk, drawing from the fit's
+    random state, inside the fit clock): the peer asks for none, so an update never calls log_perplexity."""
+    method = make("gensim_lda")
+    monkeypatch.setattr(type(method.model), "log_perplexity", lambda *a, **k: pytest.fail("update evaluated"))
+    method.partial_fit(Minibatch(counts[:S], np.arange(S), np.arange(S), None, 0))

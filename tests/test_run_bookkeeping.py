@@ -7,6 +7,8 @@ row (fit time excludes evaluation and compilation: DESIGN.md, "Timing"); ``docs_
 (round(fraction N_d) tokens of each document observed, the rest held out); seeds, the training subset and the
 test subset are checked by what each must and must not change.
 """
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -268,3 +270,56 @@ def test_a_subset_of_the_whole_split_and_topics_of_no_weight_are_written_as_such
     assert run_module._subset_rows(5, 5, 0, "train_subset").tolist() == [0, 1, 2, 3, 4]
     method = SimpleNamespace(topics=lambda: np.eye(2), topic_weights=lambda: np.zeros(2))
     assert run_module.top_words_table(method, ["a", "b"])["weight"].tolist() == [0.0, 0.0]
+
+
+def test_compile_fit_and_evaluation_clocks_add_up_to_the_runs_time(timed, small_corpus):
+    """Every tick of the stub's clock is a warm-up, an update or a scoring, so compile_wall_s + the last row's
+    fit_wall_s (scored at the end, after the last update) + the rows' eval_wall_s is the clock's whole advance during
+    the run (the clock starts far from 0, so a clock read as now + start instead of now - start cannot pass); each
+    checkpoint's scoring costs 100 s."""
+    _, clock = timed
+    clock.advance(5000.0, 5000.0)
+    start = clock.wall
+    trace, _ = run(spec(max_docs=400, n_checkpoints=3), small_corpus)
+    assert trace["docs_seen"].iloc[-1] == 400 and len(trace) > 1
+    spent = trace["compile_wall_s"].iloc[0] + trace["fit_wall_s"].iloc[-1] + trace["eval_wall_s"].sum()
+    assert spent == clock.wall - start
+    assert (trace["eval_wall_s"] == EVAL_WALL).all() and (trace["compile_wall_s"] >= COMPILE_WALL).all()
+
+
+def test_documents_the_protocol_cannot_score_are_counted_apart(timed, small_corpus):
+    """observed_fraction 0.997 holds out N_d - round(0.997 N_d) tokens: none of a test document shorter than 167
+    tokens (all of them observed), one or more of a longer one. heldout_docs counts the longer ones, heldout_unscored
+    the shorter ones, by hand from the test split's lengths; together the 200 test documents."""
+    lengths = np.asarray(small_corpus.split("test").counts.sum(axis=1)).ravel()
+    held = lengths - np.round(0.997 * lengths)
+    trace, _ = run(spec(observed_fraction=0.997, max_docs=100, n_checkpoints=1), small_corpus)
+    assert 0 < (held == 0).sum() < len(lengths)  # both kinds are present, so both counts are tested
+    assert (trace["heldout_docs"] == (held > 0).sum()).all()
+    assert (trace["heldout_unscored"] == (held == 0).sum()).all()
+
+
+def test_in_stream_splits_are_drawn_by_the_eval_seed(timed, small_corpus):
+    """every_nth_batch scores a minibatch with a split of its own (salted by the batch index), still drawn by the eval
+    seed: two eval seeds under one seed train identically and score the same minibatches on other splits (here the
+    word-frequency baseline, which no training touches, differs)."""
+    one = dict(holdout="every_nth_batch", holdout_n=1, max_docs=200, n_checkpoints=1)
+    t0, m0 = run(spec(eval_seed=0, **one), small_corpus)
+    t1, m1 = run(spec(eval_seed=1, **one), small_corpus)
+    assert m0.trained_ids == m1.trained_ids and t0["docs_seen"].tolist() == t1["docs_seen"].tolist()
+    assert (t0["unigram_loglik_per_word"] != t1["unigram_loglik_per_word"]).all()
+
+
+def test_edges_of_the_run_settings_are_runs(timed, small_corpus, tmp_path):
+    """A minibatch of the whole training split (batch_size = its 100 documents) and a topic history of every word
+    (topic_history_words = V) are runs, the history each topic's words, most probable first; topic_history_words = 0
+    keeps no history in model.npz."""
+    whole = spec(params={"K": 3, "batch_size": 100}, train_subset=100, n_checkpoints=1)
+    _, method = run(replace(whole, topic_history_words=small_corpus.n_words), small_corpus, tmp_path / "all")
+    with np.load(tmp_path / "all" / "model.npz") as archive:
+        history = archive["_topic_history"]
+    topics = method.topics()
+    np.testing.assert_array_equal(history[-1], np.stack([np.argsort(-row, kind="stable") for row in topics]))
+    run(whole, small_corpus, tmp_path / "none")
+    with np.load(tmp_path / "none" / "model.npz") as archive:
+        assert not any(name.startswith("_topic_history") for name in archive.files)

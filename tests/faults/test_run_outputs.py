@@ -436,6 +436,7 @@ def test_out_name_too_long_found_before_compute(tmp_path, tiny_corpus, capsys, m
 @pytest.mark.parametrize("damage", [
     pytest.param("drop-git_sha", id="trace-without-git_sha"),
     pytest.param("null-seed", id="trace-with-an-empty-seed"),
+    pytest.param("null-seed-alone", id="only-trace-with-no-seed-in-any-row"),  # one run, and no other's seed type
 ])
 def test_aggregate_refuses_a_trace_without_provenance(tmp_path, tiny_corpus, capsys, damage):
     """A trace without a provenance or identity column (git_sha), or empty in a row -> exit 2 naming it, no table."""
@@ -446,11 +447,12 @@ def test_aggregate_refuses_a_trace_without_provenance(tmp_path, tiny_corpus, cap
         frame = frame.drop(columns=["git_sha"])
     else:
         frame["seed"] = frame["seed"].astype("float64")
-        frame.loc[0, "seed"] = np.nan
+        frame.loc[0 if damage == "null-seed" else slice(None), "seed"] = np.nan
     bad = tmp_path / "hand" / "trace.parquet"
     bad.parent.mkdir()
     frame.to_parquet(bad)
-    code = cli(["aggregate", "--out", str(tmp_path / "all.parquet"), str(old.dir / "trace.parquet"), str(bad)])
+    others = [] if damage == "null-seed-alone" else [str(old.dir / "trace.parquet")]
+    code = cli(["aggregate", "--out", str(tmp_path / "all.parquet"), *others, str(bad)])
     err = capsys.readouterr().err
     assert code == 2 and f"trace {bad}" in err and column in err, err
     assert not (tmp_path / "all.parquet").exists()

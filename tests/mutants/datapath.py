@@ -376,6 +376,84 @@ MUTANTS = [
            path='topicbench/run.py', find='        fit_cpu += cpu + workers\n',
            replace='        fit_cpu += cpu - workers\n',
            tests=['tests/test_run_bookkeeping.py::test_worker_processes_cpu_during_an_update_is_fit_cpu']),
+    # fifteenth red-team (mutant15a): run.py survivors of mutant13's generated mutants, each a gap the new tests close
+    Mutant(id='run_compile_clock_reads_now_plus_start', cites='DESIGN.md, Timing: fit time excludes JIT compilation, recorded apart as compile_wall_s',
+           path='topicbench/run.py', find='    return time.perf_counter() - start\n',
+           replace='    return time.perf_counter() + start\n',
+           tests=['tests/test_run_bookkeeping.py::test_compile_fit_and_evaluation_clocks_add_up_to_the_runs_time']),
+    Mutant(id='run_unscored_documents_added_to_the_scored', cites="the trace's heldout_docs: documents scored, heldout_unscored the others (architecture.md, Invariants)",
+           path='topicbench/run.py', find='        docs -= unscored\n',
+           replace='        docs += unscored\n',
+           tests=['tests/test_run_bookkeeping.py::test_documents_the_protocol_cannot_score_are_counted_apart']),
+    Mutant(id='run_in_stream_split_ignores_the_eval_seed', cites="DESIGN.md: the eval seed draws the document-completion split, every policy's",
+           path='topicbench/run.py', find='            seed = spec.eval_seed if event.salt is None else spec.eval_seed * 100003 + event.salt\n',
+           replace='            seed = spec.eval_seed if event.salt is None else (event.salt)\n',
+           tests=['tests/test_run_bookkeeping.py::test_in_stream_splits_are_drawn_by_the_eval_seed']),
+    Mutant(id='run_topic_history_partition_past_the_last_kept_word', cites="Hoffman et al. 2010, Fig. 1: each topic's top words, most probable first",
+           path='topicbench/run.py', find='            top = np.argpartition(-topics, spec.topic_history_words - 1, axis=1)[:, : spec.topic_history_words]\n',
+           replace='            top = np.argpartition(-topics, spec.topic_history_words + 1, axis=1)[:, : spec.topic_history_words]\n',
+           tests=['tests/test_run_bookkeeping.py::test_edges_of_the_run_settings_are_runs']),
+    Mutant(id='run_disk_need_without_the_model', cites='the disk a run needs: the K x V float64 model twice (staged beside the old) + 1 MiB',
+           path='topicbench/run.py', find='    need = 2 * 8 * K * (n_words or 0) + (1 << 20)  # the K x V model uncompressed, staged beside the old one\n',
+           replace='    need = (1 << 20)  # the K x V model uncompressed, staged beside the old one\n',
+           tests=['tests/test_run_guards.py::test_disk_and_memory_refused_exactly_beyond_the_models_size']),
+    Mutant(id='run_folder_name_of_name_max_refused', cites='a file name of NAME_MAX bytes is legal',
+           path='topicbench/run.py', find='    too_long = [part for part in (*out_dir.parts[1:-1], staged) if len(os.fsencode(part)) > name_max]\n',
+           replace='    too_long = [part for part in (*out_dir.parts[1:-1], staged) if len(os.fsencode(part)) >= name_max]\n',
+           tests=['tests/test_run_guards.py::test_a_folder_name_of_the_file_systems_longest_is_taken']),
+    Mutant(id='run_topics_with_a_zero_entry_refused', cites='the topics() contract: rows probability vectors (zero entries allowed) or all zero',
+           path='topicbench/run.py', find='    if (topics < 0).any():\n',
+           replace='    if (topics <= 0).any():\n',
+           tests=['tests/test_run_guards.py::test_topic_contract_takes_zeros_and_rounding_refuses_mass_off_one']),
+    Mutant(id='run_topic_tolerance_without_the_vocabulary_size', cites="the topics() contract: a row's sum off 1 by the rounding of V entries (4 V eps) is not a breach",
+           path='topicbench/run.py', find='    tol = max(1e-6, 4 * V * np.finfo(topics.dtype).eps) if topics.dtype.kind == "f" else 1e-6\n',
+           replace='    tol = max(1e-6, 4 / V * np.finfo(topics.dtype).eps) if topics.dtype.kind == "f" else 1e-6\n',
+           tests=['tests/test_run_guards.py::test_topic_contract_takes_zeros_and_rounding_refuses_mass_off_one']),
+    Mutant(id='run_warm_up_counts_floored_at_the_cap', cites="the warm-up's throwaway counts are capped at WARM_UP_MAX_COUNT",
+           path='topicbench/run.py', find='    counts.data = np.minimum(counts.data, WARM_UP_MAX_COUNT)\n',
+           replace='    counts.data = np.maximum(counts.data, WARM_UP_MAX_COUNT)\n',
+           tests=['tests/test_run_guards.py::test_warm_up_caps_counts_and_leaves_the_stream_alone']),
+    Mutant(id='run_code_fingerprint_ignores_the_bytes', cites="code_sha256: a fingerprint of the method's file and the package, name and bytes",
+           path='topicbench/run.py', find='        digest.update(name.encode() + b"\\0" + path.read_bytes() + b"\\0")\n',
+           replace='        digest.update((name.encode() + b"\\0") + b"\\0")\n',
+           tests=['tests/test_run_guards.py::test_code_fingerprint_reads_the_method_files_name_and_bytes']),
+    Mutant(id='run_progress_line_at_every_update', cites='the progress line: one every every_s seconds',
+           path='topicbench/run.py', find='        if not force and now - self.last < self.every_s:\n',
+           replace='        if not force and now + self.last < self.every_s:\n',
+           tests=['tests/test_run_guards.py::test_progress_line_every_few_seconds']),
+    Mutant(id='run_blind_documents_averaged', cites='the refusal names how many documents observe nothing in any split',
+           path='topicbench/run.py', find='        blind = int(np.logical_not(np.logical_or.reduce(observed)).sum())  # documents observing nothing in any split\n',
+           replace='        blind = int(np.logical_not(np.logical_or.reduce(observed)).mean())  # documents observing nothing in any split\n',
+           tests=['tests/test_run_guards.py::test_documents_observing_nothing_named_when_no_token_is_held_out']),
+    Mutant(id='run_scheduled_windows_chunk_restarts_at_zero', cites="each planned row's length is read once, 65,536 rows at a time",
+           path='topicbench/run.py', find='        part = rows[start:start + 65536]\n',
+           replace='        part = rows[start:(65536)]\n',
+           tests=['tests/test_run_guards.py::test_scheduled_windows_read_beyond_the_first_chunk_of_rows']),
+    # fifteenth red-team (mutant15a): grid.py's DAG-build checks at their edges, workers.py's CPU sum
+    Mutant(id='grid_batch_bound_from_n_train_not_the_subset', cites='check_planted_sizes: a minibatch of at most the training documents a run trains on (train_subset)',
+           path='topicbench/grid.py', find='        train = min(size["n_train"], spec.train_subset or size["n_train"])\n',
+           replace='        train = max(size["n_train"], spec.train_subset or size["n_train"])\n',
+           tests=['tests/test_grid_edges.py::test_planted_training_sizes_refused_just_beyond_what_a_run_takes']),
+    Mutant(id='grid_settings_accept_the_run_identity', cites='SETTING_NAMES: method, params, seed, experiment, dataset, label, threads have entries of their own',
+           path='topicbench/grid.py', find='SETTING_NAMES = {f.name for f in fields(RunSpec)} - {"method", "params", "seed", "experiment", "dataset", "threads", "label"}\n',
+           replace='SETTING_NAMES = ({f.name for f in fields(RunSpec)})\n',
+           tests=['tests/test_grid_edges.py::test_settings_a_run_takes_elsewhere_are_not_settings']),
+    Mutant(id='grid_component_of_max_length_refused', cites='MAX_COMPONENT: a name of 200 characters is a folder',
+           path='topicbench/grid.py', find='    if len(text) > MAX_COMPONENT:\n',
+           replace='    if len(text) >= MAX_COMPONENT:\n',
+           tests=['tests/test_grid_edges.py::test_a_name_of_the_longest_component_is_taken']),
+    Mutant(id='workers_waited_children_user_time_subtracted', cites="descendants' CPU: own clock + waited-for children's user and system time",
+           path='topicbench/workers.py', find='    return own + times.children_user + times.children_system\n',
+           replace='    return own - times.children_user + times.children_system\n',
+           tests=['tests/test_run_guards.py::test_a_workers_cpu_is_its_own_clock_plus_its_waited_for_childrens']),
+    Mutant(id='grid_link_check_skips_the_first_folder_below_the_output', cites='check_paths: no symbolic link at any depth below results_dir/data_dir (the first folder too)',
+           path='topicbench/grid.py', find='        for depth in range(1, len(path.parts) - len(Path(config[key]).parts) + 1):\n',
+           replace='        for depth in range((1 * 2), len(path.parts) - len(Path(config[key]).parts) + 1):\n',
+           tests=['tests/test_grid_edges.py::test_output_folders_behind_a_link_are_taken_a_link_at_their_top_refused']),
+    Mutant(id='traces_identity_without_the_run_identity', cites="TRACE_IDENTITY: every row carries the run's identity (experiment, dataset, method, label, seed) and its provenance",
+           path='topicbench/traces.py', find='TRACE_IDENTITY = RUN_IDENTITY + ("protocol", "docs_seen", "loglik_per_word", "git_sha", "topicbench_version",\n                                 "python_version", "numpy_version", "scipy_version", "numba_version", "pandas_version",\n                                 "host", "corpus_sha256", "code_sha256", "method_packages")\n',
+           replace='TRACE_IDENTITY = (("protocol", "docs_seen", "loglik_per_word", "git_sha", "topicbench_version",\n                                 "python_version", "numpy_version", "scipy_version", "numba_version", "pandas_version",\n                                 "host", "corpus_sha256", "code_sha256", "method_packages"))\n',
+           tests=['tests/faults/test_run_outputs.py::test_aggregate_refuses_a_trace_without_provenance[only-trace-with-no-seed-in-any-row]']),
 ]
 # thirteenth red-team (mutant13, generated single-token mutants over streams.py, quality.py, synthetic.py,
 # semisynthetic.py, population_vb.py and run.py; the generator and runner are mutant12's). Killed by the new tests, not
@@ -396,3 +474,26 @@ MUTANTS = [
 # tolerance's <= and its scaling (/ max, * min: a tolerance, not an equation). Not closed: stderr progress throttling
 # (_Progress, cosmetic); the counts in refusal messages (_check_heldout_tokens' "blind"). population_vb.py: all 6
 # generated mutants were killed already.
+# fifteenth red-team (mutant15a; mutant12's generator over run.py's 51 survivors of mutant13, grid.py, traces.py,
+# workers.py and the four peer adapters). Killed by the new tests, not registered (same test as a registered one):
+# eval_wall_s read as now + start; topic_history_words >= 0 keeping an empty history; batch_size >= D refused in
+# run.py and grid.py, train_subset >= n_train refused in grid.py; the memory need 3 * 8 * K * V refused at >=;
+# the disk need's other slips (/ for *, no MiB term, <= free); the topic tolerance's min for max and V / eps;
+# the progress line's <= and dropped terms; the fingerprint without the name; workers' fallback user + system and
+# dropped children's terms; corpora_dir checked against itself (owners[:3]); link checks from the root (range(0, ..)).
+# Killed by tests that were already there (mutant13 ran only test_run*.py on run.py): the staging pid parse
+# ([0] / [1] slips), the aside rename (parent * name), the disk need + for -, the memory need's / slips
+# (tests/faults/test_run_outputs.py); stale_outputs' root * rel (tests/faults/test_workflow.py, whose Snakefile the
+# mutant runner does not copy, so not registrable); lock_folders' root * FOLDER_LOCK; the top-word kth = -1.
+# Equivalent, not registered: weights.mean() > 0 (non-negative); _subset_rows' and max_test_docs' > for >= (a subset
+# of all rows is all rows, sorted); the modules minus stdlib names dropped (a stdlib name has no distribution, and the
+# lookup's PackageNotFoundError is suppressed); a separator byte dropped from code_sha256 (still name and bytes);
+# gensim's RandomState(7919) for (seed + 7919) in predict_words (evaluation still off the fit's stream); sklearn's
+# evaluate_every and gensim_nmf's eval_every (read only by fit()/update(), which the adapters do not call); gensim's
+# constructor eval_every (update() passes its own); W.sum / H.sum -> mean in the NMF peers' predictive weights and
+# topic_weights (a factor 1/V common to every topic: normalised away, and topic_weights are relative prevalence);
+# the link-check range's upper end + 2 (slices clamp); format_value's < 1e15 cut (a naming choice); MAX_COMPONENT's
+# and the run's numeric defaults (settings, not equations). Left (not reachable): check_topics' > tol for >= tol and
+# the ELBO's <= 0 for < 0 (a float equal to the bound); run.py's name-length check of the folders on the way to --out
+# (parts[1:1]): a component over NAME_MAX fails earlier with the file system's ENAMETOOLONG naming the path, in
+# clean_stale_staging, so only the staged name's check is live; gensim_nmf's peak >= sqrt(tiny) for > (equality).

@@ -340,6 +340,19 @@ MUTANTS = [
            find="/ abs(elbo_trace[-1]) <=", replace="/ abs(elbo_trace[0]) <=",
            tests=["tests/test_streaming_population.py::"
                   "test_streaming_vb_inner_rounds_stop_once_the_improvement_no_longer_exceeds_rel_tol"]),
+    # fifteenth red-team (mutant15a): the LDA peers' state bookkeeping and gensim's update settings
+    Mutant(id='gensim_restored_lambda_shifted_by_plus_eta', cites='gensim keeps lambda - eta (sstats); a restored model holds the saved lambda',
+           path='methods/gensim_lda.py', find='        self.model.state.sstats[...] = lam - self.eta  # gensim keeps lambda - eta\n',
+           replace='        self.model.state.sstats[...] = lam + self.eta  # gensim keeps lambda - eta\n',
+           tests=['tests/test_peer_equations.py::test_peer_state_counts_its_steps_and_restores_the_same_model[gensim_lda]']),
+    Mutant(id='sklearn_lda_documents_seen_counted_down', cites="the state's documents seen",
+           path='methods/sklearn_lda.py', find='        self.docs_seen += len(batch)\n',
+           replace='        self.docs_seen -= len(batch)\n',
+           tests=['tests/test_peer_equations.py::test_peer_state_counts_its_steps_and_restores_the_same_model[sklearn_lda]']),
+    Mutant(id='gensim_update_evaluates_a_perplexity', cites='gensim update(eval_every=0): no perplexity (an extra E step) inside a fit step',
+           path='methods/gensim_lda.py', find='                          update_every=1, eval_every=0)\n',
+           replace='                          update_every=1, eval_every=(0 + 1))\n',
+           tests=['tests/test_peer_equations.py::test_gensim_update_scores_nothing']),
 ]
 # verified killed, not registered (recompile cost): id -- find -> replace -- killed by node (K = tests/test_kernels.py)
 # (registered in session 11's red-team, then taken out of the registry for CI time: fresh-clone CI had reached 13 min)

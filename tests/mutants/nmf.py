@@ -370,6 +370,15 @@ MUTANTS = [
            "bound after the last pass, the trace's train_elbo)", path="methods/bnmf.py",
            find='out["train_elbo"] = self.elbo_trace[-1]', replace='out["train_elbo"] = self.elbo_trace[1]',
            tests=["tests/test_bnmf.py::test_batch_mode_keeps_q_theta_between_passes"]),
+    # fifteenth red-team (mutant15a): the NMF peers' state bookkeeping
+    Mutant(id='sklearn_nmf_updates_counted_down', cites="the state's updates: MiniBatchNMF's n_steps_ on restore",
+           path='methods/sklearn_nmf.py', find='        self.updates += 1\n',
+           replace='        self.updates -= 1\n',
+           tests=['tests/test_peer_equations.py::test_peer_state_counts_its_steps_and_restores_the_same_model[sklearn_nmf]']),
+    Mutant(id='gensim_nmf_documents_seen_counted_down', cites="the state's documents seen",
+           path='methods/gensim_nmf.py', find='        self.docs_seen += len(batch)\n',
+           replace='        self.docs_seen -= len(batch)\n',
+           tests=['tests/test_peer_equations.py::test_peer_state_counts_its_steps_and_restores_the_same_model[gensim_nmf]']),
 ]
 # verified killed, not registered (recompile cost): id -- find -> replace -- killed by node (tests/test_cnmf.py::)
 # n_value_u_prior_no_half -- "value -= 0.5 * u[i] * u[i]" -> "value -= u[i] * u[i]" -- test_objective_matches_direct_formula

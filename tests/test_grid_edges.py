@@ -1,0 +1,65 @@
+"""The grid's checks at DAG build refuse exactly what a run would refuse, no more: each edge a run accepts is
+accepted here, one step beyond is refused naming it (a refusal only at the job, or of a valid run, is the bug)."""
+import copy
+
+import pytest
+
+from topicbench import grid
+from topicbench.grid import GridError, check_paths, expand_all
+from topicbench.run import RunSpec
+
+BASE = {"data_dir": "data", "results_dir": "results",
+        "datasets": {"d": {"recipe": "nyt_like", "params": {"n_train": 300}}},
+        "experiments": {"e": {"dataset": "d", "runs": [{"label": "x", "method": "online_lda", "grid": {"K": [3]}}]}}}
+
+
+def config(settings=None, batch_size=None):
+    out = copy.deepcopy(BASE)
+    if settings:
+        out["experiments"]["e"]["settings"] = settings
+    if batch_size:
+        out["experiments"]["e"]["runs"][0]["grid"]["batch_size"] = [batch_size]
+    return out
+
+
+def test_planted_training_sizes_refused_just_beyond_what_a_run_takes():
+    """A run takes a train_subset of the whole training split and a minibatch of all its documents (run.py refuses
+    only larger ones): n_train = 300 with train_subset = 300 and batch_size = 300, or train_subset = 100 and
+    batch_size = 100, expand; batch_size = 101 over a train_subset of 100 is refused naming the subset."""
+    expand_all(config({"train_subset": 300}, 300))
+    expand_all(config({"train_subset": 100}, 100))
+    with pytest.raises(GridError, match=r"batch_size = 101 exceeds the 100 training documents of dataset d \(train_subset\)"):
+        expand_all(config({"train_subset": 100}, 101))
+
+
+def test_settings_a_run_takes_elsewhere_are_not_settings():
+    """The method, its params, the seed(s), the experiment, dataset, label and threads come from their own config
+    entries: under settings each is an unknown run setting, named (not a TypeError from a second value)."""
+    for name in ("method", "params", "seed", "experiment", "dataset", "label", "threads"):
+        assert name in {field.name for field in grid.fields(RunSpec)}
+        with pytest.raises(GridError, match=rf"unknown run setting\(s\) \['{name}'\]"):
+            expand_all(config({name: 1}))
+
+
+def test_a_name_of_the_longest_component_is_taken():
+    """A name of MAX_COMPONENT (200) characters becomes a folder; 201 is refused naming its length."""
+    longest = "a" * grid.MAX_COMPONENT
+    assert grid._safe_component("run label", longest) == longest
+    with pytest.raises(GridError, match=f"is {grid.MAX_COMPONENT + 1} characters"):
+        grid._safe_component("run label", longest + "a")
+
+
+def test_output_folders_behind_a_link_are_taken_a_link_at_their_top_refused(tmp_path):
+    """results_dir itself a symbolic link (to a bigger disk) is where the workflow writes, and a corpora_dir apart
+    from the outputs is read: taken. results_dir/runs a link (the first folder below it, which the workflow's jobs
+    replace under) is refused naming it."""
+    disk, corpora, elsewhere = tmp_path / "disk", tmp_path / "corpora", tmp_path / "elsewhere"
+    for folder in (disk, corpora, elsewhere):
+        folder.mkdir()
+    (tmp_path / "results").symlink_to(disk)
+    cfg = {**config(), "results_dir": str(tmp_path / "results"), "data_dir": str(tmp_path / "data"),
+           "corpora_dir": str(corpora)}
+    check_paths(cfg, expand_all(cfg))
+    (disk / "runs").symlink_to(elsewhere)
+    with pytest.raises(GridError, match=f"{tmp_path / 'results' / 'runs'} is a symbolic link"):
+        check_paths(cfg, expand_all(cfg))
