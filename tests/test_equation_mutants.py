@@ -144,8 +144,9 @@ for name in heavy:
         importlib.import_module(name)
     except ImportError:
         pass
-import numba, pytest
+import gc, numba, pytest
 numba.njit(lambda x: x + 1)(1)  # numba's compiler and LLVM start up here, once; not parallel: no threads
+gc.freeze()  # the imports above are permanent: pytest's gc.collect() calls in each child skip them (~1 s CPU a mutant)
 MINE = ("topicbench", "tests", "conftest", "methods", "datasets", "workflow")
 
 
@@ -217,7 +218,7 @@ for line in sys.stdin:
 HEAVY = ("numpy", "scipy.special", "scipy.stats", "scipy.optimize", "scipy.sparse", "scipy.linalg", "numba",
          "numba.core.typed_passes", "numba.parfors.parfor", "numba.parfors.parfor_lowering", "pandas", "pyarrow",
          "pyarrow.parquet", "sklearn.decomposition", "gensim", "gensim.models", "yaml", "threadpoolctl", "psutil",
-         "pytest", "matplotlib", "matplotlib.pyplot")
+         "pytest", "matplotlib", "matplotlib.pyplot", "hypothesis")  # hypothesis: its pytest plugin imports it at the summary
 
 
 class ForkServer:
