@@ -108,7 +108,8 @@ One file per corpus recipe (the plugin contract is in `topicbench/dataset.py`). 
   is broken by code-point order and recorded (`vocab_size_cut_tie`). `corpus.json` counts the vocabulary words with
   no training token (`vocabulary_use`: only in test, or in no document) and, for a corpus with its own split, the
   documents dropped from each split (`dropped_by_split`).
-- Your own files (`user_text`, `user_bow`): `.gz`/`.bz2`/`.xz` are decompressed by suffix (a compressed file under a
+- Your own files (`user_text`, `user_bow`): a relative file parameter (`path`, `vocab`, `vocab_file`) is read under
+  `corpora_dir` when there is one, else under the current folder (an absolute one as given). `.gz`/`.bz2`/`.xz` are decompressed by suffix (a compressed file under a
   plain name, or a zip archive, is refused by name); UTF-16/32 needs `encoding=utf-16`; a NUL byte is refused.
   In a `format=files` folder (subfolders included), hidden files and folders (`.DS_Store`, `._*`, `.git/`),
   `__MACOSX/`, `PROVENANCE.md` and `README*` are not documents: they are listed under `skipped_files`. Times:

@@ -144,14 +144,20 @@ def source_dirs(recipe: type[Dataset]) -> list[str]:
     return re.findall(r"source_dir\(\s*corpora_dir\s*,\s*[\"']([^\"']+)[\"']", inspect.getsource(recipe))
 
 
+def param_path(value: str, corpora_dir=None) -> Path:
+    """The file a parameter names (user_text's ``path``, a ``vocab_file``): as given when absolute, else under
+    ``corpora_dir`` when there is one, else under the current folder. One rule for every path parameter, so one
+    config reads the same files from any working directory."""
+    path = Path(value)
+    return path if path.is_absolute() or not corpora_dir else Path(corpora_dir) / path
+
+
 def input_paths(params: dict[str, Any], corpora_dir=None) -> list[Path]:
-    """The existing files and folders named by string parameters (as given, or under ``corpora_dir``)."""
+    """The existing files and folders named by string parameters, found by :func:`param_path`."""
     found = []
     for value in params.values():
-        if isinstance(value, str) and value:
-            for candidate in (Path(value), Path(corpora_dir) / value if corpora_dir else None):
-                if candidate is not None and os.path.lexists(candidate):
-                    found.append(candidate)
+        if isinstance(value, str) and value and os.path.lexists(param_path(value, corpora_dir)):
+            found.append(param_path(value, corpora_dir))
     return found
 
 

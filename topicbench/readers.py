@@ -33,7 +33,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from .corpus import INT32_MAX, Corpus, CorpusError, make_docs_frame
-from .dataset import Dataset
+from .dataset import Dataset, param_path
 
 
 class ReaderError(CorpusError):
@@ -1350,6 +1350,8 @@ class TextDataset(Dataset):
         self.notes: dict[str, Any] = {}  # what read() wants recorded in corpus.json (e.g. repaired values)
         self.culprit = self.name  # what errors name; read() may narrow it to the file it read
         if p.get("vocab_file"):  # a bad fixed vocabulary is named before the source is read (bag_of_words reads it)
+            # a relative vocab_file is under corpora_dir, as user_text's path: not wherever the prepare was started
+            p = {**p, "vocab_file": str(param_path(p["vocab_file"], corpora_dir))}
             read_fixed_vocab(p["vocab_file"])
         frame = self.read(corpora_dir, **p).reset_index(drop=True)
         repeated = frame["doc_id"].astype(str).duplicated() if len(frame) else pd.Series([], dtype=bool)

@@ -227,3 +227,30 @@ def test_fixed_vocabulary_word_in_decomposed_form_named(tmp_path, capsys):
                          f"vocab_file={tmp_path / 'v.txt'}", "--out", str(tmp_path / "out")], capsys)
     assert code == 2 and f"v.txt:2: vocabulary word {'cafe' + chr(0x301)!r} is not in Unicode NFC" in err, err
     assert not (tmp_path / "out").exists()
+
+
+def test_relative_vocab_file_is_read_under_corpora_dir(tmp_path, monkeypatch, capsys):
+    """A relative vocab_file with a corpora_dir, prepared from two working folders (one holding another v.txt) -> both
+    read corpora_dir/v.txt, as user_text's path is: one corpus (was: read from the working folder, so the same config
+    gave another vocabulary, or none, by where Snakemake ran)."""
+    from _prepare_util import run_cli
+    from topicbench.corpus import load_corpus
+
+    corpora = tmp_path / "corpora"
+    corpora.mkdir()
+    (corpora / "t.jsonl").write_text('{"text": "apple bread cheese"}\n{"text": "bread cheese apple"}\n'
+                                     '{"text": "cheese apple bread"}\n')
+    (corpora / "v.txt").write_text("bread\ncheese\n")
+    vocabularies = []
+    for where, decoy in (("here", "apple\n"), ("there", None)):
+        (tmp_path / where).mkdir()
+        if decoy:
+            (tmp_path / where / "v.txt").write_text(decoy)
+        monkeypatch.chdir(tmp_path / where)
+        out = tmp_path / f"out_{where}"
+        code, err = run_cli(["prepare", "user_text", "--corpora-dir", str(corpora), "--param", "path=t.jsonl",
+                             "--param", "vocab_file=v.txt", "--param", "test_fraction=0", "--out", str(out)], capsys)
+        assert code == 0, err
+        vocabularies.append(load_corpus(out).vocab)
+        assert "v.txt" in json.loads((out / "corpus.json").read_text())["source_files"]  # fingerprinted by that name
+    assert vocabularies == [["bread", "cheese"]] * 2, vocabularies
