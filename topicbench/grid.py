@@ -18,6 +18,7 @@ from typing import Any
 
 from .method import SAFE_NAME, SAFE_RULES, SAFE_VALUE, check_yaml11_number, coerce, get_method
 from .run import RunSpec
+from .streams import StreamError, make_holdout
 
 SETTING_NAMES = {f.name for f in fields(RunSpec)} - {"method", "params", "seed", "experiment", "dataset", "threads", "label"}
 # the settings that decide what a score measures (which documents and tokens are held out, and how)
@@ -551,3 +552,11 @@ def check_planted_sizes(runs: dict, datasets: dict) -> None:
             raise GridError(f"run {rid}: batch_size = {batch_size} exceeds the {train} training documents of dataset "
                             f"{run['dataset']} ({'train_subset' if train < size['n_train'] else 'n_train'}); every "
                             f"minibatch would be the whole training set")
+        # the stream's length as run.py makes it (stream_order; a batch method: ceil(passes) full passes)
+        stream_docs = (train * max(1, math.ceil(spec.passes)) if batch_size is None else
+                       min(int(round(spec.passes * train)), spec.max_docs or train * math.ceil(spec.passes)))
+        try:
+            make_holdout(spec.holdout, spec.holdout_n, spec.n_checkpoints).check_length(
+                stream_docs, batch_size or train, train)
+        except StreamError as err:
+            raise GridError(f"run {rid} on dataset {run['dataset']} ({train} training documents): {err}") from None
