@@ -663,6 +663,9 @@ def read_jsonl(path, text_field: str | Sequence[str] = "text", time_field: str |
         for field, value in ((id_field, doc_id), (", ".join(text_fields), text)):
             check_unicode(value, where(path, line_no), f"field {field!r}", "half of a UTF-16 pair escaped alone "
                           "(a \\ud800-\\udfff escape without its partner); fix the escape")
+            if "\x00" in value:  # as a raw NUL byte is (decode): binary data, which would split a word unseen
+                raise ReaderError(f"{where(path, line_no)}: field {field!r} holds a NUL character (a \\u0000 escape), "
+                                  f"which is binary data, not text; remove it")
         columns["doc_id"].append(doc_id)
         columns["text"].append(text)
         columns["line"].append(line_no)
