@@ -111,7 +111,7 @@ One file per corpus recipe (the plugin contract is in `topicbench/dataset.py`). 
 - Your own files (`user_text`, `user_bow`): a relative file parameter (`path`, `vocab`, `vocab_file`) is read under
   `corpora_dir` when there is one, else under the current folder (an absolute one as given). `.gz`/`.bz2`/`.xz` are decompressed by suffix (a compressed file under a
   plain name, or a zip archive, is refused by name); UTF-16/32 needs `encoding=utf-16`; a NUL byte is refused, and so is a
-  JSON-escaped one (`\u0000`) in a JSONL text or id, naming file and line.
+  JSON-escaped one (`\\u0000`) in a JSONL text or id, naming file and line.
   In a `format=files` folder (subfolders included), hidden files and folders (`.DS_Store`, `._*`, `.git/`),
   `__MACOSX/`, `PROVENANCE.md` and `README*` are not documents: they are listed under `skipped_files`. Times:
   ISO 8601, a strftime `time_format`, `unix_s` / `unix_ms`, or `decimal_year` (2001.5; under ISO 8601 it is
