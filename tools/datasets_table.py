@@ -97,7 +97,7 @@ One file per corpus recipe (the plugin contract is in `topicbench/dataset.py`). 
   spaces; each folded character counted under `compatibility_characters_folded`); a token is a letter followed by
   letters or combining marks (Devanagari vowel signs, decomposed accents stay in their word) or a zero-width
   (non-)joiner between letters (Persian; one beside a Latin, Greek or Cyrillic letter is a stray and is removed,
-  counted); digits, hyphens and apostrophes are breaks (`e-mail` -> `mail`, `don't` -> `don`);
+  counted); digits, hyphens and apostrophes (also `ʼ`, U+02BC) are breaks (`e-mail` -> `mail`, `don't` -> `don`);
   soft hyphens and word joiners inside a word are removed, a zero-width space is a break; runs of Chinese/Japanese characters become
   overlapping character bigrams (`cjk_bigrams`); URLs and @mentions are removed, HTML character references decoded (`&eacute;` -> `é`), HTML tags removed only
   with `strip_html=true` (user_text). Every dropped token is counted: `word_tokens` = `n_tokens` + the

@@ -254,3 +254,19 @@ def test_relative_vocab_file_is_read_under_corpora_dir(tmp_path, monkeypatch, ca
         vocabularies.append(load_corpus(out).vocab)
         assert "v.txt" in json.loads((out / "corpus.json").read_text())["source_files"]  # fingerprinted by that name
     assert vocabularies == [["bread", "cheese"]] * 2, vocabularies
+
+
+def test_modifier_letter_apostrophe_is_an_apostrophe():
+    """Words written with U+02BC, the modifier letter apostrophe (donʼt, Ukrainian мʼята), beside their ASCII spelling
+    (don't, м'ята) -> the same tokens, as the documented rule 'apostrophes are word breaks' says (was: U+02BC read
+    as a letter, so donʼt and мʼята were vocabulary words of their own beside don and ята)."""
+    prep = Preprocess(stop_words=False, min_token_length=1)
+    assert prep.tokenize("donʼt мʼята") == prep.tokenize("don't м'ята") == ["don", "t", "м", "ята"]
+
+
+def test_case_is_lowered_not_folded():
+    """'Maße' beside 'Masse', and Greek capitals ending in Σ -> lower-cased (str.lower), not case-folded, as documented:
+    Maße and Masse stay two words (case folding would merge them as 'masse'), ΟΔΟΣ reads as οδος with its final sigma
+    (folding would write every ς as σ, a spelling no Greek text uses)."""
+    tokens = Preprocess(stop_words=False).tokenize("Maße Masse MASSE ΟΔΟΣ οδος")
+    assert tokens == ["maße", "masse", "masse", "οδος", "οδος"], tokens
