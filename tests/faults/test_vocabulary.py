@@ -257,9 +257,11 @@ def test_relative_vocab_file_is_read_under_corpora_dir(tmp_path, monkeypatch, ca
 
 
 def test_modifier_letter_apostrophe_is_an_apostrophe():
-    """Words written with U+02BC, the modifier letter apostrophe (donʼt, Ukrainian мʼята), beside their ASCII spelling
-    (don't, м'ята) -> the same tokens, as the documented rule 'apostrophes are word breaks' says (was: U+02BC read
-    as a letter, so donʼt and мʼята were vocabulary words of their own beside don and ята)."""
+    """Words written with U+02BC (donʼt, мʼята) beside their ASCII spelling -> the same tokens, ʼ a break as ' is.
+
+    U+02BC, the modifier letter apostrophe, looks like and stands for the apostrophe (Ukrainian writes мʼята and м'ята),
+    and the documented rule is that apostrophes are word breaks (was: U+02BC read as a letter, so donʼt and мʼята were
+    vocabulary words of their own beside don and ята)."""
     prep = Preprocess(stop_words=False, min_token_length=1)
     assert prep.tokenize("donʼt мʼята") == prep.tokenize("don't м'ята") == ["don", "t", "м", "ята"]
 
