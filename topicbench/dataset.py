@@ -282,6 +282,17 @@ def check_out_dir(out_dir: str | os.PathLike, inputs: list[Path] = (), corpora_d
     return out
 
 
+def prepare_provenance(dataset_cls: type[Dataset]) -> dict[str, str]:
+    """What a prepare records of the code that ran it (corpus.json's ``prepared_by``), as a trace row does of its fit:
+    git_sha, the package versions, host, the recipe file's and package's code_sha256 and the third-party packages the
+    recipe imports (``method_packages``), so a benchmarks.csv row of the prepare names its code."""
+    from .method import plugin_file
+    from .run import code_fingerprint, method_packages, provenance
+
+    plugin = plugin_file(dataset_cls)
+    return {**provenance(), "code_sha256": code_fingerprint(plugin), "method_packages": method_packages(plugin)}
+
+
 def prepare(name: str, out_dir: str | os.PathLike, corpora_dir=None, corpus_name: str | None = None, **params) -> Path:
     """Build a dataset and save it as a corpus directory (atomically); ``corpus_name`` overrides the recorded name.
 
@@ -293,8 +304,10 @@ def prepare(name: str, out_dir: str | os.PathLike, corpora_dir=None, corpus_name
         raise CorpusError(f"--name {corpus_name!r} is not a safe corpus name ({SAFE_RULES})")
     resolved = dataset_cls.resolve_params(params)
     out_dir = check_out_dir(out_dir, input_paths(resolved, corpora_dir), corpora_dir)
+    prepared_by = prepare_provenance(dataset_cls)
     if hasattr(dataset_cls, "write"):  # streams to disk (paper-scale synthetic corpora) with the same bytes
-        return Path(dataset_cls().write(out_dir, corpora_dir=corpora_dir, corpus_name=corpus_name, **resolved))
+        return Path(dataset_cls().write(out_dir, corpora_dir=corpora_dir, corpus_name=corpus_name,
+                                        extra_meta={"prepared_by": prepared_by}, **resolved))
     # the raw files' fingerprint, taken before they are read and checked after: corpus.json names what it was made
     # from, and a later workflow re-prepares a corpus whose source changed (grid.stale_corpora)
     sources = source_files(dataset_cls, resolved, corpora_dir)
@@ -322,4 +335,5 @@ def prepare(name: str, out_dir: str | os.PathLike, corpora_dir=None, corpus_name
     corpus.meta["corpora_dir"] = str(Path(corpora_dir).resolve()) if corpora_dir is not None else None
     corpus.meta["source_files"] = record
     corpus.meta["dataset_recipe"] = dataset_cls.name  # what stale_corpora compares with the config, beside the params
+    corpus.meta["prepared_by"] = prepared_by
     return save_corpus(corpus, out_dir)
