@@ -175,6 +175,10 @@ def check_datasets(datasets: dict, used: set[str] = frozenset(), corpora_dir: st
             if isinstance(value, str) and any(b in value for b in "{}") and input_paths({key: value}, corpora_dir):
                 raise GridError(f"dataset {name}: parameter {key} {value!r} names a file whose path holds a brace, "
                                 f"which Snakemake reads as a wildcard in the prepare job's inputs; rename it")
+            if isinstance(value, str) and control_character(value) and input_paths({key: value}, corpora_dir):
+                raise GridError(f"dataset {name}: parameter {key} {value!r} names a file whose path holds a control "
+                                f"character ({control_character(value)!r}), which breaks the prepare job's logs and "
+                                f"path lists; rename it")
         if name in used and reads_corpora_dir(recipe):
             missing = [sub for sub in source_dirs(recipe) if not (Path(corpora_dir or ".") / sub).is_dir()]
             if not (corpora_dir and Path(corpora_dir).is_dir()) or missing:
@@ -229,6 +233,11 @@ def check_config_file(path) -> None:
         yaml.load(handle, Loader=StrictLoader)
 
 
+def control_character(text: str) -> str | None:
+    """The first control character (U+0000-U+001F, U+007F-U+009F: a line break, a tab) in ``text``, or None."""
+    return next((ch for ch in text if ord(ch) < 0x20 or 0x7F <= ord(ch) <= 0x9F), None)
+
+
 def check_paths(config: dict, runs: dict) -> None:
     """results_dir and data_dir are folders (or absent), and no run or corpus path leaves them."""
     for key in ("results_dir", "data_dir", "corpora_dir"):  # the workflow writes f"{results_dir}/runs/...": with ""
@@ -239,6 +248,11 @@ def check_paths(config: dict, runs: dict) -> None:
         if str(config.get(key) or "").startswith("~"):        # in the working directory, one `rm -rf ~` from loss
             raise GridError(f"{key} {config[key]!r} starts with '~', which is not expanded to the home folder here "
                             f"(it would be a folder named '~'); give the full path")
+    for key in ("results_dir", "data_dir", "corpora_dir"):  # a pasted line break or tab: Snakemake only warns
+        char = control_character(str(config.get(key) or ""))
+        if char:
+            raise GridError(f"{key} {config[key]!r} holds a control character ({char!r}), which breaks every log "
+                            f"and path list that names a file under it; rename the folder")
     for key in ("results_dir", "data_dir", "corpora_dir"):  # Snakemake reads {...} in an output path as a wildcard
         if any(brace in str(config.get(key) or "") for brace in "{}"):
             raise GridError(f"{key} {config[key]!r} holds a brace, which Snakemake reads as a wildcard in every "

@@ -483,6 +483,30 @@ def test_brace_in_a_folder_name(tmp_path, key):
         check_paths(cfg, expand_all(cfg))
 
 
+@pytest.mark.parametrize("key", ["results_dir", "data_dir", "corpora_dir"])
+@pytest.mark.parametrize("char", [pytest.param("\n", id="newline"), pytest.param("\t", id="tab")])
+def test_control_character_in_a_folder_name(tmp_path, key, char):
+    """results_dir 'res<newline>x' (a pasted line break; Snakemake only warns, and every log and path list it prints
+    breaks there) -> GridError naming the key and the character, before any folder is made."""
+    cfg = config(results_dir=str(tmp_path / "results"), data_dir=str(tmp_path / "data"))
+    cfg[key] = str(tmp_path / f"res{char}x")
+    with pytest.raises(GridError) as info:
+        check_paths(cfg, expand_all(cfg))
+    assert str(info.value).startswith(key) and f"holds a control character ({char!r})" in str(info.value)
+    assert not (tmp_path / f"res{char}x").exists()
+
+
+def test_control_character_in_a_dataset_file_path(tmp_path):
+    """A user_text path naming a file 'a<newline>b.jsonl' (a prepare input) -> GridError naming the dataset and the
+    parameter, as for a brace (was: accepted, Snakemake warning of a line break in a file path)."""
+    (tmp_path / "a\nb.jsonl").write_text('{"text": "apple bread"}\n')
+    cfg = config(results_dir=str(tmp_path / "results"), data_dir=str(tmp_path / "data"),
+                 datasets={"d": {"recipe": "user_text", "params": {"path": str(tmp_path / "a\nb.jsonl")}}})
+    with pytest.raises(GridError) as info:
+        expand_all(cfg)
+    assert str(info.value).startswith("dataset d: parameter path") and "control character ('\\n')" in str(info.value)
+
+
 @pytest.mark.parametrize("relative", [pytest.param(False, id="absolute-path"),
                                       pytest.param(True, id="path-under-corpora_dir")])
 def test_brace_in_a_dataset_file_path(tmp_path, relative):
