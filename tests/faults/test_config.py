@@ -486,8 +486,9 @@ def test_brace_in_a_folder_name(tmp_path, key):
 @pytest.mark.parametrize("key", ["results_dir", "data_dir", "corpora_dir"])
 @pytest.mark.parametrize("char", [pytest.param("\n", id="newline"), pytest.param("\t", id="tab")])
 def test_control_character_in_a_folder_name(tmp_path, key, char):
-    """results_dir 'res<newline>x' (a pasted line break; Snakemake only warns, and every log and path list it prints
-    breaks there) -> GridError naming the key and the character, before any folder is made."""
+    """results_dir 'res<newline>x' or 'res<tab>x' -> GridError naming the key and the character, no folder made.
+
+    (Was: accepted; a pasted line break, of which Snakemake only warns, breaks every log and path list it prints.)"""
     cfg = config(results_dir=str(tmp_path / "results"), data_dir=str(tmp_path / "data"))
     cfg[key] = str(tmp_path / f"res{char}x")
     with pytest.raises(GridError) as info:
