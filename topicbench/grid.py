@@ -17,7 +17,7 @@ from dataclasses import fields
 from typing import Any
 
 from .method import SAFE_NAME, SAFE_RULES, SAFE_VALUE, check_yaml11_number, coerce, get_method
-from .run import RunSpec
+from .run import RUN_FILES, RunSpec
 from .streams import StreamError, make_holdout
 
 SETTING_NAMES = {f.name for f in fields(RunSpec)} - {"method", "params", "seed", "experiment", "dataset", "threads", "label"}
@@ -439,9 +439,16 @@ def stale_outputs(results_dir, runs: dict[str, dict], data_dir=None) -> dict[str
 
     root, stale = Path(results_dir), {}
     for rid, entry in runs.items():
+        # Snakemake rebuilds no missing intermediate file under an up-to-date target: a run file deleted by hand (to
+        # ask for the run again) would leave a partial run folder behind, so the missing file is forced
+        present = [name for name in RUN_FILES if (root / "runs" / rid / name).is_file()]
+        for name in RUN_FILES if present else ():
+            if name not in present:
+                stale[str(root / "runs" / rid / name)] = (f"it is missing from its run folder, which holds "
+                                                          f"{', '.join(present)}")
         model = root / "runs" / rid / "model.npz"
         if not model.is_file():
-            continue  # missing: Snakemake reruns it anyway
+            continue
         try:
             with np.load(model) as archive:
                 recorded = spec_of(str(archive["_spec_json"]))
@@ -465,7 +472,10 @@ def stale_outputs(results_dir, runs: dict[str, dict], data_dir=None) -> dict[str
         else:
             for rel, digest in recorded.items():
                 trace = root / rel
-                if trace.is_file() and hashlib.sha256(trace.read_bytes()).hexdigest() != digest:
+                if not trace.is_file():  # deleted since: the aggregate is rebuilt, and its fit with it
+                    stale[str(table)] = f"{rel} is missing since it was aggregated"
+                    break
+                if hashlib.sha256(trace.read_bytes()).hexdigest() != digest:
                     stale[str(table)] = f"{rel} changed since it was aggregated"
                     break
     return stale

@@ -294,6 +294,7 @@ def faulted(workdir, fault):
     table, (trace,) = workdir / TARGET, list((workdir / RESULTS / "runs").rglob("trace.parquet"))
     shard = next((workdir / "data" / "corpora" / "tiny" / "counts").glob("*.data.npy"))
     saved = table.read_bytes()
+    run_dir, aside = trace.parent, trace.parent.parent / "run.aside"
     experiment, config = TINY_CONFIG["experiments"]["exp"], dict(TINY_CONFIG)
     if fault == "setting-edited":
         run = {**experiment["runs"][0], "settings": {**experiment["runs"][0]["settings"], "n_checkpoints": 3}}
@@ -307,6 +308,11 @@ def faulted(workdir, fault):
                                                                              "temperature": 0.8}}}
     elif fault == "shard-deleted":
         shard.rename(shard.with_name("aside"))
+    elif fault == "trace-deleted":  # the rest of the run folder kept: a by-hand way to ask for the run again
+        shutil.copytree(run_dir, aside)
+        trace.unlink()
+    elif fault == "run-folder-deleted":
+        run_dir.rename(aside)
     elif fault in ("seed-removed", "older-table-copy"):  # a table holding a run no longer configured; a plain copy
         frame = pd.read_parquet(table)
         record = {str(trace.relative_to(table.parent)): hashlib.sha256(trace.read_bytes()).hexdigest(),
@@ -319,6 +325,9 @@ def faulted(workdir, fault):
         table.write_bytes(saved)
         if shard.with_name("aside").exists():
             shard.with_name("aside").rename(shard)
+        if aside.exists():
+            shutil.rmtree(run_dir, ignore_errors=True)
+            aside.rename(run_dir)
 
 
 @pytest.mark.parametrize("fault, stale, why", [
@@ -331,6 +340,8 @@ def faulted(workdir, fault):
     pytest.param("shard-deleted", "corpus.json", ".data.npy missing", id="workflow-stale-shard-deleted"),
     pytest.param("recipe-changed", "corpus.json", "recorded recipe 'nyt_like' differs", id="workflow-stale-recipe-changed"),
     pytest.param("threads-changed", None, None, id="workflow-threads-changed-not-stale"),
+    pytest.param("trace-deleted", ["trace.parquet", "all_traces.parquet"], "missing", id="workflow-stale-trace-deleted"),
+    pytest.param("run-folder-deleted", "all_traces.parquet", "missing", id="workflow-stale-run-folder-deleted"),
 ])
 def test_stale_output_is_found_by_its_record(killed_then_resumed, fault, stale, why):
     """An output no longer matching the config (settings, seeds, dataset, by-hand copies) -> found by its record.
@@ -341,7 +352,7 @@ def test_stale_output_is_found_by_its_record(killed_then_resumed, fault, stale, 
     assert stale_state(workdir, TINY_CONFIG) == {}
     with faulted(workdir, fault) as config:
         found = stale_state(workdir, config)
-    assert [Path(p).name for p in found] == ([stale] if stale else []), found
+    assert [Path(p).name for p in found] == (stale if isinstance(stale, list) else [stale] if stale else []), found
     assert all(why in reason for reason in found.values()), found
 
 
@@ -359,6 +370,20 @@ def test_stale_outputs_rerun_without_snakemake_records(killed_then_resumed):
     for why in ("recorded spec differs", "not aggregated from exactly", ".data.npy missing"):
         assert why in plan.stderr, plan.stderr[-2000:]
     assert stale_state(workdir, TINY_CONFIG) == {}
+
+
+def test_deleted_trace_reruns_its_fit(killed_then_resumed):
+    """A run's trace.parquet deleted by hand (model.npz and all_traces.parquet kept) -> its fit and the aggregate are
+    planned again, the trace named on stderr (was: 'Nothing to be done': Snakemake rebuilds no missing intermediate
+    file under an up-to-date target, so the run folder stayed partial and all_traces.parquet held a run with no
+    trace)."""
+    workdir, *_ = killed_then_resumed
+    with faulted(workdir, "trace-deleted") as config:
+        (workdir / "same.yaml").write_text(yaml.safe_dump(config))
+        plan = snakemake(workdir, "--cores", "1", "-n", TARGET, config=workdir / "same.yaml")
+    for rule in ("fit", "aggregate"):
+        assert plan.returncode == 0 and f"rule {rule}:" in plan.stdout, plan.stdout + plan.stderr[-2000:]
+    assert "trace.parquet is stale (it is missing" in plan.stderr, plan.stderr[-2000:]
 
 
 def test_folders_spelled_otherwise_still_force_stale_outputs(spelled_plan):
