@@ -292,7 +292,7 @@ def stale_state(workdir, config: dict) -> dict[str, str]:
 def faulted(workdir, fault):
     """The module's workflow with one hand-made fault, undone afterwards; yields the config to plan with."""
     table, (trace,) = workdir / TARGET, list((workdir / RESULTS / "runs").rglob("trace.parquet"))
-    shard = next((workdir / "data" / "corpora" / "tiny" / "counts").glob("*.data.npy"))
+    shard = next((workdir / "data" / "corpora" / "tiny" / "counts").glob("*.data.npy"), None)  # None: moved aside
     saved = table.read_bytes()
     run_dir, aside = trace.parent, trace.parent.parent / "run.aside"
     experiment, config = TINY_CONFIG["experiments"]["exp"], dict(TINY_CONFIG)
@@ -323,7 +323,7 @@ def faulted(workdir, fault):
         yield config
     finally:
         table.write_bytes(saved)
-        if shard.with_name("aside").exists():
+        if shard is not None and shard.with_name("aside").exists():
             shard.with_name("aside").rename(shard)
         if aside.exists():
             shutil.rmtree(run_dir, ignore_errors=True)
@@ -359,31 +359,19 @@ def test_stale_output_is_found_by_its_record(killed_then_resumed, fault, stale, 
 def test_stale_outputs_rerun_without_snakemake_records(killed_then_resumed):
     """Setting edited, seed's run left in all_traces, shard deleted, .snakemake gone -> prepare, fit, aggregate rerun.
 
-    Snakemake plans them again (forced, each named on stderr), never reuses them."""
+    Snakemake plans them again (forced, each named on stderr), never reuses them. A trace deleted by hand is forced too
+    (was: 'Nothing to be done' for it alone: Snakemake rebuilds no missing intermediate under an up-to-date target)."""
     workdir, *_ = killed_then_resumed
     with faulted(workdir, "setting-edited") as config, faulted(workdir, "seed-removed"), \
-            faulted(workdir, "shard-deleted"), without_snakemake_records(workdir):
+            faulted(workdir, "shard-deleted"), faulted(workdir, "trace-deleted"), without_snakemake_records(workdir):
         (workdir / "edited.yaml").write_text(yaml.safe_dump(config))
         plan = snakemake(workdir, "--cores", "1", "-n", TARGET, config=workdir / "edited.yaml")
     for rule in ("prepare_corpus", "fit", "aggregate"):
         assert plan.returncode == 0 and f"rule {rule}:" in plan.stdout, plan.stdout + plan.stderr[-2000:]
-    for why in ("recorded spec differs", "not aggregated from exactly", ".data.npy missing"):
+    for why in ("recorded spec differs", "not aggregated from exactly", ".data.npy missing",
+                "trace.parquet is stale (it is missing from its run folder"):
         assert why in plan.stderr, plan.stderr[-2000:]
     assert stale_state(workdir, TINY_CONFIG) == {}
-
-
-def test_deleted_trace_reruns_its_fit(killed_then_resumed):
-    """A run's trace.parquet deleted by hand (model.npz and all_traces.parquet kept) -> its fit and the aggregate are
-    planned again, the trace named on stderr (was: 'Nothing to be done': Snakemake rebuilds no missing intermediate
-    file under an up-to-date target, so the run folder stayed partial and all_traces.parquet held a run with no
-    trace)."""
-    workdir, *_ = killed_then_resumed
-    with faulted(workdir, "trace-deleted") as config:
-        (workdir / "same.yaml").write_text(yaml.safe_dump(config))
-        plan = snakemake(workdir, "--cores", "1", "-n", TARGET, config=workdir / "same.yaml")
-    for rule in ("fit", "aggregate"):
-        assert plan.returncode == 0 and f"rule {rule}:" in plan.stdout, plan.stdout + plan.stderr[-2000:]
-    assert "trace.parquet is stale (it is missing" in plan.stderr, plan.stderr[-2000:]
 
 
 def test_folders_spelled_otherwise_still_force_stale_outputs(spelled_plan):
