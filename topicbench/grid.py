@@ -555,7 +555,8 @@ def expand_all(config: dict) -> dict[str, dict]:
 
 def check_planted_sizes(runs: dict, datasets: dict) -> None:
     """What a run refuses on a corpus of the wrong size, at DAG build where the corpus is planted (its size is in its
-    parameters): the fixed policy on no test documents, a minibatch or train_subset larger than the training set."""
+    parameters): the fixed policy on no test documents, a minibatch or train_subset larger than the training set, a
+    look-ahead window or every_nth_batch count the stream cannot hold, documents too short for the protocol to complete."""
     from .dataset import get_dataset
 
     sizes = {name: get_dataset(entry["recipe"]).resolve_params(dict(entry.get("params") or {}))
@@ -576,6 +577,18 @@ def check_planted_sizes(runs: dict, datasets: dict) -> None:
             raise GridError(f"run {rid}: batch_size = {batch_size} exceeds the {train} training documents of dataset "
                             f"{run['dataset']} ({'train_subset' if train < size['n_train'] else 'n_train'}); every "
                             f"minibatch would be the whole training set")
+        if size.get("max_length") is not None and size.get("min_length") is not None:  # bounded lengths
+            import numpy as np
+
+            from .evaluate import Protocol, completable
+
+            lengths = np.arange(size["min_length"], size["max_length"] + 1)
+            if not completable(lengths, Protocol(spec.observed_fraction, spec.folds, spec.eval_seed)).any():
+                raise GridError(f"run {rid}: no document of dataset {run['dataset']} ({size['min_length']} to "
+                                f"{size['max_length']} tokens) can be completed with observed_fraction = "
+                                f"{spec.observed_fraction}{f', folds = {spec.folds}' if spec.folds > 1 else ''}: each "
+                                f"would be observed whole or not at all, so nothing would be scored; give longer "
+                                f"documents (max_length) or another observed_fraction")
         # the stream's length as run.py makes it (stream_order; a batch method: ceil(passes) full passes)
         stream_docs = (train * max(1, math.ceil(spec.passes)) if batch_size is None else
                        min(int(round(spec.passes * train)), spec.max_docs or train * math.ceil(spec.passes)))
