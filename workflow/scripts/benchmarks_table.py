@@ -20,11 +20,13 @@ def main(smk):
 def job_provenance(stage: str, job: str, traces: list[str], corpora: list[str]) -> dict:
     """The provenance of a fit (its trace's first row) or a prepare (its corpus.json's ``prepared_by`` and content),
     or an error naming the file without it: a row that cannot be traced is not written."""
+    wanted = f"/runs/{job}/trace.parquet" if stage == "fit" else f"/corpora/{job}/corpus.json"
+    path = next((p for p in (traces if stage == "fit" else corpora) if p.endswith(wanted)), None)
+    if path is None:
+        raise SystemExit(f"benchmark record of {stage} job {job}: no input ends in {wanted}, whose provenance it needs")
     if stage == "fit":
-        path = next(p for p in traces if p.endswith(f"/runs/{job}/trace.parquet"))
         row = pd.read_parquet(path, columns=list(PROVENANCE)).iloc[0]
         return {c: row[c] for c in PROVENANCE}
-    path = next(p for p in corpora if p.endswith(f"/corpora/{job}/corpus.json"))
     meta = json.loads(Path(path).read_text(encoding="utf-8"))
     given = {**(meta.get("prepared_by") or {}), "corpus_sha256": meta.get("content_sha256")}
     missing = [c for c in PROVENANCE if not isinstance(given.get(c), str)]
