@@ -1,8 +1,7 @@
 """A bag-of-words corpus a user brings: UCI docword, LDA-C or Matrix Market, with its vocabulary file."""
-from pathlib import Path
 
 from topicbench.corpus import CorpusError, make_docs_frame
-from topicbench.dataset import Dataset
+from topicbench.dataset import Dataset, param_path
 from topicbench.readers import bow_meta, corpus_from_bow, read_ldac, read_matrix_market, read_uci_bow, seeded_split
 
 READERS = {"uci": read_uci_bow, "ldac": read_ldac, "mm": read_matrix_market}
@@ -31,8 +30,8 @@ class UserBow(Dataset):
                               f"format={p['format']}")
 
     def build(self, corpora_dir=None, **p):
-        path = Path(p["path"]) if Path(p["path"]).is_absolute() or not corpora_dir else Path(corpora_dir) / p["path"]
-        vocab_path = Path(p["vocab"]) if Path(p["vocab"]).is_absolute() or not corpora_dir else Path(corpora_dir) / p["vocab"]
+        path = param_path(p["path"], corpora_dir)
+        vocab_path = param_path(p["vocab"], corpora_dir)
         extra = ({"docs_in_rows": p["docs_in_rows"]} if p["format"] == "mm" else
                  {"id_base": p["id_base"]} if p["format"] == "ldac" else {})
         summed: dict = {}  # repeated (document, word) entries, added up as the formats' readers do, and counted

@@ -1,7 +1,7 @@
 """A raw-text corpus a user brings: a folder of files, a JSONL file or a CSV file, with optional times."""
-from pathlib import Path
 
 from topicbench.corpus import CorpusError
+from topicbench.dataset import param_path
 from topicbench.readers import TEXT_PARAMS, TextDataset, parse_time, read_csv_text, read_jsonl, read_text_files
 
 
@@ -24,7 +24,7 @@ class UserText(TextDataset):
             raise CorpusError("user_text: needs --param path=<folder or file>")
 
     def read(self, corpora_dir, **p):
-        path = Path(p["path"]) if Path(p["path"]).is_absolute() or not corpora_dir else Path(corpora_dir) / p["path"]
+        path = param_path(p["path"], corpora_dir)
         self.culprit = f"user_text ({path})"
         if p["format"] == "files":
             frame = read_text_files(path, p["pattern"], p["encoding"])

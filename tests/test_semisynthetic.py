@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from topicbench.corpus import CorpusError, load_corpus, save_corpus
-from topicbench.dataset import get_dataset, prepare
+from topicbench.dataset import get_dataset, prepare, prepare_provenance
 from topicbench.run import RunSpec, run
 from topicbench.semisynthetic import SOURCES, load_source
 
@@ -146,6 +146,7 @@ def test_same_seed_same_bytes_and_streaming_equals_memory(tmp_path, monkeypatch)
     corpus = cls().build(**resolved)
     corpus.meta["dataset_params"] = resolved
     corpus.meta["dataset_recipe"] = "science_like"  # as prepare records them
+    corpus.meta["prepared_by"] = prepare_provenance(cls)
     save_corpus(corpus, tmp_path / "memory")
     for name in names:
         assert filecmp.cmp(first / name, tmp_path / "memory" / name, shallow=False), name

@@ -16,7 +16,7 @@ from scipy.optimize import linear_sum_assignment
 import scipy.sparse as sp
 
 from topicbench.corpus import CorpusError, load_corpus, save_corpus
-from topicbench.dataset import get_dataset, prepare
+from topicbench.dataset import get_dataset, prepare, prepare_provenance
 from topicbench.run import RunSpec, run
 from topicbench.synthetic import build_planted_corpus
 
@@ -138,6 +138,7 @@ def test_streaming_writer_equals_in_memory_path(tmp_path, name, monkeypatch):
     corpus = cls().build(**resolved)
     corpus.meta["dataset_params"] = resolved
     corpus.meta["dataset_recipe"] = "planted_lda"  # as prepare records them
+    corpus.meta["prepared_by"] = prepare_provenance(cls)
     save_corpus(corpus, tmp_path / "memory")
     prepare("planted_lda", tmp_path / "stream", **params)  # several chunks, written by synthetic.write_recipe
     assert tree(tmp_path / "memory") == tree(tmp_path / "stream")

@@ -97,7 +97,7 @@ One file per corpus recipe (the plugin contract is in `topicbench/dataset.py`). 
   spaces; each folded character counted under `compatibility_characters_folded`); a token is a letter followed by
   letters or combining marks (Devanagari vowel signs, decomposed accents stay in their word) or a zero-width
   (non-)joiner between letters (Persian; one beside a Latin, Greek or Cyrillic letter is a stray and is removed,
-  counted); digits, hyphens and apostrophes are breaks (`e-mail` -> `mail`, `don't` -> `don`);
+  counted); digits, hyphens and apostrophes (also `ʼ`, U+02BC) are breaks (`e-mail` -> `mail`, `don't` -> `don`);
   soft hyphens and word joiners inside a word are removed, a zero-width space is a break; runs of Chinese/Japanese characters become
   overlapping character bigrams (`cjk_bigrams`); URLs and @mentions are removed, HTML character references decoded (`&eacute;` -> `é`), HTML tags removed only
   with `strip_html=true` (user_text). Every dropped token is counted: `word_tokens` = `n_tokens` + the
@@ -108,8 +108,10 @@ One file per corpus recipe (the plugin contract is in `topicbench/dataset.py`). 
   is broken by code-point order and recorded (`vocab_size_cut_tie`). `corpus.json` counts the vocabulary words with
   no training token (`vocabulary_use`: only in test, or in no document) and, for a corpus with its own split, the
   documents dropped from each split (`dropped_by_split`).
-- Your own files (`user_text`, `user_bow`): `.gz`/`.bz2`/`.xz` are decompressed by suffix (a compressed file under a
-  plain name, or a zip archive, is refused by name); UTF-16/32 needs `encoding=utf-16`; a NUL byte is refused.
+- Your own files (`user_text`, `user_bow`): a relative file parameter (`path`, `vocab`, `vocab_file`) is read under
+  `corpora_dir` when there is one, else under the current folder (an absolute one as given). `.gz`/`.bz2`/`.xz` are decompressed by suffix (a compressed file under a
+  plain name, or a zip archive, is refused by name); UTF-16/32 needs `encoding=utf-16`; a NUL byte is refused, and so is a
+  JSON-escaped one (`\\u0000`) in a JSONL text or id, naming file and line.
   In a `format=files` folder (subfolders included), hidden files and folders (`.DS_Store`, `._*`, `.git/`),
   `__MACOSX/`, `PROVENANCE.md` and `README*` are not documents: they are listed under `skipped_files`. Times:
   ISO 8601, a strftime `time_format`, `unix_s` / `unix_ms`, or `decimal_year` (2001.5; under ISO 8601 it is

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -113,13 +114,39 @@ def _corpus_command(func):
     return wrapper
 
 
+@contextlib.contextmanager
+def _sigterm_as_exit():
+    """SIGTERM (Snakemake cancelling a job, a scheduler before its SIGKILL) as SystemExit(143) while inside: the write
+    under way is undone on the way out, as on any error (the staging folder of a corpus removed), where the signal's
+    default action would end the process with no clean-up. The handler before is put back (tests call main in-process).
+    Only for prepare, which runs Python between its steps; a fit may sit in a long numba kernel, so it keeps the
+    default action (its staging folder goes with the next run of its folder)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum, frame):
+        print("topicbench: stopped by SIGTERM; what this command was writing is discarded", file=sys.stderr, flush=True)
+        raise SystemExit(128 + signum)
+
+    before = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
+
+
 @_corpus_command
 def cmd_prepare(args) -> int:
     from .corpus import read_json
     from .dataset import prepare
 
     params = _parse_assignments(args.param, "--param")
-    path = prepare(args.dataset, args.out, corpora_dir=args.corpora_dir, corpus_name=args.name, **params)
+    with _sigterm_as_exit():
+        path = prepare(args.dataset, args.out, corpora_dir=args.corpora_dir, corpus_name=args.name, **params)
     # from corpus.json, not by loading the counts: a paper-scale corpus would not fit the memory bound
     meta = read_json(Path(path) / "corpus.json", dict)
     print(json.dumps({k: meta.get(k) for k in ("name", "n_docs", "n_train", "n_test", "n_words", "n_tokens")}, indent=2))

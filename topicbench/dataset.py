@@ -145,14 +145,20 @@ def source_dirs(recipe: type[Dataset]) -> list[str]:
     return re.findall(r"source_dir\(\s*corpora_dir\s*,\s*[\"']([^\"']+)[\"']", inspect.getsource(recipe))
 
 
+def param_path(value: str, corpora_dir=None) -> Path:
+    """The file a parameter names (user_text's ``path``, a ``vocab_file``): as given when absolute, else under
+    ``corpora_dir`` when there is one, else under the current folder. One rule for every path parameter, so one
+    config reads the same files from any working directory."""
+    path = Path(value)
+    return path if path.is_absolute() or not corpora_dir else Path(corpora_dir) / path
+
+
 def input_paths(params: dict[str, Any], corpora_dir=None) -> list[Path]:
-    """The existing files and folders named by string parameters (as given, or under ``corpora_dir``)."""
+    """The existing files and folders named by string parameters, found by :func:`param_path`."""
     found = []
     for value in params.values():
-        if isinstance(value, str) and value:
-            for candidate in (Path(value), Path(corpora_dir) / value if corpora_dir else None):
-                if candidate is not None and os.path.lexists(candidate):
-                    found.append(candidate)
+        if isinstance(value, str) and value and os.path.lexists(param_path(value, corpora_dir)):
+            found.append(param_path(value, corpora_dir))
     return found
 
 
@@ -311,6 +317,17 @@ def _check_own_generator(recipe: type[Dataset], before: tuple) -> None:
                           f"parameter>); nothing was written")
 
 
+def prepare_provenance(dataset_cls: type[Dataset]) -> dict[str, str]:
+    """What a prepare records of the code that ran it (corpus.json's ``prepared_by``), as a trace row does of its fit:
+    git_sha, the package versions, host, the recipe file's and package's code_sha256 and the third-party packages the
+    recipe imports (``method_packages``), so a benchmarks.csv row of the prepare names its code."""
+    from .method import plugin_file
+    from .run import code_fingerprint, method_packages, provenance
+
+    plugin = plugin_file(dataset_cls)
+    return {**provenance(), "code_sha256": code_fingerprint(plugin), "method_packages": method_packages(plugin)}
+
+
 def prepare(name: str, out_dir: str | os.PathLike, corpora_dir=None, corpus_name: str | None = None, **params) -> Path:
     """Build a dataset and save it as a corpus directory (atomically); ``corpus_name`` overrides the recorded name.
 
@@ -323,9 +340,11 @@ def prepare(name: str, out_dir: str | os.PathLike, corpora_dir=None, corpus_name
     resolved = dataset_cls.resolve_params(params)
     out_dir = check_out_dir(out_dir, input_paths(resolved, corpora_dir), corpora_dir)
     generators = _global_generators()
+    prepared_by = prepare_provenance(dataset_cls)
     if hasattr(dataset_cls, "write"):  # streams to disk (paper-scale synthetic corpora) with the same bytes
         with _named_recipe(dataset_cls, "write"):
-            written = Path(dataset_cls().write(out_dir, corpora_dir=corpora_dir, corpus_name=corpus_name, **resolved))
+            written = Path(dataset_cls().write(out_dir, corpora_dir=corpora_dir, corpus_name=corpus_name,
+                                               extra_meta={"prepared_by": prepared_by}, **resolved))
         _check_own_generator(dataset_cls, generators)
         return written
     # the raw files' fingerprint, taken before they are read and checked after: corpus.json names what it was made
@@ -360,6 +379,7 @@ def prepare(name: str, out_dir: str | os.PathLike, corpora_dir=None, corpus_name
     corpus.meta["corpora_dir"] = str(Path(corpora_dir).resolve()) if corpora_dir is not None else None
     corpus.meta["source_files"] = record
     corpus.meta["dataset_recipe"] = dataset_cls.name  # what stale_corpora compares with the config, beside the params
+    corpus.meta["prepared_by"] = prepared_by
     try:
         return save_corpus(corpus, out_dir)
     except CorpusError as err:  # counts, vocabulary or docs the writer refuses: the recipe built them, so name it too

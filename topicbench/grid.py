@@ -17,7 +17,8 @@ from dataclasses import fields
 from typing import Any
 
 from .method import SAFE_NAME, SAFE_RULES, SAFE_VALUE, check_yaml11_number, coerce, get_method
-from .run import RunSpec
+from .run import RUN_FILES, RunSpec
+from .streams import StreamError, make_holdout
 
 SETTING_NAMES = {f.name for f in fields(RunSpec)} - {"method", "params", "seed", "experiment", "dataset", "threads", "label"}
 # the settings that decide what a score measures (which documents and tokens are held out, and how)
@@ -174,6 +175,10 @@ def check_datasets(datasets: dict, used: set[str] = frozenset(), corpora_dir: st
             if isinstance(value, str) and any(b in value for b in "{}") and input_paths({key: value}, corpora_dir):
                 raise GridError(f"dataset {name}: parameter {key} {value!r} names a file whose path holds a brace, "
                                 f"which Snakemake reads as a wildcard in the prepare job's inputs; rename it")
+            if isinstance(value, str) and control_character(value) and input_paths({key: value}, corpora_dir):
+                raise GridError(f"dataset {name}: parameter {key} {value!r} names a file whose path holds a control "
+                                f"character ({control_character(value)!r}), which breaks the prepare job's logs and "
+                                f"path lists; rename it")
         if name in used and reads_corpora_dir(recipe):
             missing = [sub for sub in source_dirs(recipe) if not (Path(corpora_dir or ".") / sub).is_dir()]
             if not (corpora_dir and Path(corpora_dir).is_dir()) or missing:
@@ -228,6 +233,11 @@ def check_config_file(path) -> None:
         yaml.load(handle, Loader=StrictLoader)
 
 
+def control_character(text: str) -> str | None:
+    """The first control character (U+0000-U+001F, U+007F-U+009F: a line break, a tab) in ``text``, or None."""
+    return next((ch for ch in text if ord(ch) < 0x20 or 0x7F <= ord(ch) <= 0x9F), None)
+
+
 def check_paths(config: dict, runs: dict) -> None:
     """results_dir and data_dir are folders (or absent), and no run or corpus path leaves them."""
     for key in ("results_dir", "data_dir", "corpora_dir"):  # the workflow writes f"{results_dir}/runs/...": with ""
@@ -238,6 +248,11 @@ def check_paths(config: dict, runs: dict) -> None:
         if str(config.get(key) or "").startswith("~"):        # in the working directory, one `rm -rf ~` from loss
             raise GridError(f"{key} {config[key]!r} starts with '~', which is not expanded to the home folder here "
                             f"(it would be a folder named '~'); give the full path")
+    for key in ("results_dir", "data_dir", "corpora_dir"):  # a pasted line break or tab: Snakemake only warns
+        char = control_character(str(config.get(key) or ""))
+        if char:
+            raise GridError(f"{key} {config[key]!r} holds a control character ({char!r}), which breaks every log "
+                            f"and path list that names a file under it; rename the folder")
     for key in ("results_dir", "data_dir", "corpora_dir"):  # Snakemake reads {...} in an output path as a wildcard
         if any(brace in str(config.get(key) or "") for brace in "{}"):
             raise GridError(f"{key} {config[key]!r} holds a brace, which Snakemake reads as a wildcard in every "
@@ -425,9 +440,16 @@ def stale_outputs(results_dir, runs: dict[str, dict], data_dir=None) -> dict[str
 
     root, stale = Path(results_dir), {}
     for rid, entry in runs.items():
+        # Snakemake rebuilds no missing intermediate file under an up-to-date target: a run file deleted by hand (to
+        # ask for the run again) would leave a partial run folder behind, so the missing file is forced
+        present = [name for name in RUN_FILES if (root / "runs" / rid / name).is_file()]
+        for name in RUN_FILES if present else ():
+            if name not in present:
+                stale[str(root / "runs" / rid / name)] = (f"it is missing from its run folder, which holds "
+                                                          f"{', '.join(present)}")
         model = root / "runs" / rid / "model.npz"
         if not model.is_file():
-            continue  # missing: Snakemake reruns it anyway
+            continue
         try:
             with np.load(model) as archive:
                 recorded = spec_of(str(archive["_spec_json"]))
@@ -451,7 +473,10 @@ def stale_outputs(results_dir, runs: dict[str, dict], data_dir=None) -> dict[str
         else:
             for rel, digest in recorded.items():
                 trace = root / rel
-                if trace.is_file() and hashlib.sha256(trace.read_bytes()).hexdigest() != digest:
+                if not trace.is_file():  # deleted since: the aggregate is rebuilt, and its fit with it
+                    stale[str(table)] = f"{rel} is missing since it was aggregated"
+                    break
+                if hashlib.sha256(trace.read_bytes()).hexdigest() != digest:
                     stale[str(table)] = f"{rel} changed since it was aggregated"
                     break
     return stale
@@ -531,7 +556,8 @@ def expand_all(config: dict) -> dict[str, dict]:
 
 def check_planted_sizes(runs: dict, datasets: dict) -> None:
     """What a run refuses on a corpus of the wrong size, at DAG build where the corpus is planted (its size is in its
-    parameters): the fixed policy on no test documents, a minibatch or train_subset larger than the training set."""
+    parameters): the fixed policy on no test documents, a minibatch or train_subset larger than the training set, a
+    look-ahead window or every_nth_batch count the stream cannot hold, documents too short for the protocol to complete."""
     from .dataset import get_dataset
 
     sizes = {name: get_dataset(entry["recipe"]).resolve_params(dict(entry.get("params") or {}))
@@ -552,3 +578,23 @@ def check_planted_sizes(runs: dict, datasets: dict) -> None:
             raise GridError(f"run {rid}: batch_size = {batch_size} exceeds the {train} training documents of dataset "
                             f"{run['dataset']} ({'train_subset' if train < size['n_train'] else 'n_train'}); every "
                             f"minibatch would be the whole training set")
+        if size.get("max_length") is not None and size.get("min_length") is not None:  # bounded lengths
+            import numpy as np
+
+            from .evaluate import Protocol, completable
+
+            lengths = np.arange(size["min_length"], size["max_length"] + 1)
+            if not completable(lengths, Protocol(spec.observed_fraction, spec.folds, spec.eval_seed)).any():
+                raise GridError(f"run {rid}: no document of dataset {run['dataset']} ({size['min_length']} to "
+                                f"{size['max_length']} tokens) can be completed with observed_fraction = "
+                                f"{spec.observed_fraction}{f', folds = {spec.folds}' if spec.folds > 1 else ''}: each "
+                                f"would be observed whole or not at all, so nothing would be scored; give longer "
+                                f"documents (max_length) or another observed_fraction")
+        # the stream's length as run.py makes it (stream_order; a batch method: ceil(passes) full passes)
+        stream_docs = (train * max(1, math.ceil(spec.passes)) if batch_size is None else
+                       min(int(round(spec.passes * train)), spec.max_docs or train * math.ceil(spec.passes)))
+        try:
+            make_holdout(spec.holdout, spec.holdout_n, spec.n_checkpoints).check_length(
+                stream_docs, batch_size or train, train)
+        except StreamError as err:
+            raise GridError(f"run {rid} on dataset {run['dataset']} ({train} training documents): {err}") from None

@@ -29,7 +29,7 @@ def file_sha256(path) -> str:
 def fault_point(step: str) -> None:
     """A named write step where the fault catalogue can strike (tests only; a no-op unless the variable is set).
 
-    ``TOPICBENCH_FAULT_AT=kill:<step>`` SIGKILLs the process at ``step``; ``enospc:<step>`` raises the OSError a
+    ``TOPICBENCH_FAULT_AT=kill:<step>`` SIGKILLs the process at ``step`` (``term:<step>`` sends SIGTERM); ``enospc:<step>`` raises the OSError a
     full disk raises there. Kills are how tests prove that every write step leaves the old result or the new one.
     """
     wanted = os.environ.get(FAULT_ENV)
@@ -40,10 +40,12 @@ def fault_point(step: str) -> None:
         return
     if kind == "kill":
         os.kill(os.getpid(), signal.SIGKILL)
+    elif kind == "term":  # what Snakemake sends a job it cancels
+        os.kill(os.getpid(), signal.SIGTERM)
     elif kind == "enospc":
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC) + f" (injected at {step})")
     else:
-        raise ValueError(f"{FAULT_ENV}={wanted!r}: expected kill:<step> or enospc:<step>")
+        raise ValueError(f"{FAULT_ENV}={wanted!r}: expected kill:<step>, term:<step> or enospc:<step>")
 
 
 @contextlib.contextmanager

@@ -33,7 +33,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from .corpus import INT32_MAX, Corpus, CorpusError, make_docs_frame
-from .dataset import Dataset
+from .dataset import Dataset, param_path
 
 
 class ReaderError(CorpusError):
@@ -663,6 +663,9 @@ def read_jsonl(path, text_field: str | Sequence[str] = "text", time_field: str |
         for field, value in ((id_field, doc_id), (", ".join(text_fields), text)):
             check_unicode(value, where(path, line_no), f"field {field!r}", "half of a UTF-16 pair escaped alone "
                           "(a \\ud800-\\udfff escape without its partner); fix the escape")
+            if "\x00" in value:  # as a raw NUL byte is (decode): binary data, which would split a word unseen
+                raise ReaderError(f"{where(path, line_no)}: field {field!r} holds a NUL character (a \\u0000 escape), "
+                                  f"which is binary data, not text; remove it")
         columns["doc_id"].append(doc_id)
         columns["text"].append(text)
         columns["line"].append(line_no)
@@ -957,10 +960,10 @@ _ASCII_WORD = re.compile("[a-z]+")  # token_pattern() on lower-cased ASCII text
 _INVISIBLE = re.compile("[\u00ad\u2060\ufeff]")  # soft hyphen, word joiner, BOM / zero-width no-break space
 TOKENIZER = ("HTML character references decoded (&eacute; -> e-acute, &amp; -> &; unknown ones removed); "
              "NFKC compatibility forms folded (ligatures, fullwidth and halfwidth forms, super/subscripts, Arabic "
-             "presentation forms, non-breaking spaces; symbols such as the trade mark sign kept), lower-case, then NFC (Turkish "
-             "dotted capital I as i); soft hyphens and word joiners removed; URLs, @mentions and retweet markers "
+             "presentation forms, non-breaking spaces; symbols such as the trade mark sign kept), lower-case (str.lower, not "
+             "case-folded: Maße and Masse stay two words, a final sigma stays ς), then NFC (Turkish dotted capital I as i); soft hyphens and word joiners removed; URLs, @mentions and retweet markers "
              "(RT before an @mention) removed; a #hashtag is its word without the #; emoji and other symbols are word "
-             "breaks, and so are digits, hyphens and apostrophes (a number is no word; e-mail -> e, mail; don't -> don, t, each then "
+             "breaks, and so are digits, hyphens and apostrophes (', ’ and the modifier letter ʼ, U+02BC) (a number is no word; e-mail -> e, mail; don't -> don, t, each then "
              "subject to the length and stop rules); a letter then letters, combining marks, or a zero-width (non-)joiner between letters (one beside a "
              "cased letter, as in Latin, Greek or Cyrillic text, removed: those scripts never write one); CJK runs "
              "as character bigrams; other scripts written without spaces (Thai, Lao, Khmer, Myanmar) are not segmented")
@@ -1055,9 +1058,12 @@ class Preprocess:
         # Turkish dotted capital I lower-cases to i plus a combining dot, a different word from the i it stands for;
         # compatibility forms (a PDF's ligature fi, fullwidth ABC) are the letters they stand for; NFC makes the
         # composed and decomposed spellings of one word (cafe + U+0301) one vocabulary entry
-        # (folded before lower-casing: a fold may give a capital, as the Fraktur capital H does)
-        text = unicodedata.normalize("NFC", fold_compatibility(_INVISIBLE.sub("", text).replace("\u0130", "i"),
-                                                                tally).lower())
+        # (folded before lower-casing: a fold may give a capital, as the Fraktur capital H does);
+        # the modifier letter apostrophe (U+02BC, category Lm, so a "letter" to the pattern) looks like and stands for
+        # the apostrophe ' (don\u02bct, Ukrainian \u043c\u02bc\u044f\u0442\u0430), which breaks words: one rule for both spellings;
+        # str.lower, not str.casefold: folding would merge Ma\u00dfe and Masse (as masse) and write every final sigma as \u03c3
+        text = unicodedata.normalize("NFC", fold_compatibility(_INVISIBLE.sub("", text).replace("\u0130", "i")
+                                                                .replace("\u02bc", "'"), tally).lower())
         if "\u200c" in text or "\u200d" in text:  # a joiner inside a Latin, Greek or Cyrillic word: a stray, removed
             text, n = cased_joiner().subn("", text)
             if tally is not None and n:
@@ -1350,6 +1356,8 @@ class TextDataset(Dataset):
         self.notes: dict[str, Any] = {}  # what read() wants recorded in corpus.json (e.g. repaired values)
         self.culprit = self.name  # what errors name; read() may narrow it to the file it read
         if p.get("vocab_file"):  # a bad fixed vocabulary is named before the source is read (bag_of_words reads it)
+            # a relative vocab_file is under corpora_dir, as user_text's path: not wherever the prepare was started
+            p = {**p, "vocab_file": str(param_path(p["vocab_file"], corpora_dir))}
             read_fixed_vocab(p["vocab_file"])
         frame = self.read(corpora_dir, **p).reset_index(drop=True)
         repeated = frame["doc_id"].astype(str).duplicated() if len(frame) else pd.Series([], dtype=bool)

@@ -188,6 +188,11 @@ class HeldoutPolicy:
         """Raise before any compute if this policy could not score anything on this run (``test_docs`` None: no
         data yet, check the method only)."""
 
+    def check_length(self, stream_docs: int, batch_size: int, n_docs: int) -> None:
+        """Raise if a stream of ``stream_docs`` documents in minibatches of ``batch_size``, over ``n_docs`` training
+        documents, leaves this policy nothing to score or train on: by :meth:`training_order`, and at DAG build where
+        a planted corpus's size is in its parameters (``grid.check_planted_sizes``)."""
+
     def training_order(self, order: np.ndarray, stream: str, seed: int, batch_size: int, n_docs: int,
                        batch_method: bool) -> np.ndarray:
         """The rows trained on, in order; sets the checkpoints (log-spaced; one per pass for batch methods)."""
@@ -268,10 +273,13 @@ class EveryNthBatch(HeldoutPolicy):
             raise StreamError(f"held-out policy every_nth_batch with n = {self.n} on a batch method: its minibatch "
                               f"{self.n} is pass {self.n}, every document of which it has already trained on")
 
-    def training_order(self, order, stream, seed, batch_size, n_docs, batch_method):
-        if -(-len(order) // batch_size) < self.n:
+    def check_length(self, stream_docs, batch_size, n_docs):
+        if -(-stream_docs // batch_size) < self.n:
             raise StreamError(f"held-out policy every_nth_batch: holdout_n = {self.n} but the stream has only "
-                              f"{-(-len(order) // batch_size)} minibatches, so no batch would be scored")
+                              f"{-(-stream_docs // batch_size)} minibatches, so no batch would be scored")
+
+    def training_order(self, order, stream, seed, batch_size, n_docs, batch_method):
+        self.check_length(len(order), batch_size, n_docs)
         return super().training_order(order, stream, seed, batch_size, n_docs, batch_method)
 
     def scheduled(self, order, batch_size):
@@ -304,10 +312,13 @@ class Lookahead(HeldoutPolicy):
             raise StreamError("held-out policy lookahead on a batch method: its first update trains on every "
                               "document, so no document is ever ahead of it; use holdout: fixed")
 
-    def training_order(self, order, stream, seed, batch_size, n_docs, batch_method):
-        if self.n >= min(len(order), n_docs):
+    def check_length(self, stream_docs, batch_size, n_docs):
+        if self.n >= min(stream_docs, n_docs):
             raise StreamError(f"held-out policy lookahead: n = {self.n} leaves nothing to train on (the stream has "
-                              f"{len(order)} documents, the corpus {n_docs})")
+                              f"{stream_docs} documents, the corpus {n_docs})")
+
+    def training_order(self, order, stream, seed, batch_size, n_docs, batch_method):
+        self.check_length(len(order), batch_size, n_docs)
         self.ahead, self.windows = order, None  # the untrimmed stream, whose next n documents are scored
         train = super().training_order(order[: len(order) - self.n], stream, seed, batch_size, n_docs, batch_method)
         if stream == "with_replacement":

@@ -371,9 +371,9 @@ class PlantedDataset(_dataset_base()):
     def build(self, corpora_dir=None, **params):
         return build_recipe(self.recipe(**params))
 
-    def write(self, out_dir, corpora_dir=None, corpus_name=None, **params):
+    def write(self, out_dir, corpora_dir=None, corpus_name=None, extra_meta=None, **params):
         extra = {"dataset_recipe": self.name, "dataset_params": params,
-                 **({"name": corpus_name} if corpus_name else {})}
+                 **({"name": corpus_name} if corpus_name else {}), **(extra_meta or {})}
         return write_recipe(self.recipe(**params), out_dir, extra_meta=extra)
 
 

@@ -6,12 +6,13 @@ from __future__ import annotations
 # and figures, the paper and ``topicbench aggregate`` group checkpoints into runs by ``run_columns``
 RUN_IDENTITY = ("experiment", "dataset", "method", "label", "seed")
 
-# what every trace row records besides its scores: the run's identity, the code behind it (run.provenance, the method
+# what every trace row records besides its scores: the run's identity, and its PROVENANCE: the code behind it (run.provenance, the method
 # file's and package's code_sha256, a peer's method_packages) and the corpus's content (corpus_sha256);
-# ``topicbench aggregate`` refuses a trace without them (a figure or the paper would show a run it cannot trace)
-TRACE_IDENTITY = RUN_IDENTITY + ("protocol", "docs_seen", "loglik_per_word", "git_sha", "topicbench_version",
-                                 "python_version", "numpy_version", "scipy_version", "numba_version", "pandas_version",
-                                 "host", "corpus_sha256", "code_sha256", "method_packages")
+# ``topicbench aggregate`` refuses a trace without them (a figure or the paper would show a run it cannot trace); a
+# prepare records its PROVENANCE in corpus.json (``prepared_by``), and each row of benchmarks.csv carries its job's
+PROVENANCE = ("git_sha", "topicbench_version", "python_version", "numpy_version", "scipy_version", "numba_version",
+              "pandas_version", "host", "corpus_sha256", "code_sha256", "method_packages")
+TRACE_IDENTITY = RUN_IDENTITY + ("protocol", "docs_seen", "loglik_per_word") + PROVENANCE
 
 
 def run_columns(columns) -> list[str]:

@@ -128,6 +128,22 @@ def test_schema_rejects(cfg, culprit):
                  id="grid-batch_size-above-a-planted-n_train"),
     pytest.param(config(**{"experiments.e.settings": {"train_subset": 400}}),
                  "train_subset = 400 exceeds the 300 training documents of dataset d", id="grid-train_subset-above-n_train"),
+    pytest.param(config(**{"experiments.e.settings": {"holdout": "lookahead", "holdout_n": 300}}),
+                 "held-out policy lookahead: n = 300 leaves nothing to train on",
+                 id="grid-lookahead-window-the-whole-planted-stream"),
+    pytest.param(config(**{"experiments.e.settings": {"holdout": "lookahead", "holdout_n": 50, "max_docs": 40}}),
+                 "held-out policy lookahead: n = 50 leaves nothing to train on (the stream has 40 documents",
+                 id="grid-lookahead-window-beyond-max_docs"),
+    pytest.param(config(**{"experiments.e.settings": {"holdout": "every_nth_batch", "holdout_n": 3}}),
+                 "held-out policy every_nth_batch: holdout_n = 3 but the stream has only 2 minibatches",
+                 id="grid-every_nth_batch-beyond-the-planted-stream"),
+    pytest.param(config(**{"datasets.d.params": {"n_train": 300, "min_length": 1, "max_length": 1}}),
+                 "no document of dataset d (1 to 1 tokens) can be completed with observed_fraction = 0.5",
+                 id="grid-planted-documents-too-short-to-complete"),
+    pytest.param(config(**{"datasets.d.params": {"n_train": 300, "min_length": 2, "max_length": 2},
+                           "experiments.e.settings": {"observed_fraction": 0.9}}),
+                 "no document of dataset d (2 to 2 tokens) can be completed with observed_fraction = 0.9",
+                 id="grid-planted-documents-too-short-for-the-observed-fraction"),
     pytest.param(config(datasets={"d": {"recipe": "lee_news_gensim", "params": {"min_df": 0}}}),
                  "dataset d: preprocessing: min_df must be a document count >= 1, got 0",
                  id="dataset-text-min_df-zero"),
@@ -472,6 +488,31 @@ def test_brace_in_a_folder_name(tmp_path, key):
     cfg[key] = str(tmp_path / "res{x}")
     with pytest.raises(GridError, match=rf"{key} .*res\{{x\}}' holds a brace"):
         check_paths(cfg, expand_all(cfg))
+
+
+@pytest.mark.parametrize("key", ["results_dir", "data_dir", "corpora_dir"])
+@pytest.mark.parametrize("char", [pytest.param("\n", id="newline"), pytest.param("\t", id="tab")])
+def test_control_character_in_a_folder_name(tmp_path, key, char):
+    """results_dir 'res<newline>x' or 'res<tab>x' -> GridError naming the key and the character, no folder made.
+
+    (Was: accepted; a pasted line break, of which Snakemake only warns, breaks every log and path list it prints.)"""
+    cfg = config(results_dir=str(tmp_path / "results"), data_dir=str(tmp_path / "data"))
+    cfg[key] = str(tmp_path / f"res{char}x")
+    with pytest.raises(GridError) as info:
+        check_paths(cfg, expand_all(cfg))
+    assert str(info.value).startswith(key) and f"holds a control character ({char!r})" in str(info.value)
+    assert not (tmp_path / f"res{char}x").exists()
+
+
+def test_control_character_in_a_dataset_file_path(tmp_path):
+    """A user_text path naming a file 'a<newline>b.jsonl' (a prepare input) -> GridError naming the dataset and the
+    parameter, as for a brace (was: accepted, Snakemake warning of a line break in a file path)."""
+    (tmp_path / "a\nb.jsonl").write_text('{"text": "apple bread"}\n')
+    cfg = config(results_dir=str(tmp_path / "results"), data_dir=str(tmp_path / "data"),
+                 datasets={"d": {"recipe": "user_text", "params": {"path": str(tmp_path / "a\nb.jsonl")}}})
+    with pytest.raises(GridError) as info:
+        expand_all(cfg)
+    assert str(info.value).startswith("dataset d: parameter path") and "control character ('\\n')" in str(info.value)
 
 
 @pytest.mark.parametrize("relative", [pytest.param(False, id="absolute-path"),

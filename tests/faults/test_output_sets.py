@@ -134,12 +134,18 @@ def test_paper_failing_between_its_files_keeps_the_old_paper(tmp_path, monkeypat
 def test_benchmarks_picture_failing_keeps_the_old_table(tmp_path, monkeypatch):
     """The benchmarks job failing while it saves its picture, after writing its table -> the old table and picture
     kept, not a new table beside the old picture."""
+    from topicbench.traces import PROVENANCE
+
     records = tmp_path / "benchmarks" / "runs" / "exp" / "ds" / "oLDA" / "r.tsv"
     records.parent.mkdir(parents=True)
+    trace = tmp_path / "runs" / "exp" / "ds" / "oLDA" / "r" / "trace.parquet"
+    trace.parent.mkdir(parents=True)
+    pd.DataFrame([{column: "x" for column in PROVENANCE}]).to_parquet(trace)
 
     def job(seconds):
         records.write_text(f"s\tmax_rss\n{seconds}\t10\n")
-        smk = SimpleNamespace(scriptdir=str(SCRIPTS), input=SimpleNamespace(records=[str(records)]),
+        smk = SimpleNamespace(scriptdir=str(SCRIPTS), input=SimpleNamespace(records=[str(records)], traces=[str(trace)],
+                                                                            corpora=[]),
                               output=SimpleNamespace(table=str(tmp_path / "b.csv"), figure=str(tmp_path / "b.png")))
         runpy.run_path(str(SCRIPTS / "benchmarks_table.py"), init_globals={"snakemake": smk})
 

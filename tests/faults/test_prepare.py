@@ -240,6 +240,19 @@ def test_kill_while_replacing_a_corpus(tmp_path, src, step, request):
     assert_no_leftovers(out)
 
 
+def test_sigterm_while_replacing_a_corpus(tmp_path, src):
+    """SIGTERM while a prepare stages a corpus over an old one (Snakemake cancelling the job) -> exit 143, the old
+    corpus whole, no staging folder left beside it.
+
+    (Was: ended by the signal's default action, which runs no clean-up: the staged copy stayed hidden beside the corpus
+    until the next prepare of that name, forever if the config moved on.)"""
+    out, old, _ = _old_and_new(tmp_path, src)
+    code, err = run_subprocess(uci_args(*src, out, "--param", "split_seed=2"), env={FAULT_ENV: "term:prepare.write_docs"})
+    assert code == 143 and "Traceback" not in err, err
+    assert digest(out) == old
+    assert_no_leftovers(out)
+
+
 def test_kill_of_the_streaming_synthetic_writer(tmp_path):
     """SIGKILL while the streaming synthetic writer writes truth.npz over an old corpus -> old corpus whole, then cleaned."""
     params = dict(n_train=30, n_test=5, n_words=50, n_topics=3, seed=1)

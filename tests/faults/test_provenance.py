@@ -293,3 +293,40 @@ def test_document_read_through_a_folder_link_is_fingerprinted(tmp_path):
     stale = stale_corpora(tmp_path / "data", datasets, {"u"})
     meta_path = str(tmp_path / "data" / "corpora" / "u" / "corpus.json")
     assert meta_path in stale and "b3.txt changed" in stale[meta_path], stale
+
+
+def test_benchmarks_rows_carry_their_jobs_provenance(two_contents, tmp_path):
+    """benchmarks.csv (each fit's and prepare's wall time and memory) -> every row names its job's code, versions,
+    host and corpus content: a fit's from its trace, a prepare's from its corpus.json (was: the job's name only, so a
+    row copied out of the table could not be traced)."""
+    import json
+    import runpy
+    from types import SimpleNamespace
+
+    from topicbench.dataset import get_dataset
+    from topicbench.traces import PROVENANCE
+
+    rid, results = "e/tiny/online_lda/label~x/K~3/seed~0", tmp_path / "results"
+    trace = results / "runs" / rid / "trace.parquet"
+    trace.parent.mkdir(parents=True)
+    shutil.copy(two_contents["traces"]["a"], trace)
+    corpus_json = tmp_path / "data" / "corpora" / "tiny" / "corpus.json"
+    corpus_json.parent.mkdir(parents=True)
+    shutil.copy(Path(two_contents["a"]) / "corpus.json", corpus_json)
+    records = [results / "benchmarks" / "runs" / f"{rid}.tsv", results / "benchmarks" / "prepare" / "tiny.tsv"]
+    for record in records:
+        record.parent.mkdir(parents=True, exist_ok=True)
+        record.write_text("s\tmax_rss\n1.5\t10\n")
+    scripts = Path(__file__).resolve().parents[2] / "workflow" / "scripts"
+    smk = SimpleNamespace(scriptdir=str(scripts), input=SimpleNamespace(
+        records=[str(r) for r in records], traces=[str(trace)], corpora=[str(corpus_json)]),
+        output=SimpleNamespace(table=str(tmp_path / "b.csv"), figure=str(tmp_path / "b.png")))
+    runpy.run_path(str(scripts / "benchmarks_table.py"), init_globals={"snakemake": smk})
+    table = pd.read_csv(tmp_path / "b.csv", keep_default_na=False).set_index("stage")
+    fit_row = pd.read_parquet(trace).iloc[0]
+    for column in PROVENANCE:
+        assert str(table.loc["fit", column]) == str(fit_row[column]), column
+    meta = json.loads(corpus_json.read_text())
+    assert table.loc["prepare", "corpus_sha256"] == meta["content_sha256"]
+    assert table.loc["prepare", "code_sha256"] == code_fingerprint(plugin_file(get_dataset("nyt_like")))
+    assert table.loc["prepare", "git_sha"] and table.loc["prepare", "host"] == fit_row["host"]

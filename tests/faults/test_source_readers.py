@@ -371,12 +371,17 @@ def test_20news_file_outside_the_group_folders_is_counted(tmp_path, capsys):
                  id="user-text-csv-duplicate-id"),
     pytest.param("jsonl", '{"text": "apple bread"}\n{"text": {"body": "bread"}}\n', "t.jsonl:2: field 'text' is a JSON dict",
                  id="user-text-jsonl-text-an-object"),
+    pytest.param("jsonl", '{"text": "apple bread"}\n{"text": "bre\\u0000ad cheese"}\n',
+                 "t.jsonl:2: field 'text' holds a NUL character", id="user-text-jsonl-escaped-nul-in-text"),
+    pytest.param("jsonl", '{"id": "a\\u0000", "text": "apple bread"}\n{"id": "b", "text": "bread"}\n',
+                 "t.jsonl:1: field 'id' holds a NUL character", id="user-text-jsonl-escaped-nul-in-id"),
 ])
 def test_user_text_bad_ids_and_fields_name_line(tmp_path, capsys, fmt, body, named):
-    """A repeated id_column value, or a text field holding a JSON object -> exit 2 naming file:line (was the prepared
-    docs.parquet, or the object's repr read as text)."""
+    """A repeated id_column value, a text field holding a JSON object, or a JSON-escaped NUL (\\u0000) -> exit 2 naming
+    file:line (was the prepared docs.parquet, the object's repr read as text, or the NUL read as a word break, where
+    a raw NUL byte is refused as binary data)."""
     (tmp_path / f"t.{fmt}").write_text(body)
-    extra = ["--param", "id_column=id"] if "duplicate" in named else []
+    extra = ["--param", "id_column=id"] if "duplicate" in named or "'id'" in named else []
     code, err = prepare_fails(capsys, ["prepare", "user_text", "--out", tmp_path / "out", "--param", f"format={fmt}",
                                        "--param", f"path={tmp_path / f't.{fmt}'}", *extra], tmp_path / "out",
                               tmp_path / f"t.{fmt}")

@@ -227,3 +227,48 @@ def test_fixed_vocabulary_word_in_decomposed_form_named(tmp_path, capsys):
                          f"vocab_file={tmp_path / 'v.txt'}", "--out", str(tmp_path / "out")], capsys)
     assert code == 2 and f"v.txt:2: vocabulary word {'cafe' + chr(0x301)!r} is not in Unicode NFC" in err, err
     assert not (tmp_path / "out").exists()
+
+
+def test_relative_vocab_file_is_read_under_corpora_dir(tmp_path, monkeypatch, capsys):
+    """A relative vocab_file with a corpora_dir, prepared from two working folders (one holding another v.txt) -> both
+    read corpora_dir/v.txt, as user_text's path is: one corpus (was: read from the working folder, so the same config
+    gave another vocabulary, or none, by where Snakemake ran)."""
+    from _prepare_util import run_cli
+    from topicbench.corpus import load_corpus
+
+    corpora = tmp_path / "corpora"
+    corpora.mkdir()
+    (corpora / "t.jsonl").write_text('{"text": "apple bread cheese"}\n{"text": "bread cheese apple"}\n'
+                                     '{"text": "cheese apple bread"}\n')
+    (corpora / "v.txt").write_text("bread\ncheese\n")
+    vocabularies = []
+    for where, decoy in (("here", "apple\n"), ("there", None)):
+        (tmp_path / where).mkdir()
+        if decoy:
+            (tmp_path / where / "v.txt").write_text(decoy)
+        monkeypatch.chdir(tmp_path / where)
+        out = tmp_path / f"out_{where}"
+        code, err = run_cli(["prepare", "user_text", "--corpora-dir", str(corpora), "--param", "path=t.jsonl",
+                             "--param", "vocab_file=v.txt", "--param", "test_fraction=0", "--out", str(out)], capsys)
+        assert code == 0, err
+        vocabularies.append(load_corpus(out).vocab)
+        assert "v.txt" in json.loads((out / "corpus.json").read_text())["source_files"]  # fingerprinted by that name
+    assert vocabularies == [["bread", "cheese"]] * 2, vocabularies
+
+
+def test_modifier_letter_apostrophe_is_an_apostrophe():
+    """Words written with U+02BC (donʼt, мʼята) beside their ASCII spelling -> the same tokens, ʼ a break as ' is.
+
+    U+02BC, the modifier letter apostrophe, looks like and stands for the apostrophe (Ukrainian writes мʼята and м'ята),
+    and the documented rule is that apostrophes are word breaks (was: U+02BC read as a letter, so donʼt and мʼята were
+    vocabulary words of their own beside don and ята)."""
+    prep = Preprocess(stop_words=False, min_token_length=1)
+    assert prep.tokenize("donʼt мʼята") == prep.tokenize("don't м'ята") == ["don", "t", "м", "ята"]
+
+
+def test_case_is_lowered_not_folded():
+    """'Maße' beside 'Masse', and Greek capitals ending in Σ -> lower-cased (str.lower), not case-folded, as documented:
+    Maße and Masse stay two words (case folding would merge them as 'masse'), ΟΔΟΣ reads as οδος with its final sigma
+    (folding would write every ς as σ, a spelling no Greek text uses)."""
+    tokens = Preprocess(stop_words=False).tokenize("Maße Masse MASSE ΟΔΟΣ οδος")
+    assert tokens == ["maße", "masse", "masse", "οδος", "οδος"], tokens

@@ -357,8 +357,9 @@ def stale_state(workdir, config: dict) -> dict[str, str]:
 def faulted(workdir, fault):
     """The module's workflow with one hand-made fault, undone afterwards; yields the config to plan with."""
     table, (trace,) = workdir / TARGET, list((workdir / RESULTS / "runs").rglob("trace.parquet"))
-    shard = next((workdir / "data" / "corpora" / "tiny" / "counts").glob("*.data.npy"))
+    shard = next((workdir / "data" / "corpora" / "tiny" / "counts").glob("*.data.npy"), None)  # None: moved aside
     saved = table.read_bytes()
+    run_dir, aside = trace.parent, trace.parent.parent / "run.aside"
     experiment, config = TINY_CONFIG["experiments"]["exp"], dict(TINY_CONFIG)
     if fault == "setting-edited":
         run = {**experiment["runs"][0], "settings": {**experiment["runs"][0]["settings"], "n_checkpoints": 3}}
@@ -372,6 +373,11 @@ def faulted(workdir, fault):
                                                                              "temperature": 0.8}}}
     elif fault == "shard-deleted":
         shard.rename(shard.with_name("aside"))
+    elif fault == "trace-deleted":  # the rest of the run folder kept: a by-hand way to ask for the run again
+        shutil.copytree(run_dir, aside)
+        trace.unlink()
+    elif fault == "run-folder-deleted":
+        run_dir.rename(aside)
     elif fault in ("seed-removed", "older-table-copy"):  # a table holding a run no longer configured; a plain copy
         frame = pd.read_parquet(table)
         record = {str(trace.relative_to(table.parent)): hashlib.sha256(trace.read_bytes()).hexdigest(),
@@ -382,8 +388,11 @@ def faulted(workdir, fault):
         yield config
     finally:
         table.write_bytes(saved)
-        if shard.with_name("aside").exists():
+        if shard is not None and shard.with_name("aside").exists():
             shard.with_name("aside").rename(shard)
+        if aside.exists():
+            shutil.rmtree(run_dir, ignore_errors=True)
+            aside.rename(run_dir)
 
 
 @pytest.mark.parametrize("fault, stale, why", [
@@ -396,6 +405,8 @@ def faulted(workdir, fault):
     pytest.param("shard-deleted", "corpus.json", ".data.npy missing", id="workflow-stale-shard-deleted"),
     pytest.param("recipe-changed", "corpus.json", "recorded recipe 'nyt_like' differs", id="workflow-stale-recipe-changed"),
     pytest.param("threads-changed", None, None, id="workflow-threads-changed-not-stale"),
+    pytest.param("trace-deleted", ["trace.parquet", "all_traces.parquet"], "missing", id="workflow-stale-trace-deleted"),
+    pytest.param("run-folder-deleted", "all_traces.parquet", "missing", id="workflow-stale-run-folder-deleted"),
 ])
 def test_stale_output_is_found_by_its_record(killed_then_resumed, fault, stale, why):
     """An output no longer matching the config (settings, seeds, dataset, by-hand copies) -> found by its record.
@@ -406,22 +417,24 @@ def test_stale_output_is_found_by_its_record(killed_then_resumed, fault, stale, 
     assert stale_state(workdir, TINY_CONFIG) == {}
     with faulted(workdir, fault) as config:
         found = stale_state(workdir, config)
-    assert [Path(p).name for p in found] == ([stale] if stale else []), found
+    assert [Path(p).name for p in found] == (stale if isinstance(stale, list) else [stale] if stale else []), found
     assert all(why in reason for reason in found.values()), found
 
 
 def test_stale_outputs_rerun_without_snakemake_records(killed_then_resumed):
     """Setting edited, seed's run left in all_traces, shard deleted, .snakemake gone -> prepare, fit, aggregate rerun.
 
-    Snakemake plans them again (forced, each named on stderr), never reuses them."""
+    Snakemake plans them again (forced, each named on stderr), never reuses them. A trace deleted by hand is forced too
+    (was: 'Nothing to be done' for it alone: Snakemake rebuilds no missing intermediate under an up-to-date target)."""
     workdir, *_ = killed_then_resumed
     with faulted(workdir, "setting-edited") as config, faulted(workdir, "seed-removed"), \
-            faulted(workdir, "shard-deleted"), without_snakemake_records(workdir):
+            faulted(workdir, "shard-deleted"), faulted(workdir, "trace-deleted"), without_snakemake_records(workdir):
         (workdir / "edited.yaml").write_text(yaml.safe_dump(config))
         plan = snakemake(workdir, "--cores", "1", "-n", TARGET, config=workdir / "edited.yaml")
     for rule in ("prepare_corpus", "fit", "aggregate"):
         assert plan.returncode == 0 and f"rule {rule}:" in plan.stdout, plan.stdout + plan.stderr[-2000:]
-    for why in ("recorded spec differs", "not aggregated from exactly", ".data.npy missing"):
+    for why in ("recorded spec differs", "not aggregated from exactly", ".data.npy missing",
+                "trace.parquet is stale (it is missing from its run folder"):
         assert why in plan.stderr, plan.stderr[-2000:]
     assert stale_state(workdir, TINY_CONFIG) == {}
 

@@ -30,6 +30,8 @@ rule paper:
 rule benchmarks:
     input:
         records=benchmark_files(),
+        traces=trace_files(RUNS),  # each row's provenance: a fit's trace, a prepare's corpus.json
+        corpora=[corpus_json(d) for d in sorted({entry["dataset"] for entry in RUNS.values()})],
         script=repo_file("workflow/scripts/benchmarks_table.py"),
         figlib=repo_file("workflow/scripts/figlib.py"),
     output:

@@ -1,5 +1,7 @@
 """One table of Snakemake's benchmark records (fit and prepare jobs) and a picture of wall time against peak memory.
+Each row carries its job's provenance (traces.PROVENANCE): a fit's from its trace, a prepare's from its corpus.json.
 Run by the benchmarks rule's ``script:`` directive (workflow/rules/paper.smk)."""
+import json
 import sys
 from pathlib import Path
 
@@ -7,11 +9,31 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(snakemake.scriptdir)))  # noqa: F821 (figlib beside this script)
 import figlib  # noqa: E402
+from topicbench.traces import PROVENANCE  # noqa: E402
 
 
 def main(smk):
     with figlib.io.written_together():  # the table and its picture: both new or both old
         draw(smk)
+
+
+def job_provenance(stage: str, job: str, traces: list[str], corpora: list[str]) -> dict:
+    """The provenance of a fit (its trace's first row) or a prepare (its corpus.json's ``prepared_by`` and content),
+    or an error naming the file without it: a row that cannot be traced is not written."""
+    wanted = f"/runs/{job}/trace.parquet" if stage == "fit" else f"/corpora/{job}/corpus.json"
+    path = next((p for p in (traces if stage == "fit" else corpora) if p.endswith(wanted)), None)
+    if path is None:
+        raise SystemExit(f"benchmark record of {stage} job {job}: no input ends in {wanted}, whose provenance it needs")
+    if stage == "fit":
+        row = pd.read_parquet(path, columns=list(PROVENANCE)).iloc[0]
+        return {c: row[c] for c in PROVENANCE}
+    meta = json.loads(Path(path).read_text(encoding="utf-8"))
+    given = {**(meta.get("prepared_by") or {}), "corpus_sha256": meta.get("content_sha256")}
+    missing = [c for c in PROVENANCE if not isinstance(given.get(c), str)]
+    if missing:
+        raise SystemExit(f"{path}: records no {', '.join(missing)} (prepared before prepares recorded their code): "
+                         f"prepare it again")
+    return {c: given[c] for c in PROVENANCE}
 
 
 def draw(smk):
@@ -21,7 +43,8 @@ def draw(smk):
         stage = "prepare" if "/benchmarks/prepare/" in path else "fit"
         job = path.split(f"/benchmarks/{'prepare' if stage == 'prepare' else 'runs'}/", 1)[1].removesuffix(".tsv")
         method = job.split("/")[2] if stage == "fit" else "prepare"
-        rows.append(record.assign(stage=stage, job=job, method=method))
+        provenance = job_provenance(stage, job, list(smk.input.traces), list(smk.input.corpora))
+        rows.append(record.assign(stage=stage, job=job, method=method, **provenance))
     table = pd.concat(rows, ignore_index=True)
     table = table[["stage", "method", "job"] + [c for c in table.columns if c not in ("stage", "method", "job")]]
     figlib.io.write_text(smk.output.table, table.to_csv(index=False))
