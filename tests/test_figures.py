@@ -1178,3 +1178,64 @@ def test_shorttext_alpha_claim_pairs_the_largest_alpha_with_the_smallest_per_met
     assert j.verdict == "reproduced" and j.n == 3 and "alpha = eta = 0.5 minus 0.01: mean 0.5000" in j.numbers, j
     both = pd.concat([svb, runs("online_lda", [-0.1, -0.11, -0.09])], ignore_index=True)
     assert _claims.shorttext_alpha(_Ctx({"shorttext_alpha_t": both})).verdict == "mixed"
+
+
+# -- round 5 of the findings' mutants: each verdict at both sides of its threshold, on hand-made traces ----------------
+
+def test_a_constant_nonzero_difference_has_an_infinite_t():
+    """No spread and a nonzero mean: t = sign(mean) * inf (the findings' test text prints it), p = 0."""
+    assert _claims.paired([0.5, 0.5])["t"] == np.inf and _claims.paired([-0.5, -0.5])["t"] == -np.inf
+
+
+def test_reached_or_not_judges_two_replicates():
+    """Two replicates are enough for a "reaches" claim: neither reached (not reproduced), one of two (mixed)."""
+    assert _claims.reached_or_not("", 0, 2, "seeds").verdict == "not reproduced"
+    assert _claims.reached_or_not("", 1, 1, "seeds").verdict == "mixed"
+
+
+def _table1(seeds_by_size):
+    """hoffman_table1 traces: per minibatch size, a clear best (kappa, tau0) = (0.5, 1) on the given number of seeds."""
+    rows = [{"experiment": "hoffman_table1", "dataset": "d", "method": "online_lda", "label": "grid", "seed": seed,
+             "p_batch_size": size, "p_kappa": kappa, "p_tau0": tau0, "docs_seen": 1, "elbo_per_word": elbo - 0.001 * seed}
+            for size, n in seeds_by_size.items() for seed in range(n)
+            for (kappa, tau0), elbo in (((0.5, 1.0), -7.0), ((0.9, 64.0), -7.3))]
+    return _Ctx({"hoffman_table1": pd.DataFrame(rows)})
+
+
+def test_hoffman_best_setting_test_text_follows_the_fewest_seeds():
+    """The test column says a t test was run when every minibatch size has two seeds or more (the fewest: 2), and says
+    too few replicates when one size has a single seed, however many the others have."""
+    j = _claims.hoffman_best_setting(_table1({16: 3, 256: 2}))
+    assert j.verdict == "reproduced" and j.test.startswith("paired t test per S"), (j.verdict, j.test)
+    j = _claims.hoffman_best_setting(_table1({16: 3, 256: 1}))
+    assert j.verdict == "mixed" and j.test == "too few replicates for a test (n = 1 seeds)", (j.verdict, j.test)
+
+
+def test_paisley_comparable_judges_two_methods():
+    """Two of the three methods are enough to compare: B-NMF and C-NMF 0.01 apart on 4 panels are comparable."""
+    ctx = _paisley((0.0, 0.01, 0.005))
+    frame = ctx.frames["paisley_fig11_3"]
+    j = _claims.paisley_comparable(_Ctx({"paisley_fig11_3": frame[frame["method"] != "online_lda"]}))
+    assert j.verdict == "reproduced" and "online" not in j.numbers, (j.verdict, j.numbers)
+
+
+def test_paisley_comparable_judges_two_replicates_and_names_each_pair_once():
+    """Two (panel, seed) replicates are enough: 0.01 apart -> reproduced, 0.3 apart -> not reproduced; the numbers give
+    each of the three pairs once, with its 95% interval."""
+    for gaps, verdict in (((0.0, 0.01, 0.005), "reproduced"), ((0.0, 0.3, 0.0), "not reproduced")):
+        frame = _paisley(gaps).frames["paisley_fig11_3"]
+        j = _claims.paisley_comparable(_Ctx({"paisley_fig11_3": frame[frame["p_K"] == 50]}))
+        assert j.verdict == verdict and j.n == 2, (j.verdict, j.numbers)
+        pairs = [p.split(" = ")[0] for p in j.numbers.split(": ", 1)[1].split("; ")]
+        assert pairs == ["Bayesian NMF (SVI) - correlated NMF (SVI)", "Bayesian NMF (SVI) - online VB LDA",
+                         "correlated NMF (SVI) - online VB LDA"], j.numbers
+        assert j.numbers.count("[") == 3, j.numbers
+
+
+def test_hoffman_faster_without_one_of_its_methods_cannot_be_judged():
+    """An experiment with batch VB but no online run, or online runs but no batch_full run: a missing experiment."""
+    batch = _run("hoffman_fig2", "batch_lda", "batch_full", 0, [1, 2], [300.0, 150.0], [100.0, 200.0])
+    online = _run("hoffman_fig2", "online_lda", "online_S16", 0, [1, 2], [200.0, 100.0], [10.0, 20.0])
+    for frame in (batch, online):
+        j = _claims.hoffman_faster(_Ctx({"hoffman_fig2": frame}))
+        assert j.verdict == "cannot be judged" and "missing experiment" in j.test, j.test

@@ -1,0 +1,47 @@
+"""Equation mutants of the findings and the figures (round 5): a verdict's threshold, a test's replicate count, an
+aggregate or a column that reaches a table, a caption or the paper. Each survived the suite when generated (single
+tokens: flipped comparisons, aggregates, columns, constants); the listed test was written for it on hand-made traces
+whose verdict is known by hand, on both sides of the threshold.
+"""
+from tests.mutants import Mutant
+
+FIG = "tests/test_figures.py::"
+CLAIMS = "workflow/figures/_claims.py"
+PAISLEY_TWO = FIG + "test_paisley_comparable_judges_two_replicates_and_names_each_pair_once"
+
+MUTANTS = [
+    Mutant(id="findings_constant_difference_t_zero", cites="the claims' paired t test (no spread, nonzero mean: "
+           "t = sign(mean) inf)", path=CLAIMS, find="t, p = (np.sign(mean) * np.inf, 0.0)",
+           replace="t, p = (np.sign(mean) / np.inf, 0.0)", tests=[FIG + "test_a_constant_nonzero_difference_has_an_infinite_t"]),
+    Mutant(id="findings_reached_needs_three_replicates", cites="the 'reaches' claims (two replicates can be judged)",
+           path=CLAIMS, find='    n = reached + never\n    if n < 2:', replace='    n = reached + never\n    if n <= 2:',
+           tests=[FIG + "test_reached_or_not_judges_two_replicates"]),
+    Mutant(id="findings_hoffman_best_setting_text_most_seeds", cites="Hoffman et al. 2010, Table 1 claim (the test "
+           "text follows the fewest seeds)", path=CLAIMS, find='"runs, so the test is optimistic)" if min(ns) >= 2',
+           replace='"runs, so the test is optimistic)" if max(ns) >= 2',
+           tests=[FIG + "test_hoffman_best_setting_test_text_follows_the_fewest_seeds"]),
+    Mutant(id="findings_hoffman_best_setting_text_three_seeds", cites="Hoffman et al. 2010, Table 1 claim (two seeds "
+           "are tested)", path=CLAIMS, find='"runs, so the test is optimistic)" if min(ns) >= 2',
+           replace='"runs, so the test is optimistic)" if min(ns) > 2',
+           tests=[FIG + "test_hoffman_best_setting_test_text_follows_the_fewest_seeds"]),
+    Mutant(id="findings_paisley_needs_three_methods", cites="Paisley et al. 2014, Fig. 11.3 claim (any two of the "
+           "three methods compare)", path=CLAIMS, find="if len(methods) < 2:", replace="if len(methods) <= 2:",
+           tests=[FIG + "test_paisley_comparable_judges_two_methods"]),
+    Mutant(id="findings_paisley_pairs_repeated", cites="Paisley et al. 2014, Fig. 11.3 claim (each pair once)",
+           path=CLAIMS, find="for b in methods[i + 1:]:", replace="for b in methods[i - 1:]:", tests=[PAISLEY_TWO]),
+    Mutant(id="findings_paisley_interval_hidden_at_two", cites="Paisley et al. 2014, Fig. 11.3 claim (the interval "
+           "of two replicates is shown)", path=CLAIMS, find='+ ("" if n < 2 else f" [{s', replace='+ ("" if n <= 2 else f" [{s',
+           tests=[PAISLEY_TWO]),
+    Mutant(id="findings_paisley_inside_needs_three", cites="Paisley et al. 2014, Fig. 11.3 claim (two replicates "
+           "are judged)", path=CLAIMS, find='inside.append(n >= 2 and', replace='inside.append(n > 2 and', tests=[PAISLEY_TWO]),
+    Mutant(id="findings_paisley_outside_needs_three", cites="Paisley et al. 2014, Fig. 11.3 claim (two replicates "
+           "are judged)", path=CLAIMS, find='outside.append(n >= 2 and', replace='outside.append(n > 2 and', tests=[PAISLEY_TWO]),
+    Mutant(id="findings_paisley_two_replicates_untested", cites="Paisley et al. 2014, Fig. 11.3 claim (two "
+           "replicates are judged)", path=CLAIMS, find='    if n < 2:\n        return Judgement("cannot be judged", numbers, "", f"too few replicates for a test (n = {n}); {test}", n)',
+           replace='    if n <= 2:\n        return Judgement("cannot be judged", numbers, "", f"too few replicates for a test (n = {n}); {test}", n)',
+           tests=[PAISLEY_TWO]),
+    Mutant(id="findings_hoffman_faster_needs_either_method", cites="Hoffman et al. 2010, Fig. 2 claim (batch VB and "
+           "online LDA both needed, else cannot be judged)", path=CLAIMS, find="if batch.empty or online.empty:",
+           replace="if batch.empty and online.empty:",
+           tests=[FIG + "test_hoffman_faster_without_one_of_its_methods_cannot_be_judged"]),
+]
