@@ -1,5 +1,6 @@
 """The figure layer's contract (workflow/figures/*.py through figlib), the findings' judges and the paper's Typst
 writer, without running the workflow (tests/test_ci_regression.py builds them on the ci profile)."""
+import itertools
 import sys
 from pathlib import Path
 
@@ -1220,12 +1221,13 @@ def test_paisley_comparable_judges_two_methods():
 
 
 def test_paisley_comparable_judges_two_replicates_and_names_each_pair_once():
-    """Two (panel, seed) replicates are enough: 0.01 apart -> reproduced, 0.3 apart -> not reproduced; the numbers give
-    each of the three pairs once, with its 95% interval."""
-    for gaps, verdict in (((0.0, 0.01, 0.005), "reproduced"), ((0.0, 0.3, 0.0), "not reproduced")):
+    """Two (panel, seed) replicates are enough, as are four: 0.01 apart -> reproduced, 0.3 apart -> not reproduced; the
+    numbers give each of the three pairs once, with its 95% interval."""
+    for (gaps, verdict), n in itertools.product((((0.0, 0.01, 0.005), "reproduced"), ((0.0, 0.3, 0.0), "not reproduced")),
+                                                (2, 4)):
         frame = _paisley(gaps).frames["paisley_fig11_3"]
-        j = _claims.paisley_comparable(_Ctx({"paisley_fig11_3": frame[frame["p_K"] == 50]}))
-        assert j.verdict == verdict and j.n == 2, (j.verdict, j.numbers)
+        j = _claims.paisley_comparable(_Ctx({"paisley_fig11_3": frame[frame["p_K"] <= (50 if n == 2 else 100)]}))
+        assert j.verdict == verdict and j.n == n, (j.verdict, j.numbers)
         pairs = [p.split(" = ")[0] for p in j.numbers.split(": ", 1)[1].split("; ")]
         assert pairs == ["Bayesian NMF (SVI) - correlated NMF (SVI)", "Bayesian NMF (SVI) - online VB LDA",
                          "correlated NMF (SVI) - online VB LDA"], j.numbers
@@ -1239,3 +1241,71 @@ def test_hoffman_faster_without_one_of_its_methods_cannot_be_judged():
     for frame in (batch, online):
         j = _claims.hoffman_faster(_Ctx({"hoffman_fig2": frame}))
         assert j.verdict == "cannot be judged" and "missing experiment" in j.test, j.test
+
+
+def test_mcinerney_alpha_not_n_grid_starting_at_log10_n_does_not_bracket_it():
+    """N = 100 on the grid 2..6: log10 N is the grid's first point, not inside it, so the corpus is not judged."""
+    edge = _mcinerney({"a": 4.0})
+    edge.frames["mcinerney_fig1_a"] = edge.frames["mcinerney_fig1_a"].assign(corpus_size=100)
+    j = _claims.mcinerney_alpha_not_n(edge)
+    assert j.verdict == "cannot be judged" and "does not bracket log10 N = 2.00" in j.numbers, j.numbers
+
+
+def test_hoffman_larger_corpus_reads_its_two_labels_beside_batch_vbs():
+    """Fig. 1's experiment also runs batch_subset: the claim compares online_full with online_subset all the same."""
+    rows = [pd.DataFrame({"experiment": "hoffman_fig1", "dataset": "d", "method": method, "label": label,
+                          "seed": seed, "docs_seen": [1, 2], "loglik_per_word": [-8.0, score]})
+            for seed in range(3) for method, label, score in (("online_lda", "online_full", -7.0 - 0.01 * seed),
+                                                                ("online_lda", "online_subset", -7.3),
+                                                                ("batch_lda", "batch_subset", -7.2))]
+    assert _claims.hoffman_larger_corpus(_Ctx({"hoffman_fig1": pd.concat(rows, ignore_index=True)})).verdict == "reproduced"
+
+
+def test_mcinerney_alpha_not_n_judges_a_gap_on_two_seeds():
+    """Two seeds can show a significant gap: best log10 alpha 2 against the nearest point 4, 0.1 nats/word apart on
+    both seeds (0.100 and 0.098: t = 99, df = 1, p = 0.006): reproduced."""
+    ctx = _mcinerney({"a": 2.0})
+    ctx.frames["mcinerney_fig1_a"] = ctx.frames["mcinerney_fig1_a"].query("seed < 2")
+    j = _claims.mcinerney_alpha_not_n(ctx)
+    assert j.verdict == "reproduced" and j.n == 2 and "nats/word (p = 0.006" in j.numbers, (j.verdict, j.numbers)
+
+
+def test_mcinerney_alpha_not_n_reports_the_fewest_seeds_over_its_corpora():
+    """n is the fewest seeds of any judged corpus: corpora on 3 and 2 seeds give n = 2 (judged), on 3 and 1 n = 1
+    (cannot be judged)."""
+    for seeds_b, verdict in ((2, "reproduced"), (1, "cannot be judged")):
+        ctx = _mcinerney({"a": 2.0, "b": 2.0})
+        ctx.frames["mcinerney_fig1_b"] = ctx.frames["mcinerney_fig1_b"].query(f"seed < {seeds_b}")
+        j = _claims.mcinerney_alpha_not_n(ctx)
+        assert j.verdict == verdict and j.n == seeds_b, (j.verdict, j.n, j.numbers)
+
+
+def _agreeing_at(r):
+    """Planted and learned correlations of 5 topics whose 10 off-diagonal pairs agree at Pearson r exactly."""
+    upper = np.triu_indices(5, 1)
+    x = np.linspace(0.1, 1.0, 10)
+    ex = x - x.mean()
+    e = np.resize([1.0, -1.0], 10) - np.resize([1.0, -1.0], 10).mean()
+    e -= e @ ex / (ex @ ex) * ex  # orthogonal to x
+    y = r * ex + np.sqrt(1 - r * r) * e / np.linalg.norm(e) * np.linalg.norm(ex)
+    truth, learned = np.eye(5), np.eye(5)
+    truth[upper], learned[upper] = x, y / 10
+    return truth + np.triu(truth, 1).T, learned + np.triu(learned, 1).T
+
+
+def test_paisley_correlation_judge_calls_a_strong_negative_r_not_reproduced():
+    """r = -0.9 over 10 pairs: z = artanh(-0.9) sqrt(7) = -3.89, lower-tail p = 5e-5: not reproduced; r = +0.9:
+    reproduced."""
+    for r, verdict in ((-0.9, "not reproduced"), (0.9, "reproduced")):
+        truth, learned = _agreeing_at(r)
+        j = _claims.paisley_correlations(_correlation_ctx(np.eye(5), truth, np.eye(5), learned))
+        assert f"Pearson r = {r:.3f}" in j.numbers and j.verdict == verdict, (j.numbers, j.verdict)
+
+
+def test_paisley_correlation_judge_without_a_planted_correlation_cannot_be_judged():
+    """A corpus with no truth.npz, or one without 'correlation': cannot be judged, naming truth.npz."""
+    for truth in (None, {"topics": np.eye(5)}):
+        ctx = _correlation_ctx(np.eye(5), None, np.eye(5), np.eye(5))
+        ctx.truth = lambda experiment, truth=truth: truth
+        j = _claims.paisley_correlations(ctx)
+        assert j.verdict == "cannot be judged" and "truth.npz" in j.test, (j.verdict, j.test)

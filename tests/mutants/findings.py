@@ -44,4 +44,41 @@ MUTANTS = [
            "online LDA both needed, else cannot be judged)", path=CLAIMS, find="if batch.empty or online.empty:",
            replace="if batch.empty and online.empty:",
            tests=[FIG + "test_hoffman_faster_without_one_of_its_methods_cannot_be_judged"]),
+    Mutant(id="findings_mcinerney_grid_from_log10_n_brackets", cites="McInerney et al. 2015, Fig. 3 claim (the grid "
+           "brackets log10 N strictly, at its lower end too)", path=CLAIMS,
+           find="if not (table.columns.min() < log_n < table.columns.max()):",
+           replace="if not (table.columns.min() <= log_n < table.columns.max()):",
+           tests=[FIG + "test_mcinerney_alpha_not_n_grid_starting_at_log10_n_does_not_bracket_it"]),
+    Mutant(id="findings_hoffman_larger_corpus_only_two_labels", cites="Hoffman et al. 2010, Fig. 1 claim (online_full "
+           "and online_subset among the experiment's labels)", path=CLAIMS,
+           find='if not {"online_full", "online_subset"} <= set(', replace='if not {"online_full", "online_subset"} >= set(',
+           tests=[FIG + "test_hoffman_larger_corpus_reads_its_two_labels_beside_batch_vbs"]),
+    Mutant(id="findings_paisley_interval_shown_only_at_two", cites="Paisley et al. 2014, Fig. 11.3 claim (every "
+           "tested pair's interval is shown)", path=CLAIMS, find='+ ("" if n < 2 else f" [{s', replace='+ ("" if n > 2 else f" [{s',
+           tests=[PAISLEY_TWO]),
+    Mutant(id="findings_mcinerney_gap_needs_three_seeds", cites="McInerney et al. 2015, Fig. 3 claim (a gap on two "
+           "seeds is tested)", path=CLAIMS, find='gap = best != nearest and s["n"] >= 2',
+           replace='gap = best != nearest and s["n"] > 2', tests=[FIG + "test_mcinerney_alpha_not_n_judges_a_gap_on_two_seeds"]),
+    Mutant(id="findings_mcinerney_p_hidden_at_two_seeds", cites="McInerney et al. 2015, Fig. 3 claim (the p value of a "
+           "two-seed gap is shown)", path=CLAIMS, find='("" if s["n"] < 2 else f" (p = {s',
+           replace='("" if s["n"] <= 2 else f" (p = {s', tests=[FIG + "test_mcinerney_alpha_not_n_judges_a_gap_on_two_seeds"]),
+    Mutant(id="findings_mcinerney_two_seeds_untested", cites="McInerney et al. 2015, Fig. 3 claim (two seeds tell a "
+           "gap from noise)", path=CLAIMS, find="if min(n_seeds) < 2:", replace="if min(n_seeds) <= 2:",
+           tests=[FIG + "test_mcinerney_alpha_not_n_judges_a_gap_on_two_seeds"]),
+    Mutant(id="findings_mcinerney_untested_n_most_seeds", cites="McInerney et al. 2015, Fig. 3 claim (n: the fewest "
+           "seeds of a corpus)", path=CLAIMS, find="return Judgement(\"cannot be judged\", numbers, \"\", f\"too few seeds to tell a gap from noise (n = {min(n_seeds)})\",\n                         min(n_seeds))",
+           replace="return Judgement(\"cannot be judged\", numbers, \"\", f\"too few seeds to tell a gap from noise (n = {min(n_seeds)})\",\n                         max(n_seeds))",
+           tests=[FIG + "test_mcinerney_alpha_not_n_reports_the_fewest_seeds_over_its_corpora"]),
+    Mutant(id="findings_mcinerney_n_most_seeds", cites="McInerney et al. 2015, Fig. 3 claim (n: the fewest seeds of a "
+           "corpus)", path=CLAIMS, find="\"significantly on at least half of the corpora ('often differs')\", min(n_seeds))",
+           replace="\"significantly on at least half of the corpora ('often differs')\", max(n_seeds))",
+           tests=[FIG + "test_mcinerney_alpha_not_n_reports_the_fewest_seeds_over_its_corpora"]),
+    Mutant(id="findings_paisley_correlation_no_truth_crashes", cites="Paisley et al. 2014, Fig. 11.4 claim (no planted "
+           "correlation: cannot be judged)", path=CLAIMS, find='if not truth or "correlation" not in truth:',
+           replace='if not truth and "correlation" not in truth:',
+           tests=[FIG + "test_paisley_correlation_judge_without_a_planted_correlation_cannot_be_judged"]),
+    Mutant(id="findings_paisley_correlation_negative_tail_flipped", cites="Paisley et al. 2014, Fig. 11.4 claim (not "
+           "reproduced: r < 0 in the significant lower tail)", path=CLAIMS,
+           find='"not reproduced" if r < 0 and stats.norm.cdf(z) < LEVEL', replace='"not reproduced" if r > 0 and stats.norm.cdf(z) < LEVEL',
+           tests=[FIG + "test_paisley_correlation_judge_calls_a_strong_negative_r_not_reproduced"]),
 ]
