@@ -1309,3 +1309,67 @@ def test_paisley_correlation_judge_without_a_planted_correlation_cannot_be_judge
         ctx.truth = lambda experiment, truth=truth: truth
         j = _claims.paisley_correlations(ctx)
         assert j.verdict == "cannot be judged" and "truth.npz" in j.test, (j.verdict, j.test)
+
+
+def test_scaling_batch_diminishing_return_compares_both_gains_of_three_sizes():
+    """S = 16, 64, 256 scoring -7.0, -6.0, -5.8 (seed noise 0.001): gains +1.0 then +0.2, a diminishing return of
+    +0.8: reproduced (the second part reads the smallest S, not the middle one twice)."""
+    score = {16: -7.0, 64: -6.0, 256: -5.8}
+    j = _claims.scaling_batch(_grid("p_batch_size", (16, 64, 256), lambda s: score[s]))
+    assert j.verdict == "reproduced" and "diminishing return (first gain minus second): mean 0.8" in j.numbers, j.numbers
+
+
+def test_beats_baseline_names_a_line_by_the_settings_that_vary_only():
+    """A hyperparameter the line's runs share (K = 20) is not part of its name: 'svb -0.300', not 'svb K=20 -0.300'."""
+    j = _claims.beats_baseline(_Ctx({"e": _baseline_runs("e", "svb", [-0.3, -0.31, -0.29], p_K=20)}))
+    assert j.verdict == "not reproduced" and "lowest first: svb -0.300 (p = " in j.numbers, j.numbers
+
+
+def test_mcinerney_pvb_beats_svb_skips_a_corpus_without_streaming_vb():
+    """Corpus a has both methods (population VB 0.1 above on 3 seeds), corpus b population VB only: b is left out,
+    the claim is reproduced over a's 3 seeds."""
+    pvb = _mcinerney({"a": 4.0, "b": 4.0})
+    a = pvb.frames["mcinerney_fig1_a"]
+    svb = pd.DataFrame([{**a.iloc[0].to_dict(), "method": "streaming_vb", "label": "svb", "p_log10_population": np.nan,
+                         "seed": seed, "loglik_per_word": -7.1} for seed in range(3)])
+    ctx = _Ctx({"mcinerney_fig1_a": pd.concat([a, svb], ignore_index=True), "mcinerney_fig1_b": pvb.frames["mcinerney_fig1_b"]})
+    j = _claims.mcinerney_pvb_beats_svb(ctx)
+    assert j.verdict == "reproduced" and j.n == 3, (j.verdict, j.numbers)
+
+
+def test_beats_baseline_names_the_dataset_of_a_line_spanning_several():
+    """One label run on two corpora in one experiment: two lines, each named with its dataset."""
+    runs = pd.concat([_baseline_runs("e", "svb", [-0.3, -0.31, -0.29]).assign(dataset="tweets"),
+                      _baseline_runs("e", "svb", [0.2, 0.21, 0.19]).assign(dataset="news")], ignore_index=True)
+    j = _claims.beats_baseline(_Ctx({"e": runs}))
+    assert j.verdict == "mixed" and "e: 1 of 2 lines above" in j.numbers and "svb dataset=tweets -0.300" in j.numbers, j.numbers
+
+
+def test_beats_baseline_tests_a_line_on_two_seeds():
+    """Two seeds 0.2 above the baseline (0.20, 0.21): tested, reproduced over n = 2, no line left untested."""
+    j = _claims.beats_baseline(_Ctx({"e": _baseline_runs("e", "online", [0.2, 0.21])}))
+    assert j.verdict == "reproduced" and j.n == 2 and j.test.endswith(": 1 reproduced"), (j.verdict, j.n, j.test)
+
+
+def test_mcinerney_alpha_not_n_best_alpha_is_the_mean_over_seeds():
+    """log10 alpha = 2 scores -7.0, -7.0, -7.6 over seeds (mean -7.2, median -7.0), 4 scores -7.1 on each (mean
+    -7.1): the best is 4, by the mean; the p value of its (zero) gap is shown."""
+    scores = {2.0: (-7.0, -7.0, -7.6), 4.0: (-7.1, -7.1, -7.1), 6.0: (-7.5, -7.5, -7.5)}
+    rows = [{"experiment": "mcinerney_fig1_a", "dataset": "a", "method": "population_vb", "label": "pvb", "seed": seed,
+             "p_log10_population": x, "docs_seen": 100, "eval_kind": "lookahead", "stream": "time_ordered",
+             "corpus_size": 10_000, "loglik_per_word": score} for x, s in scores.items() for seed, score in enumerate(s)]
+    j = _claims.mcinerney_alpha_not_n(_Ctx({"mcinerney_fig1_a": pd.DataFrame(rows)}))
+    assert "best log10 alpha = 4, nearest grid point 4, gap 0.0000 nats/word (p = 1)" in j.numbers, j.numbers
+    assert j.verdict == "not reproduced"
+
+
+def test_beats_baseline_names_a_two_seed_line_inside_the_noise():
+    """Two seeds +0.2 and -0.1 (mean +0.05, inside the noise): mixed, and named among the lines not above."""
+    j = _claims.beats_baseline(_Ctx({"e": _baseline_runs("e", "online", [0.2, -0.1])}))
+    assert j.verdict == "mixed" and "not above, lowest first: online +0.050 (p = " in j.numbers, j.numbers
+
+
+def test_mcinerney_alpha_not_n_one_corpus_of_three_is_mixed():
+    """The best alpha differs significantly on one corpus of three: a share of 1/3, below half: mixed."""
+    j = _claims.mcinerney_alpha_not_n(_mcinerney({"a": 2.0, "b": 4.0, "c": 4.0}))
+    assert j.verdict == "mixed", (j.verdict, j.numbers)

@@ -81,4 +81,39 @@ MUTANTS = [
            "reproduced: r < 0 in the significant lower tail)", path=CLAIMS,
            find='"not reproduced" if r < 0 and stats.norm.cdf(z) < LEVEL', replace='"not reproduced" if r > 0 and stats.norm.cdf(z) < LEVEL',
            tests=[FIG + "test_paisley_correlation_judge_calls_a_strong_negative_r_not_reproduced"]),
+    Mutant(id="findings_scaling_batch_second_part_from_the_middle", cites="the harness's scaling claim (diminishing "
+           "return: (largest - middle) - (middle - smallest))", path=CLAIMS,
+           find="- (g.iloc[len(g) // 2] - g.iloc[0]) for g in groups]", replace="- (g.iloc[len(g) // 2] - g.iloc[1]) for g in groups]",
+           tests=[FIG + "test_scaling_batch_diminishing_return_compares_both_gains_of_three_sizes"]),
+    Mutant(id="findings_line_names_every_setting", cites="the baseline claim's line names (the settings that vary "
+           "among a label's runs)", path=CLAIMS,
+           find='varying = [c for c in runs.columns if c.startswith("p_") and runs[c].nunique(dropna=False) > 1]\n        if runs["dataset"]',
+           replace='varying = [c for c in runs.columns if c.startswith("p_") and runs[c].nunique(dropna=False) >= 1]\n        if runs["dataset"]',
+           tests=[FIG + "test_beats_baseline_names_a_line_by_the_settings_that_vary_only"]),
+    Mutant(id="findings_mcinerney_pvb_without_svb_kept", cites="McInerney et al. 2015, Fig. 1 claim (a (corpus, seed) "
+           "without both methods is left out)", path=CLAIMS, find="if pvb.empty or svb.empty:\n            continue",
+           replace="if pvb.empty and svb.empty:\n            continue",
+           tests=[FIG + "test_mcinerney_pvb_beats_svb_skips_a_corpus_without_streaming_vb"]),
+    Mutant(id="findings_line_names_dataset_subtracted", cites="the baseline claim's line names (the dataset where an "
+           "experiment spans several)", path=CLAIMS, find='varying = ["dataset"] + varying', replace='varying = ["dataset"] - varying',
+           tests=[FIG + "test_beats_baseline_names_the_dataset_of_a_line_spanning_several"]),
+    Mutant(id="findings_baseline_two_seeds_untested", cites="the baseline claim (a line on two seeds is tested)",
+           path=CLAIMS, find="            if j.n < 2:\n                one_seed += 1", replace="            if j.n <= 2:\n                one_seed += 1",
+           tests=[FIG + "test_beats_baseline_tests_a_line_on_two_seeds"]),
+    Mutant(id="findings_mcinerney_best_alpha_by_median", cites="McInerney et al. 2015, Fig. 3 claim (the best alpha: "
+           "the highest mean over seeds)", path=CLAIMS, find="best = table.mean().idxmax()", replace="best = table.median().idxmax()",
+           tests=[FIG + "test_mcinerney_alpha_not_n_best_alpha_is_the_mean_over_seeds"]),
+    Mutant(id="findings_mcinerney_p_shown_only_at_two_seeds", cites="McInerney et al. 2015, Fig. 3 claim (every tested "
+           "gap's p value is shown)", path=CLAIMS, find='("" if s["n"] < 2 else f" (p = {s',
+           replace='("" if s["n"] > 2 else f" (p = {s', tests=[FIG + "test_mcinerney_alpha_not_n_best_alpha_is_the_mean_over_seeds"]),
+    Mutant(id="findings_baseline_two_seed_line_unnamed", cites="the baseline claim (a tested line not above is named)",
+           path=CLAIMS, find='if j.verdict != "reproduced" and (j.n >= 2 or', replace='if j.verdict != "reproduced" and (j.n > 2 or',
+           tests=[FIG + "test_beats_baseline_names_a_two_seed_line_inside_the_noise"]),
+    Mutant(id="findings_baseline_p_hidden_at_two_seeds", cites="the baseline claim (a tested line's p value is shown)",
+           path=CLAIMS, find='(f" (p = {s['p']:.3g})" if j.n >= 2 else',
+           replace='(f" (p = {s['p']:.3g})" if j.n > 2 else',
+           tests=[FIG + "test_beats_baseline_names_a_two_seed_line_inside_the_noise"]),
+    Mutant(id="findings_mcinerney_share_by_median", cites="McInerney et al. 2015, Fig. 3 claim (the share of corpora "
+           "where the best alpha differs)", path=CLAIMS, find="share = np.mean(differs)", replace="share = np.median(differs)",
+           tests=[FIG + "test_mcinerney_alpha_not_n_one_corpus_of_three_is_mixed"]),
 ]
