@@ -110,10 +110,13 @@ MUTANTS = [
            path=CLAIMS, find='if j.verdict != "reproduced" and (j.n >= 2 or', replace='if j.verdict != "reproduced" and (j.n > 2 or',
            tests=[FIG + "test_beats_baseline_names_a_two_seed_line_inside_the_noise"]),
     Mutant(id="findings_baseline_p_hidden_at_two_seeds", cites="the baseline claim (a tested line's p value is shown)",
-           path=CLAIMS, find='(f" (p = {s['p']:.3g})" if j.n >= 2 else',
-           replace='(f" (p = {s['p']:.3g})" if j.n > 2 else',
+           path=CLAIMS, find="(f\" (p = {s['p']:.3g})\" if j.n >= 2 else",
+           replace="(f\" (p = {s['p']:.3g})\" if j.n > 2 else",
            tests=[FIG + "test_beats_baseline_names_a_two_seed_line_inside_the_noise"]),
     Mutant(id="findings_mcinerney_share_by_median", cites="McInerney et al. 2015, Fig. 3 claim (the share of corpora "
            "where the best alpha differs)", path=CLAIMS, find="share = np.mean(differs)", replace="share = np.median(differs)",
            tests=[FIG + "test_mcinerney_alpha_not_n_one_corpus_of_three_is_mixed"]),
+    Mutant(id="findings_mcinerney_some_corpora_not_mixed", cites="McInerney et al. 2015, Fig. 3 claim (mixed: the best "
+           "alpha differs on some corpora, fewer than half)", path=CLAIMS, find='else "mixed" if share > 0 else',
+           replace='else "mixed" if share < 0 else', tests=[FIG + "test_mcinerney_alpha_not_n_one_corpus_of_three_is_mixed"]),
 ]
