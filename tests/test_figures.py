@@ -1373,3 +1373,74 @@ def test_mcinerney_alpha_not_n_one_corpus_of_three_is_mixed():
     """The best alpha differs significantly on one corpus of three: a share of 1/3, below half: mixed."""
     j = _claims.mcinerney_alpha_not_n(_mcinerney({"a": 2.0, "b": 4.0, "c": 4.0}))
     assert j.verdict == "mixed", (j.verdict, j.numbers)
+
+
+def test_beats_baseline_lists_four_lines_not_above_and_counts_the_rest():
+    """Up to four lines not above are named; a fifth is counted ('and 1 more'), four leave nothing to count."""
+    for n, more in ((4, ""), (5, " and 1 more")):
+        runs = pd.concat([_baseline_runs("e", f"online{i}", [-0.3 - 0.01 * i, -0.31 - 0.01 * i, -0.29 - 0.01 * i])
+                          for i in range(n)], ignore_index=True)
+        named = _claims.beats_baseline(_Ctx({"e": runs})).numbers.split("not above, lowest first: ")[1]
+        assert named.count("(p = ") == 4 and named.endswith(")" + more), named
+
+
+def test_hu_fraction_without_one_of_its_methods_cannot_be_judged():
+    """An experiment with batch LDA but no LG-NMF run, or the reverse: a missing experiment, not a crash."""
+    lda = _run("hu_fig1", "batch_lda", "lda", 0, [1, 2], [300.0, 150.0], [100.0, 200.0])
+    lg = _run("hu_fig1", "lgnmf", "lg", 0, [1, 2], [200.0, 100.0], [10.0, 20.0], p_grid_size=4)
+    for frame in (lda, lg):
+        j = _claims.hu_offline(_Ctx({"hu_fig1": frame}))
+        assert j.verdict == "cannot be judged" and "missing experiment" in j.test, j.test
+
+
+def test_hu_fraction_reads_ldas_time_on_the_wall_clock_too():
+    """Batch LDA's CPU seconds are twice its wall seconds (threads): its time is the wall 300 s, as LG-NMF's (60 s)."""
+    rows = []
+    for seed in range(3):
+        lda = _run("hu_fig1", "batch_lda", "lda", seed, [1, 2, 3], [300.0, 200.0, 150.0], [100.0, 200.0, 300.0])
+        rows.append(lda.assign(fit_cpu_s=2 * lda["fit_wall_s"]))
+        rows.append(_run("hu_fig1", "lgnmf", "lg", seed, [1, 2, 3], [200.0, 150.0 - seed, 140.0], [30.0, 60.0, 120.0],
+                         p_grid_size=10))
+    j = _claims.hu_offline(_Ctx({"hu_fig1": pd.concat(rows, ignore_index=True)}))
+    assert j.verdict == "reproduced" and f"mean {np.log(300 / 60):.3f} over 3" in j.numbers, j.numbers
+
+
+def test_shorttext_alpha_skips_a_method_with_one_setting():
+    """SVI run at one alpha = eta only (three seeds) has nothing to compare: left out, so the claim is missing; one
+    seed at two settings is kept (cannot be judged, n = 1)."""
+    one = _baseline_runs("shorttext_alpha_t", "svi", [0.1, 0.2, 0.3], p_alpha=0.5, p_eta=0.5)
+    j = _claims.shorttext_alpha(_Ctx({"shorttext_alpha_t": one}))
+    assert j.verdict == "cannot be judged" and "missing experiment" in j.test, (j.verdict, j.test)
+    two = pd.concat([_baseline_runs("shorttext_alpha_t", f"svi_{a}", [gap], p_alpha=a, p_eta=a)
+                     for a, gap in ((0.01, 0.0), (0.5, 0.1))], ignore_index=True)
+    j = _claims.shorttext_alpha(_Ctx({"shorttext_alpha_t": two}))
+    assert j.verdict == "cannot be judged" and j.n == 1 and "mean 0.1000 over 1 seeds" in j.numbers, (j.verdict, j.numbers)
+
+
+def test_shorttext_alpha_shows_the_p_value_of_two_seeds():
+    """Two seeds are tested, and the numbers show the p value."""
+    two = pd.concat([_baseline_runs("shorttext_alpha_t", f"svi_{a}", gaps, p_alpha=a, p_eta=a)
+                     for a, gaps in ((0.01, [0.0, 0.0]), (0.5, [0.5, 0.51]))], ignore_index=True)
+    j = _claims.shorttext_alpha(_Ctx({"shorttext_alpha_t": two}))
+    assert j.verdict == "reproduced" and j.n == 2 and j.numbers.endswith(f"(p = {_claims.paired([0.5, 0.51])['p']:.3g})")
+
+
+def test_scaling_k_groups_runs_with_a_setting_they_lack():
+    """Runs whose p_tau0 is empty (a method without tau0) are grouped all the same: K = 10, 50, 100 on 3 seeds."""
+    ctx = _grid("p_K", (10, 50, 100), lambda k: -7.5 + 0.004 * k)
+    ctx = _Ctx({"e": ctx.frames["e"].assign(p_tau0=np.nan)})
+    j = _claims.scaling_k(ctx)
+    assert j.verdict == "reproduced" and j.n == 3, (j.verdict, j.test)
+
+
+def test_scaling_k_averages_the_labels_at_one_k_and_skips_groups_of_one_k():
+    """Per run group, the score at each K is the mean over the labels run there: at K = 10 three labels score -7.0,
+    -7.0, -7.9 (mean -7.3, median -7.0), K = 50 scores -7.2: a gain of +0.1 on each of 3 seeds. A second experiment
+    runs two labels at K = 20 only: one K, no group."""
+    rows = [{"experiment": "e", "dataset": "d", "method": "online_lda", "label": label, "seed": seed, "p_K": k,
+             "docs_seen": 1, "loglik_per_word": score + 0.001 * seed * (k == 50)}
+            for seed in range(3) for label, k, score in (("a", 10, -7.0), ("b", 10, -7.0), ("c", 10, -7.9), ("a", 50, -7.2))]
+    rows += [{"experiment": "f", "dataset": "d", "method": "online_lda", "label": label, "seed": seed, "p_K": 20,
+              "docs_seen": 1, "loglik_per_word": -7.0} for seed in range(3) for label in ("a", "b")]
+    j = _claims.scaling_k(_Ctx({"e": pd.DataFrame(rows[:12]), "f": pd.DataFrame(rows[12:])}))
+    assert j.verdict == "reproduced" and "mean 0.1010 over 3 run groups" in j.numbers, j.numbers

@@ -119,4 +119,36 @@ MUTANTS = [
     Mutant(id="findings_mcinerney_some_corpora_not_mixed", cites="McInerney et al. 2015, Fig. 3 claim (mixed: the best "
            "alpha differs on some corpora, fewer than half)", path=CLAIMS, find='else "mixed" if share > 0 else',
            replace='else "mixed" if share < 0 else', tests=[FIG + "test_mcinerney_alpha_not_n_one_corpus_of_three_is_mixed"]),
+    Mutant(id="findings_baseline_and_zero_more", cites="the baseline claim's text (four lines named, the rest counted)",
+           path=CLAIMS, find='more" if len(shown) > 4 else', replace='more" if len(shown) >= 4 else',
+           tests=[FIG + "test_beats_baseline_lists_four_lines_not_above_and_counts_the_rest"]),
+    Mutant(id="findings_hu_fraction_needs_either_method", cites="Hu et al. 2014, Figs. 1-2 claim (LDA and LG-NMF both "
+           "needed, else cannot be judged)", path=CLAIMS, find="if lda.empty or lg.empty:", replace="if lda.empty and lg.empty:",
+           tests=[FIG + "test_hu_fraction_without_one_of_its_methods_cannot_be_judged"]),
+    Mutant(id="findings_hu_fraction_lda_on_the_cpu_clock", cites="Hu et al. 2014, Figs. 1-2 claim (both methods on "
+           "the wall clock)", path=CLAIMS, find='float(lda["fit_wall_s"].iloc[-1])', replace='float(lda["fit_cpu_s"].iloc[-1])',
+           tests=[FIG + "test_hu_fraction_reads_ldas_time_on_the_wall_clock_too"]),
+    Mutant(id="findings_shorttext_skips_one_seed_not_one_setting", cites="short-text claim (a method needs two alpha = "
+           "eta settings; one seed is kept, untested)", path=CLAIMS, find="if table.shape[1] < 2:", replace="if table.shape[0] < 2:",
+           tests=[FIG + "test_shorttext_alpha_skips_a_method_with_one_setting"]),
+    Mutant(id="findings_shorttext_p_hidden_at_two_seeds", cites="short-text claim (a tested pair's p value is shown)",
+           path=CLAIMS, find='parts.append(j.numbers + ("" if j.n < 2 else', replace='parts.append(j.numbers + ("" if j.n <= 2 else',
+           tests=[FIG + "test_shorttext_alpha_shows_the_p_value_of_two_seeds"]),
+    Mutant(id="findings_reached_counts_only_the_never", cites="the 'reaches' claims (replicates: those that reached and "
+           "those that never did)", path=CLAIMS, find="    n = reached + never\n", replace="    n = never\n",
+           tests=[FIG + "test_reached_or_not_judges_two_replicates"]),
+    Mutant(id="findings_scaling_drops_runs_lacking_a_setting", cites="the harness's scaling claims (runs grouped "
+           "whatever settings they lack)", path=CLAIMS, find="for key, g in final.groupby(keys, dropna=False):",
+           replace="for key, g in final.groupby(keys, dropna=True):",
+           tests=[FIG + "test_scaling_k_groups_runs_with_a_setting_they_lack"]),
+    Mutant(id="findings_scaling_group_of_one_value", cites="the harness's scaling claims (a group needs two values of "
+           "the gridded setting)", path=CLAIMS, find="if g[column].nunique() >= 2:", replace="if g[column].count() >= 2:",
+           tests=[FIG + "test_scaling_k_averages_the_labels_at_one_k_and_skips_groups_of_one_k"]),
+    Mutant(id="findings_scaling_median_over_labels", cites="the harness's scaling claims (the mean score at each value)",
+           path=CLAIMS, find='groups.append(g.groupby(column)["loglik_per_word"].mean().sort_index())',
+           replace='groups.append(g.groupby(column)["loglik_per_word"].median().sort_index())',
+           tests=[FIG + "test_scaling_k_averages_the_labels_at_one_k_and_skips_groups_of_one_k"]),
+    Mutant(id="findings_paisley_numbers_without_the_pairs", cites="Paisley et al. 2014, Fig. 11.3 claim (the numbers "
+           "give each pair's difference)", path=CLAIMS, find='(panel, seed) replicates: " + "; ".join(parts)',
+           replace='(panel, seed) replicates: "', tests=[PAISLEY_TWO]),
 ]
