@@ -1317,6 +1317,7 @@ def test_scaling_batch_diminishing_return_compares_both_gains_of_three_sizes():
     score = {16: -7.0, 64: -6.0, 256: -5.8}
     j = _claims.scaling_batch(_grid("p_batch_size", (16, 64, 256), lambda s: score[s]))
     assert j.verdict == "reproduced" and "diminishing return (first gain minus second): mean 0.8" in j.numbers, j.numbers
+    assert j.test.count("paired t test of the difference against 0") == 2, j.test  # one per part
 
 
 def test_beats_baseline_names_a_line_by_the_settings_that_vary_only():
@@ -1444,3 +1445,21 @@ def test_scaling_k_averages_the_labels_at_one_k_and_skips_groups_of_one_k():
               "docs_seen": 1, "loglik_per_word": -7.0} for seed in range(3) for label in ("a", "b")]
     j = _claims.scaling_k(_Ctx({"e": pd.DataFrame(rows[:12]), "f": pd.DataFrame(rows[12:])}))
     assert j.verdict == "reproduced" and "mean 0.1010 over 3 run groups" in j.numbers, j.numbers
+
+
+def test_beats_baseline_tells_an_unset_setting_from_a_set_one():
+    """One label's runs without alpha (NaN) and with alpha = 0.5 are two lines: 'svb alpha=nan' and 'svb alpha=0.5'."""
+    runs = pd.concat([_baseline_runs("e", "svb", [-0.3, -0.31, -0.29], p_alpha=np.nan),
+                      _baseline_runs("e", "svb", [0.2, 0.21, 0.19], p_alpha=0.5)], ignore_index=True)
+    j = _claims.beats_baseline(_Ctx({"e": runs}))
+    assert "e: 1 of 2 lines above" in j.numbers and "svb alpha=nan -0.300" in j.numbers, j.numbers
+
+
+def test_paired_interval_is_centred_on_the_mean():
+    """d = 1, 2, 3: mean 2, se 1/sqrt(3), t(0.975, 2) = 4.302653: the 95% interval is 2 -+ 4.302653 / sqrt(3); the test
+    text gives t = 2 sqrt(3), df = n - 1 = 2 and that interval."""
+    s = _claims.paired([1.0, 2.0, 3.0])
+    half = 4.302653 / np.sqrt(3)
+    assert s["lo"] == pytest.approx(2 - half, rel=1e-6) and s["hi"] == pytest.approx(2 + half, rel=1e-6), s
+    test = _claims.directional([1.0, 2.0, 3.0], "d", "seeds").test
+    assert f"t = {2 * np.sqrt(3):.2f}, df = 2, p = " in test and f"95% CI [{2 - half:.4f}, {2 + half:.4f}]" in test, test

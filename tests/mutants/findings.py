@@ -151,4 +151,32 @@ MUTANTS = [
     Mutant(id="findings_paisley_numbers_without_the_pairs", cites="Paisley et al. 2014, Fig. 11.3 claim (the numbers "
            "give each pair's difference)", path=CLAIMS, find='(panel, seed) replicates: " + "; ".join(parts)',
            replace='(panel, seed) replicates: "', tests=[PAISLEY_TWO]),
+    Mutant(id="findings_line_names_ignore_an_unset_setting", cites="the baseline claim's line names (an unset setting "
+           "differs from a set one)", path=CLAIMS,
+           find='c.startswith("p_") and runs[c].nunique(dropna=False) > 1]\n        if runs["dataset"]',
+           replace='c.startswith("p_") and runs[c].nunique(dropna=True) > 1]\n        if runs["dataset"]',
+           tests=[FIG + "test_beats_baseline_tells_an_unset_setting_from_a_set_one"]),
+    Mutant(id="findings_line_names_never_the_dataset", cites="the baseline claim's line names (the dataset where an "
+           "experiment spans several)", path=CLAIMS, find='if runs["dataset"].nunique() > 1:', replace='if runs["dataset"].nunique() < 1:',
+           tests=[FIG + "test_beats_baseline_names_the_dataset_of_a_line_spanning_several"]),
+    Mutant(id="findings_paired_upper_end_without_the_mean", cites="the claims' paired t test (95% interval mean +- "
+           "t se)", path=CLAIMS, find='"hi": mean + crit * se}', replace='"hi": crit * se}',
+           tests=[FIG + "test_paired_interval_is_centred_on_the_mean"]),
+    Mutant(id="findings_scaling_batch_second_gain_alone", cites="the harness's scaling claim (diminishing return: the "
+           "second gain minus the first)", path=CLAIMS, find="second = [(g.iloc[-1] - g.iloc[len(g) // 2]) - (g.iloc[len(g) // 2] - g.iloc[0]) for g in groups]",
+           replace="second = [(g.iloc[-1] - g.iloc[len(g) // 2]) for g in groups]",
+           tests=[FIG + "test_scaling_batch_diminishing_return_compares_both_gains_of_three_sizes"]),
+    Mutant(id="findings_scaling_batch_numbers_of_one_part", cites="the harness's scaling claim (numbers of both parts)",
+           path=CLAIMS, find='return Judgement(verdict, a.numbers + "; " + b.numbers, "",', replace='return Judgement(verdict, a.numbers + "; ", "",',
+           tests=[FIG + "test_scaling_batch_diminishing_return_compares_both_gains_of_three_sizes"]),
+    Mutant(id="findings_scaling_batch_test_of_one_part", cites="the harness's scaling claim (the tests of both parts)",
+           path=CLAIMS, find='"", a.test + "; " + b.test, a.n)', replace='"", a.test + "; ", a.n)',
+           tests=[FIG + "test_scaling_batch_diminishing_return_compares_both_gains_of_three_sizes"]),
+    Mutant(id="findings_scaling_batch_test_of_the_second_part", cites="the harness's scaling claim (the tests of both "
+           "parts)", path=CLAIMS, find='"", a.test + "; " + b.test, a.n)', replace='"", b.test, a.n)',
+           tests=[FIG + "test_scaling_batch_diminishing_return_compares_both_gains_of_three_sizes"]),
+    Mutant(id="findings_test_text_df_is_n", cites="the claims' paired t test (df = n - 1 in the test text)", path=CLAIMS,
+           find="df = {s['n'] - 1}, p", replace="df = {s['n']}, p", tests=[FIG + "test_paired_interval_is_centred_on_the_mean"]),
+    Mutant(id="findings_test_text_df_minus_one", cites="the claims' paired t test (df = n - 1 in the test text)",
+           path=CLAIMS, find="df = {s['n'] - 1}, p", replace="df = {-1}, p", tests=[FIG + "test_paired_interval_is_centred_on_the_mean"]),
 ]
