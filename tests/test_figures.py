@@ -1463,3 +1463,20 @@ def test_paired_interval_is_centred_on_the_mean():
     assert s["lo"] == pytest.approx(2 - half, rel=1e-6) and s["hi"] == pytest.approx(2 + half, rel=1e-6), s
     test = _claims.directional([1.0, 2.0, 3.0], "d", "seeds").test
     assert f"t = {2 * np.sqrt(3):.2f}, df = 2, p = " in test and f"95% CI [{2 - half:.4f}, {2 + half:.4f}]" in test, test
+
+
+def test_hoffman_larger_corpus_is_not_reproduced_when_the_subset_scores_higher():
+    """Full corpus -7.3 against the subset's -7.0 - 0.01 seed: a difference of -0.3 + 0.01 seed, mean -0.29."""
+    rows = [pd.DataFrame({"experiment": "hoffman_fig1", "dataset": "d", "method": "online_lda", "label": label,
+                          "seed": seed, "docs_seen": [1, 2], "loglik_per_word": [-8.0, score]})
+            for seed in range(3) for label, score in (("online_full", -7.3), ("online_subset", -7.0 - 0.01 * seed))]
+    j = _claims.hoffman_larger_corpus(_Ctx({"hoffman_fig1": pd.concat(rows, ignore_index=True)}))
+    assert j.verdict == "not reproduced" and "mean -0.2900 over 3 seeds" in j.numbers, j.numbers
+
+
+def test_hu_fraction_names_each_replicate_that_never_reached_the_target():
+    """Seed 0 of hu_fig1 ends at perplexity 200 against batch LDA's 150: named with both numbers."""
+    rows = [_run("hu_fig1", "batch_lda", "lda", 0, [1, 2], [300.0, 150.0], [100.0, 200.0]),
+            _run("hu_fig1", "lgnmf", "lg", 0, [1, 2], [400.0, 200.0], [10.0, 20.0], p_grid_size=4)]
+    j = _claims.hu_offline(_Ctx({"hu_fig1": pd.concat(rows, ignore_index=True)}))
+    assert j.numbers.endswith("hu_fig1 seed 0: LG-NMF final perplexity 200 vs batch VB LDA 150"), j.numbers

@@ -179,4 +179,18 @@ MUTANTS = [
            find="df = {s['n'] - 1}, p", replace="df = {s['n']}, p", tests=[FIG + "test_paired_interval_is_centred_on_the_mean"]),
     Mutant(id="findings_test_text_df_minus_one", cites="the claims' paired t test (df = n - 1 in the test text)",
            path=CLAIMS, find="df = {s['n'] - 1}, p", replace="df = {-1}, p", tests=[FIG + "test_paired_interval_is_centred_on_the_mean"]),
+    Mutant(id="findings_hoffman_larger_corpus_subset_only", cites="Hoffman et al. 2010, Fig. 1 claim (full corpus minus "
+           "subset)", path=CLAIMS, find='d = (final["online_full"] - final["online_subset"]).dropna()',
+           replace='d = (-final["online_subset"]).dropna()',
+           tests=[FIG + "test_hoffman_larger_corpus_is_not_reproduced_when_the_subset_scores_higher"]),
+    Mutant(id="findings_mcinerney_p_never_shown", cites="McInerney et al. 2015, Fig. 3 claim (every tested gap's p "
+           "value is shown)", path=CLAIMS, find='f"gap {s[\'mean\']:.4f} nats/word" + ("" if s["n"] < 2 else f" (p = {s[\'p\']:.3g})"))',
+           replace='f"gap {s[\'mean\']:.4f} nats/word")', tests=[FIG + "test_mcinerney_alpha_not_n_best_alpha_is_the_mean_over_seeds"]),
+    Mutant(id="findings_baseline_more_only_below_four", cites="the baseline claim's text (four lines named, the rest "
+           "counted)", path=CLAIMS, find='more" if len(shown) > 4 else', replace='more" if len(shown) < 4 else',
+           tests=[FIG + "test_beats_baseline_lists_four_lines_not_above_and_counts_the_rest"]),
+    Mutant(id="findings_hu_fraction_never_unnamed", cites="Hu et al. 2014, Figs. 1-2 claim (the replicates that never "
+           "reached the target are named)", path=CLAIMS, find='"LG-NMF never reached the LDA perplexity: " + "; ".join(never)',
+           replace='"LG-NMF never reached the LDA perplexity: "',
+           tests=[FIG + "test_hu_fraction_names_each_replicate_that_never_reached_the_target"]),
 ]
