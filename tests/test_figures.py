@@ -761,14 +761,14 @@ def test_hu_small_figure_draws_lgnmf_at_total_time_and_at_total_over_the_grid_si
     """Hu et al. 2014, Figs. 1-2: LG-NMF's grid points run one after another here, so it is drawn at its total fit time
     (40, 80 s) and at total / grid size (4 points: 10, 20 s), the paper's per-point clock."""
     drawn = []
-    monkeypatch.setattr(figlib, "plot_mean_spread", lambda ax, frame, x, y, *a, **k: drawn.append(frame[x].tolist()))
+    monkeypatch.setattr(figlib, "plot_mean_spread", lambda ax, frame, x, y, *a, **k: drawn.append((y, frame[x].tolist())))
     rows = [{"experiment": "hu_fig1", "dataset": "psy", "method": "lgnmf", "label": "lg", "seed": 0, "docs_seen": docs,
              "fit_wall_s": wall, "perplexity": 900.0, "unigram_perplexity": 2000.0, "p_grid_size": 4, "p_K": 5,
              "p_grid": "laplace", "p_log10_alpha_min": -2.0, "p_log10_alpha_max": 2.0, "p_criterion": "validation",
              "protocol": "halves"} for docs, wall in ((10, 40.0), (20, 80.0))]
     ctx = _PlotCtx({"hu_fig1": pd.DataFrame(rows)}, tmp_path)
     figlib.load_plugin("hu_fig1").draw(ctx)
-    assert drawn == [[40.0, 80.0], [10.0, 20.0]]
+    assert drawn == [("perplexity", [40.0, 80.0]), ("perplexity", [10.0, 20.0])]
 
 
 def test_paisley_correlation_judge_matches_each_planted_topic_by_cosine_of_whole_topics():
@@ -1480,3 +1480,20 @@ def test_hu_fraction_names_each_replicate_that_never_reached_the_target():
             _run("hu_fig1", "lgnmf", "lg", 0, [1, 2], [400.0, 200.0], [10.0, 20.0], p_grid_size=4)]
     j = _claims.hu_offline(_Ctx({"hu_fig1": pd.concat(rows, ignore_index=True)}))
     assert j.numbers.endswith("hu_fig1 seed 0: LG-NMF final perplexity 200 vs batch VB LDA 150"), j.numbers
+
+
+def test_shorttext_alpha_shows_the_p_value_of_three_seeds():
+    """Three seeds are tested too, and the numbers show the p value."""
+    three = pd.concat([_baseline_runs("shorttext_alpha_t", f"svi_{a}", gaps, p_alpha=a, p_eta=a)
+                       for a, gaps in ((0.01, [0.0, 0.0, 0.0]), (0.5, [0.5, 0.51, 0.49]))], ignore_index=True)
+    j = _claims.shorttext_alpha(_Ctx({"shorttext_alpha_t": three}))
+    assert j.numbers.endswith(f"(p = {_claims.paired([0.5, 0.51, 0.49])['p']:.3g})"), j.numbers
+
+
+def test_beats_baseline_names_the_dataset_and_the_varying_setting_together():
+    """A label on two corpora and two alphas: each line named with both, 'svb dataset=tweets alpha=0.01'."""
+    runs = pd.concat([_baseline_runs("e", "svb", [gap, gap - 0.01, gap + 0.01], p_alpha=alpha).assign(dataset=dataset)
+                      for dataset, alpha, gap in (("tweets", 0.01, -0.3), ("tweets", 0.5, 0.2), ("news", 0.01, 0.2))],
+                     ignore_index=True)
+    j = _claims.beats_baseline(_Ctx({"e": runs}))
+    assert "e: 2 of 3 lines above" in j.numbers and "svb dataset=tweets alpha=0.01 -0.300" in j.numbers, j.numbers

@@ -193,4 +193,33 @@ MUTANTS = [
            "reached the target are named)", path=CLAIMS, find='"LG-NMF never reached the LDA perplexity: " + "; ".join(never)',
            replace='"LG-NMF never reached the LDA perplexity: "',
            tests=[FIG + "test_hu_fraction_names_each_replicate_that_never_reached_the_target"]),
+    Mutant(id="findings_scaling_batch_test_of_the_first_part_dropped", cites="the harness's scaling claim (the tests of "
+           "both parts)", path=CLAIMS, find='"", a.test + "; " + b.test, a.n)', replace='"", "; " + b.test, a.n)',
+           tests=[FIG + "test_scaling_batch_diminishing_return_compares_both_gains_of_three_sizes"]),
+    Mutant(id="findings_line_names_dataset_only", cites="the baseline claim's line names (the dataset and the varying "
+           "settings)", path=CLAIMS, find='varying = ["dataset"] + varying', replace='varying = ["dataset"]',
+           tests=[FIG + "test_beats_baseline_names_the_dataset_and_the_varying_setting_together"]),
+    Mutant(id="findings_line_names_without_the_dataset", cites="the baseline claim's line names (the dataset where an "
+           "experiment spans several)", path=CLAIMS, find='varying = ["dataset"] + varying', replace='varying = varying',
+           tests=[FIG + "test_beats_baseline_names_the_dataset_of_a_line_spanning_several"]),
+    Mutant(id="findings_shorttext_more_than_two_settings_skipped", cites="short-text claim (a method needs two alpha = "
+           "eta settings)", path=CLAIMS, find="if table.shape[1] < 2:", replace="if table.shape[1] > 2:",
+           tests=[FIG + "test_shorttext_alpha_skips_a_method_with_one_setting"]),
+    Mutant(id="findings_shorttext_p_hidden_from_three_seeds", cites="short-text claim (every tested pair's p value is "
+           "shown)", path=CLAIMS, find='parts.append(j.numbers + ("" if j.n < 2 else', replace='parts.append(j.numbers + ("" if j.n > 2 else',
+           tests=[FIG + "test_shorttext_alpha_shows_the_p_value_of_three_seeds"]),
+    Mutant(id="figure_hu_small_draws_the_baseline_perplexity", cites="Hu et al. 2014, Figs. 1-2 mirror (held-out "
+           "perplexity against fit time)", path="workflow/figures/_hu.py",
+           find='figlib.plot_mean_spread(ax, runs, "fit_wall_s", "perplexity", method=method)',
+           replace='figlib.plot_mean_spread(ax, runs, "fit_wall_s", "unigram_perplexity", method=method)',
+           tests=[FIG + "test_hu_small_figure_draws_lgnmf_at_total_time_and_at_total_over_the_grid_size"]),
+    Mutant(id="findings_baseline_rest_never_counted", cites="the baseline claim's text (four lines named, the rest "
+           "counted)", path=CLAIMS, find='text += "; not above, lowest first: " + "; ".join(t for _, t in shown[:4]) + (\n                f" and {len(shown) - 4} more" if len(shown) > 4 else "")',
+           replace='text += "; not above, lowest first: " + "; ".join(t for _, t in shown[:4])',
+           tests=[FIG + "test_beats_baseline_lists_four_lines_not_above_and_counts_the_rest"]),
+    Mutant(id="figure_hu_small_per_point_draws_the_baseline_perplexity", cites="Hu et al. 2014, Figs. 1-2 mirror "
+           "(LG-NMF's perplexity at total / grid size)", path="workflow/figures/_hu.py",
+           find='figlib.plot_mean_spread(ax, per_point, "fit_wall_s", "perplexity",',
+           replace='figlib.plot_mean_spread(ax, per_point, "fit_wall_s", "unigram_perplexity",',
+           tests=[FIG + "test_hu_small_figure_draws_lgnmf_at_total_time_and_at_total_over_the_grid_size"]),
 ]
