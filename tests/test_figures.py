@@ -759,16 +759,19 @@ def test_mcinerney_fig1_caption_names_the_lines_ending_below_the_baseline(tmp_pa
 
 def test_hu_small_figure_draws_lgnmf_at_total_time_and_at_total_over_the_grid_size(tmp_path, monkeypatch):
     """Hu et al. 2014, Figs. 1-2: LG-NMF's grid points run one after another here, so it is drawn at its total fit time
-    (40, 80 s) and at total / grid size (4 points: 10, 20 s), the paper's per-point clock."""
+    (40, 80 s) and at total / grid size (4 points: 10, 20 s), the paper's per-point clock; batch LDA once. The caption
+    gives LG-NMF's settings from its own runs."""
     drawn = []
     monkeypatch.setattr(figlib, "plot_mean_spread", lambda ax, frame, x, y, *a, **k: drawn.append((y, frame[x].tolist())))
     rows = [{"experiment": "hu_fig1", "dataset": "psy", "method": "lgnmf", "label": "lg", "seed": 0, "docs_seen": docs,
              "fit_wall_s": wall, "perplexity": 900.0, "unigram_perplexity": 2000.0, "p_grid_size": 4, "p_K": 5,
              "p_grid": "laplace", "p_log10_alpha_min": -2.0, "p_log10_alpha_max": 2.0, "p_criterion": "validation",
              "protocol": "halves"} for docs, wall in ((10, 40.0), (20, 80.0))]
-    ctx = _PlotCtx({"hu_fig1": pd.DataFrame(rows)}, tmp_path)
+    batch = {**rows[0], "method": "batch_lda", "label": "lda", "fit_wall_s": 100.0, "p_grid_size": np.nan, "p_K": 7}
+    ctx = _PlotCtx({"hu_fig1": pd.DataFrame(rows + [batch])}, tmp_path)
     figlib.load_plugin("hu_fig1").draw(ctx)
-    assert drawn == [("perplexity", [40.0, 80.0]), ("perplexity", [10.0, 20.0])]
+    assert drawn == [("perplexity", [40.0, 80.0]), ("perplexity", [10.0, 20.0]), ("perplexity", [100.0])]
+    assert " LG-NMF: K = 5, 4 grid points, grid = laplace " in ctx.caption, ctx.caption  # from LG-NMF's runs
 
 
 def test_paisley_correlation_judge_matches_each_planted_topic_by_cosine_of_whole_topics():

@@ -222,4 +222,23 @@ MUTANTS = [
            find='figlib.plot_mean_spread(ax, per_point, "fit_wall_s", "perplexity",',
            replace='figlib.plot_mean_spread(ax, per_point, "fit_wall_s", "unigram_perplexity",',
            tests=[FIG + "test_hu_small_figure_draws_lgnmf_at_total_time_and_at_total_over_the_grid_size"]),
+    Mutant(id="findings_shorttext_p_never_shown", cites="short-text claim (every tested pair's p value is shown)",
+           path=CLAIMS, find='parts.append(j.numbers + ("" if j.n < 2 else f" (p = {paired(d)[\'p\']:.3g})"))',
+           replace="parts.append(j.numbers)", tests=[FIG + "test_shorttext_alpha_shows_the_p_value_of_three_seeds"]),
+    Mutant(id="findings_paisley_pairs_with_itself", cites="Paisley et al. 2014, Fig. 11.3 claim (each pair of distinct "
+           "methods once)", path=CLAIMS, find="for b in methods[i + 1:]:", replace="for b in methods[i:]:", tests=[PAISLEY_TWO]),
+    Mutant(id="findings_paisley_pairs_from_the_second", cites="Paisley et al. 2014, Fig. 11.3 claim (each pair of "
+           "distinct methods once)", path=CLAIMS, find="for b in methods[i + 1:]:", replace="for b in methods[1:]:", tests=[PAISLEY_TWO]),
+    Mutant(id="findings_paisley_interval_never_shown", cites="Paisley et al. 2014, Fig. 11.3 claim (each pair's 95% "
+           "interval is shown)", path=CLAIMS, find='+ ("" if n < 2 else f" [{s[\'lo\']:+.4f}, {s[\'hi\']:+.4f}]"))',
+           replace=")", tests=[PAISLEY_TWO]),
+    Mutant(id="figure_hu_small_grid_from_the_other_methods", cites="Hu et al. 2014, Figs. 1-2 mirror (LG-NMF's grid "
+           "settings in the caption)", path="workflow/figures/_hu.py", find='lgnmf = frame[frame["method"] == "lgnmf"]',
+           replace='lgnmf = frame[frame["method"] != "lgnmf"]', tests=[FIG + "test_hu_small_figure_draws_lgnmf_at_total_time_and_at_total_over_the_grid_size"]),
+    Mutant(id="figure_hu_small_grid_never_described", cites="Hu et al. 2014, Figs. 1-2 mirror (LG-NMF's grid "
+           "settings in the caption)", path="workflow/figures/_hu.py", find="    if not lgnmf.empty:\n        row = lgnmf.iloc[0]",
+           replace="    if lgnmf.empty:\n        row = lgnmf.iloc[0]", tests=[FIG + "test_hu_small_figure_draws_lgnmf_at_total_time_and_at_total_over_the_grid_size"]),
+    Mutant(id="findings_paisley_pair_names_dropped", cites="Paisley et al. 2014, Fig. 11.3 claim (each pair named with "
+           "its difference)", path=CLAIMS, find='parts.append(f"{figlib.name(a)} - {figlib.name(b)} = {s[\'mean\']:+.4f}"\n                         + ("" if n < 2',
+           replace='parts.append(("" if n < 2', tests=[PAISLEY_TWO]),
 ]
