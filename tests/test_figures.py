@@ -1500,3 +1500,17 @@ def test_beats_baseline_names_the_dataset_and_the_varying_setting_together():
                      ignore_index=True)
     j = _claims.beats_baseline(_Ctx({"e": runs}))
     assert "e: 2 of 3 lines above" in j.numbers and "svb dataset=tweets alpha=0.01 -0.300" in j.numbers, j.numbers
+
+
+def test_hu_online_figures_draw_perplexity_against_documents_and_against_fit_time(tmp_path, monkeypatch):
+    """Hu et al. 2014, Fig. 5 draws held-out perplexity against documents seen, Fig. 6 against fit wall seconds."""
+    rows = [{"experiment": "hu_fig5", "dataset": "wiki", "method": "lgnmf", "label": "lg", "seed": 0, "docs_seen": docs,
+             "perplexity": 900.0, "fit_wall_s": wall, "fit_cpu_s": 4 * wall, "unigram_perplexity": 2000.0,
+             "protocol": "document completion", "p_K": 5, "p_batch_size": 10, "p_grid_size": 3, "p_grid": "laplace",
+             "p_criterion": "validation", "p_eta": 0.003, "p_sgd_iters": 25} for docs, wall in ((10, 1.0), (20, 2.0))]
+    for name, x, xs in (("hu_fig5", "docs_seen", [10, 20]), ("hu_fig6", "fit_wall_s", [1.0, 2.0])):
+        drawn = []
+        monkeypatch.setattr(figlib, "plot_mean_spread",
+                            lambda ax, frame, x, y, *a, **k: drawn.append((x, y, frame[x].tolist())))
+        figlib.load_plugin(name).draw(_PlotCtx({"hu_fig5": pd.DataFrame(rows)}, tmp_path))
+        assert drawn == [(x, "perplexity", xs)], (name, drawn)

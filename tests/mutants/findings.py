@@ -241,4 +241,17 @@ MUTANTS = [
     Mutant(id="findings_paisley_pair_names_dropped", cites="Paisley et al. 2014, Fig. 11.3 claim (each pair named with "
            "its difference)", path=CLAIMS, find='parts.append(f"{figlib.name(a)} - {figlib.name(b)} = {s[\'mean\']:+.4f}"\n                         + ("" if n < 2',
            replace='parts.append(("" if n < 2', tests=[PAISLEY_TWO]),
+    Mutant(id="findings_baseline_not_above_unlabelled", cites="the baseline claim's text (the lines not above, "
+           "labelled)", path=CLAIMS, find='text += "; not above, lowest first: " + "; ".join(',
+           replace='text += "; ".join(', tests=[FIG + "test_beats_baseline_lists_four_lines_not_above_and_counts_the_rest"]),
+    Mutant(id="figure_hu_online_draws_the_baseline_perplexity", cites="Hu et al. 2014, Figs. 5-6 mirror (held-out "
+           "perplexity)", path="workflow/figures/_hu.py", find='figlib.plot_mean_spread(ax, runs, x, "perplexity",',
+           replace='figlib.plot_mean_spread(ax, runs, x, "unigram_perplexity",',
+           tests=[FIG + "test_hu_online_figures_draw_perplexity_against_documents_and_against_fit_time"]),
+    Mutant(id="figure_hu_fig5_against_fit_time", cites="Hu et al. 2014, Fig. 5 mirror (against documents seen)",
+           path="workflow/figures/hu_fig5.py", find='draw_online(ctx, "docs_seen",', replace='draw_online(ctx, "fit_wall_s",',
+           tests=[FIG + "test_hu_online_figures_draw_perplexity_against_documents_and_against_fit_time"]),
+    Mutant(id="figure_hu_fig6_against_cpu_time", cites="Hu et al. 2014, Fig. 6 mirror (against fit wall time, as the "
+           "paper's clock)", path="workflow/figures/hu_fig6.py", find='draw_online(ctx, "fit_wall_s",', replace='draw_online(ctx, "fit_cpu_s",',
+           tests=[FIG + "test_hu_online_figures_draw_perplexity_against_documents_and_against_fit_time"]),
 ]
