@@ -1211,6 +1211,7 @@ def test_hoffman_best_setting_test_text_follows_the_fewest_seeds():
     too few replicates when one size has a single seed, however many the others have."""
     j = _claims.hoffman_best_setting(_table1({16: 3, 256: 2}))
     assert j.verdict == "reproduced" and j.test.startswith("paired t test per S"), (j.verdict, j.test)
+    assert j.numbers.count("; paired t test of the difference against 0: t = ") == 2, j.numbers  # each S's test
     j = _claims.hoffman_best_setting(_table1({16: 3, 256: 1}))
     assert j.verdict == "mixed" and j.test == "too few replicates for a test (n = 1 seeds)", (j.verdict, j.test)
 
@@ -1514,3 +1515,24 @@ def test_hu_online_figures_draw_perplexity_against_documents_and_against_fit_tim
                             lambda ax, frame, x, y, *a, **k: drawn.append((x, y, frame[x].tolist())))
         figlib.load_plugin(name).draw(_PlotCtx({"hu_fig5": pd.DataFrame(rows)}, tmp_path))
         assert drawn == [(x, "perplexity", xs)], (name, drawn)
+
+
+def test_mcinerney_best_setting_is_the_mean_not_the_median_over_seeds():
+    """S = 64 scores -7.0, -7.0, -7.9 (mean -7.3, median -7.0), S = 256 -7.1 on each seed: S = 256 is the best."""
+    import _mcinerney
+
+    runs = pd.DataFrame([{"method": "streaming_vb", "label": "svb", "p_batch_size": size, "seed": seed, "docs_seen": 1,
+                          "loglik_per_word": score}
+                         for size, scores in ((64, (-7.0, -7.0, -7.9)), (256, (-7.1, -7.1, -7.1)))
+                         for seed, score in enumerate(scores)])
+    setting, chosen = _mcinerney.best_setting(runs)
+    assert setting == {"p_batch_size": 256} and len(chosen) == 3, setting
+
+
+def test_mcinerney_setting_text_names_alpha_as_a_power_of_ten_and_s_as_an_integer():
+    """The McInerney lines' labels: population VB's alpha = 10^x, streaming VB's S as an integer, others by name."""
+    import _mcinerney
+
+    text = _mcinerney.setting_text({"p_log10_population": 4.5, "p_batch_size": 64.0, "p_kappa": 0.5})
+    assert text == ", best alpha = 10^4.5, S = 64, kappa = 0.5", text
+    assert _mcinerney.setting_text({}) == ""

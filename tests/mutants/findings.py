@@ -254,4 +254,26 @@ MUTANTS = [
     Mutant(id="figure_hu_fig6_against_cpu_time", cites="Hu et al. 2014, Fig. 6 mirror (against fit wall time, as the "
            "paper's clock)", path="workflow/figures/hu_fig6.py", find='draw_online(ctx, "fit_wall_s",', replace='draw_online(ctx, "fit_cpu_s",',
            tests=[FIG + "test_hu_online_figures_draw_perplexity_against_documents_and_against_fit_time"]),
+    Mutant(id="findings_hoffman_best_setting_part_without_its_test", cites="Hoffman et al. 2010, Table 1 claim (each "
+           "minibatch size's numbers carry its t test)", path=CLAIMS, find="else '; ' + j.test}\")", replace="else '; '}\")",
+           tests=[FIG + "test_hoffman_best_setting_test_text_follows_the_fewest_seeds"]),
+    Mutant(id="findings_hoffman_best_setting_part_test_unseparated", cites="Hoffman et al. 2010, Table 1 claim (each "
+           "minibatch size's numbers carry its t test)", path=CLAIMS, find="else '; ' + j.test}\")", replace="else j.test}\")",
+           tests=[FIG + "test_hoffman_best_setting_test_text_follows_the_fewest_seeds"]),
+    Mutant(id="figure_mcinerney_best_setting_by_median", cites="McInerney et al. 2015, Figs. 1 and 3 mirrors (each "
+           "method at its best setting: the best mean over seeds)", path="workflow/figures/_mcinerney.py",
+           find='.groupby(varying, dropna=False)["loglik_per_word"].mean()', replace='.groupby(varying, dropna=False)["loglik_per_word"].median()',
+           tests=[FIG + "test_mcinerney_best_setting_is_the_mean_not_the_median_over_seeds"]),
+    Mutant(id="findings_baseline_counts_every_line_as_more", cites="the baseline claim's text (four named, the rest "
+           "counted)", path=CLAIMS, find='f" and {len(shown) - 4} more"', replace='f" and {len(shown)} more"',
+           tests=[FIG + "test_beats_baseline_lists_four_lines_not_above_and_counts_the_rest"]),
+    Mutant(id="findings_baseline_counts_minus_four_more", cites="the baseline claim's text (four named, the rest "
+           "counted)", path=CLAIMS, find='f" and {len(shown) - 4} more"', replace='f" and {-4} more"',
+           tests=[FIG + "test_beats_baseline_lists_four_lines_not_above_and_counts_the_rest"]),
+    Mutant(id="figure_mcinerney_alpha_label_not_a_power", cites="McInerney et al. 2015, Fig. 1 mirror (population VB "
+           "labelled alpha = 10^x)", path="workflow/figures/_mcinerney.py", find='if name == "log10_population":',
+           replace='if name != "log10_population":', tests=[FIG + "test_mcinerney_setting_text_names_alpha_as_a_power_of_ten_and_s_as_an_integer"]),
+    Mutant(id="figure_mcinerney_batch_label_not_an_integer", cites="McInerney et al. 2015, Fig. 1 mirror (streaming "
+           "VB labelled S = n)", path="workflow/figures/_mcinerney.py", find='elif name == "batch_size":',
+           replace='elif name != "batch_size":', tests=[FIG + "test_mcinerney_setting_text_names_alpha_as_a_power_of_ten_and_s_as_an_integer"]),
 ]
