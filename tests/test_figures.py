@@ -874,7 +874,8 @@ def test_mcinerney_best_setting_matches_every_varying_column():
 
 def test_hoffman_fig1_follows_the_most_prevalent_topic_from_the_first_checkpoint(tmp_path, monkeypatch):
     """Hoffman et al. 2010, Fig. 1's word table: the most prevalent topic (weights 1, 5: topic 1) at the recorded
-    checkpoints, from the first (10 documents) to the last (1,000), its top words in order."""
+    checkpoints, from the first (10 documents) to the last (1,000), its top words in order. The panels draw the eq. 16
+    bound and completion's perplexity with its baseline."""
     vocab = ["w0", "w1", "w2", "w3"]
     history = np.array([[[0, 1], [2, 3]], [[1, 0], [3, 2]], [[0, 2], [1, 3]]])  # checkpoints x K x top words
     monkeypatch.setattr(figlib, "topic_history", lambda path: (history, np.array([10, 100, 1000])))
@@ -902,6 +903,9 @@ def test_hoffman_fig1_follows_the_most_prevalent_topic_from_the_first_checkpoint
     cells = ctx.fig.axes[2].tables[0].get_celld()
     assert [cells[(0, j)].get_text().get_text() for j in range(3)] == ["10", "100", "1,000"]
     assert [cells[(r, 0)].get_text().get_text() for r in (1, 2)] == ["w2", "w3"]  # topic 1 at 10 documents
+    # left, the eq. 16 bound exp(7) of both lines; middle, completion's 1000 of both and the baseline's 2000
+    assert [list(line.get_ydata()) for line in ctx.fig.axes[0].lines] == [[pytest.approx(np.exp(7.0))] * 2] * 2
+    assert [list(line.get_ydata()) for line in ctx.fig.axes[1].lines] == [[1000.0] * 2] * 2 + [[2000.0] * 2]
 
 
 def test_mcinerney_fig3_caption_names_the_look_ahead_window(tmp_path):
@@ -1536,3 +1540,21 @@ def test_mcinerney_setting_text_names_alpha_as_a_power_of_ten_and_s_as_an_intege
     text = _mcinerney.setting_text({"p_log10_population": 4.5, "p_batch_size": 64.0, "p_kappa": 0.5})
     assert text == ", best alpha = 10^4.5, S = 64, kappa = 0.5", text
     assert _mcinerney.setting_text({}) == ""
+
+
+def test_mcinerney_labels_and_corpus_notes():
+    """SVI is labelled with replacement on that stream only; a planted corpus's note gives its topics and drift."""
+    import _mcinerney
+
+    assert _mcinerney.label_for("online_lda", "with_replacement", {}) == "SVI (D = N, with replacement)"
+    assert _mcinerney.label_for("online_lda", "permuted", {}) == "SVI (D = N)"
+
+    class Ctx:
+        experiments = ["mcinerney_fig1_p"]
+
+        def corpus(self, experiment):
+            return {"name": "p", "source": "planted", "n_words": 1000,
+                    "generator": {"n_topics": 5, "lengths": "poisson(20)", "prevalence": "drifts"}}
+
+    assert _mcinerney.corpus_notes(Ctx()) == ["p: planted, V = 1,000, 5 planted topics, lengths poisson(20); topic "
+                                              "prevalence: drifts."]

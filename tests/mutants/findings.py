@@ -276,4 +276,19 @@ MUTANTS = [
     Mutant(id="figure_mcinerney_batch_label_not_an_integer", cites="McInerney et al. 2015, Fig. 1 mirror (streaming "
            "VB labelled S = n)", path="workflow/figures/_mcinerney.py", find='elif name == "batch_size":',
            replace='elif name != "batch_size":', tests=[FIG + "test_mcinerney_setting_text_names_alpha_as_a_power_of_ten_and_s_as_an_integer"]),
+    Mutant(id="figure_mcinerney_planted_note_crashes", cites="McInerney et al. 2015, Fig. 1 mirror (a planted corpus's "
+           "note)", path="workflow/figures/_mcinerney.py", find="            text += (f\", {generator.get('n_topics')}",
+           replace="            text -= (f\", {generator.get('n_topics')}", tests=[FIG + "test_mcinerney_labels_and_corpus_notes"]),
+    Mutant(id="figure_mcinerney_svi_replacement_label_flipped", cites="McInerney et al. 2015, Fig. 1 mirror (SVI on "
+           "the with-replacement stream)", path="workflow/figures/_mcinerney.py",
+           find='(", with replacement)" if stream == "with_replacement" else ")")',
+           replace='(", with replacement)" if stream != "with_replacement" else ")")', tests=[FIG + "test_mcinerney_labels_and_corpus_notes"]),
+    Mutant(id="figure_hoffman_fig1_completion_in_the_bound_panel", cites="Hoffman et al. 2010, Fig. 1 mirror (the "
+           "paper's metric: the eq. 16 bound)", path="workflow/figures/hoffman_fig1.py",
+           find='for axis, y in ((ax, "bound_perplexity"), (ax_completion, "perplexity")):',
+           replace='for axis, y in ((ax, "perplexity"), (ax_completion, "perplexity")):', tests=[FIG + "test_hoffman_fig1_follows_the_most_prevalent_topic_from_the_first_checkpoint"]),
+    Mutant(id="figure_hoffman_fig1_baseline_in_the_completion_panel", cites="Hoffman et al. 2010, Fig. 1 mirror "
+           "(document completion's perplexity)", path="workflow/figures/hoffman_fig1.py",
+           find='for axis, y in ((ax, "bound_perplexity"), (ax_completion, "perplexity")):',
+           replace='for axis, y in ((ax, "bound_perplexity"), (ax_completion, "unigram_perplexity")):', tests=[FIG + "test_hoffman_fig1_follows_the_most_prevalent_topic_from_the_first_checkpoint"]),
 ]
