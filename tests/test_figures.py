@@ -833,7 +833,7 @@ def test_hoffman_fig2_draws_every_online_method_and_batch_vb_against_cpu_seconds
     eq. 16 bound), beside online LDA (both panels) and batch VB (both panels)."""
     drawn = []
     monkeypatch.setattr(figlib, "plot_mean_spread", lambda ax, frame, x, y, *a, **k: drawn.append(
-        (frame["method"].iloc[0], y, frame[x].tolist())))
+        (frame["method"].iloc[0], y, frame[x].tolist(), a[0])))
     rows = []
     for method, label, size, elbo in (("online_lda", "online_S16", 16, -7.0), ("gensim_lda", "gensim_S16", 16, np.nan),
                                       ("batch_lda", "batch_full", np.nan, -7.1)):
@@ -846,10 +846,12 @@ def test_hoffman_fig2_draws_every_online_method_and_batch_vb_against_cpu_seconds
     figlib.load_plugin("hoffman_fig2").draw(ctx)
     baseline = [line for line in ctx.fig.axes[1].lines if line.get_label() == figlib.BASELINE.name]
     assert len(baseline) == 1 and baseline[0].get_ydata()[0] == 2000.0  # on the completion panel
-    assert sorted((m, y) for m, y, _ in drawn) == sorted([("online_lda", "bound_perplexity"), ("online_lda", "perplexity"),
-                                                         ("gensim_lda", "perplexity"), ("batch_lda", "bound_perplexity"),
-                                                         ("batch_lda", "perplexity")])
-    assert all(x == [2.0, 4.0] for _, _, x in drawn), drawn
+    assert sorted((m, y) for m, y, _, _ in drawn) == sorted([("online_lda", "bound_perplexity"), ("online_lda", "perplexity"),
+                                                            ("gensim_lda", "perplexity"), ("batch_lda", "bound_perplexity"),
+                                                            ("batch_lda", "perplexity")])
+    assert all(x == [2.0, 4.0] for _, _, x, _ in drawn), drawn
+    assert {m: name for m, _, _, name in drawn} == {"online_lda": "S = 16", "gensim_lda": "gensim online LDA, S = 16",
+                                                    "batch_lda": "batch VB, full corpus"}, drawn
 
 
 def test_baseline_line_is_the_word_frequency_perplexity():
@@ -906,6 +908,7 @@ def test_hoffman_fig1_follows_the_most_prevalent_topic_from_the_first_checkpoint
     # left, the eq. 16 bound exp(7) of both lines; middle, completion's 1000 of both and the baseline's 2000
     assert [list(line.get_ydata()) for line in ctx.fig.axes[0].lines] == [[pytest.approx(np.exp(7.0))] * 2] * 2
     assert [list(line.get_ydata()) for line in ctx.fig.axes[1].lines] == [[1000.0] * 2] * 2 + [[2000.0] * 2]
+    assert "online_full: S = 16, kappa = 0.7, tau0 = 64, 1,000 documents seen; online_subset: S = 16" in ctx.caption
 
 
 def test_mcinerney_fig3_caption_names_the_look_ahead_window(tmp_path):
@@ -1548,6 +1551,8 @@ def test_mcinerney_labels_and_corpus_notes():
 
     assert _mcinerney.label_for("online_lda", "with_replacement", {}) == "SVI (D = N, with replacement)"
     assert _mcinerney.label_for("online_lda", "permuted", {}) == "SVI (D = N)"
+    assert _mcinerney.label_for("population_vb", "time_ordered", {"p_log10_population": 4.0}) == \
+        "population VB, best alpha = 10^4"
 
     class Ctx:
         experiments = ["mcinerney_fig1_p"]

@@ -291,4 +291,24 @@ MUTANTS = [
            "(document completion's perplexity)", path="workflow/figures/hoffman_fig1.py",
            find='for axis, y in ((ax, "bound_perplexity"), (ax_completion, "perplexity")):',
            replace='for axis, y in ((ax, "bound_perplexity"), (ax_completion, "unigram_perplexity")):', tests=[FIG + "test_hoffman_fig1_follows_the_most_prevalent_topic_from_the_first_checkpoint"]),
+    Mutant(id="figure_mcinerney_label_without_its_setting", cites="McInerney et al. 2015, Fig. 1 mirror (each line "
+           "labelled with its best setting)", path="workflow/figures/_mcinerney.py", find="return base + setting_text(setting)",
+           replace="return base", tests=[FIG + "test_mcinerney_labels_and_corpus_notes"]),
+    Mutant(id="figure_hoffman_fig1_settings_of_the_other_methods", cites="Hoffman et al. 2010, Fig. 1 mirror (the "
+           "caption's online settings)", path="workflow/figures/hoffman_fig1.py",
+           find="frame[frame['method'] == 'online_lda'].groupby('label')", replace="frame[frame['method'] != 'online_lda'].groupby('label')",
+           tests=[FIG + "test_hoffman_fig1_follows_the_most_prevalent_topic_from_the_first_checkpoint"]),
+    Mutant(id="figure_mcinerney_setting_text_without_the_settings", cites="McInerney et al. 2015, Fig. 1 mirror (the "
+           "best setting in the label)", path="workflow/figures/_mcinerney.py", find='return (", best " + ", ".join(parts)) if parts',
+           replace='return ", best " if parts', tests=[FIG + "test_mcinerney_setting_text_names_alpha_as_a_power_of_ten_and_s_as_an_integer"]),
+    Mutant(id="figure_mcinerney_setting_text_without_best", cites="McInerney et al. 2015, Fig. 1 mirror (the label says "
+           "the setting is the best)", path="workflow/figures/_mcinerney.py", find='return (", best " + ", ".join(parts)) if parts',
+           replace='return ", ".join(parts) if parts', tests=[FIG + "test_mcinerney_setting_text_names_alpha_as_a_power_of_ten_and_s_as_an_integer"]),
+    Mutant(id="figure_mcinerney_svi_label_never_closed", cites="McInerney et al. 2015, Fig. 1 mirror (SVI's label)",
+           path="workflow/figures/_mcinerney.py", find='base = "SVI (D = N" + (", with replacement)" if stream == "with_replacement" else ")")',
+           replace='base = "SVI (D = N"', tests=[FIG + "test_mcinerney_labels_and_corpus_notes"]),
+    Mutant(id="figure_hoffman_fig2_peer_labelled_as_online_lda", cites="Hoffman et al. 2010, Fig. 2 mirror (a peer's "
+           "line names its library)", path="workflow/figures/hoffman_fig2.py", find='name = f"S = {int(size)}" if method == "online_lda" else',
+           replace='name = f"S = {int(size)}" if method != "online_lda" else',
+           tests=[FIG + "test_hoffman_fig2_draws_every_online_method_and_batch_vb_against_cpu_seconds"]),
 ]
