@@ -1551,6 +1551,7 @@ def test_mcinerney_labels_and_corpus_notes():
 
     assert _mcinerney.label_for("online_lda", "with_replacement", {}) == "SVI (D = N, with replacement)"
     assert _mcinerney.label_for("online_lda", "permuted", {}) == "SVI (D = N)"
+    assert _mcinerney.label_for("streaming_vb", "time_ordered", {}) == "streaming VB (Broderick et al. 2013)"
     assert _mcinerney.label_for("population_vb", "time_ordered", {"p_log10_population": 4.0}) == \
         "population VB, best alpha = 10^4"
 
@@ -1563,3 +1564,28 @@ def test_mcinerney_labels_and_corpus_notes():
 
     assert _mcinerney.corpus_notes(Ctx()) == ["p: planted, V = 1,000, 5 planted topics, lengths poisson(20); topic "
                                               "prevalence: drifts."]
+
+
+def test_paisley_table11_4_is_empty_when_k_is_the_top_forty(tmp_path):
+    """K = 40 topics all fit in Table 11.3: Table 11.4 has no rows and says so (no rank past K)."""
+    topics = np.full((40, 20), 1 / 20)
+
+    class Model:
+        hyper, docs_seen = {"K": 40, "batch_size": 10, "m": 2}, 100
+
+        def topics(self):
+            return topics
+
+        def topic_weights(self):
+            return np.arange(40.0, 0.0, -1.0)
+
+    class Ctx(_PlotCtx):
+        def model(self, experiment, label):
+            return Model()
+
+        def vocab(self, experiment):
+            return [f"w{i}" for i in range(20)]
+
+    ctx = Ctx({"paisley_fig11_4": pd.DataFrame()}, tmp_path)
+    figlib.load_plugin("paisley_table11_4").draw(ctx)
+    assert ctx.written.empty and ctx.caption.startswith("No less probable topics to show: this profile fits K = 40 <= 40")

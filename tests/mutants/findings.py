@@ -311,4 +311,18 @@ MUTANTS = [
            "line names its library)", path="workflow/figures/hoffman_fig2.py", find='name = f"S = {int(size)}" if method == "online_lda" else',
            replace='name = f"S = {int(size)}" if method != "online_lda" else',
            tests=[FIG + "test_hoffman_fig2_draws_every_online_method_and_batch_vb_against_cpu_seconds"]),
+    Mutant(id="figure_mcinerney_svi_label_without_svi", cites="McInerney et al. 2015, Fig. 1 mirror (SVI's label)",
+           path="workflow/figures/_mcinerney.py", find='base = "SVI (D = N" + (", with replacement)" if stream == "with_replacement" else ")")',
+           replace='base = (", with replacement)" if stream == "with_replacement" else ")")', tests=[FIG + "test_mcinerney_labels_and_corpus_notes"]),
+    Mutant(id="figure_mcinerney_streaming_label_uncited", cites="McInerney et al. 2015, Fig. 1 mirror (streaming VB is "
+           "Broderick et al. 2013's)", path="workflow/figures/_mcinerney.py",
+           find='base = figlib.name(method) + (" (Broderick et al. 2013)" if method == "streaming_vb" else "")',
+           replace='base = figlib.name(method)', tests=[FIG + "test_mcinerney_labels_and_corpus_notes"]),
+    Mutant(id="figure_mcinerney_corpus_note_is_a_full_stop", cites="McInerney et al. 2015, Fig. 1 mirror (each corpus's "
+           "note)", path="workflow/figures/_mcinerney.py", find='notes.append(text + ".")', replace='notes.append(".")',
+           tests=[FIG + "test_mcinerney_labels_and_corpus_notes"]),
+    Mutant(id="table_paisley_11_4_ranks_past_k", cites="Paisley et al. 2014, Table 11.4 mirror (the topics after the "
+           "top 40, when there are any)", path="workflow/figures/_paisley_topics.py",
+           find="astype(int)) if K > n_top else np.array([], int)", replace="astype(int)) if K >= n_top else np.array([], int)",
+           tests=[FIG + "test_paisley_table11_4_is_empty_when_k_is_the_top_forty"]),
 ]
