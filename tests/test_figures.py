@@ -331,6 +331,8 @@ def test_hoffman_table1_lists_each_minibatch_sizes_lowest_bound_setting(tmp_path
     assert got.loc[16, ["best kappa", "best tau0"]].tolist() == [0.5, 64.0]
     assert got.loc[256, ["best kappa", "best tau0"]].tolist() == [0.9, 1.0]
     assert got.loc[16, "perplexity (eq. 16 bound)"] == pytest.approx(np.exp(7.0))
+    grid = pd.read_csv(tmp_path / "extra0.out")  # the full grid: one row per (S, kappa, tau0), no index column
+    assert list(grid.columns[:3]) == ["p_batch_size", "p_kappa", "p_tau0"] and len(grid) == 6, grid.columns
 
 
 def test_paisley_table11_3_lists_the_most_probable_topics_and_their_most_probable_words(tmp_path):
@@ -529,6 +531,7 @@ def test_hoffman_table1_grid_is_mean_sd_over_seeds_of_each_setting():
     got = plugin.grid_table(frame).iloc[0]
     assert got["bound_perplexity"] == pytest.approx(120.0) and got["bound_perplexity_sd"] == pytest.approx(np.sqrt(700))
     assert got["completion_perplexity"] == pytest.approx(240.0) and got["docs_seen"] == 50 and got["seeds"] == 3
+    assert got["completion_perplexity_sd"] == pytest.approx(np.sqrt((1600 + 400 + 3600) / 2))
 
 
 class _PlotCtx(_TableCtx):
@@ -604,6 +607,7 @@ def test_paisley_tables_report_planted_purity_and_the_ranks_after_the_top_forty(
     ctx = Ctx({"paisley_fig11_4": pd.DataFrame()}, tmp_path)
     figlib.load_plugin("paisley_table11_4").draw(ctx)
     assert ctx.written["rank"].tolist() == [41, 42, 43, 44, 45]
+    assert ctx.caption.startswith("Most probable words of 5 less probable topics, evenly spaced over ranks 41-45."), ctx.caption
     assert ctx.written["planted-topic purity"].tolist() == pytest.approx([0.7] * 5)
 
 

@@ -325,4 +325,18 @@ MUTANTS = [
            "top 40, when there are any)", path="workflow/figures/_paisley_topics.py",
            find="astype(int)) if K > n_top else np.array([], int)", replace="astype(int)) if K >= n_top else np.array([], int)",
            tests=[FIG + "test_paisley_table11_4_is_empty_when_k_is_the_top_forty"]),
+    Mutant(id="table_paisley_11_4_caption_ranks_from_forty", cites="Paisley et al. 2014, Table 11.4 mirror (the ranks "
+           "after the top 40: 41-K)", path="workflow/figures/_paisley_topics.py", find="evenly spaced over ranks {n_top + 1}-{K}.",
+           replace="evenly spaced over ranks {n_top}-{K}.", tests=[FIG + "test_paisley_tables_report_planted_purity_and_the_ranks_after_the_top_forty"]),
+    Mutant(id="table_paisley_11_4_caption_ranks_from_one", cites="Paisley et al. 2014, Table 11.4 mirror (the ranks "
+           "after the top 40: 41-K)", path="workflow/figures/_paisley_topics.py", find="evenly spaced over ranks {n_top + 1}-{K}.",
+           replace="evenly spaced over ranks {1}-{K}.", tests=[FIG + "test_paisley_tables_report_planted_purity_and_the_ranks_after_the_top_forty"]),
+    Mutant(id="table_hoffman_grid_completion_variance", cites="Hoffman et al. 2010, Table 1 mirror (the grid's sd over "
+           "seeds of completion perplexity)", path="workflow/figures/hoffman_table1.py",
+           find='completion_perplexity_sd=("perplexity", "std")', replace='completion_perplexity_sd=("perplexity", "var")',
+           tests=[FIG + "test_hoffman_table1_grid_is_mean_sd_over_seeds_of_each_setting"]),
+    Mutant(id="table_hoffman_grid_csv_with_the_index", cites="Hoffman et al. 2010, Table 1 mirror (the grid csv's "
+           "columns)", path="workflow/figures/hoffman_table1.py", find='ctx.output("extra0"), grid.to_csv(index=False))',
+           replace='ctx.output("extra0"), grid.to_csv(index=True))',
+           tests=[FIG + "test_hoffman_table1_lists_each_minibatch_sizes_lowest_bound_setting"]),
 ]
