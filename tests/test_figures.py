@@ -1043,12 +1043,13 @@ def test_findings_table_carries_each_judges_verdict_and_replicates(tmp_path):
     rows = [pd.DataFrame({"experiment": "hoffman_fig1", "dataset": "d", "method": "online_lda", "label": label,
                           "seed": seed, "docs_seen": [1, 2], "loglik_per_word": [-8.0, score]})
             for seed in range(3) for label, score in (("online_full", -7.0 - 0.01 * seed), ("online_subset", -7.3))]
-    ctx = _TableCtx({"hoffman_fig1": pd.concat(rows, ignore_index=True)}, tmp_path)
+    ctx = _PlotCtx({"hoffman_fig1": pd.concat(rows, ignore_index=True)}, tmp_path)
     figlib.load_plugin("findings").draw(ctx)
     got = ctx.written.set_index("claim")
     row = got.loc["Larger corpora help online LDA (the full corpus beats a subset)"]
     assert (row["verdict"], row["n"]) == ("reproduced", 3), row
     assert (got["verdict"] == "cannot be judged").sum() == len(got) - 1
+    assert ctx.caption.endswith(f"This build: {len(got) - 1} cannot be judged, 1 reproduced."), ctx.caption  # the counts
 
 
 def test_hoffman_larger_corpus_skips_a_seed_without_both_runs():

@@ -339,4 +339,7 @@ MUTANTS = [
            "columns)", path="workflow/figures/hoffman_table1.py", find='ctx.output("extra0"), grid.to_csv(index=False))',
            replace='ctx.output("extra0"), grid.to_csv(index=True))',
            tests=[FIG + "test_hoffman_table1_lists_each_minibatch_sizes_lowest_bound_setting"]),
+    Mutant(id="findings_caption_without_the_counts", cites="the findings table's caption (this build's verdict "
+           "counts)", path="workflow/figures/findings.py", find='+ ", ".join(f"{counts[v]} {v}" for v in counts.index) + ".")',
+           replace='+ ".")', tests=[FIG + "test_findings_table_carries_each_judges_verdict_and_replicates"]),
 ]
