@@ -1594,3 +1594,23 @@ def test_paisley_table11_4_is_empty_when_k_is_the_top_forty(tmp_path):
     ctx = Ctx({"paisley_fig11_4": pd.DataFrame()}, tmp_path)
     figlib.load_plugin("paisley_table11_4").draw(ctx)
     assert ctx.written.empty and ctx.caption.startswith("No less probable topics to show: this profile fits K = 40 <= 40")
+
+
+def test_hu_fig4_leaves_out_grid_scores_when_a_grid_point_has_none(tmp_path):
+    """A checkpoint whose grid point 1 has no held-out score (NaN) draws and reports no grid points' scores."""
+    from types import SimpleNamespace
+
+    model = SimpleNamespace(name="lgnmf", grid_log_alpha=np.log([0.1, 1.0, 10.0]), grid_weights=np.array([0.1, 0.6, 0.3]),
+                            validation=np.full(3, np.nan), search=np.array([[0.0, 7.0, np.nan]]),
+                            mode_log10_alpha=0.0, log10_alpha_sd=0.5)
+    rows = [{"experiment": "hu_fig1", "dataset": "psy", "method": "lgnmf", "label": "lg", "seed": 0, "docs_seen": 10,
+             "x_grid0_loglik": -7.1, "x_grid1_loglik": np.nan, "x_grid2_loglik": -7.05, "loglik_per_word": -7.0,
+             "unigram_loglik_per_word": -9.0}]
+
+    class Ctx(_PlotCtx):
+        def model(self, experiment, label):
+            return model
+
+    ctx = Ctx({"hu_fig1": pd.DataFrame(rows)}, tmp_path)
+    figlib.load_plugin("hu_fig4").draw(ctx)
+    assert ctx.caption.endswith("weight 0.600 on log10 alpha = 0.000.") and "held-out scores" not in ctx.caption, ctx.caption

@@ -342,4 +342,15 @@ MUTANTS = [
     Mutant(id="findings_caption_without_the_counts", cites="the findings table's caption (this build's verdict "
            "counts)", path="workflow/figures/findings.py", find='+ ", ".join(f"{counts[v]} {v}" for v in counts.index) + ".")',
            replace='+ ".")', tests=[FIG + "test_findings_table_carries_each_judges_verdict_and_replicates"]),
+    Mutant(id="figure_hu_fig4_scores_with_a_gap", cites="Hu et al. 2014, Fig. 4 mirror (grid points' held-out scores "
+           "only when every point has one)", path="workflow/figures/hu_fig4.py",
+           find="if all(c in row.index and np.isfinite(row[c]) for c in columns):",
+           replace="if any(c in row.index and np.isfinite(row[c]) for c in columns):", tests=[FIG + "test_hu_fig4_leaves_out_grid_scores_when_a_grid_point_has_none"]),
+    Mutant(id="figure_hu_fig4_scores_present_not_finite", cites="Hu et al. 2014, Fig. 4 mirror (grid points' held-out "
+           "scores only when every point has one)", path="workflow/figures/hu_fig4.py",
+           find="if all(c in row.index and np.isfinite(row[c]) for c in columns):",
+           replace="if all(c in row.index or np.isfinite(row[c]) for c in columns):", tests=[FIG + "test_hu_fig4_leaves_out_grid_scores_when_a_grid_point_has_none"]),
+    Mutant(id="figure_hoffman_fig1_caption_dropped", cites="Hoffman et al. 2010, Fig. 1 mirror (its caption)",
+           path="workflow/figures/hoffman_fig1.py", find='caption = (f"Mirror of Hoffman et al. 2010, Fig. 1. {ctx.corpus_caption(experiment)}. "',
+           replace='caption = "." or (f"Mirror of Hoffman et al. 2010, Fig. 1. {ctx.corpus_caption(experiment)}. "', tests=[FIG + "test_hoffman_fig1_follows_the_most_prevalent_topic_from_the_first_checkpoint"]),
 ]
