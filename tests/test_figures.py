@@ -547,7 +547,7 @@ class _PlotCtx(_TableCtx):
 def test_hu_tables_report_means_over_seeds_wall_seconds_documents_seen_and_the_baseline(tmp_path):
     """Hu et al. 2014, Table 3: per method the final perplexity (seeds end at 900, 1000, 1400: mean 1100, median
     1000), the fit wall seconds (10, 20, 30: mean 20; CPU seconds are 4x, threads), the most documents any seed saw
-    (100, 200, 300) and the seeds (3); the baseline row is the word-frequency perplexity (2000). Table 1 counts seeds."""
+    (100, 200, 300) and the seeds (3); the baseline row is the word-frequency perplexity (2000). Table 1: mean and seeds."""
     rows = [{"experiment": "hu_fig5", "dataset": "wiki", "method": "lgnmf", "label": "lg", "seed": seed,
              "docs_seen": docs, "perplexity": perplexity if docs == end else 9e9, "fit_wall_s": wall * docs / end,
              "fit_cpu_s": 4 * wall * docs / end, "unigram_perplexity": 2000.0, "protocol": "document completion",
@@ -563,7 +563,7 @@ def test_hu_tables_report_means_over_seeds_wall_seconds_documents_seen_and_the_b
     assert lg["documents seen"] == 300 and lg["seeds"] == 3 and base["perplexity"] == pytest.approx(2000.0)
     ctx = _PlotCtx({"hu_fig1": pd.DataFrame(rows).assign(experiment="hu_fig1")}, tmp_path)
     figlib.load_plugin("hu_table1").draw(ctx)
-    assert ctx.written.set_index("method").loc[figlib.name("lgnmf"), "seeds"] == 3
+    assert ctx.written.set_index("method").loc[figlib.name("lgnmf"), ["perplexity", "seeds"]].tolist() == [1100.0, 3]
 
 
 def test_hu_online_caption_says_when_a_pass_ends_with_a_short_minibatch():
@@ -913,6 +913,7 @@ def test_hoffman_fig1_follows_the_most_prevalent_topic_from_the_first_checkpoint
     assert [list(line.get_ydata()) for line in ctx.fig.axes[0].lines] == [[pytest.approx(np.exp(7.0))] * 2] * 2
     assert [list(line.get_ydata()) for line in ctx.fig.axes[1].lines] == [[1000.0] * 2] * 2 + [[2000.0] * 2]
     assert "online_full: S = 16, kappa = 0.7, tau0 = 64, 1,000 documents seen; online_subset: S = 16" in ctx.caption
+    assert "K = 2; subset = 100 documents." in ctx.caption, ctx.caption
 
 
 def test_mcinerney_fig3_caption_names_the_look_ahead_window(tmp_path):

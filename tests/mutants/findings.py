@@ -353,4 +353,11 @@ MUTANTS = [
     Mutant(id="figure_hoffman_fig1_caption_dropped", cites="Hoffman et al. 2010, Fig. 1 mirror (its caption)",
            path="workflow/figures/hoffman_fig1.py", find='caption = (f"Mirror of Hoffman et al. 2010, Fig. 1. {ctx.corpus_caption(experiment)}. "',
            replace='caption = "." or (f"Mirror of Hoffman et al. 2010, Fig. 1. {ctx.corpus_caption(experiment)}. "', tests=[FIG + "test_hoffman_fig1_follows_the_most_prevalent_topic_from_the_first_checkpoint"]),
+    Mutant(id="figure_hoffman_fig1_caption_without_settings", cites="Hoffman et al. 2010, Fig. 1 mirror (the caption's "
+           "online settings)", path="workflow/figures/hoffman_fig1.py",
+           find="for label, g in frame[frame['method'] == 'online_lda'].groupby('label')) + \".\")",
+           replace="for label, g in frame[frame['method'] == 'online_lda'].groupby('label')) * 0 + \".\")", tests=[FIG + "test_hoffman_fig1_follows_the_most_prevalent_topic_from_the_first_checkpoint"]),
+    Mutant(id="table_hu_1_median_perplexity", cites="Hu et al. 2014, Table 1 mirror (perplexity after the last pass, "
+           "mean over seeds)", path="workflow/figures/hu_table1.py", find='agg(perplexity=("perplexity", "mean"),',
+           replace='agg(perplexity=("perplexity", "median"),', tests=[FIG + "test_hu_tables_report_means_over_seeds_wall_seconds_documents_seen_and_the_baseline"]),
 ]
