@@ -325,8 +325,10 @@ def test_hoffman_table1_lists_each_minibatch_sizes_lowest_bound_setting(tmp_path
                              "seed": seed, "p_batch_size": size, "p_kappa": kappa, "p_tau0": tau0, "docs_seen": 1,
                              "elbo_per_word": -7.0 if (kappa, tau0) == best else -7.2 - 0.1 * kappa,
                              "perplexity": 1500.0, "protocol": "document completion"})
-    ctx = _TableCtx({"hoffman_table1": pd.DataFrame(rows)}, tmp_path)
+    ctx = _PlotCtx({"hoffman_table1": pd.DataFrame(rows)}, tmp_path)
     figlib.load_plugin("hoffman_table1").draw(ctx)
+    assert "Grid: kappa in {0.5, 0.7, 0.9} x tau0 in {1, 64, 256}; final perplexity after 1 documents, mean over 2 " \
+           "seed(s)." in ctx.caption, ctx.caption
     got = ctx.written.set_index("minibatch S")
     assert got.loc[16, ["best kappa", "best tau0"]].tolist() == [0.5, 64.0]
     assert got.loc[256, ["best kappa", "best tau0"]].tolist() == [0.9, 1.0]
@@ -546,20 +548,20 @@ class _PlotCtx(_TableCtx):
 
 def test_hu_tables_report_means_over_seeds_wall_seconds_documents_seen_and_the_baseline(tmp_path):
     """Hu et al. 2014, Table 3: per method the final perplexity (seeds end at 900, 1000, 1400: mean 1100, median
-    1000), the fit wall seconds (10, 20, 30: mean 20; CPU seconds are 4x, threads), the most documents any seed saw
+    1000), the fit wall seconds (10, 20, 60: mean 30, median 20; CPU seconds are 4x, threads), the most documents any seed saw
     (100, 200, 300) and the seeds (3); the baseline row is the word-frequency perplexity (2000). Table 1: mean and seeds."""
     rows = [{"experiment": "hu_fig5", "dataset": "wiki", "method": "lgnmf", "label": "lg", "seed": seed,
              "docs_seen": docs, "perplexity": perplexity if docs == end else 9e9, "fit_wall_s": wall * docs / end,
              "fit_cpu_s": 4 * wall * docs / end, "unigram_perplexity": 2000.0, "protocol": "document completion",
              "p_K": 5, "p_batch_size": 10, "p_grid_size": 3, "p_grid": "laplace", "p_criterion": "validation",
              "p_eta": 0.003, "p_sgd_iters": 25}
-            for seed, end, perplexity, wall in ((0, 100, 900.0, 10.0), (1, 200, 1000.0, 20.0), (2, 300, 1400.0, 30.0))
+            for seed, end, perplexity, wall in ((0, 100, 900.0, 10.0), (1, 200, 1000.0, 20.0), (2, 300, 1400.0, 60.0))
             for docs in (end // 2, end)]
     ctx = _PlotCtx({"hu_fig5": pd.DataFrame(rows)}, tmp_path)
     figlib.load_plugin("hu_table3").draw(ctx)
     got = ctx.written.set_index("method")
     lg, base = got.loc["online LG-NMF"], got.loc[figlib.BASELINE.name]
-    assert lg["perplexity"] == pytest.approx(1100.0) and lg["fit wall s"] == pytest.approx(20.0)
+    assert lg["perplexity"] == pytest.approx(1100.0) and lg["fit wall s"] == pytest.approx(30.0)
     assert lg["documents seen"] == 300 and lg["seeds"] == 3 and base["perplexity"] == pytest.approx(2000.0)
     ctx = _PlotCtx({"hu_fig1": pd.DataFrame(rows).assign(experiment="hu_fig1")}, tmp_path)
     figlib.load_plugin("hu_table1").draw(ctx)
@@ -704,8 +706,8 @@ def test_hu_fig4_reads_the_first_seed_the_heaviest_grid_point_and_the_posterior_
     rows = [{"experiment": "hu_fig1", "dataset": "psy", "method": "lgnmf", "label": "lg", "seed": seed, "docs_seen": docs,
              "x_grid0_loglik": base - 0.1, "x_grid1_loglik": base, "x_grid2_loglik": base - 0.05,
              "loglik_per_word": base, "unigram_loglik_per_word": -9.0}
-            for seed, final in ((0, -7.0), (1, -8.0)) for docs in (10, 20)
-            for base in [final if docs == 20 else final - 1.0]]  # the first checkpoint scores 1 nat/word lower
+            for seed, final in ((0, -7.0), (1, -8.0)) for docs in (10, 15, 20)
+            for base in [final if docs == 20 else final - 1.0]]  # the earlier checkpoints score 1 nat/word lower
 
     class Ctx(_PlotCtx):
         def model(self, experiment, label):

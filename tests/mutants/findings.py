@@ -360,4 +360,15 @@ MUTANTS = [
     Mutant(id="table_hu_1_median_perplexity", cites="Hu et al. 2014, Table 1 mirror (perplexity after the last pass, "
            "mean over seeds)", path="workflow/figures/hu_table1.py", find='agg(perplexity=("perplexity", "mean"),',
            replace='agg(perplexity=("perplexity", "median"),', tests=[FIG + "test_hu_tables_report_means_over_seeds_wall_seconds_documents_seen_and_the_baseline"]),
+    Mutant(id="table_hoffman_1_caption_without_the_grid", cites="Hoffman et al. 2010, Table 1 mirror (the caption's "
+           "grid, documents and seeds)", path="workflow/figures/hoffman_table1.py",
+           find='caption = (f"Mirror of Hoffman et al. 2010, Table 1. {ctx.corpus_caption(experiment)}. "',
+           replace='caption = "" and (f"Mirror of Hoffman et al. 2010, Table 1. {ctx.corpus_caption(experiment)}. "',
+           tests=[FIG + "test_hoffman_table1_lists_each_minibatch_sizes_lowest_bound_setting"]),
+    Mutant(id="table_hu_3_median_fit_time", cites="Hu et al. 2014, Table 3 mirror (fit wall seconds, mean over seeds)",
+           path="workflow/figures/hu_table3.py", find='fit_s=("fit_wall_s", "mean")', replace='fit_s=("fit_wall_s", "median")',
+           tests=[FIG + "test_hu_tables_report_means_over_seeds_wall_seconds_documents_seen_and_the_baseline"]),
+    Mutant(id="figure_hu_fig4_second_checkpoint", cites="Hu et al. 2014, Fig. 4 mirror (held-out scores of the last "
+           "checkpoint)", path="workflow/figures/hu_fig4.py", find='return frame.sort_values("docs_seen").iloc[-1]',
+           replace='return frame.sort_values("docs_seen").iloc[1]', tests=[FIG + "test_hu_fig4_reads_the_first_seed_the_heaviest_grid_point_and_the_posterior_relative_to_its_max"]),
 ]
