@@ -718,6 +718,8 @@ def test_hu_fig4_reads_the_first_seed_the_heaviest_grid_point_and_the_posterior_
     assert "weight 0.600 on log10 alpha = 0.000" in ctx.caption, ctx.caption
     assert "held-out scores -7.100 to -7.000 nats/word" in ctx.caption, ctx.caption
     np.testing.assert_allclose(ctx.fig.axes[0].lines[0].get_ydata(), [-2.0, 0.0, -1.0])
+    band = ctx.fig.axes[0].patches[0]  # the placed grid, log10 alpha -1 to 1
+    assert (band.get_x(), band.get_x() + band.get_width()) == pytest.approx((-1.0, 1.0))
 
 
 def _mcinerney_fig1(tmp_path, finals):

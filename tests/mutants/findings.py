@@ -371,4 +371,10 @@ MUTANTS = [
     Mutant(id="figure_hu_fig4_second_checkpoint", cites="Hu et al. 2014, Fig. 4 mirror (held-out scores of the last "
            "checkpoint)", path="workflow/figures/hu_fig4.py", find='return frame.sort_values("docs_seen").iloc[-1]',
            replace='return frame.sort_values("docs_seen").iloc[1]', tests=[FIG + "test_hu_fig4_reads_the_first_seed_the_heaviest_grid_point_and_the_posterior_relative_to_its_max"]),
+    Mutant(id="figure_hu_fig4_grid_band_from_its_top", cites="Hu et al. 2014, Fig. 4 mirror (the band of the placed "
+           "grid)", path="workflow/figures/hu_fig4.py", find="top.axvspan(grid.min(), grid.max(),",
+           replace="top.axvspan(grid.max(), grid.max(),", tests=[FIG + "test_hu_fig4_reads_the_first_seed_the_heaviest_grid_point_and_the_posterior_relative_to_its_max"]),
+    Mutant(id="figure_hu_fig4_grid_band_to_its_bottom", cites="Hu et al. 2014, Fig. 4 mirror (the band of the placed "
+           "grid)", path="workflow/figures/hu_fig4.py", find="top.axvspan(grid.min(), grid.max(),",
+           replace="top.axvspan(grid.min(), grid.min(),", tests=[FIG + "test_hu_fig4_reads_the_first_seed_the_heaviest_grid_point_and_the_posterior_relative_to_its_max"]),
 ]
