@@ -1619,3 +1619,22 @@ def test_hu_fig4_leaves_out_grid_scores_when_a_grid_point_has_none(tmp_path):
     ctx = Ctx({"hu_fig1": pd.DataFrame(rows)}, tmp_path)
     figlib.load_plugin("hu_fig4").draw(ctx)
     assert ctx.caption.endswith("weight 0.600 on log10 alpha = 0.000.") and "held-out scores" not in ctx.caption, ctx.caption
+
+
+def test_mcinerney_fig1_draws_svi_in_the_permuted_row_only(tmp_path):
+    """SVI (online LDA) is drawn in the permuted row only, as in the paper: its time-ordered runs are left out."""
+    base = {"experiment": "mcinerney_fig1_d", "dataset": "d", "seed": 0, "p_K": 5, "eval_kind": "lookahead",
+            "unigram_loglik_per_word": -9.0, "heldout_docs": 50, "corpus_size": 1000, "protocol": "halves"}
+    rows = [{**base, "method": method, "label": method, "stream": stream, "docs_seen": docs, "loglik_per_word": -7.0}
+            for method, stream in (("population_vb", "time_ordered"), ("online_lda", "time_ordered"),
+                                   ("online_lda", "with_replacement")) for docs in (50, 100)]
+
+    class Ctx(_PlotCtx):
+        def corpus(self, experiment):
+            return {"name": "d", "source": "synthetic", "n_words": 100}
+
+    ctx = Ctx({"mcinerney_fig1_d": pd.DataFrame(rows)}, tmp_path)
+    figlib.load_plugin("mcinerney_fig1").draw(ctx)
+    lines = [[c.strip() for c in line.strip("|").split("|")][:3] for line in ctx.body.splitlines()[2:]]
+    assert lines == [["d", "time-ordered stream", "population VB"],
+                     ["d", "random permuted stream", "SVI (D = N, with replacement)"]], lines

@@ -377,4 +377,17 @@ MUTANTS = [
     Mutant(id="figure_hu_fig4_grid_band_to_its_bottom", cites="Hu et al. 2014, Fig. 4 mirror (the band of the placed "
            "grid)", path="workflow/figures/hu_fig4.py", find="top.axvspan(grid.min(), grid.max(),",
            replace="top.axvspan(grid.min(), grid.min(),", tests=[FIG + "test_hu_fig4_reads_the_first_seed_the_heaviest_grid_point_and_the_posterior_relative_to_its_max"]),
+    Mutant(id="figure_mcinerney_fig1_svi_in_the_time_ordered_row", cites="McInerney et al. 2015, Fig. 1 mirror (SVI in "
+           "the permuted row only)", path="workflow/figures/mcinerney_fig1.py",
+           find='if runs.empty or (method == "online_lda" and row == "time_ordered"):',
+           replace='if runs.empty and (method == "online_lda" and row == "time_ordered"):',
+           tests=[FIG + "test_mcinerney_fig1_draws_svi_in_the_permuted_row_only"]),
+    Mutant(id="figure_mcinerney_fig1_svi_in_the_wrong_row", cites="McInerney et al. 2015, Fig. 1 mirror (SVI in the "
+           "permuted row only)", path="workflow/figures/mcinerney_fig1.py",
+           find='(method == "online_lda" and row == "time_ordered"):', replace='(method == "online_lda" and row != "time_ordered"):',
+           tests=[FIG + "test_mcinerney_fig1_draws_svi_in_the_permuted_row_only"]),
+    Mutant(id="figure_mcinerney_fig1_svi_left_out_of_permuted", cites="McInerney et al. 2015, Fig. 1 mirror (SVI in "
+           "the permuted row only)", path="workflow/figures/mcinerney_fig1.py",
+           find='(method == "online_lda" and row == "time_ordered"):', replace='(method == "online_lda" and row == "permuted"):',
+           tests=[FIG + "test_mcinerney_fig1_draws_svi_in_the_permuted_row_only"]),
 ]
