@@ -755,6 +755,8 @@ def test_mcinerney_fig1_table_is_the_mean_over_seeds_of_the_final_look_ahead_sco
     assert "d N = 1,000, n = 70" in ctx.caption, ctx.caption  # the window size: the largest look-ahead set
     baseline = [line for line in ctx.fig.axes[0].lines if line.get_label() == figlib.BASELINE.name][0]
     assert baseline.get_ydata()[-1] == pytest.approx(-9.1)  # the baseline's mean over seeds, not the model's -7.2
+    model = [line for line in ctx.fig.axes[0].lines if line.get_label().startswith("population VB")][0]
+    assert list(model.get_ydata()) == pytest.approx([-11.0, -7.2])  # the model's look-ahead score, mean over seeds
 
 
 def test_mcinerney_fig1_caption_names_the_lines_ending_below_the_baseline(tmp_path):

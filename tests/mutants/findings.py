@@ -390,4 +390,9 @@ MUTANTS = [
            "the permuted row only)", path="workflow/figures/mcinerney_fig1.py",
            find='(method == "online_lda" and row == "time_ordered"):', replace='(method == "online_lda" and row == "permuted"):',
            tests=[FIG + "test_mcinerney_fig1_draws_svi_in_the_permuted_row_only"]),
+    Mutant(id="figure_mcinerney_fig1_draws_the_baseline_as_the_model", cites="McInerney et al. 2015, Fig. 1 mirror "
+           "(held-out log likelihood vs documents seen)", path="workflow/figures/mcinerney_fig1.py",
+           find='figlib.plot_mean_spread(ax, group, "docs_seen", "loglik_per_word", label, method=method)',
+           replace='figlib.plot_mean_spread(ax, group, "docs_seen", "unigram_loglik_per_word", label, method=method)',
+           tests=[FIG + "test_mcinerney_fig1_table_is_the_mean_over_seeds_of_the_final_look_ahead_scores"]),
 ]
