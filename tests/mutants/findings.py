@@ -395,4 +395,15 @@ MUTANTS = [
            find='figlib.plot_mean_spread(ax, group, "docs_seen", "loglik_per_word", label, method=method)',
            replace='figlib.plot_mean_spread(ax, group, "docs_seen", "unigram_loglik_per_word", label, method=method)',
            tests=[FIG + "test_mcinerney_fig1_table_is_the_mean_over_seeds_of_the_final_look_ahead_scores"]),
+    Mutant(id="table_mcinerney_fig1_median_baseline", cites="McInerney et al. 2015, Fig. 1 mirror's table (the baseline, "
+           "mean over seeds)", path="workflow/figures/mcinerney_fig1.py",
+           find='"unigram": float(last["unigram_loglik_per_word"].mean()),', replace='"unigram": float(last["unigram_loglik_per_word"].median()),',
+           tests=[FIG + "test_mcinerney_fig1_table_is_the_mean_over_seeds_of_the_final_look_ahead_scores"]),
+    Mutant(id="table_mcinerney_fig1_median_npmi", cites="McInerney et al. 2015, Fig. 1 mirror's table (NPMI, mean over "
+           "seeds)", path="workflow/figures/mcinerney_fig1.py", find='"NPMI": float(last["npmi"].mean())',
+           replace='"NPMI": float(last["npmi"].median())',
+           tests=[FIG + "test_mcinerney_fig1_table_is_the_mean_over_seeds_of_the_final_look_ahead_scores"]),
+    Mutant(id="table_hu_1_caption_without_the_corpora", cites="Hu et al. 2014, Table 1 mirror (the caption names each "
+           "corpus and protocol)", path="workflow/figures/hu_table1.py", find='"stand-ins for PsyRev and NIPS (" + "; ".join(notes) + "), with',
+           replace='"stand-ins for PsyRev and NIPS (" + "), with', tests=[FIG + "test_hu_tables_report_means_over_seeds_wall_seconds_documents_seen_and_the_baseline"]),
 ]
