@@ -729,7 +729,8 @@ def _mcinerney_fig1(tmp_path, finals):
     rows = [{"experiment": "mcinerney_fig1_d", "dataset": "d", "method": "population_vb", "label": "pvb", "seed": seed,
              "p_log10_population": 4.0, "p_K": 5, "docs_seen": docs, "eval_kind": "lookahead", "stream": "time_ordered",
              "loglik_per_word": score if docs == 100 else -11.0, "unigram_loglik_per_word": base if docs == 100 else -12.0,
-             "heldout_docs": ahead, "corpus_size": 1000, "protocol": "halves", "npmi": (0.1, 0.2, 0.6)[seed]}
+             "heldout_docs": ahead, "corpus_size": 1000, "protocol": "halves", "npmi": (0.1, 0.2, 0.6)[seed],
+             "heldout_excluded": 3}
             for seed, (score, base, ahead) in enumerate(finals) for docs in (50, 100)]
 
     class Ctx(_PlotCtx):
@@ -754,6 +755,7 @@ def test_mcinerney_fig1_table_is_the_mean_over_seeds_of_the_final_look_ahead_sco
     assert int(row["look-ahead docs"]) == 50 and int(row["seeds"]) == 3 and row["NPMI"] == "0.300", ctx.body  # mean
     assert float(row["minus unigram"]) == pytest.approx(2.0) and "Every line ends above it." in ctx.caption
     assert "d N = 1,000, n = 70" in ctx.caption, ctx.caption  # the window size: the largest look-ahead set
+    assert "(18 already-trained documents were dropped from windows)" in ctx.caption  # 3 at each of 6 checkpoints
     baseline = [line for line in ctx.fig.axes[0].lines if line.get_label() == figlib.BASELINE.name][0]
     assert baseline.get_ydata()[-1] == pytest.approx(-9.2)  # the baseline's mean over seeds, not the model's -7.2
     model = [line for line in ctx.fig.axes[0].lines if line.get_label().startswith("population VB")][0]

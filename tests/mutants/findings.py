@@ -406,4 +406,8 @@ MUTANTS = [
     Mutant(id="table_hu_1_caption_without_the_corpora", cites="Hu et al. 2014, Table 1 mirror (the caption names each "
            "corpus and protocol)", path="workflow/figures/hu_table1.py", find='"stand-ins for PsyRev and NIPS (" + "; ".join(notes) + "), with',
            replace='"stand-ins for PsyRev and NIPS (" + "), with', tests=[FIG + "test_hu_tables_report_means_over_seeds_wall_seconds_documents_seen_and_the_baseline"]),
+    Mutant(id="figure_mcinerney_fig1_mean_documents_dropped", cites="McInerney et al. 2015, Fig. 1 mirror's caption (the "
+           "already-trained documents dropped from windows, in all)", path="workflow/figures/mcinerney_fig1.py",
+           find='excluded = int(frame["heldout_excluded"].sum())', replace='excluded = int(frame["heldout_excluded"].mean())',
+           tests=[FIG + "test_mcinerney_fig1_table_is_the_mean_over_seeds_of_the_final_look_ahead_scores"]),
 ]
