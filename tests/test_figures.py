@@ -1643,3 +1643,17 @@ def test_mcinerney_fig1_draws_svi_in_the_permuted_row_only(tmp_path):
     lines = [[c.strip() for c in line.strip("|").split("|")][:3] for line in ctx.body.splitlines()[2:]]
     assert lines == [["d", "time-ordered stream", "population VB"],
                      ["d", "random permuted stream", "SVI (D = N, with replacement)"]], lines
+
+
+def test_mcinerney_fig3_band_spans_the_seeds_from_lowest_to_highest(tmp_path):
+    """Fig. 3's shaded band at each alpha runs from the lowest seed's final score to the highest: seeds 0.0 and 0.1
+    apart, so -7.0 - 0.05 |x - 3| to 0.1 above it."""
+    rows = [{"experiment": "mcinerney_fig1_x", "dataset": "d", "method": "population_vb", "label": "pvb", "seed": seed,
+             "p_log10_population": x, "p_K": 5, "docs_seen": 1, "stream": "time_ordered", "eval_kind": "lookahead",
+             "corpus_size": 3000, "loglik_per_word": -7.0 - 0.05 * abs(x - 3.0) + 0.1 * seed, "heldout_docs": 50,
+             "protocol": "halves"} for x in (2.0, 3.0, 4.0) for seed in (0, 1)]
+    ctx = _PlotCtx({"mcinerney_fig1_x": pd.DataFrame(rows)}, tmp_path)
+    figlib.load_plugin("mcinerney_fig3").draw(ctx)
+    (band,) = ctx.fig.axes[0].collections
+    ys = band.get_paths()[0].vertices[:, 1]
+    assert (ys.min(), ys.max()) == pytest.approx((-7.05, -6.9)), ys

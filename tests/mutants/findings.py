@@ -410,4 +410,10 @@ MUTANTS = [
            "already-trained documents dropped from windows, in all)", path="workflow/figures/mcinerney_fig1.py",
            find='excluded = int(frame["heldout_excluded"].sum())', replace='excluded = int(frame["heldout_excluded"].mean())',
            tests=[FIG + "test_mcinerney_fig1_table_is_the_mean_over_seeds_of_the_final_look_ahead_scores"]),
+    Mutant(id="figure_mcinerney_fig3_band_from_the_highest", cites="McInerney et al. 2015, Fig. 3 mirror (the band over "
+           "seeds, lowest to highest)", path="workflow/figures/mcinerney_fig3.py", find='.agg(["mean", "min", "max"])',
+           replace='.agg(["mean", "max", "max"])', tests=[FIG + "test_mcinerney_fig3_band_spans_the_seeds_from_lowest_to_highest"]),
+    Mutant(id="figure_mcinerney_fig3_band_to_the_lowest", cites="McInerney et al. 2015, Fig. 3 mirror (the band over "
+           "seeds, lowest to highest)", path="workflow/figures/mcinerney_fig3.py", find='.agg(["mean", "min", "max"])',
+           replace='.agg(["mean", "min", "min"])', tests=[FIG + "test_mcinerney_fig3_band_spans_the_seeds_from_lowest_to_highest"]),
 ]
