@@ -420,4 +420,19 @@ MUTANTS = [
            "VB's best final score, mean over seeds)", path="workflow/figures/mcinerney_fig3.py",
            find='best_setting(svb)[1])["loglik_per_word"].mean())', replace='best_setting(svb)[1])["loglik_per_word"].median())',
            tests=[FIG + "test_mcinerney_fig3_table_reads_the_best_alpha_the_nearest_n_and_streaming_vbs_best"]),
+    Mutant(id="figure_mcinerney_fig1_documents_dropped_unsaid", cites="McInerney et al. 2015, Fig. 1 mirror's caption "
+           "(the already-trained documents dropped from windows)", path="workflow/figures/mcinerney_fig1.py",
+           find='+ (f" ({excluded:,} already-trained documents were dropped from windows)" if excluded else "")',
+           replace='+ ""', tests=[FIG + "test_mcinerney_fig1_table_is_the_mean_over_seeds_of_the_final_look_ahead_scores"]),
+    Mutant(id="figure_mcinerney_fig3_band_never_drawn", cites="McInerney et al. 2015, Fig. 3 mirror (the band over "
+           "seeds where there are several)", path="workflow/figures/mcinerney_fig3.py", find='if row["seeds"] > 1:',
+           replace='if row["seeds"] < 1:', tests=[FIG + "test_mcinerney_fig3_band_spans_the_seeds_from_lowest_to_highest"]),
+    Mutant(id="figure_mcinerney_fig3_band_drawn_from_the_max", cites="McInerney et al. 2015, Fig. 3 mirror (the band "
+           "over seeds, lowest to highest)", path="workflow/figures/mcinerney_fig3.py",
+           find='ax.fill_between(stats.index, stats["min"], stats["max"],', replace='ax.fill_between(stats.index, stats["max"], stats["max"],',
+           tests=[FIG + "test_mcinerney_fig3_band_spans_the_seeds_from_lowest_to_highest"]),
+    Mutant(id="figure_mcinerney_fig3_band_drawn_to_the_min", cites="McInerney et al. 2015, Fig. 3 mirror (the band "
+           "over seeds, lowest to highest)", path="workflow/figures/mcinerney_fig3.py",
+           find='ax.fill_between(stats.index, stats["min"], stats["max"],', replace='ax.fill_between(stats.index, stats["min"], stats["min"],',
+           tests=[FIG + "test_mcinerney_fig3_band_spans_the_seeds_from_lowest_to_highest"]),
 ]
