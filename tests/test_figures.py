@@ -1658,3 +1658,17 @@ def test_mcinerney_fig3_band_spans_the_seeds_from_lowest_to_highest(tmp_path):
     (band,) = ctx.fig.axes[0].collections
     ys = band.get_paths()[0].vertices[:, 1]
     assert (ys.min(), ys.max()) == pytest.approx((-7.05, -6.9)), ys
+
+
+def test_paisley_fig11_3_draws_each_panels_own_runs(tmp_path, monkeypatch):
+    """One panel per (K, minibatch size); each draws its own runs of each method, against documents seen."""
+    drawn = []
+    monkeypatch.setattr(figlib, "plot_mean_spread", lambda ax, frame, x, y, *a, method=None, **k: drawn.append(
+        (sorted(set(zip(frame["p_K"], frame["p_batch_size"], frame["method"]))), x, y)))
+    rows = [{"experiment": "paisley_fig11_3", "dataset": "d", "method": method, "label": method, "seed": 0, "p_K": K,
+             "p_batch_size": size, "p_tau0": 1.0, "p_kappa": 0.5, "docs_seen": docs, "eval_kind": "batch",
+             "loglik_per_word": -7.0, "corpus_size": 1000, "protocol": "3-fold"}
+            for K in (5, 10) for size in (10, 20) for method in ("bnmf", "online_lda") for docs in (90, 190)]
+    figlib.load_plugin("paisley_fig11_3").draw(_PlotCtx({"paisley_fig11_3": pd.DataFrame(rows)}, tmp_path))
+    assert drawn == [([(K, size, method)], "docs_seen", "loglik_per_word")
+                     for K in (5, 10) for size in (10, 20) for method in ("bnmf", "online_lda")], drawn

@@ -435,4 +435,15 @@ MUTANTS = [
            "over seeds, lowest to highest)", path="workflow/figures/mcinerney_fig3.py",
            find='ax.fill_between(stats.index, stats["min"], stats["max"],', replace='ax.fill_between(stats.index, stats["min"], stats["min"],',
            tests=[FIG + "test_mcinerney_fig3_band_spans_the_seeds_from_lowest_to_highest"]),
+    Mutant(id="figure_paisley_fig11_3_panel_of_the_other_k", cites="Paisley et al. 2014, Fig. 11.3 mirror (one panel "
+           "per (K, minibatch size))", path="workflow/figures/paisley_fig11_3.py",
+           find='panel = frame[(frame["p_K"] == K) & (frame["p_batch_size"] == size)]',
+           replace='panel = frame[(frame["p_K"] != K) & (frame["p_batch_size"] == size)]', tests=[FIG + "test_paisley_fig11_3_draws_each_panels_own_runs"]),
+    Mutant(id="figure_paisley_fig11_3_panel_of_the_other_size", cites="Paisley et al. 2014, Fig. 11.3 mirror (one panel "
+           "per (K, minibatch size))", path="workflow/figures/paisley_fig11_3.py",
+           find='panel = frame[(frame["p_K"] == K) & (frame["p_batch_size"] == size)]',
+           replace='panel = frame[(frame["p_K"] == K) & (frame["p_batch_size"] != size)]', tests=[FIG + "test_paisley_fig11_3_draws_each_panels_own_runs"]),
+    Mutant(id="figure_paisley_fig11_3_line_of_the_other_methods", cites="Paisley et al. 2014, Fig. 11.3 mirror (one line "
+           "per method)", path="workflow/figures/paisley_fig11_3.py", find='runs = panel[panel["method"] == method]',
+           replace='runs = panel[panel["method"] != method]', tests=[FIG + "test_paisley_fig11_3_draws_each_panels_own_runs"]),
 ]
