@@ -446,4 +446,7 @@ MUTANTS = [
     Mutant(id="figure_paisley_fig11_3_line_of_the_other_methods", cites="Paisley et al. 2014, Fig. 11.3 mirror (one line "
            "per method)", path="workflow/figures/paisley_fig11_3.py", find='runs = panel[panel["method"] == method]',
            replace='runs = panel[panel["method"] != method]', tests=[FIG + "test_paisley_fig11_3_draws_each_panels_own_runs"]),
+    Mutant(id="figure_paisley_fig11_3_draws_only_missing_lines", cites="Paisley et al. 2014, Fig. 11.3 mirror (one line "
+           "per method run)", path="workflow/figures/paisley_fig11_3.py", find="                if not runs.empty:\n                    figlib.plot_mean_spread(",
+           replace="                if runs.empty:\n                    figlib.plot_mean_spread(", tests=[FIG + "test_paisley_fig11_3_draws_each_panels_own_runs"]),
 ]
