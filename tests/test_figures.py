@@ -1672,3 +1672,17 @@ def test_paisley_fig11_3_draws_each_panels_own_runs(tmp_path, monkeypatch):
     figlib.load_plugin("paisley_fig11_3").draw(_PlotCtx({"paisley_fig11_3": pd.DataFrame(rows)}, tmp_path))
     assert drawn == [([(K, size, method)], "docs_seen", "loglik_per_word")
                      for K in (5, 10) for size in (10, 20) for method in ("bnmf", "online_lda")], drawn
+
+
+def test_paisley_fig11_3_caption_says_whether_the_grid_is_the_chapters(tmp_path, monkeypatch):
+    """K in {50, 100, 150} x minibatch in {500, 1000, 1500, 2000} is the chapter's grid; the chapter's sizes with
+    K = 5 only are a shrunk one."""
+    monkeypatch.setattr(figlib, "plot_mean_spread", lambda *a, **k: None)
+    for Ks, says in (((50, 100, 150), "(the chapter's grid)."), ((5,), "(the chapter's grid is K in {50, 100, 150}")):
+        rows = [{"experiment": "paisley_fig11_3", "dataset": "d", "method": "bnmf", "label": "bnmf", "seed": 0, "p_K": K,
+                 "p_batch_size": size, "p_tau0": 1.0, "p_kappa": 0.5, "docs_seen": 9 * size, "eval_kind": "batch",
+                 "loglik_per_word": -7.0, "corpus_size": 10 ** 6, "protocol": "3-fold"}
+                for K in Ks for size in (500, 1000, 1500, 2000)]
+        ctx = _PlotCtx({"paisley_fig11_3": pd.DataFrame(rows)}, tmp_path)
+        figlib.load_plugin("paisley_fig11_3").draw(ctx)
+        assert f"x minibatch size in {{500, 1000, 1500, 2000}} {says}" in ctx.caption, (Ks, ctx.caption)

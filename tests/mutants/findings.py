@@ -449,4 +449,12 @@ MUTANTS = [
     Mutant(id="figure_paisley_fig11_3_draws_only_missing_lines", cites="Paisley et al. 2014, Fig. 11.3 mirror (one line "
            "per method run)", path="workflow/figures/paisley_fig11_3.py", find="                if not runs.empty:\n                    figlib.plot_mean_spread(",
            replace="                if runs.empty:\n                    figlib.plot_mean_spread(", tests=[FIG + "test_paisley_fig11_3_draws_each_panels_own_runs"]),
+    Mutant(id="figure_paisley_fig11_3_full_grid_called_shrunk", cites="Paisley et al. 2014, Fig. 11.3 mirror's caption "
+           "(whether the grid is the chapter's)", path="workflow/figures/paisley_fig11_3.py",
+           find="shrunk = Ks != PAPER_K or sizes != PAPER_BATCH", replace="shrunk = Ks == PAPER_K or sizes != PAPER_BATCH",
+           tests=[FIG + "test_paisley_fig11_3_caption_says_whether_the_grid_is_the_chapters"]),
+    Mutant(id="figure_paisley_fig11_3_shrunk_needs_both", cites="Paisley et al. 2014, Fig. 11.3 mirror's caption "
+           "(whether the grid is the chapter's)", path="workflow/figures/paisley_fig11_3.py",
+           find="shrunk = Ks != PAPER_K or sizes != PAPER_BATCH", replace="shrunk = Ks != PAPER_K and sizes != PAPER_BATCH",
+           tests=[FIG + "test_paisley_fig11_3_caption_says_whether_the_grid_is_the_chapters"]),
 ]
