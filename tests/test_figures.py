@@ -1676,7 +1676,7 @@ def test_paisley_fig11_3_draws_each_panels_own_runs(tmp_path, monkeypatch):
 
 def test_paisley_fig11_3_caption_says_whether_the_grid_is_the_chapters(tmp_path, monkeypatch):
     """K in {50, 100, 150} x minibatch in {500, 1000, 1500, 2000} is the chapter's grid; the chapter's sizes with
-    K = 5 only are a shrunk one."""
+    K = 5 only are a shrunk one. The caption gives the training corpus size D."""
     monkeypatch.setattr(figlib, "plot_mean_spread", lambda *a, **k: None)
     for Ks, says in (((50, 100, 150), "(the chapter's grid)."), ((5,), "(the chapter's grid is K in {50, 100, 150}")):
         rows = [{"experiment": "paisley_fig11_3", "dataset": "d", "method": "bnmf", "label": "bnmf", "seed": 0, "p_K": K,
@@ -1686,3 +1686,4 @@ def test_paisley_fig11_3_caption_says_whether_the_grid_is_the_chapters(tmp_path,
         ctx = _PlotCtx({"paisley_fig11_3": pd.DataFrame(rows)}, tmp_path)
         figlib.load_plugin("paisley_fig11_3").draw(ctx)
         assert f"x minibatch size in {{500, 1000, 1500, 2000}} {says}" in ctx.caption, (Ks, ctx.caption)
+        assert "Training corpus size D = 1,000,000. " in ctx.caption, ctx.caption

@@ -457,4 +457,11 @@ MUTANTS = [
            "(whether the grid is the chapter's)", path="workflow/figures/paisley_fig11_3.py",
            find="shrunk = Ks != PAPER_K or sizes != PAPER_BATCH", replace="shrunk = Ks != PAPER_K and sizes != PAPER_BATCH",
            tests=[FIG + "test_paisley_fig11_3_caption_says_whether_the_grid_is_the_chapters"]),
+    Mutant(id="figure_paisley_fig11_3_chapter_sizes_called_shrunk", cites="Paisley et al. 2014, Fig. 11.3 mirror's "
+           "caption (whether the grid is the chapter's)", path="workflow/figures/paisley_fig11_3.py",
+           find="shrunk = Ks != PAPER_K or sizes != PAPER_BATCH", replace="shrunk = Ks != PAPER_K or sizes == PAPER_BATCH",
+           tests=[FIG + "test_paisley_fig11_3_caption_says_whether_the_grid_is_the_chapters"]),
+    Mutant(id="figure_paisley_fig11_3_corpus_size_is_documents_seen", cites="Paisley et al. 2014, Fig. 11.3 mirror's "
+           "caption (the training corpus size D)", path="workflow/figures/paisley_fig11_3.py",
+           find='sorted(frame["corpus_size"].unique()))', replace='sorted(frame["docs_seen"].unique()))', tests=[FIG + "test_paisley_fig11_3_caption_says_whether_the_grid_is_the_chapters"]),
 ]
