@@ -464,4 +464,16 @@ MUTANTS = [
     Mutant(id="figure_paisley_fig11_3_corpus_size_is_documents_seen", cites="Paisley et al. 2014, Fig. 11.3 mirror's "
            "caption (the training corpus size D)", path="workflow/figures/paisley_fig11_3.py",
            find='sorted(frame["corpus_size"].unique()))', replace='sorted(frame["docs_seen"].unique()))', tests=[FIG + "test_paisley_fig11_3_caption_says_whether_the_grid_is_the_chapters"]),
+    Mutant(id="figure_paisley_fig11_4_fitted_not_normalised", cites="Paisley et al. 2014, Fig. 11.4 mirror (planted "
+           "topics matched by cosine)", path="workflow/figures/paisley_fig11_4.py",
+           find="fitted = model.topics() / np.linalg.norm(model.topics(), axis=1, keepdims=True)",
+           replace="fitted = model.topics() * np.linalg.norm(model.topics(), axis=1, keepdims=True)", tests=[FIG + "test_paisley_fig11_4_planted_agreement_matches_by_cosine_of_whole_topics"]),
+    Mutant(id="figure_paisley_fig11_4_fitted_normalised_by_word", cites="Paisley et al. 2014, Fig. 11.4 mirror (planted "
+           "topics matched by cosine of whole topic rows)", path="workflow/figures/paisley_fig11_4.py",
+           find="fitted = model.topics() / np.linalg.norm(model.topics(), axis=1, keepdims=True)",
+           replace="fitted = model.topics() / np.linalg.norm(model.topics(), axis=0, keepdims=True)", tests=[FIG + "test_paisley_fig11_4_planted_agreement_matches_by_cosine_of_whole_topics"]),
+    Mutant(id="figure_paisley_fig11_4_planted_normalised_by_word", cites="Paisley et al. 2014, Fig. 11.4 mirror "
+           "(planted topics matched by cosine of whole topic rows)", path="workflow/figures/paisley_fig11_4.py",
+           find='planted = truth["topics"] / np.linalg.norm(truth["topics"], axis=1, keepdims=True)',
+           replace='planted = truth["topics"] / np.linalg.norm(truth["topics"], axis=0, keepdims=True)', tests=[FIG + "test_paisley_fig11_4_planted_agreement_matches_by_cosine_of_whole_topics"]),
 ]
