@@ -1190,6 +1190,8 @@ def test_shorttext_figure_tables_first_final_and_baseline_and_says_which_lines_e
     assert "8.0 tokens a document" in ctx.caption, ctx.caption
     baseline = [line for line in ctx.fig.axes[0].lines if line.get_label() == figlib.BASELINE.name][0]
     np.testing.assert_allclose(baseline.get_ydata(), [-5.6, -5.65])
+    sharp_line = [line for line in ctx.fig.axes[0].lines if "alpha = 0.01" in line.get_label()][0]
+    assert sharp_line.get_ydata()[0] == pytest.approx(-6.0) and sharp_line.get_ydata()[-1] == pytest.approx(-6.3)
 
 
 def test_shorttext_alpha_claim_pairs_the_largest_alpha_with_the_smallest_per_method_and_seed():

@@ -476,4 +476,9 @@ MUTANTS = [
            "(planted topics matched by cosine of whole topic rows)", path="workflow/figures/paisley_fig11_4.py",
            find='planted = truth["topics"] / np.linalg.norm(truth["topics"], axis=1, keepdims=True)',
            replace='planted = truth["topics"] / np.linalg.norm(truth["topics"], axis=0, keepdims=True)', tests=[FIG + "test_paisley_fig11_4_planted_agreement_matches_by_cosine_of_whole_topics"]),
+    Mutant(id="figure_shorttext_draws_the_baseline_as_the_model", cites="short-text figure (look-ahead log likelihood "
+           "per word vs documents seen)", path="workflow/figures/shorttext_alpha.py",
+           find='figlib.plot_mean_spread(ax, runs, "docs_seen", "loglik_per_word",',
+           replace='figlib.plot_mean_spread(ax, runs, "docs_seen", "unigram_loglik_per_word",',
+           tests=[FIG + "test_shorttext_figure_tables_first_final_and_baseline_and_says_which_lines_end_below"]),
 ]
