@@ -481,4 +481,8 @@ MUTANTS = [
            find='figlib.plot_mean_spread(ax, runs, "docs_seen", "loglik_per_word",',
            replace='figlib.plot_mean_spread(ax, runs, "docs_seen", "unigram_loglik_per_word",',
            tests=[FIG + "test_shorttext_figure_tables_first_final_and_baseline_and_says_which_lines_end_below"]),
+    Mutant(id="table_shorttext_first_score_of_one_seed", cites="short-text figure's table (the first look-ahead score, "
+           "mean over seeds)", path="workflow/figures/shorttext_alpha.py", find='first = ordered.groupby("seed").head(1)',
+           replace='first = ordered.groupby("label").head(1)',
+           tests=[FIG + "test_shorttext_figure_tables_first_final_and_baseline_and_says_which_lines_end_below"]),
 ]
