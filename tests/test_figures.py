@@ -1,5 +1,6 @@
 """The figure layer's contract (workflow/figures/*.py through figlib), the findings' judges and the paper's Typst
 writer, without running the workflow (tests/test_ci_regression.py builds them on the ci profile)."""
+import itertools
 import sys
 from pathlib import Path
 
@@ -324,12 +325,16 @@ def test_hoffman_table1_lists_each_minibatch_sizes_lowest_bound_setting(tmp_path
                              "seed": seed, "p_batch_size": size, "p_kappa": kappa, "p_tau0": tau0, "docs_seen": 1,
                              "elbo_per_word": -7.0 if (kappa, tau0) == best else -7.2 - 0.1 * kappa,
                              "perplexity": 1500.0, "protocol": "document completion"})
-    ctx = _TableCtx({"hoffman_table1": pd.DataFrame(rows)}, tmp_path)
+    ctx = _PlotCtx({"hoffman_table1": pd.DataFrame(rows)}, tmp_path)
     figlib.load_plugin("hoffman_table1").draw(ctx)
+    assert "Grid: kappa in {0.5, 0.7, 0.9} x tau0 in {1, 64, 256}; final perplexity after 1 documents, mean over 2 " \
+           "seed(s)." in ctx.caption, ctx.caption
     got = ctx.written.set_index("minibatch S")
     assert got.loc[16, ["best kappa", "best tau0"]].tolist() == [0.5, 64.0]
     assert got.loc[256, ["best kappa", "best tau0"]].tolist() == [0.9, 1.0]
     assert got.loc[16, "perplexity (eq. 16 bound)"] == pytest.approx(np.exp(7.0))
+    grid = pd.read_csv(tmp_path / "extra0.out")  # the full grid: one row per (S, kappa, tau0), no index column
+    assert list(grid.columns[:3]) == ["p_batch_size", "p_kappa", "p_tau0"] and len(grid) == 6, grid.columns
 
 
 def test_paisley_table11_3_lists_the_most_probable_topics_and_their_most_probable_words(tmp_path):
@@ -392,26 +397,27 @@ def test_hu_table1_reports_means_over_seeds(tmp_path):
 
 def test_mcinerney_fig3_table_reads_the_best_alpha_the_nearest_n_and_streaming_vbs_best():
     """McInerney et al. 2015, Fig. 3: per corpus the best log10 alpha (highest mean score), the grid point nearest
-    log10 N (N = 3,000: 3.48, nearest 3, not ln N = 8.0) and streaming VB at its best minibatch size."""
+    log10 N (N = 3,000: 3.48, nearest 3, not ln N = 8.0) and streaming VB at its best minibatch size; each the mean over
+    seeds (noise 0, 0.001, 0.004: mean 0.005 / 3, median 0.001)."""
     plugin = figlib.load_plugin("mcinerney_fig3")
     rows = []
-    for seed in range(2):
+    for seed in range(3):
         for x in (2.0, 3.0, 4.0, 5.0, 6.0, 7.0):
             rows.append({"method": "population_vb", "p_log10_population": x, "p_batch_size": np.nan,
-                         "loglik_per_word": -7.0 - 0.05 * abs(x - 5.0) + 0.001 * seed})
+                         "loglik_per_word": -7.0 - 0.05 * abs(x - 5.0) + 0.001 * seed ** 2})
         for size, score in ((128, -7.3), (1024, -7.1)):
             rows.append({"method": "streaming_vb", "p_log10_population": np.nan, "p_batch_size": size,
-                         "loglik_per_word": score + 0.001 * seed})
+                         "loglik_per_word": score + 0.001 * seed ** 2})
         for row in rows[-8:]:
             row.update(experiment="mcinerney_fig1_x", dataset="d", label=row["method"], seed=seed, docs_seen=1,
                        stream="time_ordered", eval_kind="lookahead", corpus_size=3000)
     table = plugin.alpha_table(pd.DataFrame(rows))
     row = table.iloc[0]
     assert row["best log10 alpha"] == 5.0 and row["log10 alpha nearest N"] == 3.0
-    assert row["PVB at best alpha"] == pytest.approx(-7.0 + 0.0005)  # the mean over the two seeds at alpha = 10^5
-    assert row["PVB at alpha nearest N"] == pytest.approx(-7.1 + 0.0005)
-    assert row["streaming VB"] == pytest.approx(-7.1 + 0.0005)
-    assert row["seeds"] == 2
+    assert row["PVB at best alpha"] == pytest.approx(-7.0 + 0.005 / 3)  # the mean over the seeds at alpha = 10^5
+    assert row["PVB at alpha nearest N"] == pytest.approx(-7.1 + 0.005 / 3)
+    assert row["streaming VB"] == pytest.approx(-7.1 + 0.005 / 3)
+    assert row["seeds"] == 3
 
 
 # -- fifth pass: the numbers a reader sees, each known by construction -------------------------------------------------
@@ -528,6 +534,7 @@ def test_hoffman_table1_grid_is_mean_sd_over_seeds_of_each_setting():
     got = plugin.grid_table(frame).iloc[0]
     assert got["bound_perplexity"] == pytest.approx(120.0) and got["bound_perplexity_sd"] == pytest.approx(np.sqrt(700))
     assert got["completion_perplexity"] == pytest.approx(240.0) and got["docs_seen"] == 50 and got["seeds"] == 3
+    assert got["completion_perplexity_sd"] == pytest.approx(np.sqrt((1600 + 400 + 3600) / 2))
 
 
 class _PlotCtx(_TableCtx):
@@ -542,24 +549,25 @@ class _PlotCtx(_TableCtx):
 
 def test_hu_tables_report_means_over_seeds_wall_seconds_documents_seen_and_the_baseline(tmp_path):
     """Hu et al. 2014, Table 3: per method the final perplexity (seeds end at 900, 1000, 1400: mean 1100, median
-    1000), the fit wall seconds (10, 20, 30: mean 20; CPU seconds are 4x, threads), the most documents any seed saw
-    (100, 200, 300) and the seeds (3); the baseline row is the word-frequency perplexity (2000). Table 1 counts seeds."""
+    1000), the fit wall seconds (10, 20, 60: mean 30, median 20; CPU seconds are 4x, threads), the most documents any seed saw
+    (100, 200, 300) and the seeds (3); the baseline row is the word-frequency perplexity (2000). Table 1: mean and seeds."""
     rows = [{"experiment": "hu_fig5", "dataset": "wiki", "method": "lgnmf", "label": "lg", "seed": seed,
              "docs_seen": docs, "perplexity": perplexity if docs == end else 9e9, "fit_wall_s": wall * docs / end,
              "fit_cpu_s": 4 * wall * docs / end, "unigram_perplexity": 2000.0, "protocol": "document completion",
              "p_K": 5, "p_batch_size": 10, "p_grid_size": 3, "p_grid": "laplace", "p_criterion": "validation",
              "p_eta": 0.003, "p_sgd_iters": 25}
-            for seed, end, perplexity, wall in ((0, 100, 900.0, 10.0), (1, 200, 1000.0, 20.0), (2, 300, 1400.0, 30.0))
+            for seed, end, perplexity, wall in ((0, 100, 900.0, 10.0), (1, 200, 1000.0, 20.0), (2, 300, 1400.0, 60.0))
             for docs in (end // 2, end)]
     ctx = _PlotCtx({"hu_fig5": pd.DataFrame(rows)}, tmp_path)
     figlib.load_plugin("hu_table3").draw(ctx)
     got = ctx.written.set_index("method")
     lg, base = got.loc["online LG-NMF"], got.loc[figlib.BASELINE.name]
-    assert lg["perplexity"] == pytest.approx(1100.0) and lg["fit wall s"] == pytest.approx(20.0)
+    assert lg["perplexity"] == pytest.approx(1100.0) and lg["fit wall s"] == pytest.approx(30.0)
     assert lg["documents seen"] == 300 and lg["seeds"] == 3 and base["perplexity"] == pytest.approx(2000.0)
     ctx = _PlotCtx({"hu_fig1": pd.DataFrame(rows).assign(experiment="hu_fig1")}, tmp_path)
     figlib.load_plugin("hu_table1").draw(ctx)
-    assert ctx.written.set_index("method").loc[figlib.name("lgnmf"), "seeds"] == 3
+    assert ctx.written.set_index("method").loc[figlib.name("lgnmf"), ["perplexity", "seeds"]].tolist() == [1100.0, 3]
+    assert "(wiki: corpus; protocol document completion)" in ctx.caption, ctx.caption
 
 
 def test_hu_online_caption_says_when_a_pass_ends_with_a_short_minibatch():
@@ -603,6 +611,7 @@ def test_paisley_tables_report_planted_purity_and_the_ranks_after_the_top_forty(
     ctx = Ctx({"paisley_fig11_4": pd.DataFrame()}, tmp_path)
     figlib.load_plugin("paisley_table11_4").draw(ctx)
     assert ctx.written["rank"].tolist() == [41, 42, 43, 44, 45]
+    assert ctx.caption.startswith("Most probable words of 5 less probable topics, evenly spaced over ranks 41-45."), ctx.caption
     assert ctx.written["planted-topic purity"].tolist() == pytest.approx([0.7] * 5)
 
 
@@ -699,8 +708,8 @@ def test_hu_fig4_reads_the_first_seed_the_heaviest_grid_point_and_the_posterior_
     rows = [{"experiment": "hu_fig1", "dataset": "psy", "method": "lgnmf", "label": "lg", "seed": seed, "docs_seen": docs,
              "x_grid0_loglik": base - 0.1, "x_grid1_loglik": base, "x_grid2_loglik": base - 0.05,
              "loglik_per_word": base, "unigram_loglik_per_word": -9.0}
-            for seed, final in ((0, -7.0), (1, -8.0)) for docs in (10, 20)
-            for base in [final if docs == 20 else final - 1.0]]  # the first checkpoint scores 1 nat/word lower
+            for seed, final in ((0, -7.0), (1, -8.0)) for docs in (10, 15, 20)
+            for base in [final if docs == 20 else final - 1.0]]  # the earlier checkpoints score 1 nat/word lower
 
     class Ctx(_PlotCtx):
         def model(self, experiment, label):
@@ -711,6 +720,8 @@ def test_hu_fig4_reads_the_first_seed_the_heaviest_grid_point_and_the_posterior_
     assert "weight 0.600 on log10 alpha = 0.000" in ctx.caption, ctx.caption
     assert "held-out scores -7.100 to -7.000 nats/word" in ctx.caption, ctx.caption
     np.testing.assert_allclose(ctx.fig.axes[0].lines[0].get_ydata(), [-2.0, 0.0, -1.0])
+    band = ctx.fig.axes[0].patches[0]  # the placed grid, log10 alpha -1 to 1
+    assert (band.get_x(), band.get_x() + band.get_width()) == pytest.approx((-1.0, 1.0))
 
 
 def _mcinerney_fig1(tmp_path, finals):
@@ -719,7 +730,8 @@ def _mcinerney_fig1(tmp_path, finals):
     rows = [{"experiment": "mcinerney_fig1_d", "dataset": "d", "method": "population_vb", "label": "pvb", "seed": seed,
              "p_log10_population": 4.0, "p_K": 5, "docs_seen": docs, "eval_kind": "lookahead", "stream": "time_ordered",
              "loglik_per_word": score if docs == 100 else -11.0, "unigram_loglik_per_word": base if docs == 100 else -12.0,
-             "heldout_docs": ahead, "corpus_size": 1000, "protocol": "halves"}
+             "heldout_docs": ahead, "corpus_size": 1000, "protocol": "halves", "npmi": (0.1, 0.2, 0.6)[seed],
+             "heldout_excluded": 3}
             for seed, (score, base, ahead) in enumerate(finals) for docs in (50, 100)]
 
     class Ctx(_PlotCtx):
@@ -735,17 +747,20 @@ def _mcinerney_fig1(tmp_path, finals):
 
 def test_mcinerney_fig1_table_is_the_mean_over_seeds_of_the_final_look_ahead_scores(tmp_path):
     """McInerney et al. 2015, Fig. 1's table: per line the mean over seeds of the final look-ahead score (-7.0, -7.1,
-    -7.5: -7.2), of the baseline on the same documents (-9.0, -9.1, -9.2: -9.1) and of their difference (1.9), the
-    fewest look-ahead documents (50, 60, 70: 50) and the seeds (3)."""
-    ctx, got = _mcinerney_fig1(tmp_path, ((-7.0, -9.0, 50), (-7.1, -9.1, 60), (-7.5, -9.2, 70)))
+    -7.5: -7.2), of the baseline on the same documents (-9.0, -9.1, -9.5: -9.2, median -9.1) and of their difference
+    (2.0), the fewest look-ahead documents (50, 60, 70: 50) and the seeds (3)."""
+    ctx, got = _mcinerney_fig1(tmp_path, ((-7.0, -9.0, 50), (-7.1, -9.1, 60), (-7.5, -9.5, 70)))
     assert len(got) == 1, ctx.body
     row = got.iloc[0]
-    assert float(row["final loglik/word"]) == pytest.approx(-7.2) and float(row["unigram"]) == pytest.approx(-9.1)
-    assert int(row["look-ahead docs"]) == 50 and int(row["seeds"]) == 3, ctx.body
-    assert float(row["minus unigram"]) == pytest.approx(1.9) and "Every line ends above it." in ctx.caption
+    assert float(row["final loglik/word"]) == pytest.approx(-7.2) and float(row["unigram"]) == pytest.approx(-9.2)
+    assert int(row["look-ahead docs"]) == 50 and int(row["seeds"]) == 3 and row["NPMI"] == "0.300", ctx.body  # mean
+    assert float(row["minus unigram"]) == pytest.approx(2.0) and "Every line ends above it." in ctx.caption
     assert "d N = 1,000, n = 70" in ctx.caption, ctx.caption  # the window size: the largest look-ahead set
+    assert "(18 already-trained documents were dropped from windows)" in ctx.caption  # 3 at each of 6 checkpoints
     baseline = [line for line in ctx.fig.axes[0].lines if line.get_label() == figlib.BASELINE.name][0]
-    assert baseline.get_ydata()[-1] == pytest.approx(-9.1)  # the baseline's mean over seeds, not the model's -7.2
+    assert baseline.get_ydata()[-1] == pytest.approx(-9.2)  # the baseline's mean over seeds, not the model's -7.2
+    model = [line for line in ctx.fig.axes[0].lines if line.get_label().startswith("population VB")][0]
+    assert list(model.get_ydata()) == pytest.approx([-11.0, -7.2])  # the model's look-ahead score, mean over seeds
 
 
 def test_mcinerney_fig1_caption_names_the_lines_ending_below_the_baseline(tmp_path):
@@ -758,16 +773,19 @@ def test_mcinerney_fig1_caption_names_the_lines_ending_below_the_baseline(tmp_pa
 
 def test_hu_small_figure_draws_lgnmf_at_total_time_and_at_total_over_the_grid_size(tmp_path, monkeypatch):
     """Hu et al. 2014, Figs. 1-2: LG-NMF's grid points run one after another here, so it is drawn at its total fit time
-    (40, 80 s) and at total / grid size (4 points: 10, 20 s), the paper's per-point clock."""
+    (40, 80 s) and at total / grid size (4 points: 10, 20 s), the paper's per-point clock; batch LDA once. The caption
+    gives LG-NMF's settings from its own runs."""
     drawn = []
-    monkeypatch.setattr(figlib, "plot_mean_spread", lambda ax, frame, x, y, *a, **k: drawn.append(frame[x].tolist()))
+    monkeypatch.setattr(figlib, "plot_mean_spread", lambda ax, frame, x, y, *a, **k: drawn.append((y, frame[x].tolist())))
     rows = [{"experiment": "hu_fig1", "dataset": "psy", "method": "lgnmf", "label": "lg", "seed": 0, "docs_seen": docs,
              "fit_wall_s": wall, "perplexity": 900.0, "unigram_perplexity": 2000.0, "p_grid_size": 4, "p_K": 5,
              "p_grid": "laplace", "p_log10_alpha_min": -2.0, "p_log10_alpha_max": 2.0, "p_criterion": "validation",
              "protocol": "halves"} for docs, wall in ((10, 40.0), (20, 80.0))]
-    ctx = _PlotCtx({"hu_fig1": pd.DataFrame(rows)}, tmp_path)
+    batch = {**rows[0], "method": "batch_lda", "label": "lda", "fit_wall_s": 100.0, "p_grid_size": np.nan, "p_K": 7}
+    ctx = _PlotCtx({"hu_fig1": pd.DataFrame(rows + [batch])}, tmp_path)
     figlib.load_plugin("hu_fig1").draw(ctx)
-    assert drawn == [[40.0, 80.0], [10.0, 20.0]]
+    assert drawn == [("perplexity", [40.0, 80.0]), ("perplexity", [10.0, 20.0]), ("perplexity", [100.0])]
+    assert " LG-NMF: K = 5, 4 grid points, grid = laplace " in ctx.caption, ctx.caption  # from LG-NMF's runs
 
 
 def test_paisley_correlation_judge_matches_each_planted_topic_by_cosine_of_whole_topics():
@@ -829,7 +847,7 @@ def test_hoffman_fig2_draws_every_online_method_and_batch_vb_against_cpu_seconds
     eq. 16 bound), beside online LDA (both panels) and batch VB (both panels)."""
     drawn = []
     monkeypatch.setattr(figlib, "plot_mean_spread", lambda ax, frame, x, y, *a, **k: drawn.append(
-        (frame["method"].iloc[0], y, frame[x].tolist())))
+        (frame["method"].iloc[0], y, frame[x].tolist(), a[0])))
     rows = []
     for method, label, size, elbo in (("online_lda", "online_S16", 16, -7.0), ("gensim_lda", "gensim_S16", 16, np.nan),
                                       ("batch_lda", "batch_full", np.nan, -7.1)):
@@ -842,10 +860,12 @@ def test_hoffman_fig2_draws_every_online_method_and_batch_vb_against_cpu_seconds
     figlib.load_plugin("hoffman_fig2").draw(ctx)
     baseline = [line for line in ctx.fig.axes[1].lines if line.get_label() == figlib.BASELINE.name]
     assert len(baseline) == 1 and baseline[0].get_ydata()[0] == 2000.0  # on the completion panel
-    assert sorted((m, y) for m, y, _ in drawn) == sorted([("online_lda", "bound_perplexity"), ("online_lda", "perplexity"),
-                                                         ("gensim_lda", "perplexity"), ("batch_lda", "bound_perplexity"),
-                                                         ("batch_lda", "perplexity")])
-    assert all(x == [2.0, 4.0] for _, _, x in drawn), drawn
+    assert sorted((m, y) for m, y, _, _ in drawn) == sorted([("online_lda", "bound_perplexity"), ("online_lda", "perplexity"),
+                                                            ("gensim_lda", "perplexity"), ("batch_lda", "bound_perplexity"),
+                                                            ("batch_lda", "perplexity")])
+    assert all(x == [2.0, 4.0] for _, _, x, _ in drawn), drawn
+    assert {m: name for m, _, _, name in drawn} == {"online_lda": "S = 16", "gensim_lda": "gensim online LDA, S = 16",
+                                                    "batch_lda": "batch VB, full corpus"}, drawn
 
 
 def test_baseline_line_is_the_word_frequency_perplexity():
@@ -870,7 +890,8 @@ def test_mcinerney_best_setting_matches_every_varying_column():
 
 def test_hoffman_fig1_follows_the_most_prevalent_topic_from_the_first_checkpoint(tmp_path, monkeypatch):
     """Hoffman et al. 2010, Fig. 1's word table: the most prevalent topic (weights 1, 5: topic 1) at the recorded
-    checkpoints, from the first (10 documents) to the last (1,000), its top words in order."""
+    checkpoints, from the first (10 documents) to the last (1,000), its top words in order. The panels draw the eq. 16
+    bound and completion's perplexity with its baseline."""
     vocab = ["w0", "w1", "w2", "w3"]
     history = np.array([[[0, 1], [2, 3]], [[1, 0], [3, 2]], [[0, 2], [1, 3]]])  # checkpoints x K x top words
     monkeypatch.setattr(figlib, "topic_history", lambda path: (history, np.array([10, 100, 1000])))
@@ -898,6 +919,11 @@ def test_hoffman_fig1_follows_the_most_prevalent_topic_from_the_first_checkpoint
     cells = ctx.fig.axes[2].tables[0].get_celld()
     assert [cells[(0, j)].get_text().get_text() for j in range(3)] == ["10", "100", "1,000"]
     assert [cells[(r, 0)].get_text().get_text() for r in (1, 2)] == ["w2", "w3"]  # topic 1 at 10 documents
+    # left, the eq. 16 bound exp(7) of both lines; middle, completion's 1000 of both and the baseline's 2000
+    assert [list(line.get_ydata()) for line in ctx.fig.axes[0].lines] == [[pytest.approx(np.exp(7.0))] * 2] * 2
+    assert [list(line.get_ydata()) for line in ctx.fig.axes[1].lines] == [[1000.0] * 2] * 2 + [[2000.0] * 2]
+    assert "online_full: S = 16, kappa = 0.7, tau0 = 64, 1,000 documents seen; online_subset: S = 16" in ctx.caption
+    assert "K = 2; subset = 100 documents." in ctx.caption, ctx.caption
 
 
 def test_mcinerney_fig3_caption_names_the_look_ahead_window(tmp_path):
@@ -1028,12 +1054,13 @@ def test_findings_table_carries_each_judges_verdict_and_replicates(tmp_path):
     rows = [pd.DataFrame({"experiment": "hoffman_fig1", "dataset": "d", "method": "online_lda", "label": label,
                           "seed": seed, "docs_seen": [1, 2], "loglik_per_word": [-8.0, score]})
             for seed in range(3) for label, score in (("online_full", -7.0 - 0.01 * seed), ("online_subset", -7.3))]
-    ctx = _TableCtx({"hoffman_fig1": pd.concat(rows, ignore_index=True)}, tmp_path)
+    ctx = _PlotCtx({"hoffman_fig1": pd.concat(rows, ignore_index=True)}, tmp_path)
     figlib.load_plugin("findings").draw(ctx)
     got = ctx.written.set_index("claim")
     row = got.loc["Larger corpora help online LDA (the full corpus beats a subset)"]
     assert (row["verdict"], row["n"]) == ("reproduced", 3), row
     assert (got["verdict"] == "cannot be judged").sum() == len(got) - 1
+    assert ctx.caption.endswith(f"This build: {len(got) - 1} cannot be judged, 1 reproduced."), ctx.caption  # the counts
 
 
 def test_hoffman_larger_corpus_skips_a_seed_without_both_runs():
@@ -1132,13 +1159,13 @@ def test_baseline_line_is_that_of_the_runs_on_the_whole_training_split():
 
 def test_shorttext_figure_tables_first_final_and_baseline_and_says_which_lines_end_below(tmp_path):
     """The short-text figure: per method and alpha = eta, the mean over seeds of the first and final look-ahead scores
-    and of the baseline. Streaming VB at 0.01 falls from -6.0 to -6.3 (seeds -6.28, -6.32) below the baseline -5.65
-    (-0.65): listed below the baseline and as worse with more data; at 0.5 it rises to -5.4, above (+0.25). The dotted
-    line is the baseline's mean (-5.65), not a model's."""
+    and of the baseline. Streaming VB at 0.01 falls from -6.0 (seeds -6.02, -5.98) to -6.3 (seeds -6.28, -6.32) below the
+    baseline -5.65 (-0.65): listed below the baseline and as worse with more data; at 0.5 it rises to -5.4, above
+    (+0.25). The dotted line is the baseline's mean (-5.65), not a model's."""
     rows = []
     for alpha, first, finals in ((0.01, -6.0, (-6.28, -6.32)), (0.5, -6.8, (-5.38, -5.42))):
         for seed, final in enumerate(finals):
-            for docs, score, base in ((100, first, -5.6), (1000, final, -5.65)):
+            for docs, score, base in ((100, first + (0.02 if seed else -0.02), -5.6), (1000, final, -5.65)):
                 rows.append({"experiment": "shorttext_alpha_t", "dataset": "t", "method": "streaming_vb",
                              "label": f"svb_{alpha}", "seed": seed, "p_alpha": alpha, "p_eta": alpha, "p_K": 30,
                              "p_batch_size": 128, "stream": "time_ordered", "docs_seen": docs, "loglik_per_word": score,
@@ -1155,7 +1182,8 @@ def test_shorttext_figure_tables_first_final_and_baseline_and_says_which_lines_e
     got = pd.DataFrame([dict(zip(header, [c.strip() for c in line.strip("|").split("|")])) for line in lines[2:]])
     got = got.astype({c: float for c in header if "loglik" in c or "unigram" in c or c in ("alpha", "seeds")})
     sharp, smooth = got.iloc[0], got.iloc[1]
-    assert (sharp["alpha"], sharp["first loglik/word"], sharp["final loglik/word"]) == (0.01, -6.0, pytest.approx(-6.3))
+    assert (sharp["alpha"], sharp["first loglik/word"], sharp["final loglik/word"]) == (0.01, pytest.approx(-6.0),
+                                                                                    pytest.approx(-6.3))
     assert sharp["final unigram"] == pytest.approx(-5.65) and sharp["final minus unigram"] == pytest.approx(-0.65)
     assert smooth["final minus unigram"] == pytest.approx(0.25) and smooth["seeds"] == 2, ctx.body
     assert "below the baseline: t streaming VB alpha = 0.01, eta = 0.01 (-0.650" in ctx.caption, ctx.caption
@@ -1163,6 +1191,8 @@ def test_shorttext_figure_tables_first_final_and_baseline_and_says_which_lines_e
     assert "8.0 tokens a document" in ctx.caption, ctx.caption
     baseline = [line for line in ctx.fig.axes[0].lines if line.get_label() == figlib.BASELINE.name][0]
     np.testing.assert_allclose(baseline.get_ydata(), [-5.6, -5.65])
+    sharp_line = [line for line in ctx.fig.axes[0].lines if "alpha = 0.01" in line.get_label()][0]
+    assert sharp_line.get_ydata()[0] == pytest.approx(-6.0) and sharp_line.get_ydata()[-1] == pytest.approx(-6.3)
 
 
 def test_shorttext_alpha_claim_pairs_the_largest_alpha_with_the_smallest_per_method_and_seed():
@@ -1178,3 +1208,506 @@ def test_shorttext_alpha_claim_pairs_the_largest_alpha_with_the_smallest_per_met
     assert j.verdict == "reproduced" and j.n == 3 and "alpha = eta = 0.5 minus 0.01: mean 0.5000" in j.numbers, j
     both = pd.concat([svb, runs("online_lda", [-0.1, -0.11, -0.09])], ignore_index=True)
     assert _claims.shorttext_alpha(_Ctx({"shorttext_alpha_t": both})).verdict == "mixed"
+
+
+# -- round 5 of the findings' mutants: each verdict at both sides of its threshold, on hand-made traces ----------------
+
+def test_a_constant_nonzero_difference_has_an_infinite_t():
+    """No spread and a nonzero mean: t = sign(mean) * inf (the findings' test text prints it), p = 0."""
+    assert _claims.paired([0.5, 0.5])["t"] == np.inf and _claims.paired([-0.5, -0.5])["t"] == -np.inf
+
+
+def test_reached_or_not_judges_two_replicates():
+    """Two replicates are enough for a "reaches" claim: neither reached (not reproduced), one of two (mixed)."""
+    assert _claims.reached_or_not("", 0, 2, "seeds").verdict == "not reproduced"
+    assert _claims.reached_or_not("", 1, 1, "seeds").verdict == "mixed"
+
+
+def _table1(seeds_by_size):
+    """hoffman_table1 traces: per minibatch size, a clear best (kappa, tau0) = (0.5, 1) on the given number of seeds."""
+    rows = [{"experiment": "hoffman_table1", "dataset": "d", "method": "online_lda", "label": "grid", "seed": seed,
+             "p_batch_size": size, "p_kappa": kappa, "p_tau0": tau0, "docs_seen": 1, "elbo_per_word": elbo - 0.001 * seed}
+            for size, n in seeds_by_size.items() for seed in range(n)
+            for (kappa, tau0), elbo in (((0.5, 1.0), -7.0), ((0.9, 64.0), -7.3))]
+    return _Ctx({"hoffman_table1": pd.DataFrame(rows)})
+
+
+def test_hoffman_best_setting_test_text_follows_the_fewest_seeds():
+    """The test column says a t test was run when every minibatch size has two seeds or more (the fewest: 2), and says
+    too few replicates when one size has a single seed, however many the others have."""
+    j = _claims.hoffman_best_setting(_table1({16: 3, 256: 2}))
+    assert j.verdict == "reproduced" and j.test.startswith("paired t test per S"), (j.verdict, j.test)
+    assert j.numbers.count("; paired t test of the difference against 0: t = ") == 2, j.numbers  # each S's test
+    j = _claims.hoffman_best_setting(_table1({16: 3, 256: 1}))
+    assert j.verdict == "mixed" and j.test == "too few replicates for a test (n = 1 seeds)", (j.verdict, j.test)
+
+
+def test_paisley_comparable_judges_two_methods():
+    """Two of the three methods are enough to compare: B-NMF and C-NMF 0.01 apart on 4 panels are comparable."""
+    ctx = _paisley((0.0, 0.01, 0.005))
+    frame = ctx.frames["paisley_fig11_3"]
+    j = _claims.paisley_comparable(_Ctx({"paisley_fig11_3": frame[frame["method"] != "online_lda"]}))
+    assert j.verdict == "reproduced" and "online" not in j.numbers, (j.verdict, j.numbers)
+
+
+def test_paisley_comparable_judges_two_replicates_and_names_each_pair_once():
+    """Two (panel, seed) replicates are enough, as are four: 0.01 apart -> reproduced, 0.3 apart -> not reproduced; the
+    numbers give each of the three pairs once, with its 95% interval."""
+    for (gaps, verdict), n in itertools.product((((0.0, 0.01, 0.005), "reproduced"), ((0.0, 0.3, 0.0), "not reproduced")),
+                                                (2, 4)):
+        frame = _paisley(gaps).frames["paisley_fig11_3"]
+        j = _claims.paisley_comparable(_Ctx({"paisley_fig11_3": frame[frame["p_K"] <= (50 if n == 2 else 100)]}))
+        assert j.verdict == verdict and j.n == n, (j.verdict, j.numbers)
+        pairs = [p.split(" = ")[0] for p in j.numbers.split(": ", 1)[1].split("; ")]
+        assert pairs == ["Bayesian NMF (SVI) - correlated NMF (SVI)", "Bayesian NMF (SVI) - online VB LDA",
+                         "correlated NMF (SVI) - online VB LDA"], j.numbers
+        assert j.numbers.count("[") == 3, j.numbers
+
+
+def test_hoffman_faster_without_one_of_its_methods_cannot_be_judged():
+    """An experiment with batch VB but no online run, or online runs but no batch_full run: a missing experiment."""
+    batch = _run("hoffman_fig2", "batch_lda", "batch_full", 0, [1, 2], [300.0, 150.0], [100.0, 200.0])
+    online = _run("hoffman_fig2", "online_lda", "online_S16", 0, [1, 2], [200.0, 100.0], [10.0, 20.0])
+    for frame in (batch, online):
+        j = _claims.hoffman_faster(_Ctx({"hoffman_fig2": frame}))
+        assert j.verdict == "cannot be judged" and "missing experiment" in j.test, j.test
+
+
+def test_mcinerney_alpha_not_n_grid_starting_at_log10_n_does_not_bracket_it():
+    """N = 100 on the grid 2..6: log10 N is the grid's first point, not inside it, so the corpus is not judged."""
+    edge = _mcinerney({"a": 4.0})
+    edge.frames["mcinerney_fig1_a"] = edge.frames["mcinerney_fig1_a"].assign(corpus_size=100)
+    j = _claims.mcinerney_alpha_not_n(edge)
+    assert j.verdict == "cannot be judged" and "does not bracket log10 N = 2.00" in j.numbers, j.numbers
+
+
+def test_hoffman_larger_corpus_reads_its_two_labels_beside_batch_vbs():
+    """Fig. 1's experiment also runs batch_subset: the claim compares online_full with online_subset all the same."""
+    rows = [pd.DataFrame({"experiment": "hoffman_fig1", "dataset": "d", "method": method, "label": label,
+                          "seed": seed, "docs_seen": [1, 2], "loglik_per_word": [-8.0, score]})
+            for seed in range(3) for method, label, score in (("online_lda", "online_full", -7.0 - 0.01 * seed),
+                                                                ("online_lda", "online_subset", -7.3),
+                                                                ("batch_lda", "batch_subset", -7.2))]
+    assert _claims.hoffman_larger_corpus(_Ctx({"hoffman_fig1": pd.concat(rows, ignore_index=True)})).verdict == "reproduced"
+
+
+def test_mcinerney_alpha_not_n_judges_a_gap_on_two_seeds():
+    """Two seeds can show a significant gap: best log10 alpha 2 against the nearest point 4, 0.1 nats/word apart on
+    both seeds (0.100 and 0.098: t = 99, df = 1, p = 0.006): reproduced."""
+    ctx = _mcinerney({"a": 2.0})
+    ctx.frames["mcinerney_fig1_a"] = ctx.frames["mcinerney_fig1_a"].query("seed < 2")
+    j = _claims.mcinerney_alpha_not_n(ctx)
+    assert j.verdict == "reproduced" and j.n == 2 and "nats/word (p = 0.006" in j.numbers, (j.verdict, j.numbers)
+
+
+def test_mcinerney_alpha_not_n_reports_the_fewest_seeds_over_its_corpora():
+    """n is the fewest seeds of any judged corpus: corpora on 3 and 2 seeds give n = 2 (judged), on 3 and 1 n = 1
+    (cannot be judged)."""
+    for seeds_b, verdict in ((2, "reproduced"), (1, "cannot be judged")):
+        ctx = _mcinerney({"a": 2.0, "b": 2.0})
+        ctx.frames["mcinerney_fig1_b"] = ctx.frames["mcinerney_fig1_b"].query(f"seed < {seeds_b}")
+        j = _claims.mcinerney_alpha_not_n(ctx)
+        assert j.verdict == verdict and j.n == seeds_b, (j.verdict, j.n, j.numbers)
+
+
+def _agreeing_at(r):
+    """Planted and learned correlations of 5 topics whose 10 off-diagonal pairs agree at Pearson r exactly."""
+    upper = np.triu_indices(5, 1)
+    x = np.linspace(0.1, 1.0, 10)
+    ex = x - x.mean()
+    e = np.resize([1.0, -1.0], 10) - np.resize([1.0, -1.0], 10).mean()
+    e -= e @ ex / (ex @ ex) * ex  # orthogonal to x
+    y = r * ex + np.sqrt(1 - r * r) * e / np.linalg.norm(e) * np.linalg.norm(ex)
+    truth, learned = np.eye(5), np.eye(5)
+    truth[upper], learned[upper] = x, y / 10
+    return truth + np.triu(truth, 1).T, learned + np.triu(learned, 1).T
+
+
+def test_paisley_correlation_judge_calls_a_strong_negative_r_not_reproduced():
+    """r = -0.9 over 10 pairs: z = artanh(-0.9) sqrt(7) = -3.89, lower-tail p = 5e-5: not reproduced; r = +0.9:
+    reproduced."""
+    for r, verdict in ((-0.9, "not reproduced"), (0.9, "reproduced")):
+        truth, learned = _agreeing_at(r)
+        j = _claims.paisley_correlations(_correlation_ctx(np.eye(5), truth, np.eye(5), learned))
+        assert f"Pearson r = {r:.3f}" in j.numbers and j.verdict == verdict, (j.numbers, j.verdict)
+
+
+def test_paisley_correlation_judge_without_a_planted_correlation_cannot_be_judged():
+    """A corpus with no truth.npz, or one without 'correlation': cannot be judged, naming truth.npz."""
+    for truth in (None, {"topics": np.eye(5)}):
+        ctx = _correlation_ctx(np.eye(5), None, np.eye(5), np.eye(5))
+        ctx.truth = lambda experiment, truth=truth: truth
+        j = _claims.paisley_correlations(ctx)
+        assert j.verdict == "cannot be judged" and "truth.npz" in j.test, (j.verdict, j.test)
+
+
+def test_scaling_batch_diminishing_return_compares_both_gains_of_three_sizes():
+    """S = 16, 64, 256 scoring -7.0, -6.0, -5.8 (seed noise 0.001): gains +1.0 then +0.2, a diminishing return of
+    +0.8: reproduced (the second part reads the smallest S, not the middle one twice)."""
+    score = {16: -7.0, 64: -6.0, 256: -5.8}
+    j = _claims.scaling_batch(_grid("p_batch_size", (16, 64, 256), lambda s: score[s]))
+    assert j.verdict == "reproduced" and "diminishing return (first gain minus second): mean 0.8" in j.numbers, j.numbers
+    assert j.test.count("paired t test of the difference against 0") == 2, j.test  # one per part
+
+
+def test_beats_baseline_names_a_line_by_the_settings_that_vary_only():
+    """A hyperparameter the line's runs share (K = 20) is not part of its name: 'svb -0.300', not 'svb K=20 -0.300'."""
+    j = _claims.beats_baseline(_Ctx({"e": _baseline_runs("e", "svb", [-0.3, -0.31, -0.29], p_K=20)}))
+    assert j.verdict == "not reproduced" and "lowest first: svb -0.300 (p = " in j.numbers, j.numbers
+
+
+def test_mcinerney_pvb_beats_svb_skips_a_corpus_without_streaming_vb():
+    """Corpus a has both methods (population VB 0.1 above on 3 seeds), corpus b population VB only: b is left out,
+    the claim is reproduced over a's 3 seeds."""
+    pvb = _mcinerney({"a": 4.0, "b": 4.0})
+    a = pvb.frames["mcinerney_fig1_a"]
+    svb = pd.DataFrame([{**a.iloc[0].to_dict(), "method": "streaming_vb", "label": "svb", "p_log10_population": np.nan,
+                         "seed": seed, "loglik_per_word": -7.1} for seed in range(3)])
+    ctx = _Ctx({"mcinerney_fig1_a": pd.concat([a, svb], ignore_index=True), "mcinerney_fig1_b": pvb.frames["mcinerney_fig1_b"]})
+    j = _claims.mcinerney_pvb_beats_svb(ctx)
+    assert j.verdict == "reproduced" and j.n == 3, (j.verdict, j.numbers)
+
+
+def test_beats_baseline_names_the_dataset_of_a_line_spanning_several():
+    """One label run on two corpora in one experiment: two lines, each named with its dataset."""
+    runs = pd.concat([_baseline_runs("e", "svb", [-0.3, -0.31, -0.29]).assign(dataset="tweets"),
+                      _baseline_runs("e", "svb", [0.2, 0.21, 0.19]).assign(dataset="news")], ignore_index=True)
+    j = _claims.beats_baseline(_Ctx({"e": runs}))
+    assert j.verdict == "mixed" and "e: 1 of 2 lines above" in j.numbers and "svb dataset=tweets -0.300" in j.numbers, j.numbers
+
+
+def test_beats_baseline_tests_a_line_on_two_seeds():
+    """Two seeds 0.2 above the baseline (0.20, 0.21): tested, reproduced over n = 2, no line left untested."""
+    j = _claims.beats_baseline(_Ctx({"e": _baseline_runs("e", "online", [0.2, 0.21])}))
+    assert j.verdict == "reproduced" and j.n == 2 and j.test.endswith(": 1 reproduced"), (j.verdict, j.n, j.test)
+
+
+def test_mcinerney_alpha_not_n_best_alpha_is_the_mean_over_seeds():
+    """log10 alpha = 2 scores -7.0, -7.0, -7.6 over seeds (mean -7.2, median -7.0), 4 scores -7.1 on each (mean
+    -7.1): the best is 4, by the mean; the p value of its (zero) gap is shown."""
+    scores = {2.0: (-7.0, -7.0, -7.6), 4.0: (-7.1, -7.1, -7.1), 6.0: (-7.5, -7.5, -7.5)}
+    rows = [{"experiment": "mcinerney_fig1_a", "dataset": "a", "method": "population_vb", "label": "pvb", "seed": seed,
+             "p_log10_population": x, "docs_seen": 100, "eval_kind": "lookahead", "stream": "time_ordered",
+             "corpus_size": 10_000, "loglik_per_word": score} for x, s in scores.items() for seed, score in enumerate(s)]
+    j = _claims.mcinerney_alpha_not_n(_Ctx({"mcinerney_fig1_a": pd.DataFrame(rows)}))
+    assert "best log10 alpha = 4, nearest grid point 4, gap 0.0000 nats/word (p = 1)" in j.numbers, j.numbers
+    assert j.verdict == "not reproduced"
+
+
+def test_beats_baseline_names_a_two_seed_line_inside_the_noise():
+    """Two seeds +0.2 and -0.1 (mean +0.05, inside the noise): mixed, and named among the lines not above."""
+    j = _claims.beats_baseline(_Ctx({"e": _baseline_runs("e", "online", [0.2, -0.1])}))
+    assert j.verdict == "mixed" and "not above, lowest first: online +0.050 (p = " in j.numbers, j.numbers
+
+
+def test_mcinerney_alpha_not_n_one_corpus_of_three_is_mixed():
+    """The best alpha differs significantly on one corpus of three: a share of 1/3, below half: mixed."""
+    j = _claims.mcinerney_alpha_not_n(_mcinerney({"a": 2.0, "b": 4.0, "c": 4.0}))
+    assert j.verdict == "mixed", (j.verdict, j.numbers)
+
+
+def test_beats_baseline_lists_four_lines_not_above_and_counts_the_rest():
+    """Up to four lines not above are named; a fifth is counted ('and 1 more'), four leave nothing to count."""
+    for n, more in ((4, ""), (5, " and 1 more")):
+        runs = pd.concat([_baseline_runs("e", f"online{i}", [-0.3 - 0.01 * i, -0.31 - 0.01 * i, -0.29 - 0.01 * i])
+                          for i in range(n)], ignore_index=True)
+        named = _claims.beats_baseline(_Ctx({"e": runs})).numbers.split("not above, lowest first: ")[1]
+        assert named.count("(p = ") == 4 and named.endswith(")" + more), named
+
+
+def test_hu_fraction_without_one_of_its_methods_cannot_be_judged():
+    """An experiment with batch LDA but no LG-NMF run, or the reverse: a missing experiment, not a crash."""
+    lda = _run("hu_fig1", "batch_lda", "lda", 0, [1, 2], [300.0, 150.0], [100.0, 200.0])
+    lg = _run("hu_fig1", "lgnmf", "lg", 0, [1, 2], [200.0, 100.0], [10.0, 20.0], p_grid_size=4)
+    for frame in (lda, lg):
+        j = _claims.hu_offline(_Ctx({"hu_fig1": frame}))
+        assert j.verdict == "cannot be judged" and "missing experiment" in j.test, j.test
+
+
+def test_hu_fraction_reads_ldas_time_on_the_wall_clock_too():
+    """Batch LDA's CPU seconds are twice its wall seconds (threads): its time is the wall 300 s, as LG-NMF's (60 s)."""
+    rows = []
+    for seed in range(3):
+        lda = _run("hu_fig1", "batch_lda", "lda", seed, [1, 2, 3], [300.0, 200.0, 150.0], [100.0, 200.0, 300.0])
+        rows.append(lda.assign(fit_cpu_s=2 * lda["fit_wall_s"]))
+        rows.append(_run("hu_fig1", "lgnmf", "lg", seed, [1, 2, 3], [200.0, 150.0 - seed, 140.0], [30.0, 60.0, 120.0],
+                         p_grid_size=10))
+    j = _claims.hu_offline(_Ctx({"hu_fig1": pd.concat(rows, ignore_index=True)}))
+    assert j.verdict == "reproduced" and f"mean {np.log(300 / 60):.3f} over 3" in j.numbers, j.numbers
+
+
+def test_shorttext_alpha_skips_a_method_with_one_setting():
+    """SVI run at one alpha = eta only (three seeds) has nothing to compare: left out, so the claim is missing; one
+    seed at two settings is kept (cannot be judged, n = 1)."""
+    one = _baseline_runs("shorttext_alpha_t", "svi", [0.1, 0.2, 0.3], p_alpha=0.5, p_eta=0.5)
+    j = _claims.shorttext_alpha(_Ctx({"shorttext_alpha_t": one}))
+    assert j.verdict == "cannot be judged" and "missing experiment" in j.test, (j.verdict, j.test)
+    two = pd.concat([_baseline_runs("shorttext_alpha_t", f"svi_{a}", [gap], p_alpha=a, p_eta=a)
+                     for a, gap in ((0.01, 0.0), (0.5, 0.1))], ignore_index=True)
+    j = _claims.shorttext_alpha(_Ctx({"shorttext_alpha_t": two}))
+    assert j.verdict == "cannot be judged" and j.n == 1 and "mean 0.1000 over 1 seeds" in j.numbers, (j.verdict, j.numbers)
+
+
+def test_shorttext_alpha_shows_the_p_value_of_two_seeds():
+    """Two seeds are tested, and the numbers show the p value."""
+    two = pd.concat([_baseline_runs("shorttext_alpha_t", f"svi_{a}", gaps, p_alpha=a, p_eta=a)
+                     for a, gaps in ((0.01, [0.0, 0.0]), (0.5, [0.5, 0.51]))], ignore_index=True)
+    j = _claims.shorttext_alpha(_Ctx({"shorttext_alpha_t": two}))
+    assert j.verdict == "reproduced" and j.n == 2 and j.numbers.endswith(f"(p = {_claims.paired([0.5, 0.51])['p']:.3g})")
+
+
+def test_scaling_k_groups_runs_with_a_setting_they_lack():
+    """Runs whose p_tau0 is empty (a method without tau0) are grouped all the same: K = 10, 50, 100 on 3 seeds."""
+    ctx = _grid("p_K", (10, 50, 100), lambda k: -7.5 + 0.004 * k)
+    ctx = _Ctx({"e": ctx.frames["e"].assign(p_tau0=np.nan)})
+    j = _claims.scaling_k(ctx)
+    assert j.verdict == "reproduced" and j.n == 3, (j.verdict, j.test)
+
+
+def test_scaling_k_averages_the_labels_at_one_k_and_skips_groups_of_one_k():
+    """Per run group, the score at each K is the mean over the labels run there: at K = 10 three labels score -7.0,
+    -7.0, -7.9 (mean -7.3, median -7.0), K = 50 scores -7.2: a gain of +0.1 on each of 3 seeds. A second experiment
+    runs two labels at K = 20 only: one K, no group."""
+    rows = [{"experiment": "e", "dataset": "d", "method": "online_lda", "label": label, "seed": seed, "p_K": k,
+             "docs_seen": 1, "loglik_per_word": score + 0.001 * seed * (k == 50)}
+            for seed in range(3) for label, k, score in (("a", 10, -7.0), ("b", 10, -7.0), ("c", 10, -7.9), ("a", 50, -7.2))]
+    rows += [{"experiment": "f", "dataset": "d", "method": "online_lda", "label": label, "seed": seed, "p_K": 20,
+              "docs_seen": 1, "loglik_per_word": -7.0} for seed in range(3) for label in ("a", "b")]
+    j = _claims.scaling_k(_Ctx({"e": pd.DataFrame(rows[:12]), "f": pd.DataFrame(rows[12:])}))
+    assert j.verdict == "reproduced" and "mean 0.1010 over 3 run groups" in j.numbers, j.numbers
+
+
+def test_beats_baseline_tells_an_unset_setting_from_a_set_one():
+    """One label's runs without alpha (NaN) and with alpha = 0.5 are two lines: 'svb alpha=nan' and 'svb alpha=0.5'."""
+    runs = pd.concat([_baseline_runs("e", "svb", [-0.3, -0.31, -0.29], p_alpha=np.nan),
+                      _baseline_runs("e", "svb", [0.2, 0.21, 0.19], p_alpha=0.5)], ignore_index=True)
+    j = _claims.beats_baseline(_Ctx({"e": runs}))
+    assert "e: 1 of 2 lines above" in j.numbers and "svb alpha=nan -0.300" in j.numbers, j.numbers
+
+
+def test_paired_interval_is_centred_on_the_mean():
+    """d = 1, 2, 3: mean 2, se 1/sqrt(3), t(0.975, 2) = 4.302653: the 95% interval is 2 -+ 4.302653 / sqrt(3); the test
+    text gives t = 2 sqrt(3), df = n - 1 = 2 and that interval."""
+    s = _claims.paired([1.0, 2.0, 3.0])
+    half = 4.302653 / np.sqrt(3)
+    assert s["lo"] == pytest.approx(2 - half, rel=1e-6) and s["hi"] == pytest.approx(2 + half, rel=1e-6), s
+    test = _claims.directional([1.0, 2.0, 3.0], "d", "seeds").test
+    assert f"t = {2 * np.sqrt(3):.2f}, df = 2, p = " in test and f"95% CI [{2 - half:.4f}, {2 + half:.4f}]" in test, test
+
+
+def test_hoffman_larger_corpus_is_not_reproduced_when_the_subset_scores_higher():
+    """Full corpus -7.3 against the subset's -7.0 - 0.01 seed: a difference of -0.3 + 0.01 seed, mean -0.29."""
+    rows = [pd.DataFrame({"experiment": "hoffman_fig1", "dataset": "d", "method": "online_lda", "label": label,
+                          "seed": seed, "docs_seen": [1, 2], "loglik_per_word": [-8.0, score]})
+            for seed in range(3) for label, score in (("online_full", -7.3), ("online_subset", -7.0 - 0.01 * seed))]
+    j = _claims.hoffman_larger_corpus(_Ctx({"hoffman_fig1": pd.concat(rows, ignore_index=True)}))
+    assert j.verdict == "not reproduced" and "mean -0.2900 over 3 seeds" in j.numbers, j.numbers
+
+
+def test_hu_fraction_names_each_replicate_that_never_reached_the_target():
+    """Seed 0 of hu_fig1 ends at perplexity 200 against batch LDA's 150: named with both numbers."""
+    rows = [_run("hu_fig1", "batch_lda", "lda", 0, [1, 2], [300.0, 150.0], [100.0, 200.0]),
+            _run("hu_fig1", "lgnmf", "lg", 0, [1, 2], [400.0, 200.0], [10.0, 20.0], p_grid_size=4)]
+    j = _claims.hu_offline(_Ctx({"hu_fig1": pd.concat(rows, ignore_index=True)}))
+    assert j.numbers.endswith("hu_fig1 seed 0: LG-NMF final perplexity 200 vs batch VB LDA 150"), j.numbers
+
+
+def test_shorttext_alpha_shows_the_p_value_of_three_seeds():
+    """Three seeds are tested too, and the numbers show the p value."""
+    three = pd.concat([_baseline_runs("shorttext_alpha_t", f"svi_{a}", gaps, p_alpha=a, p_eta=a)
+                       for a, gaps in ((0.01, [0.0, 0.0, 0.0]), (0.5, [0.5, 0.51, 0.49]))], ignore_index=True)
+    j = _claims.shorttext_alpha(_Ctx({"shorttext_alpha_t": three}))
+    assert j.numbers.endswith(f"(p = {_claims.paired([0.5, 0.51, 0.49])['p']:.3g})"), j.numbers
+
+
+def test_beats_baseline_names_the_dataset_and_the_varying_setting_together():
+    """A label on two corpora and two alphas: each line named with both, 'svb dataset=tweets alpha=0.01'."""
+    runs = pd.concat([_baseline_runs("e", "svb", [gap, gap - 0.01, gap + 0.01], p_alpha=alpha).assign(dataset=dataset)
+                      for dataset, alpha, gap in (("tweets", 0.01, -0.3), ("tweets", 0.5, 0.2), ("news", 0.01, 0.2))],
+                     ignore_index=True)
+    j = _claims.beats_baseline(_Ctx({"e": runs}))
+    assert "e: 2 of 3 lines above" in j.numbers and "svb dataset=tweets alpha=0.01 -0.300" in j.numbers, j.numbers
+
+
+def test_hu_online_figures_draw_perplexity_against_documents_and_against_fit_time(tmp_path, monkeypatch):
+    """Hu et al. 2014, Fig. 5 draws held-out perplexity against documents seen, Fig. 6 against fit wall seconds."""
+    rows = [{"experiment": "hu_fig5", "dataset": "wiki", "method": "lgnmf", "label": "lg", "seed": 0, "docs_seen": docs,
+             "perplexity": 900.0, "fit_wall_s": wall, "fit_cpu_s": 4 * wall, "unigram_perplexity": 2000.0,
+             "protocol": "document completion", "p_K": 5, "p_batch_size": 10, "p_grid_size": 3, "p_grid": "laplace",
+             "p_criterion": "validation", "p_eta": 0.003, "p_sgd_iters": 25} for docs, wall in ((10, 1.0), (20, 2.0))]
+    for name, x, xs in (("hu_fig5", "docs_seen", [10, 20]), ("hu_fig6", "fit_wall_s", [1.0, 2.0])):
+        drawn = []
+        monkeypatch.setattr(figlib, "plot_mean_spread",
+                            lambda ax, frame, x, y, *a, **k: drawn.append((x, y, frame[x].tolist())))
+        figlib.load_plugin(name).draw(_PlotCtx({"hu_fig5": pd.DataFrame(rows)}, tmp_path))
+        assert drawn == [(x, "perplexity", xs)], (name, drawn)
+
+
+def test_mcinerney_best_setting_is_the_mean_not_the_median_over_seeds():
+    """S = 64 scores -7.0, -7.0, -7.9 (mean -7.3, median -7.0), S = 256 -7.1 on each seed: S = 256 is the best."""
+    import _mcinerney
+
+    runs = pd.DataFrame([{"method": "streaming_vb", "label": "svb", "p_batch_size": size, "seed": seed, "docs_seen": 1,
+                          "loglik_per_word": score}
+                         for size, scores in ((64, (-7.0, -7.0, -7.9)), (256, (-7.1, -7.1, -7.1)))
+                         for seed, score in enumerate(scores)])
+    setting, chosen = _mcinerney.best_setting(runs)
+    assert setting == {"p_batch_size": 256} and len(chosen) == 3, setting
+
+
+def test_mcinerney_setting_text_names_alpha_as_a_power_of_ten_and_s_as_an_integer():
+    """The McInerney lines' labels: population VB's alpha = 10^x, streaming VB's S as an integer, others by name."""
+    import _mcinerney
+
+    text = _mcinerney.setting_text({"p_log10_population": 4.5, "p_batch_size": 64.0, "p_kappa": 0.5})
+    assert text == ", best alpha = 10^4.5, S = 64, kappa = 0.5", text
+    assert _mcinerney.setting_text({}) == ""
+
+
+def test_mcinerney_labels_and_corpus_notes():
+    """SVI is labelled with replacement on that stream only; a planted corpus's note gives its topics and drift."""
+    import _mcinerney
+
+    assert _mcinerney.label_for("online_lda", "with_replacement", {}) == "SVI (D = N, with replacement)"
+    assert _mcinerney.label_for("online_lda", "permuted", {}) == "SVI (D = N)"
+    assert _mcinerney.label_for("streaming_vb", "time_ordered", {}) == "streaming VB (Broderick et al. 2013)"
+    assert _mcinerney.label_for("population_vb", "time_ordered", {"p_log10_population": 4.0}) == \
+        "population VB, best alpha = 10^4"
+
+    class Ctx:
+        experiments = ["mcinerney_fig1_p"]
+
+        def corpus(self, experiment):
+            return {"name": "p", "source": "planted", "n_words": 1000,
+                    "generator": {"n_topics": 5, "lengths": "poisson(20)", "prevalence": "drifts"}}
+
+    assert _mcinerney.corpus_notes(Ctx()) == ["p: planted, V = 1,000, 5 planted topics, lengths poisson(20); topic "
+                                              "prevalence: drifts."]
+
+
+def test_paisley_table11_4_is_empty_when_k_is_the_top_forty(tmp_path):
+    """K = 40 topics all fit in Table 11.3: Table 11.4 has no rows and says so (no rank past K)."""
+    topics = np.full((40, 20), 1 / 20)
+
+    class Model:
+        hyper, docs_seen = {"K": 40, "batch_size": 10, "m": 2}, 100
+
+        def topics(self):
+            return topics
+
+        def topic_weights(self):
+            return np.arange(40.0, 0.0, -1.0)
+
+    class Ctx(_PlotCtx):
+        def model(self, experiment, label):
+            return Model()
+
+        def vocab(self, experiment):
+            return [f"w{i}" for i in range(20)]
+
+    ctx = Ctx({"paisley_fig11_4": pd.DataFrame()}, tmp_path)
+    figlib.load_plugin("paisley_table11_4").draw(ctx)
+    assert ctx.written.empty and ctx.caption.startswith("No less probable topics to show: this profile fits K = 40 <= 40")
+
+
+def test_hu_fig4_leaves_out_grid_scores_when_a_grid_point_has_none(tmp_path):
+    """A checkpoint whose grid point 1 has no held-out score (NaN) draws and reports no grid points' scores."""
+    from types import SimpleNamespace
+
+    model = SimpleNamespace(name="lgnmf", grid_log_alpha=np.log([0.1, 1.0, 10.0]), grid_weights=np.array([0.1, 0.6, 0.3]),
+                            validation=np.full(3, np.nan), search=np.array([[0.0, 7.0, np.nan]]),
+                            mode_log10_alpha=0.0, log10_alpha_sd=0.5)
+    rows = [{"experiment": "hu_fig1", "dataset": "psy", "method": "lgnmf", "label": "lg", "seed": 0, "docs_seen": 10,
+             "x_grid0_loglik": -7.1, "x_grid1_loglik": np.nan, "x_grid2_loglik": -7.05, "loglik_per_word": -7.0,
+             "unigram_loglik_per_word": -9.0}]
+
+    class Ctx(_PlotCtx):
+        def model(self, experiment, label):
+            return model
+
+    ctx = Ctx({"hu_fig1": pd.DataFrame(rows)}, tmp_path)
+    figlib.load_plugin("hu_fig4").draw(ctx)
+    assert ctx.caption.endswith("weight 0.600 on log10 alpha = 0.000.") and "held-out scores" not in ctx.caption, ctx.caption
+
+
+def test_mcinerney_fig1_draws_svi_in_the_permuted_row_only(tmp_path):
+    """SVI (online LDA) is drawn in the permuted row only, as in the paper: its time-ordered runs are left out."""
+    base = {"experiment": "mcinerney_fig1_d", "dataset": "d", "seed": 0, "p_K": 5, "eval_kind": "lookahead",
+            "unigram_loglik_per_word": -9.0, "heldout_docs": 50, "corpus_size": 1000, "protocol": "halves"}
+    rows = [{**base, "method": method, "label": method, "stream": stream, "docs_seen": docs, "loglik_per_word": -7.0}
+            for method, stream in (("population_vb", "time_ordered"), ("online_lda", "time_ordered"),
+                                   ("online_lda", "with_replacement")) for docs in (50, 100)]
+
+    class Ctx(_PlotCtx):
+        def corpus(self, experiment):
+            return {"name": "d", "source": "synthetic", "n_words": 100}
+
+    ctx = Ctx({"mcinerney_fig1_d": pd.DataFrame(rows)}, tmp_path)
+    figlib.load_plugin("mcinerney_fig1").draw(ctx)
+    lines = [[c.strip() for c in line.strip("|").split("|")][:3] for line in ctx.body.splitlines()[2:]]
+    assert lines == [["d", "time-ordered stream", "population VB"],
+                     ["d", "random permuted stream", "SVI (D = N, with replacement)"]], lines
+
+
+def test_mcinerney_fig3_band_spans_the_seeds_from_lowest_to_highest(tmp_path):
+    """Fig. 3's shaded band at each alpha runs from the lowest seed's final score to the highest: seeds 0.0 and 0.1
+    apart, so -7.0 - 0.05 |x - 3| to 0.1 above it."""
+    rows = [{"experiment": "mcinerney_fig1_x", "dataset": "d", "method": "population_vb", "label": "pvb", "seed": seed,
+             "p_log10_population": x, "p_K": 5, "docs_seen": 1, "stream": "time_ordered", "eval_kind": "lookahead",
+             "corpus_size": 3000, "loglik_per_word": -7.0 - 0.05 * abs(x - 3.0) + 0.1 * seed, "heldout_docs": 50,
+             "protocol": "halves"} for x in (2.0, 3.0, 4.0) for seed in (0, 1)]
+    ctx = _PlotCtx({"mcinerney_fig1_x": pd.DataFrame(rows)}, tmp_path)
+    figlib.load_plugin("mcinerney_fig3").draw(ctx)
+    (band,) = ctx.fig.axes[0].collections
+    ys = band.get_paths()[0].vertices[:, 1]
+    assert (ys.min(), ys.max()) == pytest.approx((-7.05, -6.9)), ys
+
+
+def test_paisley_fig11_3_draws_each_panels_own_runs(tmp_path, monkeypatch):
+    """One panel per (K, minibatch size); each draws its own runs of each method, against documents seen."""
+    drawn = []
+    monkeypatch.setattr(figlib, "plot_mean_spread", lambda ax, frame, x, y, *a, method=None, **k: drawn.append(
+        (sorted(set(zip(frame["p_K"], frame["p_batch_size"], frame["method"]))), x, y)))
+    rows = [{"experiment": "paisley_fig11_3", "dataset": "d", "method": method, "label": method, "seed": 0, "p_K": K,
+             "p_batch_size": size, "p_tau0": 1.0, "p_kappa": 0.5, "docs_seen": docs, "eval_kind": "batch",
+             "loglik_per_word": -7.0, "corpus_size": 1000, "protocol": "3-fold"}
+            for K in (5, 10) for size in (10, 20) for method in ("bnmf", "online_lda") for docs in (90, 190)]
+    figlib.load_plugin("paisley_fig11_3").draw(_PlotCtx({"paisley_fig11_3": pd.DataFrame(rows)}, tmp_path))
+    assert drawn == [([(K, size, method)], "docs_seen", "loglik_per_word")
+                     for K in (5, 10) for size in (10, 20) for method in ("bnmf", "online_lda")], drawn
+
+
+def test_paisley_fig11_3_caption_says_whether_the_grid_is_the_chapters(tmp_path, monkeypatch):
+    """K in {50, 100, 150} x minibatch in {500, 1000, 1500, 2000} is the chapter's grid; the chapter's sizes with
+    K = 5 only are a shrunk one. The caption gives the training corpus size D."""
+    monkeypatch.setattr(figlib, "plot_mean_spread", lambda *a, **k: None)
+    for Ks, says in (((50, 100, 150), "(the chapter's grid)."), ((5,), "(the chapter's grid is K in {50, 100, 150}")):
+        rows = [{"experiment": "paisley_fig11_3", "dataset": "d", "method": "bnmf", "label": "bnmf", "seed": 0, "p_K": K,
+                 "p_batch_size": size, "p_tau0": 1.0, "p_kappa": 0.5, "docs_seen": 9 * size, "eval_kind": "batch",
+                 "loglik_per_word": -7.0, "corpus_size": 10 ** 6, "protocol": "3-fold"}
+                for K in Ks for size in (500, 1000, 1500, 2000)]
+        ctx = _PlotCtx({"paisley_fig11_3": pd.DataFrame(rows)}, tmp_path)
+        figlib.load_plugin("paisley_fig11_3").draw(ctx)
+        assert f"x minibatch size in {{500, 1000, 1500, 2000}} {says}" in ctx.caption, (Ks, ctx.caption)
+        assert "Training corpus size D = 1,000,000. " in ctx.caption, ctx.caption
+
+
+def test_paisley_fig11_4_planted_agreement_matches_by_cosine_of_whole_topics():
+    """As the claim's judge: planted topics 1 and 2 share their heavy word; fitted in the order 1, 2, 3, 0, each
+    planted topic's copy is its unique best cosine, so the learned correlations enter in the planted order."""
+    planted = np.array([[0.4, 0.3, 0.3, 0.0], [0.2, 0.6, 0.1, 0.1], [0.0, 0.85, 0.1, 0.05], [0.05, 0.05, 0.1, 0.8]])
+    truth = np.array([[1.0, 0.5, -0.3, 0.1], [0.5, 1.0, 0.2, -0.4], [-0.3, 0.2, 1.0, 0.6], [0.1, -0.4, 0.6, 1.0]])
+    learned = truth + np.array([[0.0, 0.1, 0.0, 0.0], [0.1, 0.0, 0.0, -0.1], [0.0, 0.0, 0.0, 0.2], [0.0, -0.1, 0.2, 0.0]])
+    perm = np.array([1, 2, 3, 0])
+
+    class Model:
+        def topics(self):
+            return planted[perm]
+
+        def topic_correlations(self):
+            return learned[np.ix_(perm, perm)]
+
+    off = ~np.eye(4, dtype=bool)
+    r = np.corrcoef(truth[off], learned[off])[0, 1]
+    got = figlib.load_plugin("paisley_fig11_4").planted_agreement(Model(), {"topics": planted, "correlation": truth})
+    assert got == pytest.approx(r, rel=1e-12)
