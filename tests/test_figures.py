@@ -1102,7 +1102,7 @@ def test_reaches_claims_are_not_reproduced_when_no_seed_reaches_the_target():
 def test_mcinerney_alpha_not_n_counts_only_a_significant_gap():
     """McInerney et al. 2015, Fig. 3 claim: the best alpha (10^5, mean 0.04 above the grid point nearest N = 10^4)
     differs from it inside the seed noise (per-seed gaps 0.3, -0.28, 0.1: p = 0.82): no corpus differs significantly,
-    not reproduced."""
+    but the best is not at N either, so the gap is inside the noise: mixed (not reproduced needs the best at N)."""
     ctx = _mcinerney({"a": 4.0})
     frame = ctx.frames["mcinerney_fig1_a"]
     at_n = frame.loc[frame["p_log10_population"] == 4.0].set_index("seed")["loglik_per_word"]
@@ -1110,7 +1110,7 @@ def test_mcinerney_alpha_not_n_counts_only_a_significant_gap():
     above = frame["p_log10_population"] == 5.0
     frame.loc[above, "loglik_per_word"] = [at_n[s] + gaps[s] for s in frame.loc[above, "seed"]]
     j = _claims.mcinerney_alpha_not_n(ctx)
-    assert "best log10 alpha = 5" in j.numbers and j.verdict == "not reproduced", (j.numbers, j.verdict)
+    assert "best log10 alpha = 5" in j.numbers and j.verdict == "mixed", (j.numbers, j.verdict)
 
 
 # -- the word-frequency baseline: every run line against it, and the short-text figure ---------------------------------
