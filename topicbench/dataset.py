@@ -18,7 +18,8 @@ from typing import Any, ClassVar
 
 from .corpus import Corpus, CorpusError, is_corpus_dir, save_corpus
 from .io import file_sha256
-from .method import REPO_ROOT, SAFE_NAME, SAFE_RULES, PluginError, _check_underflow, load_plugins, plugin_file
+from .method import (REPO_ROOT, SAFE_NAME, SAFE_RULES, PluginError, _check_underflow, global_generators, load_plugins,
+                     plugin_file)
 
 DATASETS_DIR = REPO_ROOT / "datasets"
 
@@ -297,20 +298,10 @@ def _named_recipe(recipe: type[Dataset], call: str):
                           f"nothing was written") from err
 
 
-def _global_generators() -> tuple:
-    """The state of numpy's and Python's global random generators, which no recipe parameter seeds."""
-    import random
-
-    import numpy as np
-
-    legacy = np.random.get_state()
-    return legacy[1].tobytes(), legacy[2:], random.getstate()
-
-
 def _check_own_generator(recipe: type[Dataset], before: tuple) -> None:
     """A recipe draws from a generator seeded by its parameters: one drawing from a global generator writes another
     corpus at each prepare of the same parameters (and every run on it another corpus_sha256)."""
-    if _global_generators() != before:
+    if global_generators() != before:
         raise PluginError(f"{plugin_file(recipe)}: dataset {recipe.name} drew from numpy's or Python's global random "
                           f"generator (np.random.*, random.*), which its parameters do not seed, so the same "
                           f"parameters would not give the same corpus; draw from np.random.default_rng(<a seed "
@@ -339,7 +330,7 @@ def prepare(name: str, out_dir: str | os.PathLike, corpora_dir=None, corpus_name
         raise CorpusError(f"--name {corpus_name!r} is not a safe corpus name ({SAFE_RULES})")
     resolved = dataset_cls.resolve_params(params)
     out_dir = check_out_dir(out_dir, input_paths(resolved, corpora_dir), corpora_dir)
-    generators = _global_generators()
+    generators = global_generators()
     prepared_by = prepare_provenance(dataset_cls)
     if hasattr(dataset_cls, "write"):  # streams to disk (paper-scale synthetic corpora) with the same bytes
         with _named_recipe(dataset_cls, "write"):

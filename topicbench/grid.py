@@ -16,6 +16,7 @@ from pathlib import Path
 from dataclasses import fields
 from typing import Any
 
+from . import previous
 from .method import SAFE_NAME, SAFE_RULES, SAFE_VALUE, check_yaml11_number, coerce, get_method
 from .run import RUN_FILES, RunSpec
 from .streams import StreamError, make_holdout
@@ -244,17 +245,15 @@ def check_paths(config: dict, runs: dict) -> None:
         if key in config and config[key] is not None and not str(config[key]).strip():  # that is /runs/..., the root
             raise GridError(f"{key} is empty ({config[key]!r}): every path under it would start at the file-system "
                             f"root; give a folder, or '.' for the working directory")
-    for key in ("results_dir", "data_dir", "corpora_dir"):  # YAML and Snakemake do not expand ~: a folder named ~
-        if str(config.get(key) or "").startswith("~"):        # in the working directory, one `rm -rf ~` from loss
+        # YAML and Snakemake do not expand ~: a folder named ~ in the working directory, one `rm -rf ~` from loss
+        if str(config.get(key) or "").startswith("~"):
             raise GridError(f"{key} {config[key]!r} starts with '~', which is not expanded to the home folder here "
                             f"(it would be a folder named '~'); give the full path")
-    for key in ("results_dir", "data_dir", "corpora_dir"):  # a pasted line break or tab: Snakemake only warns
-        char = control_character(str(config.get(key) or ""))
+        char = control_character(str(config.get(key) or ""))  # a pasted line break or tab: Snakemake only warns
         if char:
             raise GridError(f"{key} {config[key]!r} holds a control character ({char!r}), which breaks every log "
                             f"and path list that names a file under it; rename the folder")
-    for key in ("results_dir", "data_dir", "corpora_dir"):  # Snakemake reads {...} in an output path as a wildcard
-        if any(brace in str(config.get(key) or "") for brace in "{}"):
+        if any(brace in str(config.get(key) or "") for brace in "{}"):  # Snakemake reads {...} as a wildcard
             raise GridError(f"{key} {config[key]!r} holds a brace, which Snakemake reads as a wildcard in every "
                             f"output path under it; rename the folder")
     for key in ("results_dir", "data_dir"):
@@ -334,7 +333,7 @@ def _check_writable(key: str, root: Path) -> None:
 FOLDER_MARK = ".topicbench-folder"
 WORKFLOW_ENTRIES = {
     "results_dir": ("all_traces.parquet", "benchmarks", "figures", "logs", "paper", "report", "runs", "tables",
-                    ".topicbench-previous"),  # topicbench.previous.AREA: kept results, removed by the workflow
+                    previous.AREA),  # kept results (topicbench.previous), removed by the workflow
     "data_dir": ("corpora",),
 }
 

@@ -358,6 +358,15 @@ class PluginError(TypeError, ValueError):
 PARAM_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
+def global_generators() -> tuple:
+    """The state of numpy's and Python's global random generators, which no seed sets: a plugin (method or recipe)
+    draws from its own seeded generator, so the runner and prepare compare this before and after calling one."""
+    import random
+
+    legacy = np.random.get_state()
+    return legacy[1].tobytes(), legacy[2:], random.getstate()
+
+
 def plugin_file(plugin: type) -> Path:
     """The file a plugin class was loaded from (the workflow lists it among the inputs of the jobs that run it)."""
     return Path(sys.modules[plugin.__module__].__file__)

@@ -33,7 +33,8 @@ from . import __version__, io, kernels
 from .corpus import Corpus, RowRange, content_fingerprint, is_corpus_dir, load_corpus, release_memory
 from .evaluate import (Protocol, Unigram, available_memory, completable, loglik_per_word, perplexity, protocol_splits,
                        scored_documents)
-from .method import REPO_ROOT, SAFE_NAME, SAFE_RULES, Method, ParamError, PluginError, coerce, get_method, plugin_file
+from .method import (REPO_ROOT, SAFE_NAME, SAFE_RULES, Method, ParamError, PluginError, coerce, get_method, global_generators,
+                     plugin_file)
 from .quality import final_checkpoint_quality, planted_recovery
 from .streams import STREAMS, Evaluation, Minibatch, Stream, StreamError, make_holdout, stream_order
 from .workers import descendants_cpu_s
@@ -351,7 +352,7 @@ def _run(spec, corpus, out_dir, progress_every_s):
     if spec.max_test_docs is not None and test.n_docs > spec.max_test_docs:
         test = test.select(_subset_rows(test.n_docs, spec.max_test_docs, spec.eval_seed))
     kwargs = {"corpus_size": train.n_docs} if method_cls.uses_corpus_size else {}
-    generators = _global_generators()  # a method draws from its own generator only (check_own_generator)
+    generators = global_generators()  # a method draws from its own generator only (check_own_generator)
     method = method_cls(corpus.n_words, seed=spec.seed, threads=threads, **kwargs, **spec.params)
     if spec.topic_history_words > corpus.n_words:
         raise ValueError(f"run setting 'topic_history_words' = {spec.topic_history_words} exceeds the corpus's "
@@ -534,18 +535,10 @@ def _named(method: Method, call: str, where: str):
                           f"{where}; nothing was written") from err
 
 
-def _global_generators() -> tuple:
-    """The state of numpy's and Python's global random generators, which no seed of the run sets."""
-    import random
-
-    legacy = np.random.get_state()
-    return legacy[1].tobytes(), legacy[2:], random.getstate()
-
-
 def check_own_generator(method: Method, before: tuple, where: str) -> None:
     """A method draws only from its own seeded generator (``self.rng``): one that drew from numpy's or Python's
     global generator gives other numbers at each call for the same seed, so it is refused naming its file."""
-    if _global_generators() != before:
+    if global_generators() != before:
         raise PluginError(f"{plugin_file(type(method))}: {method.name} drew from numpy's or Python's global random "
                           f"generator (np.random.*, random.*) by {where}, which the run's seed does not set, so the "
                           f"same seed would not give the same numbers; draw from self.rng (seeded by the runner), or "

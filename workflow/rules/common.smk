@@ -8,6 +8,7 @@ from pathlib import Path
 from snakemake.exceptions import WorkflowError
 
 from topicbench import previous
+from topicbench.run import RUN_FILES
 from topicbench.grid import (GridError, check_config_file, check_folders_owned, check_paths, expand_all, lock_folders,
                             mark_folders, stale_corpora, stale_outputs)
 
@@ -35,7 +36,7 @@ def keep_previous():
         sets = [list(map(str, job.output)) for job in workflow.dag.needrun_jobs()
                 if job.rule.name in KEEP_PREVIOUS_RULES]
     except AttributeError:
-        sets = [[f"{RESULTS}/runs/{rid}/{name}" for name in ("trace.parquet", "model.npz", "topics.tsv")]
+        sets = [[f"{RESULTS}/runs/{rid}/{name}" for name in RUN_FILES]
                 for rid in RUNS] + [[f"{RESULTS}/all_traces.parquet"]]
     previous.keep(RESULTS, sets)
 
