@@ -157,3 +157,52 @@ def test_user_folder_holding_the_keeping_area_name_is_refused(tmp_path):
     (tmp_path / previous.AREA).mkdir()
     with pytest.raises(GridError, match=r"already holds \.topicbench-previous, which the workflow writes"):
         check_folders_owned({"results_dir": str(tmp_path), "data_dir": str(tmp_path / "data")})
+
+
+def test_rerun_that_rewrote_one_file_beside_its_old_siblings_gets_the_old_set_back(results):
+    """A rerun that replaced one file and left its siblings as they were (old files) -> the old set whole, not the new
+    file beside old ones: a set is new only when every file of it is a new file."""
+    (results / RUN / "model.npz.tmp").write_text("new model.npz")
+    os.replace(results / RUN / "model.npz.tmp", results / RUN / "model.npz")
+    assert previous.finish(results) == [[str(results / RUN / name) for name in FILES]]
+    assert contents(results) == {name: f"old {name}" for name in FILES}
+
+
+def test_sets_that_cannot_be_kept_do_not_stop_the_others(tmp_path):
+    """A set with an output outside results_dir, or with a file missing, before a complete one -> those two not kept,
+    the complete one kept (each set on its own)."""
+    for name in FILES:
+        (tmp_path / RUN).mkdir(parents=True, exist_ok=True)
+        (tmp_path / RUN / name).write_text(f"old {name}")
+    outside = tmp_path.parent / f"{tmp_path.name}-outside.txt"
+    sets = [[outside], [tmp_path / "runs/other/missing.parquet"], [tmp_path / RUN / name for name in FILES]]
+    assert previous.keep(tmp_path, sets) == 1
+    [kept] = previous.pending(tmp_path)
+    assert json.loads((kept / previous.SET_RECORD).read_text())["outputs"] == [f"{RUN}/{name}" for name in FILES]
+
+
+def test_set_that_cannot_be_linked_does_not_stop_the_next(tmp_path, monkeypatch, capsys):
+    """One set on a file system without hard links, then one that links -> the first named and left, the second kept."""
+    other = "runs/exp/tiny/m/seed~1"
+    for run in (RUN, other):
+        (tmp_path / run).mkdir(parents=True)
+        (tmp_path / run / "trace.parquet").write_text("old")
+    real_link = os.link
+
+    def refuse_first(src, dst):
+        if Path(src).parent == tmp_path / RUN:
+            raise PermissionError(1, "Operation not permitted")
+        real_link(src, dst)
+
+    monkeypatch.setattr(os, "link", refuse_first)
+    assert previous.keep(tmp_path, [[tmp_path / run / "trace.parquet"] for run in (RUN, other)]) == 1
+    assert "of 1 job(s) cannot be kept" in capsys.readouterr().err
+
+
+def test_failed_rerun_whose_folders_were_removed_gets_its_folders_back(results):
+    """A failed rerun after the run's folder and the folders above it were removed -> the old set back in them."""
+    import shutil
+
+    shutil.rmtree(results / "runs")
+    previous.finish(results)
+    assert contents(results) == {name: f"old {name}" for name in FILES}
