@@ -6,7 +6,8 @@ import sys
 import numpy as np
 import pytest
 
-from topicbench.method import Method, ParamError, _check_plugin_shape, _load_module, coerce, load_plugins, plugin_file
+from topicbench.method import (Method, ParamError, _check_plugin_shape, _load_module, coerce, global_generators,
+                               load_plugins, plugin_file)
 
 
 class Tiny(Method):
@@ -54,6 +55,7 @@ def test_only_declared_optional_params_take_null():
 
 def test_corpus_size_is_given_only_to_methods_that_use_it():
     assert Tiny(5).hyper["K"] == 2 and not hasattr(Tiny(5), "corpus_size")
+    assert (Tiny(5).updates, Tiny(5).docs_seen) == (0, 0)  # a new method has made no update and seen no document
     assert TinyWithD(5, corpus_size=1).corpus_size == 1
     for bad in (None, 0):
         with pytest.raises(ParamError, match="corpus size"):
@@ -102,3 +104,53 @@ def test_a_default_of_another_type_is_accepted_when_declared(tmp_path):
         param_types = {"scale": float}
 
     _check_plugin_shape(Declared, tmp_path / "declared.py")
+
+
+def test_default_warm_up_runs_two_updates_a_prediction_and_a_bound_on_a_twin():
+    """Method.warm_up: a copy takes two updates (each followed by after_update), predicts the held-out half of the
+    tiny batch and bounds it; the method itself is untouched."""
+    import scipy.sparse as sp
+
+    from topicbench.streams import Minibatch
+
+    calls = []
+
+    class Recording(Tiny):
+        def partial_fit(self, batch):
+            self.updates += 1
+            calls.append(("partial_fit", self.updates))
+
+        def after_update(self):
+            calls.append(("after_update", self.updates))
+
+        def predict_words(self, observed, word_ids):
+            calls.append(("predict_words", observed.sum(), word_ids.sum()))
+            return np.full(word_ids.nnz, 0.5)
+
+        def heldout_elbo(self, counts):
+            calls.append(("heldout_elbo", counts.sum()))
+
+    counts = sp.csr_matrix(np.array([[4, 2, 0], [0, 3, 3]]))
+    method = Recording(3)
+    method.warm_up(Minibatch(counts, np.arange(2), np.arange(2), None, 0))
+    assert calls == [("partial_fit", 1), ("after_update", 1), ("partial_fit", 2), ("after_update", 2),
+                     ("predict_words", 6, 6), ("heldout_elbo", 12)]  # half of each document's 6 tokens observed
+    assert method.updates == 0
+
+
+def test_one_draw_from_a_global_generator_changes_its_recorded_state():
+    """global_generators: one draw moves numpy's legacy generator's position (its key only every 624 draws) or
+    Python's state, and either is seen."""
+    import random
+
+    numpy_state, python_state = np.random.get_state(), random.getstate()
+    try:
+        np.random.seed(0)
+        np.random.random()  # mid-way through a block of 624 keys: the next draw moves the position alone
+        for draw in (np.random.random, random.random):
+            before = global_generators()
+            draw()
+            assert global_generators() != before, draw
+    finally:
+        np.random.set_state(numpy_state)
+        random.setstate(python_state)
