@@ -427,6 +427,31 @@ def test_out_a_corpus_that_also_holds_a_users_folder(tmp_path, capsys, src):
     assert digest(out) == before
 
 
+def test_out_a_corpus_that_also_holds_a_users_file(tmp_path, capsys, src):
+    """--out an existing corpus folder that also holds a user's file beside the corpus files -> refused naming the
+    file, which replacing the corpus would delete; the corpus and the file kept."""
+    out = tmp_path / "corpus"
+    assert run_cli(uci_args(*src, out), capsys)[0] == 0
+    (out / "notes.txt").write_text("precious")
+    before = digest(out)
+    code, err = run_cli(uci_args(*src, out), capsys)
+    assert code == 2 and "notes.txt" in err, err
+    assert digest(out) == before
+
+
+def test_out_left_by_snakemake_beside_a_users_file(tmp_path, capsys, src):
+    """--out a corpus's data files without corpus.json (what Snakemake leaves) plus a user's file -> refused as no
+    corpus, the files kept: only the data files alone are the remains of a corpus."""
+    out = tmp_path / "corpus"
+    assert run_cli(uci_args(*src, out), capsys)[0] == 0
+    (out / "corpus.json").unlink()
+    (out / "notes.txt").write_text("precious")
+    before = digest(out)
+    code, err = run_cli(uci_args(*src, out), capsys)
+    assert code == 2 and "not a topicbench corpus" in err, err
+    assert digest(out) == before
+
+
 def test_out_with_an_unexpanded_tilde(tmp_path, capsys, src, monkeypatch):
     """--out=~/corpus (the shell does not expand ~ after '=') -> exit 2 naming --out, no folder named '~' made."""
     monkeypatch.chdir(tmp_path)

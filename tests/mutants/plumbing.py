@@ -9,6 +9,8 @@ from tests.mutants import Mutant
 
 PREV = "tests/faults/test_previous_result.py::"
 BASE = "tests/test_method_base.py::"
+DATA = "tests/test_dataset_base.py::"
+PREP = "tests/faults/test_prepare.py::"
 
 MUTANTS = [
     Mutant(id='previous_new_set_needs_every_file_new', cites='previous.finish: a set is new only when every file has a new (device, inode)',
@@ -111,4 +113,28 @@ MUTANTS = [
            path='topicbench/method.py', find='    return legacy[1].tobytes(), legacy[2:], random.getstate()\n',
            replace='    return legacy[1].tobytes(), legacy[3:], random.getstate()\n',
            tests=[BASE + 'test_one_draw_from_a_global_generator_changes_its_recorded_state']),
+    Mutant(id='dataset_seed_2_63_accepted', cites='Dataset.resolve_params: a seed lies in [0, 2**63)',
+           path='topicbench/dataset.py', find='            if key.endswith("seed") and isinstance(value, int) and not 0 <= value < 2**63:\n',
+           replace='            if key.endswith("seed") and isinstance(value, int) and not 0 <= value <= 2**63:\n',
+           tests=[DATA + 'test_a_seed_is_any_int64_that_is_not_negative']),
+    Mutant(id='dataset_null_only_where_not_allowed', cites='Dataset._typed: null is a value only where param_types allow None',
+           path='topicbench/dataset.py', find='        if value is None and type(None) in allowed:\n',
+           replace='        if value is None and type(None) not in allowed:\n',
+           tests=[DATA + 'test_only_a_parameter_that_allows_null_takes_it']),
+    Mutant(id='source_files_real_recipe_without_corpora_dir', cites="dataset.source_files: a recipe's corpora_dir folders only when there is a corpora_dir",
+           path='topicbench/dataset.py', find='    if corpora_dir is not None and reads_corpora_dir(recipe):\n',
+           replace='    if corpora_dir is not None or reads_corpora_dir(recipe):\n',
+           tests=[DATA + 'test_a_real_recipe_without_corpora_dir_has_no_source_folder']),
+    Mutant(id='prepare_records_old_files_not_the_fetched', cites='dataset.prepare: files the build brought (in other_sources, not read before) are recorded',
+           path='topicbench/dataset.py', find='               if n not in sources and p in {q.resolve() for q in dataset_cls.other_sources(corpora_dir, resolved)}}\n',
+           replace='               if n in sources and p in {q.resolve() for q in dataset_cls.other_sources(corpora_dir, resolved)}}\n',
+           tests=[DATA + 'test_a_file_the_build_fetched_is_recorded_with_the_sources']),
+    Mutant(id='check_out_dir_any_file_is_ours', cites="check_out_dir: only corpus file names that are files are ours; a user's file beside a corpus is foreign",
+           path='topicbench/dataset.py', find='        foreign = [e for e in entries if not ((e in ours and (out / e).is_file()) or (e == COUNTS_DIR and (out / e).is_dir()))]\n',
+           replace='        foreign = [e for e in entries if not ((e in ours or (out / e).is_file()) or (e == COUNTS_DIR and (out / e).is_dir()))]\n',
+           tests=[PREP + 'test_out_a_corpus_that_also_holds_a_users_file']),
+    Mutant(id='check_out_dir_counts_alone_are_remains', cites='check_out_dir: remains are vocab, docs and counts with nothing foreign',
+           path='topicbench/dataset.py', find='                   and bool({COUNTS_DIR, LEGACY_COUNTS_FILE} & set(entries)))\n',
+           replace='                   or bool({COUNTS_DIR, LEGACY_COUNTS_FILE} & set(entries)))\n',
+           tests=[PREP + 'test_out_left_by_snakemake_beside_a_users_file']),
 ]

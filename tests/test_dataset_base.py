@@ -1,0 +1,61 @@
+"""The dataset recipe base class's own rules (topicbench/dataset.py), on minimal recipes defined here: the seed range
+every recipe shares, which parameters take null, and the raw files a prepare records (corpus.json's source_files)."""
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import topicbench.dataset as dataset_module
+from topicbench.corpus import Corpus, CorpusError, make_docs_frame
+from topicbench.dataset import Dataset, prepare, source_files
+
+
+class Numbers(Dataset):
+    name = "numbers"
+    params = {"seed": 0, "n": 5, "path": None}
+    param_types = {"path": (str, type(None))}
+
+
+def test_a_seed_is_any_int64_that_is_not_negative():
+    assert Numbers.resolve_params({"seed": 2**63 - 1})["seed"] == 2**63 - 1
+    for bad in (2**63, -1):
+        with pytest.raises(CorpusError, match=r"seed in \[0, 2\*\*63\)"):
+            Numbers.resolve_params({"seed": bad})
+
+
+def test_only_a_parameter_that_allows_null_takes_it():
+    assert Numbers.resolve_params({"path": None})["path"] is None
+    with pytest.raises(CorpusError, match="parameter n must be an integer, got None"):
+        Numbers.resolve_params({"n": None})
+
+
+class Real(Dataset):
+    """A real-corpus recipe: it reads corpora_dir/real/ (its source_dir call) and a downloaded file in a cache."""
+    name = "real"
+    params = {"cache": ""}
+
+    @classmethod
+    def other_sources(cls, corpora_dir, params):
+        return [Path(params["cache"]) / "fetched.txt"] if params["cache"] else []
+
+    def build(self, corpora_dir=None, **p):
+        folder = self.source_dir(corpora_dir, "real")
+        (Path(p["cache"]) / "fetched.txt").write_text("downloaded while building")  # a verified download
+        counts = np.array([[len((folder / "a.txt").read_text()), 1]])
+        return Corpus(counts, ["w0", "w1"], make_docs_frame(1, split=["train"]), meta={"source": "real"})
+
+
+def test_a_real_recipe_without_corpora_dir_has_no_source_folder():
+    assert source_files(Real, {"cache": ""}, None) == {}
+
+
+def test_a_file_the_build_fetched_is_recorded_with_the_sources(tmp_path, monkeypatch):
+    """A prepare records the raw files it read and those its build brought (a download into the cache)."""
+    (tmp_path / "corpora" / "real").mkdir(parents=True)
+    (tmp_path / "corpora" / "real" / "a.txt").write_text("abc")
+    (tmp_path / "cache").mkdir()
+    monkeypatch.setattr(dataset_module, "_DATASETS", {"real": Real})
+    out = prepare("real", tmp_path / "out", corpora_dir=tmp_path / "corpora", cache=str(tmp_path / "cache"))
+    recorded = json.loads((out / "corpus.json").read_text())["source_files"]
+    assert set(recorded) == {"real/a.txt", str((tmp_path / "cache" / "fetched.txt").resolve())}
