@@ -42,6 +42,7 @@ class Real(Dataset):
     def build(self, corpora_dir=None, **p):
         folder = self.source_dir(corpora_dir, "real")
         (Path(p["cache"]) / "fetched.txt").write_text("downloaded while building")  # a verified download
+        (folder / "late.txt").write_text("added by someone while the build read the folder")
         counts = np.array([[len((folder / "a.txt").read_text()), 1]])
         return Corpus(counts, ["w0", "w1"], make_docs_frame(1, split=["train"]), meta={"source": "real"})
 
@@ -51,7 +52,8 @@ def test_a_real_recipe_without_corpora_dir_has_no_source_folder():
 
 
 def test_a_file_the_build_fetched_is_recorded_with_the_sources(tmp_path, monkeypatch):
-    """A prepare records the raw files it read and those its build brought (a download into the cache)."""
+    """A prepare records the raw files it read and those its build brought (a download into the cache), not a file
+    that appeared in its source folder meanwhile: unrecorded, it makes the next workflow prepare the corpus again."""
     (tmp_path / "corpora" / "real").mkdir(parents=True)
     (tmp_path / "corpora" / "real" / "a.txt").write_text("abc")
     (tmp_path / "cache").mkdir()

@@ -137,4 +137,8 @@ MUTANTS = [
            path='topicbench/dataset.py', find='                   and bool({COUNTS_DIR, LEGACY_COUNTS_FILE} & set(entries)))\n',
            replace='                   or bool({COUNTS_DIR, LEGACY_COUNTS_FILE} & set(entries)))\n',
            tests=[PREP + 'test_out_left_by_snakemake_beside_a_users_file']),
+    Mutant(id='prepare_records_files_that_appeared_meanwhile', cites='dataset.prepare: of the files that appeared during the build, only those of other_sources (a download) are recorded',
+           path='topicbench/dataset.py', find='               if n not in sources and p in {q.resolve() for q in dataset_cls.other_sources(corpora_dir, resolved)}}\n',
+           replace='               if n not in sources or p in {q.resolve() for q in dataset_cls.other_sources(corpora_dir, resolved)}}\n',
+           tests=[DATA + 'test_a_file_the_build_fetched_is_recorded_with_the_sources']),
 ]
