@@ -54,7 +54,7 @@ if str(REPO) not in sys.path:  # ``tests.mutants`` is imported from the reposito
 
 from tests.mutants import Mutant  # noqa: E402
 
-COPIED = ("topicbench", "methods", "datasets", "tests", "workflow", "benchmarks", "pyproject.toml")  # what the tests read
+COPIED = ("topicbench", "methods", "datasets", "tests", "workflow", "benchmarks", "paper", "tools", "pyproject.toml")  # what the tests read
 WORKERS = max(1, int(os.environ.get("TOPICBENCH_MUTANT_WORKERS", min(2, os.cpu_count() or 1))))
 TIMEOUT = float(os.environ.get("TOPICBENCH_MUTANT_TIMEOUT", 240))
 EXHAUSTIVE = os.environ.get("TOPICBENCH_MUTANT_EXHAUSTIVE", "") == "1"  # run every listed test, not stop at the first failure
