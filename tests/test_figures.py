@@ -1711,3 +1711,60 @@ def test_paisley_fig11_4_planted_agreement_matches_by_cosine_of_whole_topics():
     r = np.corrcoef(truth[off], learned[off])[0, 1]
     got = figlib.load_plugin("paisley_fig11_4").planted_agreement(Model(), {"topics": planted, "correlation": truth})
     assert got == pytest.approx(r, rel=1e-12)
+
+
+# -- figlib's plumbing, by hand on tiny inputs ---------------------------------------------------------------------
+
+def test_helper_files_follow_imports_through_helpers(tmp_path, monkeypatch):
+    """helper_files: the '_*.py' files a figure imports, directly or through another helper (a dotted import names
+    its first part); packages, relative imports and helpers nobody imports are not inputs."""
+    files = {"fig.py": "import numpy\nimport _a\nfrom _b.sub import x\nfrom . import _c\n", "_a.py": "from _d import y\n",
+             "_b.py": "", "_c.py": "", "_d.py": "import _a\n", "_unused.py": ""}
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    monkeypatch.setattr(figlib, "PLUGIN_DIR", tmp_path)
+    assert figlib.helper_files("fig") == [tmp_path / "_a.py", tmp_path / "_b.py", tmp_path / "_d.py"]
+
+
+def test_discover_orders_figures_by_paper_then_order_then_name(tmp_path, monkeypatch):
+    """Two figures of one paper and one order are drawn in file-name order (not compared as declarations)."""
+    text = "import figlib\nFIGURE = figlib.Figure(paper={!r}, title={!r}, experiments=('e*',), order={})\n" \
+           "def draw(ctx):\n    pass\n"
+    for name, paper, order in (("zeta", "hu", 0), ("beta", "hu", 0), ("alpha", "hu", 1), ("omega", "hoffman", 5)):
+        (tmp_path / f"{name}.py").write_text(text.format(paper, name, order))
+    (tmp_path / "_helper.py").write_text("raise RuntimeError('a helper is no figure')\n")
+    monkeypatch.setattr(figlib, "PLUGIN_DIR", tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    found = figlib.discover(["e1", "f"])
+    assert list(found) == ["omega", "beta", "zeta", "alpha"] and found["beta"][1] == ["e1"]
+
+
+def test_context_reads_its_experiments_corpus(tmp_path):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    meta = {"name": "tiny", "source": "planted", "n_train": 1200, "n_test": 30, "n_words": 4, "n_tokens": 56789}
+    (corpus / "corpus.json").write_text(__import__("json").dumps(meta))
+    (corpus / "vocab.txt").write_text("apple\nbread\ncheese\ndates\n", encoding="utf-8")
+    ctx = figlib.Context("fig", None, ["e"], None, {"e": str(corpus)}, {}, {})
+    assert ctx.corpus("e") == meta and ctx.vocab("e") == ["apple", "bread", "cheese", "dates"]
+    assert ctx.corpus_caption("e") == ("corpus tiny (planted): 1,200 training and 30 test documents, V = 4, "
+                                       "56,789 tokens")
+    assert ctx.truth("e") is None
+    np.savez(corpus / "truth.npz", topics=np.eye(2))
+    np.testing.assert_array_equal(ctx.truth("e")["topics"], np.eye(2))
+
+
+def test_seeds_caption_speaks_of_a_spread_only_over_several_seeds():
+    assert figlib.seeds_caption(pd.DataFrame({"seed": [3, 3]})) == "seeds 3"
+    assert figlib.seeds_caption(pd.DataFrame({"seed": [2, 0, 2]})) == \
+        "seeds 0, 2; curves are the mean over seeds, shaded from the minimum to the maximum"
+
+
+def test_markdown_table_and_captions_by_hand(tmp_path):
+    from topicbench.traces import DRAWN_FROM, PICTURE
+
+    frame = pd.DataFrame({"method": ["a|b"], "x": [1.5], "y": [np.nan]})
+    assert figlib.markdown_table(frame) == "| method | x | y |\n|---|---:|---:|\n| a\\|b | 1.5000 |  |"
+    figlib.write_caption(str(tmp_path / "part.md"), "T", "cap", "body", drawn_from="d1", picture="p1")
+    assert (tmp_path / "part.md").read_text() == f"### T\n\ncap\n\nbody\n\n{PICTURE}p1 -->\n\n{DRAWN_FROM}d1 -->\n"
+    assert figlib.rst_caption("T", "a*b_c|`d`\\") == "**T.** a\\*b\\_c\\|\\`d\\`\\\\\n"

@@ -322,7 +322,10 @@ def test_benchmarks_rows_carry_their_jobs_provenance(two_contents, tmp_path):
         records=[str(r) for r in records], traces=[str(trace)], corpora=[str(corpus_json)]),
         output=SimpleNamespace(table=str(tmp_path / "b.csv"), figure=str(tmp_path / "b.png")))
     runpy.run_path(str(scripts / "benchmarks_table.py"), init_globals={"snakemake": smk})
-    table = pd.read_csv(tmp_path / "b.csv", keep_default_na=False).set_index("stage")
+    table = pd.read_csv(tmp_path / "b.csv", keep_default_na=False)
+    assert list(table.columns[:5]) == ["stage", "method", "job", "s", "max_rss"]  # no index column
+    assert table[["stage", "method", "job"]].values.tolist() == [["fit", "online_lda", rid], ["prepare", "prepare", "tiny"]]
+    table = table.set_index("stage")
     fit_row = pd.read_parquet(trace).iloc[0]
     for column in PROVENANCE:
         assert str(table.loc["fit", column]) == str(fit_row[column]), column

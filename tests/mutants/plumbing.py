@@ -11,6 +11,7 @@ PREV = "tests/faults/test_previous_result.py::"
 BASE = "tests/test_method_base.py::"
 DATA = "tests/test_dataset_base.py::"
 PREP = "tests/faults/test_prepare.py::"
+FIG = "tests/test_figures.py::"
 
 MUTANTS = [
     Mutant(id='previous_new_set_needs_every_file_new', cites='previous.finish: a set is new only when every file has a new (device, inode)',
@@ -141,4 +142,36 @@ MUTANTS = [
            path='topicbench/dataset.py', find='               if n not in sources and p in {q.resolve() for q in dataset_cls.other_sources(corpora_dir, resolved)}}\n',
            replace='               if n not in sources or p in {q.resolve() for q in dataset_cls.other_sources(corpora_dir, resolved)}}\n',
            tests=[DATA + 'test_a_file_the_build_fetched_is_recorded_with_the_sources']),
+    Mutant(id='benchmarks_table_writes_an_index_column', cites="benchmarks.csv: columns stage, method, job, then the record's; no index column",
+           path='workflow/scripts/benchmarks_table.py', find='    figlib.io.write_text(smk.output.table, table.to_csv(index=False))\n',
+           replace='    figlib.io.write_text(smk.output.table, table.to_csv(index=True))\n',
+           tests=['tests/faults/test_provenance.py::test_benchmarks_rows_carry_their_jobs_provenance']),
+    Mutant(id='helper_files_path_joined_wrongly', cites='figlib.helper_files: a figure file is PLUGIN_DIR/<name>.py',
+           path='workflow/scripts/figlib.py', find='    found, todo = set(), [PLUGIN_DIR / f"{name}.py"]\n',
+           replace='    found, todo = set(), [PLUGIN_DIR * f"{name}.py"]\n',
+           tests=[FIG + 'test_helper_files_follow_imports_through_helpers']),
+    Mutant(id='discover_ties_compared_as_declarations', cites='figlib.discover: ties of paper and order go by file name',
+           path='workflow/scripts/figlib.py', find='    return dict(sorted(found.items(), key=lambda kv: (papers.index(kv[1][0].paper), kv[1][0].order, kv[0])))\n',
+           replace='    return dict(sorted(found.items(), key=lambda kv: (papers.index(kv[1][0].paper), kv[1][0].order, kv[1])))\n',
+           tests=[FIG + 'test_discover_orders_figures_by_paper_then_order_then_name']),
+    Mutant(id='context_corpus_path_joined_wrongly', cites="figlib.Context.corpus: the experiment's corpus_dir/corpus.json",
+           path='workflow/scripts/figlib.py', find='        return json.loads((self.corpus_dir(experiment) / "corpus.json").read_text())\n',
+           replace='        return json.loads((self.corpus_dir(experiment) * "corpus.json").read_text())\n',
+           tests=[FIG + 'test_context_reads_its_experiments_corpus']),
+    Mutant(id='seeds_caption_spread_for_one_seed', cites='figlib.seeds_caption: a spread only over more than one seed',
+           path='workflow/scripts/figlib.py', find='    spread = "; curves are the mean over seeds, shaded from the minimum to the maximum" if len(seeds) > 1 else ""\n',
+           replace='    spread = "; curves are the mean over seeds, shaded from the minimum to the maximum" if len(seeds) >= 1 else ""\n',
+           tests=[FIG + 'test_seeds_caption_speaks_of_a_spread_only_over_several_seeds']),
+    Mutant(id='markdown_table_header_without_closing_pipe', cites="figlib.markdown_table: a pipe table's header row ends in ' |'",
+           path='workflow/scripts/figlib.py', find='    lines = ["| " + " | ".join(map(str, frame.columns)) + " |",\n',
+           replace='    lines = [("| " + " | ".join(map(str, frame.columns))),\n',
+           tests=[FIG + 'test_markdown_table_and_captions_by_hand']),
+    Mutant(id='write_caption_drops_the_records', cites='figlib.write_caption: the part ends with its picture/table/drawn-from records, which the paper checks',
+           path='workflow/scripts/figlib.py', find='    io.write_text(path, f"### {title}\\n\\n{caption}\\n\\n{body}".rstrip() + record + "\\n")\n',
+           replace='    io.write_text(path, (f"### {title}\\n\\n{caption}\\n\\n{body}".rstrip()) + "\\n")\n',
+           tests=[FIG + 'test_markdown_table_and_captions_by_hand']),
+    Mutant(id='rst_caption_drops_the_escaped_character', cites='figlib.rst_caption: each markup character is escaped, kept',
+           path='workflow/scripts/figlib.py', find='        text = text.replace(ch, "\\\\" + ch)\n',
+           replace='        text = text.replace(ch, ("\\\\"))\n',
+           tests=[FIG + 'test_markdown_table_and_captions_by_hand']),
 ]
