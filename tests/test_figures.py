@@ -1718,7 +1718,8 @@ def test_paisley_fig11_4_planted_agreement_matches_by_cosine_of_whole_topics():
 def test_helper_files_follow_imports_through_helpers(tmp_path, monkeypatch):
     """helper_files: the '_*.py' files a figure imports, directly or through another helper (a dotted import names
     its first part); packages, relative imports and helpers nobody imports are not inputs."""
-    files = {"fig.py": "import numpy\nimport _a\nfrom _b.sub import x\nfrom . import _c\n", "_a.py": "from _d import y\n",
+    files = {"fig.py": "import numpy\nimport _a\nfrom _b.sub import x\nfrom . import _c\nimport _thread\n",
+             "_a.py": "from _d import y\n",
              "_b.py": "", "_c.py": "", "_d.py": "import _a\n", "_unused.py": ""}
     for name, text in files.items():
         (tmp_path / name).write_text(text)
@@ -1733,6 +1734,8 @@ def test_discover_orders_figures_by_paper_then_order_then_name(tmp_path, monkeyp
     for name, paper, order in (("zeta", "hu", 0), ("beta", "hu", 0), ("alpha", "hu", 1), ("omega", "hoffman", 5)):
         (tmp_path / f"{name}.py").write_text(text.format(paper, name, order))
     (tmp_path / "_helper.py").write_text("raise RuntimeError('a helper is no figure')\n")
+    (tmp_path / "_shared.py").write_text("ORDER = 0\n")
+    (tmp_path / "zeta.py").write_text("import _shared\n" + text.format("hu", "zeta", "_shared.ORDER"))
     monkeypatch.setattr(figlib, "PLUGIN_DIR", tmp_path)
     monkeypatch.setattr(sys, "path", list(sys.path))
     found = figlib.discover(["e1", "f"])
@@ -1768,3 +1771,80 @@ def test_markdown_table_and_captions_by_hand(tmp_path):
     figlib.write_caption(str(tmp_path / "part.md"), "T", "cap", "body", drawn_from="d1", picture="p1")
     assert (tmp_path / "part.md").read_text() == f"### T\n\ncap\n\nbody\n\n{PICTURE}p1 -->\n\n{DRAWN_FROM}d1 -->\n"
     assert figlib.rst_caption("T", "a*b_c|`d`\\") == "**T.** a\\*b\\_c\\|\\`d\\`\\\\\n"
+
+
+@pytest.mark.parametrize("field, value", [
+    pytest.param("experiments", "hu_*", id="a-bare-string"), pytest.param("experiments", ("",), id="an-empty-name"),
+    pytest.param("extra", ("figures/../../x.png",), id="extra-climbing-out"),
+    pytest.param("extra", ("other/x.png",), id="extra-outside-figures-and-tables"),
+    pytest.param("extra", ("figures",), id="extra-the-folder-itself"),
+])
+def test_figure_declaration_refuses(field, value):
+    with pytest.raises(ValueError, match=field):
+        figlib.Figure(**{"paper": "hu", "title": "x", "experiments": ("x",), field: value})
+
+
+def test_figure_extra_may_lie_in_a_subfolder():
+    assert figlib.Figure(paper="hu", title="x", experiments=("x",), extra=("figures/sub/x.png",)).extra
+
+
+def test_figure_file_without_draw_is_refused(tmp_path, monkeypatch):
+    (tmp_path / "nodraw.py").write_text("import figlib\nFIGURE = figlib.Figure(paper='hu', title='t', experiments=('e',))\n")
+    monkeypatch.setattr(figlib, "PLUGIN_DIR", tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    with pytest.raises(ValueError, match="needs FIGURE"):
+        figlib.load_plugin("nodraw")
+
+
+def test_context_frames_models_and_parts(tmp_path):
+    """Context: frame(e) is e's rows of the read experiments; model_path only of a declared model; write() refuses a
+    figure without its picture and a table without its table, and a table's csv is the table plus its drawn-from."""
+    traces = tmp_path / "all_traces.parquet"
+    pd.DataFrame({"experiment": ["a", "b", "c"], "x": [1, 2, 3]}).to_parquet(traces)
+    outs = {k: str(tmp_path / f"part.{k}") for k in ("md", "rst", "csv")}
+    table = figlib.Figure(paper="hu", title="T", experiments=("a", "b"), kind="table")
+    ctx = figlib.Context("t", table, ["a", "b"], str(traces), {}, {"a/run": "m.npz"}, outs)
+    assert ctx.frame("a")["x"].tolist() == [1] and ctx.frame()["x"].tolist() == [1, 2]
+    with pytest.raises(SystemExit, match="no trace rows"):
+        ctx.frame("c")
+    assert ctx.model_path("a", "run") == "m.npz"
+    with pytest.raises(SystemExit, match="no model"):
+        ctx.model_path("b", "run")
+    with pytest.raises(ValueError, match="must pass its table"):
+        ctx.write("cap")
+    ctx.write("cap", table=pd.DataFrame({"m": ["x"], "v": [1.5]}))
+    assert list(pd.read_csv(outs["csv"]).columns) == ["m", "v", "drawn_from_all_traces_sha256"]
+    picture = figlib.Figure(paper="hu", title="F", experiments=("a",))
+    with pytest.raises(ValueError, match="save its picture"):
+        figlib.Context("f", picture, ["a"], str(traces), {}, {}, outs).write("cap")
+
+
+def test_quality_columns_keep_the_order_of_first_appearance():
+    final = pd.DataFrame({"method": ["b", "a", "b"], "npmi": [0.1, 0.2, 0.3], "recovery_cosine": np.nan})
+    got = figlib.quality_columns(final, ["method"])
+    assert got.index.tolist() == ["b", "a"] and got.columns.tolist() == ["NPMI"]
+    np.testing.assert_allclose(got["NPMI"], [0.2, 0.2])
+
+
+def test_topic_history_and_bound_perplexity_need_their_records(tmp_path):
+    np.savez(tmp_path / "with.npz", _topic_history=np.zeros((2, 3, 4)), _topic_history_docs=np.array([5, 10]))
+    np.savez(tmp_path / "without.npz", topics=np.eye(2))
+    history, docs = figlib.topic_history(str(tmp_path / "with.npz"))
+    assert history.shape == (2, 3, 4) and docs.tolist() == [5, 10]
+    with pytest.raises(SystemExit, match="no topic history"):
+        figlib.topic_history(str(tmp_path / "without.npz"))
+    frame = pd.DataFrame({"elbo_per_word": [-2.0, np.nan]})
+    np.testing.assert_allclose(figlib.bound_perplexity(frame, "e")["bound_perplexity"], [np.exp(2.0), np.nan])
+    for bad in (pd.DataFrame({"x": [1.0]}), pd.DataFrame({"elbo_per_word": [np.nan]})):
+        with pytest.raises(SystemExit, match="no elbo_per_word"):
+            figlib.bound_perplexity(bad, "e")
+
+
+@pytest.mark.parametrize("seeds, bands", [([0, 0], 0), ([0, 0, 1, 1], 1)])
+def test_min_max_band_only_over_several_seeds(seeds, bands):
+    """plot_mean_spread shades the seeds' min-max band (as seeds_caption says) only where there are several seeds."""
+    frame = pd.DataFrame({"seed": seeds, "docs_seen": [1, 2] * (len(seeds) // 2), "y": np.arange(len(seeds), dtype=float)})
+    fig, ax = figlib.plt.subplots()
+    figlib.plot_mean_spread(ax, frame, "docs_seen", "y")
+    assert len(ax.collections) == bands
+    figlib.plt.close(fig)
