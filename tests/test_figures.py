@@ -1848,3 +1848,71 @@ def test_min_max_band_only_over_several_seeds(seeds, bands):
     figlib.plot_mean_spread(ax, frame, "docs_seen", "y")
     assert len(ax.collections) == bands
     figlib.plt.close(fig)
+
+
+# -- build_paper's assembly, by hand -------------------------------------------------------------------------------
+
+def test_paper_blocks_by_hand(tmp_path):
+    """parse_markdown (levels shifted by base, pipe tables with escaped pipes), part_blocks (title, picture with its
+    caption, then the body) and to_markdown, on a tiny part."""
+    text = "# T\n\ncap line\n<!-- a note -->\nsame para\n\n| a | b |\n|---|---|\n| 1 | x\\|y |\n"
+    assert build_paper.parse_markdown(text, base=1) == [("heading", 2, "T"), ("para", "cap line same para"),
+                                                         ("table", ["a", "b"], [["1", "x|y"]])]
+    part = tmp_path / "fig.md"
+    part.write_text("### Title\n\nThe caption.\n\nbody text\n\n<!-- a record -->\n")
+    blocks = build_paper.part_blocks(str(part), str(tmp_path / "fig.png"))
+    assert blocks == [("heading", 3, "Title"), ("figure", str(tmp_path / "fig.png"), "The caption."), ("para", "body text")]
+    assert build_paper.part_blocks(str(part), None)[1] == ("para", "The caption.")
+    (tmp_path / "bare.md").write_text("Only a caption.\n")
+    assert build_paper.part_blocks(str(tmp_path / "bare.md"), None) == [("heading", 3, "bare"), ("para", "Only a caption.")]
+    (tmp_path / "table.md").write_text("### T\n\n| a |\n|---|\n| 1 |\n")  # no caption: the table stays the body
+    assert build_paper.part_blocks(str(tmp_path / "table.md"), None) == [("heading", 3, "T"), ("para", ""),
+                                                                         ("table", ["a"], [["1"]])]
+    assert build_paper.to_markdown(blocks + [("table", ["a", "b"], [["1", "x|y"]])], tmp_path) == (
+        "### Title\n\n![fig](fig.png)\n\nThe caption.\n\nbody text\n\n| a | b |\n|---|---|\n| 1 | x\\|y |\n")
+
+
+def test_paper_assembles_its_sections_by_hand(tmp_path):
+    """main: the template's placeholders filled (summary with the findings' verdict counts, each paper's heading then
+    its parts, the findings table without its own title, the provenance), in that order."""
+    import hashlib
+    from types import SimpleNamespace
+
+    traces = tmp_path / "all_traces.parquet"
+    pd.DataFrame({"experiment": ["a", "a"], "dataset": "d", "method": "m", "label": "l", "seed": [0, 1],
+                  "corpus_size": 10, "git_sha": "abc", "docs_seen": 1, "fit_wall_s": 1.0}).to_parquet(traces)
+    digest = hashlib.sha256(traces.read_bytes()).hexdigest()
+    fig, ax = figlib.plt.subplots(figsize=(1, 1))
+    png = tmp_path / "fig.png"
+    figlib.write_caption(str(tmp_path / "fig.md"), "Fig T", "Fig caption.", "Fig body.", drawn_from=digest,
+                         picture=figlib.save_figure(fig, str(png)))
+    csv = pd.DataFrame({"claim": ["x", "y", "z"], "verdict": ["holds", "fails", "holds"]}).to_csv(index=False)
+    (tmp_path / "findings.csv").write_text(csv)
+    figlib.write_caption(str(tmp_path / "findings.md"), "Findings T", "Findings caption.", drawn_from=digest,
+                         table=hashlib.sha256(csv.encode()).hexdigest())
+    (tmp_path / "template.md").write_text("# Paper\n\nIntro text.\n\n{{summary}}\n\n## Mirrors\n\n{{mirrors}}\n\n"
+                                          "## Findings\n\n{{findings}}\n\n{{provenance}}\n")
+    bench = [tmp_path / "benchmarks" / "runs" / "r.tsv", tmp_path / "benchmarks" / "prepare" / "c.tsv"]
+    for record, rows in zip(bench, ("2.5\t100\n1.0\t300\n", "4.0\t50\n")):
+        record.parent.mkdir(parents=True)
+        record.write_text("s\tmax_rss\n" + rows)
+    parts = [{"paper": "hu", "md": str(tmp_path / "fig.md"), "png": str(png)},
+             {"paper": "findings", "md": str(tmp_path / "findings.md"), "png": None}]
+    out = {k: str(tmp_path / "paper" / f"topicbench.{k}") for k in ("md", "typ", "pdf")}
+    smk = SimpleNamespace(input=SimpleNamespace(traces=str(traces), template=str(tmp_path / "template.md"),
+                                                benchmarks=[str(b) for b in bench]),
+                          output=SimpleNamespace(**out), params=SimpleNamespace(parts=parts, papers=figlib.PAPERS))
+    __import__("runpy").run_path(build_paper.__file__, init_globals={"snakemake": smk}, run_name="__main__")  # as Snakemake
+    md = Path(out["md"]).read_text()
+    assert '#set document(title: "Paper")' in Path(out["typ"]).read_text()
+    if __import__("importlib").util.find_spec("typst"):  # typst typeset the PDF: the fallback did not overwrite it
+        assert b"Matplotlib" not in Path(out["pdf"]).read_bytes()
+    assert ("Job benchmarks (Snakemake benchmark: records): fit: 2 jobs, 4 s wall in total (longest 2.5 s), peak memory "
+            "300 MB; prepare: 1 jobs, 4 s wall in total (longest 4.0 s), peak memory 50 MB.") in md
+    expected = ["# Paper", "Intro text.", "This build aggregates 2 checkpoints of the runs of 1 experiments. Of the 3 claims of the "
+                "findings table, 2 holds, 1 fails on this build.", "## Mirrors", f"## {figlib.PAPERS['hu']}", "### Fig T",
+                "![fig](../fig.png)", "Fig caption.", "Fig body.", "## Findings", "Findings caption.", "## Provenance",
+                "Seeds per experiment: a: 0, 1.", "Corpora (training documents): d 10."]
+    positions = [md.find(line + "\n") for line in expected]
+    assert -1 not in positions and positions == sorted(positions), md
+    assert "### Findings T" not in md
