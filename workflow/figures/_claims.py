@@ -4,9 +4,11 @@ A claim names its paper, what it says, the figure or table it rests on and the e
 the final checkpoints (and the figure context, for corpora and models) and returns a Judgement. Verdicts:
 
 - reproduced: the test supports the claim at the 5% level;
-- not reproduced: the test contradicts it at the 5% level (or, for "reaches", the method never gets there);
+- not reproduced: the test contradicts it at the 5% level (or, for "reaches", the method never gets there in at least
+  the time the reference took);
 - mixed: the evidence is inside the noise, or the claim's parts or corpora disagree;
-- cannot be judged: too few replicates for a test (one seed on one corpus), or the experiment is not in this profile.
+- cannot be judged: too few replicates for a test (one seed on one corpus), the fast method of a "reaches" claim
+  stopped before the reference reached the target (``short_budget``), or the experiment is not in this profile.
 
 Replicates are seeds, and corpora or panels where the claim spans several; paired differences are tested with a
 two-sided one-sample t test against zero (``paired``). Adding a claim is one entry in CLAIMS and, if no judge fits,
