@@ -18,7 +18,7 @@ How sklearn's update maps to Hoffman's Alg. 2:
   (tau0 = 1) a word absent from the first minibatch keeps lambda_kw = eta, and at eta = 0.01 its
   exp E[log beta_kw] ~ 1e-48 is under sklearn's guard: its tokens get almost no responsibility until a step moves
   that word's lambda up from elsewhere, and sklearn scores lower than online_lda (up to 0.28 nats/word on
-  real corpora, benchmarks/bench_sklearn_phinorm.py). Kept as shipped, like the E step's start.
+  real corpora, benchmarks/bench_peer_phinorm.py). Kept as shipped, like the E step's start.
 - Start. lambda_0 is online_lda's draw for the same seed (Gamma(100, 1/100), sklearn's own
   distribution), so a comparison at one seed is paired; the E step's draws come from ``random_state = seed``.
 - Threads. sklearn's fitting E step cuts a minibatch into ``n_jobs`` slices, each drawing gamma_0 from a copy of one
