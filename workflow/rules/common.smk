@@ -8,10 +8,14 @@ from pathlib import Path
 from snakemake.exceptions import WorkflowError
 
 from topicbench import previous
+from topicbench.cli import WORKFLOW_PID_ENV
 from topicbench.run import RUN_FILES
 from topicbench.grid import (GridError, check_config_file, check_folders_owned, check_paths, expand_all, lock_folders,
                             mark_folders, stale_corpora, stale_outputs)
 
+# the fit rule's --exit-with-parent watches this Snakemake: a fit whose Snakemake was killed before the fit could
+# read its parent's pid stops too (it would otherwise read init, and write its run later)
+os.environ[WORKFLOW_PID_ENV] = str(os.getpid())
 for _path in workflow.configfiles:
     check_config_file(_path)  # duplicate keys, which YAML would drop silently
 # One spelling of each folder ('./res/' is 'res', '.' the working directory's full path): Snakemake matches files as
