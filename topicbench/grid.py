@@ -435,6 +435,17 @@ def stale_outputs(results_dir, runs: dict[str, dict], data_dir=None) -> dict[str
                 corpora[dataset] = meta.get("content_sha256") or None  # the corpus_sha256 of fits on it
         return corpora[dataset]
 
+    fingerprints: dict[str, str] = {}
+
+    def code_now(method: str) -> str:
+        """The code_sha256 a fit of ``method`` records now (read once per method and call)."""
+        from .method import get_method, plugin_file
+        from .run import code_fingerprint
+
+        if method not in fingerprints:
+            fingerprints[method] = code_fingerprint(plugin_file(get_method(method)))
+        return fingerprints[method]
+
     def spec_of(value) -> dict:
         spec = json.loads(value if isinstance(value, str) else json.dumps(asdict(value), sort_keys=True, default=str))
         spec.pop("threads", None)
@@ -456,10 +467,14 @@ def stale_outputs(results_dir, runs: dict[str, dict], data_dir=None) -> dict[str
             with np.load(model) as archive:
                 recorded = spec_of(str(archive["_spec_json"]))
                 fitted_on = str(archive["_corpus_sha256"]) if "_corpus_sha256" in archive.files else None
+                code = str(archive["_code_sha256"]) if "_code_sha256" in archive.files else ""
         except Exception:  # an unreadable or foreign model.npz is no evidence of a current run
             recorded = fitted_on = None
         if recorded != spec_of(entry["spec"]):
             stale[str(model)] = "its run's recorded spec differs from the config"
+        elif code and code != code_now(entry["spec"].method):  # mtimes only: a run copied in, or marked by --touch
+            stale[str(model)] = (f"it was fitted by other code than the file of method {entry['spec'].method} and the "
+                                 f"topicbench package hold now")
         elif data_dir is not None and corpus_now(entry["dataset"]) not in (None, fitted_on):
             stale[str(model)] = (f"it was fitted on another content of corpus {entry['dataset']} than it holds now"
                                  if fitted_on else f"it records no content fingerprint of corpus {entry['dataset']}")
@@ -494,7 +509,7 @@ def stale_corpora(data_dir, datasets: dict, used, corpora_dir=None) -> dict[str,
 
     from .dataset import get_dataset, source_changes, source_files
 
-    stale = {}
+    stale, code_now = {}, {}
     for name in sorted(used):
         folder = Path(data_dir) / "corpora" / name
         meta_path = folder / "corpus.json"
@@ -519,6 +534,9 @@ def stale_corpora(data_dir, datasets: dict, used, corpora_dir=None) -> dict[str,
                                      f"{entry['recipe']!r}")
         elif meta.get("dataset_params") != wanted:
             stale[str(meta_path)] = "its recorded dataset parameters differ from the config"
+        elif _prepared_by_other_code(meta, entry["recipe"], code_now):
+            stale[str(meta_path)] = (f"it was prepared by other code than the file of recipe {entry['recipe']} and "
+                                     f"the topicbench package hold now")
         else:
             recipe = get_dataset(entry["recipe"])
             files = source_files(recipe, recipe.resolve_params(entry.get("params") or {}), corpora_dir)
@@ -531,6 +549,22 @@ def stale_corpora(data_dir, datasets: dict, used, corpora_dir=None) -> dict[str,
                 if changed:
                     stale[str(meta_path)] = changed
     return stale
+
+
+def _prepared_by_other_code(meta: dict, recipe: str, code_now: dict) -> bool:
+    """Whether corpus.json's recorded ``code_sha256`` (its recipe's file and the package) differs from the code now.
+    Snakemake compares only modification times, which a copied-in corpus or ``--touch`` makes look current."""
+    from .dataset import get_dataset
+    from .method import plugin_file
+    from .run import code_fingerprint
+
+    recorded = (meta.get("prepared_by") or {}).get("code_sha256") if isinstance(meta.get("prepared_by"), dict) else None
+    if not recorded:
+        return False  # prepared before corpora recorded their code: no evidence either way
+    plugin = plugin_file(get_dataset(recipe))
+    if plugin not in code_now:  # each recipe's code read once per call of stale_corpora
+        code_now[plugin] = code_fingerprint(plugin)
+    return recorded != code_now[plugin]
 
 
 def expand_all(config: dict) -> dict[str, dict]:
