@@ -421,6 +421,7 @@ def stale_outputs(results_dir, runs: dict[str, dict], data_dir=None) -> dict[str
     from dataclasses import asdict
 
     import numpy as np
+    import pyarrow.parquet as pq
 
     from .io import parquet_metadata
 
@@ -460,6 +461,12 @@ def stale_outputs(results_dir, runs: dict[str, dict], data_dir=None) -> dict[str
             if name not in present:
                 stale[str(root / "runs" / rid / name)] = (f"it is missing from its run folder, which holds "
                                                           f"{', '.join(present)}")
+        trace = root / "runs" / rid / "trace.parquet"
+        if trace.is_file():  # truncated or overwritten since its fit: aggregate would stop on it, so the fit reruns
+            try:
+                pq.read_metadata(trace)
+            except Exception as err:
+                stale[str(trace)] = f"it is not a readable Parquet file ({type(err).__name__})"
         model = root / "runs" / rid / "model.npz"
         if not model.is_file():
             continue

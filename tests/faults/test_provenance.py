@@ -364,3 +364,16 @@ def test_fit_by_other_code_is_stale(tmp_path, tiny_corpus):
     state["_code_sha256"] = np.array("0" * 64)  # as another version of the code records it
     np.savez(model, **state)
     assert "fitted by other code" in stale_outputs(tmp_path, runs).get(str(model), ""), stale_outputs(tmp_path, runs)
+
+
+def test_truncated_trace_left_in_a_run_folder_is_stale(tmp_path, tiny_corpus):
+    """A run folder whose trace.parquet was truncated since its fit -> stale, fitted again (was: aggregate stopped on
+    it at every workflow run until it was deleted by hand)."""
+    spec = RunSpec(method="online_lda", params={"K": 3, "batch_size": 20}, n_checkpoints=2, dataset="tiny")
+    spec.check()
+    runs = {"e/tiny/online_lda/label~x/seed~0": {"dataset": "tiny", "spec": spec}}
+    trace = tmp_path / "runs" / "e/tiny/online_lda/label~x/seed~0" / "trace.parquet"
+    run(spec, tiny_corpus, trace.parent)
+    assert stale_outputs(tmp_path, runs) == {}
+    trace.write_bytes(trace.read_bytes()[:200])
+    assert "not a readable Parquet file" in stale_outputs(tmp_path, runs).get(str(trace), ""), stale_outputs(tmp_path, runs)
