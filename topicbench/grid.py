@@ -32,14 +32,16 @@ class GridError(ValueError):
 
 def format_value(value: Any) -> str:
     """A value as run folders name it: %g for a float %g writes exactly (every name before this rule), else the
-    shortest text that reads back as the same float, so two grid values that agree to 6 digits name two runs."""
+    shortest text that reads back as the same float, so two grid values that agree to 6 digits name two runs; an
+    exponent without its '+' (refused as a folder name before, so no existing folder is renamed)."""
     if isinstance(value, bool):
         return str(value).lower()
     if isinstance(value, float):
         if math.isfinite(value) and value.is_integer() and abs(value) < 1e15:
             return str(int(value))
         text = f"{value:g}"
-        return repr(value) if math.isfinite(value) and float(text) != value else text
+        text = repr(value) if math.isfinite(value) and float(text) != value else text
+        return text.replace("e+", "e")  # '+' is no folder-name character: 1e+20 names its folder 1e20
     return str(value)
 
 
