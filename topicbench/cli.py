@@ -105,6 +105,35 @@ def _exit_with_parent() -> None:
     threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 
 
+def _stop_with_workflow() -> None:
+    """Under the workflow ($TOPICBENCH_WORKFLOW_PID set), stop this command as soon as that Snakemake is gone: a
+    prepare or aggregate runs under a shell that outlives a killed Snakemake, and would otherwise write data_dir or
+    results_dir later, after the workflow's folder lock is released (maybe over what the next workflow wrote)."""
+    import signal
+    import threading
+    import time
+
+    workflow = os.environ.get(WORKFLOW_PID_ENV, "")
+    if not workflow:
+        return
+    if not workflow.isdigit() or int(workflow) < 1:
+        raise UsageError(f"${WORKFLOW_PID_ENV} is {workflow!r}, not a process id")
+
+    def stop():
+        print(f"topicbench: the workflow's Snakemake (process {workflow}) exited; stopping", file=sys.stderr, flush=True)
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    if not _alive(int(workflow)):
+        stop()
+
+    def watch():
+        while _alive(int(workflow)):
+            time.sleep(0.2)
+        stop()
+
+    threading.Thread(target=watch, name="stop-with-workflow", daemon=True).start()
+
+
 def cmd_methods(args) -> int:
     from .method import registry
 
@@ -476,6 +505,8 @@ def main(argv: list[str] | None = None) -> int:
     from .streams import StreamError
 
     try:
+        if args.command in ("prepare", "run", "aggregate"):  # the commands that write
+            _stop_with_workflow()
         return args.func(args)
     except (CorpusError, ParamError, UnknownMethodError, StreamError, ValueError, OSError) as err:
         print(f"topicbench: error: {err}", file=sys.stderr)
