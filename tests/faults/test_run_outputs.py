@@ -239,7 +239,7 @@ def test_orphaned_fit_stops_when_its_parent_dies(tmp_path, tiny_corpus):
 def test_worker_restart_after_a_long_evaluation_is_not_fit_time(monkeypatch, tiny_corpus):
     """sklearn_lda's workers idle past joblib's timeout after a checkpoint -> no worker starts on the fit clock.
 
-    joblib's 300 s, here 0.3 s, pass between a checkpoint's last prediction and the next update (was: that update
+    joblib's 300 s, here 0.2 s, pass between a checkpoint's last prediction and the next update (was: that update
     restarted the workers, and their start-up counted as fit time)."""
     import joblib
     import psutil
@@ -258,12 +258,12 @@ def test_worker_restart_after_a_long_evaluation_is_not_fit_time(monkeypatch, tin
 
     def then_wait(*args):  # ends the warm-up and each checkpoint, after their last prediction
         check_own_generator(*args)
-        time.sleep(0.8)
+        time.sleep(0.5)
         waits.append(args[-1])
 
     monkeypatch.setattr(cls, "partial_fit", watched)
     monkeypatch.setattr(run_module, "check_own_generator", then_wait)
-    with joblib.parallel_config(backend="loky", idle_worker_timeout=0.3):
+    with joblib.parallel_config(backend="loky", idle_worker_timeout=0.2):
         trace, _ = run(RunSpec(method="sklearn_lda", params={"K": 3, "batch_size": 40}, threads=2, n_checkpoints=2,
                                report_elbo=False, topic_history_words=0), tiny_corpus, progress_every_s=1e9)
     assert len(waits) >= 2 and trace["fit_cpu_workers_s"].iloc[-1] > 0, waits  # updates after waits, in workers
