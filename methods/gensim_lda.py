@@ -18,6 +18,9 @@ How gensim's update maps to Hoffman's Alg. 2:
 - E step. gensim's ``inference`` is Hoffman's per-document loop with gamma drawn from
   Gamma(100, 1/100) (not 1), stopped when the mean |change in gamma| < ``gamma_threshold``
   (= e_step_tol) or after ``iterations`` (= e_step_max_iter). dtype is float64 (gensim defaults to float32).
+  phinorm's guard is machine epsilon (2.2e-16; Hoffman's code 1e-100): after a rho_0 = 1 step (tau0 = 1) a word
+  absent from the first minibatch keeps lambda_kw = eta, and at eta = 0.01 its exp E[log beta_kw] ~ 1e-48 falls under
+  it, so its tokens get almost no responsibility (as in sklearn_lda; tests/test_peer_equations.py). Kept as shipped.
 - Start. lambda_0 is online_lda's draw for the same seed (Gamma(100, 1/100), gensim's own
   distribution), so a comparison at one seed is paired; the E step's draws come from ``random_state = seed``.
 - Fit time. gensim's M step also works for its log, whatever the log level: one more E[log beta] for the logged

@@ -14,12 +14,21 @@ How sklearn's update maps to Hoffman's Alg. 2:
 - E step. Hoffman's per-document loop with gamma drawn from Gamma(100, 1/100) during fitting and
   gamma = 1 in ``transform``, stopped when the mean |change in gamma| < ``mean_change_tol``
   (= e_step_tol) or after ``max_doc_update_iter`` (= e_step_max_iter).
+- Guard. sklearn divides by phinorm + machine epsilon (2.2e-16), Hoffman's code by phinorm + 1e-100. At rho_0 = 1
+  (tau0 = 1) a word absent from the first minibatch keeps lambda_kw = eta, and at eta = 0.01 its
+  exp E[log beta_kw] ~ 1e-48 is under sklearn's guard: its tokens get almost no responsibility until a step moves
+  that word's lambda up from elsewhere, and sklearn scores lower than online_lda (up to 0.28 nats/word on
+  real corpora, benchmarks/bench_peer_phinorm.py). Kept as shipped, like the E step's start.
 - Start. lambda_0 is online_lda's draw for the same seed (Gamma(100, 1/100), sklearn's own
   distribution), so a comparison at one seed is paired; the E step's draws come from ``random_state = seed``.
 - Threads. sklearn's fitting E step cuts a minibatch into ``n_jobs`` slices, each drawing gamma_0 from a copy of one
   RandomState, so its numbers depend on n_jobs (~0.001 nats/word on a 120-document corpus), unlike topicbench's own
   methods. It is kept as shipped: the peer is scikit-learn itself, timed and scored as its users run it.
+- Workers. joblib's loky workers exit after 300 s idle and start again inside the next call: an evaluation between
+  two updates longer than that would put their start-up (seconds) in fit time. They are kept for the whole run
+  (WORKERS), as for a user whose partial_fit calls follow one another.
 """
+import joblib
 import numpy as np
 from sklearn.decomposition import LatentDirichletAllocation
 from sklearn.decomposition._lda import _dirichlet_expectation_2d
@@ -27,6 +36,10 @@ from sklearn.decomposition._lda import _dirichlet_expectation_2d
 from topicbench import kernels
 from topicbench.lda import ONLINE_PARAMS
 from topicbench.method import Method, require
+
+
+# every call into sklearn under one setting: joblib starts a new pool of workers whenever it changes
+WORKERS = dict(backend="loky", idle_worker_timeout=24 * 3600)
 
 
 class SklearnLDA(Method):
@@ -73,13 +86,15 @@ class SklearnLDA(Method):
         """One sklearn online step (Hoffman et al. 2010, Alg. 2 E and M steps) on the minibatch."""
         self.model.batch_size = max(int(self.hyper["batch_size"]), len(batch))  # one em_step for the whole batch
         self.model.n_batch_iter_ = self.updates  # rho = (tau0 + t)^-kappa, t from 0
-        self.model.partial_fit(batch.counts.astype(np.float64))
+        with joblib.parallel_config(**WORKERS):
+            self.model.partial_fit(batch.counts.astype(np.float64))
         self.updates += 1
         self.docs_seen += len(batch)
 
     def predict_words(self, observed, word_ids):
         """theta = sklearn ``transform`` (normalised gamma) on the observed part; topics = E[beta]."""
-        theta = self.model.transform(observed.astype(np.float64))
+        with joblib.parallel_config(**WORKERS):
+            theta = self.model.transform(observed.astype(np.float64))
         return kernels.mixture_probs(word_ids, theta, self.topics())
 
     def topics(self):

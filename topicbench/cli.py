@@ -39,15 +39,48 @@ def _parse_assignments(pairs: list[str] | None, what: str) -> dict:
     return out
 
 
+# the parent as this process found it on start, the earliest this code can read it
+_PARENT_AT_START = os.getppid()
+# the pid of the Snakemake that runs this job (set by workflow/rules/common.smk): a Snakemake killed while the fit's
+# Python starts is gone before _PARENT_AT_START is read, which then reads init (or a subreaper) instead
+WORKFLOW_PID_ENV = "TOPICBENCH_WORKFLOW_PID"
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (a zombie, killed and not yet reaped, does not)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except FileNotFoundError:
+        return False
+    except OSError:  # no /proc: ask the kernel
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            pass
+        return True
+
+
 def _exit_with_parent() -> None:
     """Stop this process as soon as its parent exits (the workflow ``exec``s the fit under Snakemake), so a killed
     Snakemake leaves no orphaned fit that later writes into a run folder; the run's staging folder is removed
-    by the next run of that folder. Linux: PR_SET_PDEATHSIG; everywhere: a parent-pid watchdog."""
+    by the next run of that folder. Linux: PR_SET_PDEATHSIG; everywhere: a parent-pid watchdog.
+
+    The parent is the workflow's Snakemake when it set $TOPICBENCH_WORKFLOW_PID, so one killed before this process
+    could read its parent still stops the fit; without it (or under a wrapper process) the parent found on start."""
     import signal
     import threading
     import time
 
-    parent = os.getppid()
+    parent = _PARENT_AT_START
+    workflow = os.environ.get(WORKFLOW_PID_ENV, "")
+    if workflow:
+        if not workflow.isdigit() or int(workflow) < 1:
+            raise UsageError(f"${WORKFLOW_PID_ENV} is {workflow!r}, not a process id")
+        if int(workflow) == parent or not _alive(int(workflow)):  # a dead one: the fit was orphaned on start
+            parent = int(workflow)
     if sys.platform.startswith("linux"):
         try:
             import ctypes
@@ -56,16 +89,49 @@ def _exit_with_parent() -> None:
         except (OSError, AttributeError):
             pass
 
+    def stop():
+        print(f"topicbench: parent process {parent} exited; stopping this run", file=sys.stderr, flush=True)
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    if os.getppid() != parent:  # died before the signal was armed (checked after prctl, so no gap)
+        stop()
+
     def watch():
         while True:
             if os.getppid() != parent:
-                print(f"topicbench: parent process {parent} exited; stopping this run", file=sys.stderr, flush=True)
-                os.kill(os.getpid(), signal.SIGKILL)
+                stop()
             time.sleep(0.2)
 
     threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
-    if os.getppid() != parent:  # died before the watch began
+
+
+def _stop_with_workflow() -> None:
+    """Under the workflow ($TOPICBENCH_WORKFLOW_PID set), stop this command as soon as that Snakemake is gone: a
+    prepare or aggregate runs under a shell that outlives a killed Snakemake, and would otherwise write data_dir or
+    results_dir later, after the workflow's folder lock is released (maybe over what the next workflow wrote)."""
+    import signal
+    import threading
+    import time
+
+    workflow = os.environ.get(WORKFLOW_PID_ENV, "")
+    if not workflow:
+        return
+    if not workflow.isdigit() or int(workflow) < 1:
+        raise UsageError(f"${WORKFLOW_PID_ENV} is {workflow!r}, not a process id")
+
+    def stop():
+        print(f"topicbench: the workflow's Snakemake (process {workflow}) exited; stopping", file=sys.stderr, flush=True)
         os.kill(os.getpid(), signal.SIGKILL)
+
+    if not _alive(int(workflow)):
+        stop()
+
+    def watch():
+        while _alive(int(workflow)):
+            time.sleep(0.2)
+        stop()
+
+    threading.Thread(target=watch, name="stop-with-workflow", daemon=True).start()
 
 
 def cmd_methods(args) -> int:
@@ -439,6 +505,8 @@ def main(argv: list[str] | None = None) -> int:
     from .streams import StreamError
 
     try:
+        if args.command in ("prepare", "run", "aggregate"):  # the commands that write
+            _stop_with_workflow()
         return args.func(args)
     except (CorpusError, ParamError, UnknownMethodError, StreamError, ValueError, OSError) as err:
         print(f"topicbench: error: {err}", file=sys.stderr)

@@ -13,6 +13,7 @@ import math
 import numbers
 import os
 import re
+import shutil
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -319,6 +320,26 @@ def prepare_provenance(dataset_cls: type[Dataset]) -> dict[str, str]:
     return {**provenance(), "code_sha256": code_fingerprint(plugin), "method_packages": method_packages(plugin)}
 
 
+# the least a document takes in a prepared corpus: its row pointer (int64) and one (word, count) pair (int32 each)
+MIN_DOC_BYTES = 16
+
+
+def _check_room(dataset_cls, resolved: dict, out_dir: Path) -> None:
+    """A planted corpus of n_train + n_test documents is refused before it is generated if even MIN_DOC_BYTES a
+    document exceed the free space where it is written (n_train=1e15 would otherwise generate until the disk fills)."""
+    n_docs = sum(int(resolved.get(key) or 0) for key in ("n_train", "n_test"))
+    if not n_docs:
+        return
+    folder = Path(out_dir).absolute()
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    free = shutil.disk_usage(folder).free
+    if n_docs * MIN_DOC_BYTES > free:
+        raise CorpusError(f"dataset {dataset_cls.name}: n_train + n_test = {n_docs:,} documents need at least "
+                          f"{n_docs * MIN_DOC_BYTES / 2**30:,.1f} GiB in {folder}, more than its {free / 2**30:,.1f} "
+                          f"GiB free; lower n_train or n_test")
+
+
 def prepare(name: str, out_dir: str | os.PathLike, corpora_dir=None, corpus_name: str | None = None, **params) -> Path:
     """Build a dataset and save it as a corpus directory (atomically); ``corpus_name`` overrides the recorded name.
 
@@ -330,6 +351,7 @@ def prepare(name: str, out_dir: str | os.PathLike, corpora_dir=None, corpus_name
         raise CorpusError(f"--name {corpus_name!r} is not a safe corpus name ({SAFE_RULES})")
     resolved = dataset_cls.resolve_params(params)
     out_dir = check_out_dir(out_dir, input_paths(resolved, corpora_dir), corpora_dir)
+    _check_room(dataset_cls, resolved, out_dir)
     generators = global_generators()
     prepared_by = prepare_provenance(dataset_cls)
     if hasattr(dataset_cls, "write"):  # streams to disk (paper-scale synthetic corpora) with the same bytes

@@ -31,12 +31,17 @@ class GridError(ValueError):
 
 
 def format_value(value: Any) -> str:
+    """A value as run folders name it: %g for a float %g writes exactly (every name before this rule), else the
+    shortest text that reads back as the same float, so two grid values that agree to 6 digits name two runs; an
+    exponent without its '+' (refused as a folder name before, so no existing folder is renamed)."""
     if isinstance(value, bool):
         return str(value).lower()
     if isinstance(value, float):
         if math.isfinite(value) and value.is_integer() and abs(value) < 1e15:
             return str(int(value))
-        return f"{value:g}"
+        text = f"{value:g}"
+        text = repr(value) if math.isfinite(value) and float(text) != value else text
+        return text.replace("e+", "e")  # '+' is no folder-name character: 1e+20 names its folder 1e20
     return str(value)
 
 
@@ -418,6 +423,7 @@ def stale_outputs(results_dir, runs: dict[str, dict], data_dir=None) -> dict[str
     from dataclasses import asdict
 
     import numpy as np
+    import pyarrow.parquet as pq
 
     from .io import parquet_metadata
 
@@ -431,6 +437,17 @@ def stale_outputs(results_dir, runs: dict[str, dict], data_dir=None) -> dict[str
                 meta = json.loads((Path(data_dir) / "corpora" / dataset / "corpus.json").read_text(encoding="utf-8"))
                 corpora[dataset] = meta.get("content_sha256") or None  # the corpus_sha256 of fits on it
         return corpora[dataset]
+
+    fingerprints: dict[str, str] = {}
+
+    def code_now(method: str) -> str:
+        """The code_sha256 a fit of ``method`` records now (read once per method and call)."""
+        from .method import get_method, plugin_file
+        from .run import code_fingerprint
+
+        if method not in fingerprints:
+            fingerprints[method] = code_fingerprint(plugin_file(get_method(method)))
+        return fingerprints[method]
 
     def spec_of(value) -> dict:
         spec = json.loads(value if isinstance(value, str) else json.dumps(asdict(value), sort_keys=True, default=str))
@@ -446,6 +463,12 @@ def stale_outputs(results_dir, runs: dict[str, dict], data_dir=None) -> dict[str
             if name not in present:
                 stale[str(root / "runs" / rid / name)] = (f"it is missing from its run folder, which holds "
                                                           f"{', '.join(present)}")
+        trace = root / "runs" / rid / "trace.parquet"
+        if trace.is_file():  # truncated or overwritten since its fit: aggregate would stop on it, so the fit reruns
+            try:
+                pq.read_metadata(trace)
+            except Exception as err:
+                stale[str(trace)] = f"it is not a readable Parquet file ({type(err).__name__})"
         model = root / "runs" / rid / "model.npz"
         if not model.is_file():
             continue
@@ -453,10 +476,14 @@ def stale_outputs(results_dir, runs: dict[str, dict], data_dir=None) -> dict[str
             with np.load(model) as archive:
                 recorded = spec_of(str(archive["_spec_json"]))
                 fitted_on = str(archive["_corpus_sha256"]) if "_corpus_sha256" in archive.files else None
+                code = str(archive["_code_sha256"]) if "_code_sha256" in archive.files else ""
         except Exception:  # an unreadable or foreign model.npz is no evidence of a current run
             recorded = fitted_on = None
         if recorded != spec_of(entry["spec"]):
             stale[str(model)] = "its run's recorded spec differs from the config"
+        elif code and code != code_now(entry["spec"].method):  # mtimes only: a run copied in, or marked by --touch
+            stale[str(model)] = (f"it was fitted by other code than the file of method {entry['spec'].method} and the "
+                                 f"topicbench package hold now")
         elif data_dir is not None and corpus_now(entry["dataset"]) not in (None, fitted_on):
             stale[str(model)] = (f"it was fitted on another content of corpus {entry['dataset']} than it holds now"
                                  if fitted_on else f"it records no content fingerprint of corpus {entry['dataset']}")
@@ -491,7 +518,7 @@ def stale_corpora(data_dir, datasets: dict, used, corpora_dir=None) -> dict[str,
 
     from .dataset import get_dataset, source_changes, source_files
 
-    stale = {}
+    stale, code_now = {}, {}
     for name in sorted(used):
         folder = Path(data_dir) / "corpora" / name
         meta_path = folder / "corpus.json"
@@ -516,6 +543,9 @@ def stale_corpora(data_dir, datasets: dict, used, corpora_dir=None) -> dict[str,
                                      f"{entry['recipe']!r}")
         elif meta.get("dataset_params") != wanted:
             stale[str(meta_path)] = "its recorded dataset parameters differ from the config"
+        elif _prepared_by_other_code(meta, entry["recipe"], code_now):
+            stale[str(meta_path)] = (f"it was prepared by other code than the file of recipe {entry['recipe']} and "
+                                     f"the topicbench package hold now")
         else:
             recipe = get_dataset(entry["recipe"])
             files = source_files(recipe, recipe.resolve_params(entry.get("params") or {}), corpora_dir)
@@ -528,6 +558,22 @@ def stale_corpora(data_dir, datasets: dict, used, corpora_dir=None) -> dict[str,
                 if changed:
                     stale[str(meta_path)] = changed
     return stale
+
+
+def _prepared_by_other_code(meta: dict, recipe: str, code_now: dict) -> bool:
+    """Whether corpus.json's recorded ``code_sha256`` (its recipe's file and the package) differs from the code now.
+    Snakemake compares only modification times, which a copied-in corpus or ``--touch`` makes look current."""
+    from .dataset import get_dataset
+    from .method import plugin_file
+    from .run import code_fingerprint
+
+    recorded = (meta.get("prepared_by") or {}).get("code_sha256") if isinstance(meta.get("prepared_by"), dict) else None
+    if not recorded:
+        return False  # prepared before corpora recorded their code: no evidence either way
+    plugin = plugin_file(get_dataset(recipe))
+    if plugin not in code_now:  # each recipe's code read once per call of stale_corpora
+        code_now[plugin] = code_fingerprint(plugin)
+    return recorded != code_now[plugin]
 
 
 def expand_all(config: dict) -> dict[str, dict]:

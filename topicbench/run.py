@@ -782,6 +782,7 @@ def write_outputs(out_dir: Path, trace: pd.DataFrame, method: Method, vocab: lis
         state["_spec_json"] = np.array(json.dumps(asdict(spec), sort_keys=True, default=str))
         state["_method"] = np.array(method.name)
         state["_corpus_sha256"] = np.array(str(trace["corpus_sha256"].iloc[0]) if "corpus_sha256" in trace else "")
+        state["_code_sha256"] = np.array(str(trace["code_sha256"].iloc[0]) if "code_sha256" in trace else "")
         state["_n_words"] = np.array(method.n_words)
         state["_corpus_size"] = np.array(getattr(method, "corpus_size", 0))
         io.fault_point("run.model")
@@ -828,7 +829,8 @@ def load_model(path: str | os.PathLike, n_words: int | None = None) -> Method:
         method_cls = get_method(str(state.pop("_method")))
         corpus_size = int(state.pop("_corpus_size"))
         stored_words = int(state.pop("_n_words"))
-        state.pop("_corpus_sha256", None)  # provenance (stale_outputs reads it), no part of the model
+        state.pop("_corpus_sha256", None)  # provenance (stale_outputs reads them), no part of the model
+        state.pop("_code_sha256", None)
     except FileNotFoundError:
         raise OutputError(f"model file {path} does not exist (run not finished?)") from None
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:

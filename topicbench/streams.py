@@ -46,9 +46,11 @@ def stream_order(kind: str, n_docs: int, seed: int, passes: float = 1.0, times=N
     total = int(round(passes * n_docs))
     if total < 1:
         raise StreamError(f"passes = {passes} of {n_docs} training documents rounds to no document to train on")
+    visited = total if max_docs is None else min(total, max_docs)  # only these are drawn: the same first draws
+    _check_order_memory(visited, passes, n_docs, max_docs)
     rng = np.random.default_rng([seed, 0x57])
     if kind == "with_replacement":
-        return rng.integers(n_docs, size=total)[:max_docs]
+        return rng.integers(n_docs, size=visited)
     if kind == "time_ordered":
         if times is None:
             raise StreamError("time_ordered stream needs document times; this corpus has no 'time' column")
@@ -71,10 +73,23 @@ def stream_order(kind: str, n_docs: int, seed: int, passes: float = 1.0, times=N
                               f"({times[order[0]].item()!r}), so the stream would be in document-id order, not time "
                               f"order; use stream: shuffled, or a corpus with dated documents")
         return order
-    n_full = int(np.ceil(passes))
+    n_full = -(-visited // n_docs)  # the permutations the visited documents reach
     if n_full == 1:  # the same draws without a concatenated copy (8 bytes per document at 3.3M documents)
-        return rng.permutation(n_docs)[:total][:max_docs]
-    return np.concatenate([rng.permutation(n_docs) for _ in range(n_full)])[:total][:max_docs]
+        return rng.permutation(n_docs)[:visited]
+    return np.concatenate([rng.permutation(n_docs) for _ in range(n_full)])[:visited]
+
+
+def _check_order_memory(visited: int, passes: float, n_docs: int, max_docs: int | None) -> None:
+    """A stream's order is held in memory (8 bytes a document, twice while it is built): a ``passes`` too large for
+    it is refused naming passes, not a MemoryError or an endless loop of permutations before the first update."""
+    from .evaluate import available_memory
+
+    needed, available = 2 * 8 * visited, available_memory()
+    if available is not None and needed > available:
+        budget = f" (max_docs {max_docs:,})" if max_docs is not None else ""
+        raise StreamError(f"passes = {passes} over {n_docs:,} training documents is a stream of {visited:,} "
+                          f"documents{budget}, whose order alone needs {needed / 2**30:,.1f} GiB, more than the "
+                          f"{available / 2**30:.1f} GiB of memory available; lower passes, or set max_docs")
 
 
 class Stream:

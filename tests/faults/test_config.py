@@ -180,6 +180,22 @@ def test_yaml11_float_strings_in_a_grid_are_numbers():
     assert any("/alpha~0.0001/" in rid for rid in runs), sorted(runs)
 
 
+def test_grid_values_equal_to_six_digits_are_two_runs():
+    """grid alpha: [0.1234567, 0.1234568] (one folder name under %g, 'alpha~0.123457') -> two runs, each folder
+    naming its value exactly; values %g writes exactly keep their %g names (was: refused as the same run)."""
+    cfg = config(**{"experiments.e.runs.0.grid": {"K": [3], "alpha": [0.1234567, 0.1234568, 1e-4, 2.5e-7]}})
+    names = sorted(rid.split("/")[5] for rid in expand_all(cfg))
+    assert names == ["alpha~0.0001", "alpha~0.1234567", "alpha~0.1234568", "alpha~2.5e-07"], names
+
+
+def test_grid_value_with_a_positive_exponent_is_a_folder_name():
+    """grid tau0: [1e20, 2.5e6 + 0.5] (%g writes '1e+20', '2.5e+06': '+' is no folder-name character) -> two runs
+    named tau0~1e20 and tau0~2500000.5 (was: refused as 'not a safe name')."""
+    cfg = config(**{"experiments.e.runs.0.grid": {"K": [3], "tau0": [1e20, 2500000.5]}})
+    names = sorted(rid.split("/")[5] for rid in expand_all(cfg))
+    assert names == ["tau0~1e20", "tau0~2500000.5"], names
+
+
 def test_string_values_cannot_leave_results_dir():
     """A text hyperparameter value such as '../x' -> GridError: it would become a path component."""
     with pytest.raises(GridError, match=r"value of 'solver' '\.\./x' is not a safe name"):

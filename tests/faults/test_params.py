@@ -189,6 +189,8 @@ def test_cli_spec_file_missing(tmp_path, capsys):
 @pytest.mark.parametrize("args, message", [
     pytest.param(["--set", "passes=1e-9"], "passes = 1e-09 of 120 training documents rounds to no document",
                  id="passes-rounding-to-no-document"),
+    pytest.param(["--set", "passes=1e300"], "passes = 1e+300 over 120 training documents is a stream of",
+                 id="passes-whose-stream-order-cannot-fit-in-memory-not-a-hang"),
     pytest.param(["--set", "train_subset=1000"], "'train_subset' = 1000 exceeds the 120 documents",
                  id="train_subset-beyond-the-split-not-clamped"),
     pytest.param(["--set", "topic_history_words=61"], "'topic_history_words' = 61 exceeds the corpus's 60 words",

@@ -357,6 +357,14 @@ def test_dataset_parameter_read_as_octal(tmp_path, capsys):
     assert not (tmp_path / "out").exists()
 
 
+def test_synthetic_corpus_larger_than_the_disk(tmp_path, capsys):
+    """n_train=1e15 for a planted corpus -> exit 2 naming n_train and the free space, before a document is generated
+    (was: it generated documents until the disk filled)."""
+    code, err = run_cli(["prepare", "nyt_like", "--out", tmp_path / "out", "--param", "n_train=1e15"], capsys)
+    assert code == 2 and "n_train + n_test = 1,000,000,000,001,000 documents need at least" in err, err
+    assert not (tmp_path / "out").exists()
+
+
 def test_synthetic_negative_seed(tmp_path, capsys):
     """seed=-1 for a synthetic corpus -> exit 2 naming seed (not numpy's 'expected non-negative integer')."""
     code, err = run_cli(["prepare", "nyt_like", "--out", tmp_path / "out", "--param", "n_train=10", "--param", "n_test=2",

@@ -1,6 +1,7 @@
 """Provenance and reproducibility (faults, tenth pass): every trace row names what produced it (the corpus's content,
 the code's, the peer library's version), a corpus records the raw files it was prepared from, and the same config
 and seed give the same numbers whatever the thread count."""
+import json
 import os
 import shutil
 from pathlib import Path
@@ -333,3 +334,49 @@ def test_benchmarks_rows_carry_their_jobs_provenance(two_contents, tmp_path):
     assert table.loc["prepare", "corpus_sha256"] == meta["content_sha256"]
     assert table.loc["prepare", "code_sha256"] == code_fingerprint(plugin_file(get_dataset("nyt_like")))
     assert table.loc["prepare", "git_sha"] and table.loc["prepare", "host"] == fit_row["host"]
+
+
+def test_corpus_prepared_by_other_code_is_stale(tmp_path):
+    """A prepared corpus recording other code than its recipe's file and the package now -> stale, prepared again.
+
+    Copied in from another checkout, or marked current by --touch after an edit: Snakemake sees only mtimes."""
+    datasets = {"tiny": {"recipe": "nyt_like", "params": TINY}}
+    prepare("nyt_like", tmp_path / "data" / "corpora" / "tiny", corpus_name="tiny", **TINY)
+    assert stale_corpora(tmp_path / "data", datasets, {"tiny"}) == {}
+    meta_path = tmp_path / "data" / "corpora" / "tiny" / "corpus.json"
+    meta = json.loads(meta_path.read_text())
+    meta["prepared_by"]["code_sha256"] = "0" * 64  # as another version of the code records it
+    meta_path.write_text(json.dumps(meta))
+    stale = stale_corpora(tmp_path / "data", datasets, {"tiny"})
+    assert "prepared by other code" in stale.get(str(meta_path), ""), stale
+
+
+def test_fit_by_other_code_is_stale(tmp_path, tiny_corpus):
+    """A run whose model.npz records other code than its method's file and the package now -> stale, fitted again.
+
+    Copied in from another checkout, or marked current by --touch after an edit: Snakemake sees only mtimes."""
+    spec = RunSpec(method="online_lda", params={"K": 3, "batch_size": 20}, n_checkpoints=2, dataset="tiny")
+    spec.check()
+    runs = {"e/tiny/online_lda/label~x/seed~0": {"dataset": "tiny", "spec": spec}}
+    model = tmp_path / "runs" / "e/tiny/online_lda/label~x/seed~0" / "model.npz"
+    run(spec, tiny_corpus, model.parent)
+    assert stale_outputs(tmp_path, runs) == {}
+    with np.load(model) as archive:
+        state = {key: archive[key] for key in archive.files}
+    assert str(state["_code_sha256"]) == code_fingerprint(plugin_file(get_method("online_lda")))
+    state["_code_sha256"] = np.array("0" * 64)  # as another version of the code records it
+    np.savez(model, **state)
+    assert "fitted by other code" in stale_outputs(tmp_path, runs).get(str(model), ""), stale_outputs(tmp_path, runs)
+
+
+def test_truncated_trace_left_in_a_run_folder_is_stale(tmp_path, tiny_corpus):
+    """A run folder whose trace.parquet was truncated since its fit -> stale, fitted again (was: aggregate stopped on
+    it at every workflow run until it was deleted by hand)."""
+    spec = RunSpec(method="online_lda", params={"K": 3, "batch_size": 20}, n_checkpoints=2, dataset="tiny")
+    spec.check()
+    runs = {"e/tiny/online_lda/label~x/seed~0": {"dataset": "tiny", "spec": spec}}
+    trace = tmp_path / "runs" / "e/tiny/online_lda/label~x/seed~0" / "trace.parquet"
+    run(spec, tiny_corpus, trace.parent)
+    assert stale_outputs(tmp_path, runs) == {}
+    trace.write_bytes(trace.read_bytes()[:200])
+    assert "not a readable Parquet file" in stale_outputs(tmp_path, runs).get(str(trace), ""), stale_outputs(tmp_path, runs)

@@ -236,6 +236,40 @@ def test_orphaned_fit_stops_when_its_parent_dies(tmp_path, tiny_corpus):
     assert not out.exists()
 
 
+def test_worker_restart_after_a_long_evaluation_is_not_fit_time(monkeypatch, tiny_corpus):
+    """sklearn_lda's workers idle past joblib's timeout after a checkpoint -> no worker starts on the fit clock.
+
+    joblib's 300 s, here 0.2 s, pass between a checkpoint's last prediction and the next update (was: that update
+    restarted the workers, and their start-up counted as fit time)."""
+    import joblib
+    import psutil
+
+    from topicbench.method import get_method
+
+    cls = get_method("sklearn_lda")
+    fit, check_own_generator = cls.partial_fit, run_module.check_own_generator
+    waits, started = [], []  # the worker processes each update after a wait starts
+
+    def watched(self, batch):
+        before = {p.pid for p in psutil.Process().children(recursive=True)}
+        fit(self, batch)
+        if waits:  # not the warm-up's updates, which start the workers off the clock
+            started.extend(p.pid for p in psutil.Process().children(recursive=True) if p.pid not in before)
+
+    def then_wait(*args):  # ends the warm-up and each checkpoint, after their last prediction
+        check_own_generator(*args)
+        time.sleep(0.5)
+        waits.append(args[-1])
+
+    monkeypatch.setattr(cls, "partial_fit", watched)
+    monkeypatch.setattr(run_module, "check_own_generator", then_wait)
+    with joblib.parallel_config(backend="loky", idle_worker_timeout=0.2):
+        trace, _ = run(RunSpec(method="sklearn_lda", params={"K": 3, "batch_size": 40}, threads=2, n_checkpoints=2,
+                               report_elbo=False, topic_history_words=0), tiny_corpus, progress_every_s=1e9)
+    assert len(waits) >= 2 and trace["fit_cpu_workers_s"].iloc[-1] > 0, waits  # updates after waits, in workers
+    assert started == [], f"workers {started} started inside partial_fit"
+
+
 def test_corrupt_model_named_by_load_model(tmp_path, tiny_corpus):
     """A truncated model.npz read by load_model (as the figures do) -> OutputError naming the file."""
     old = make_old_run(tmp_path, tiny_corpus)

@@ -584,3 +584,56 @@ def test_folders_starting_with_a_dash_reach_the_commands_as_values(tmp_path, mon
         argv = [w for w in words if w not in ("exec", "--exit-with-parent")][1:]
         assert cli(argv) == 0, command
     assert len(pd.read_parquet(tmp_path / "-res" / "all_traces.parquet")) == 2
+
+
+@pytest.mark.parametrize("command", ["run", "prepare"])
+def test_job_whose_snakemake_dies_while_it_starts_stops(killed_then_resumed, tmp_path, command):
+    """Snakemake SIGKILLed while a fit's or prepare's Python is still starting -> the job stops without writing.
+
+    Was: the fit read init as its parent (it reads its parent's pid only once started) and the prepare, under a
+    shell that outlives Snakemake, never watched it; both wrote their result after the workflow was gone."""
+    if command == "run":  # the prepared corpus: only the fit runs
+        shutil.copytree(killed_then_resumed[0] / "data", tmp_path / "data")
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(TINY_CONFIG))
+    hold = tmp_path / "hold"  # holds the job's start-up (not Snakemake's) until Snakemake is gone
+    hold.mkdir()
+    (hold / "sitecustomize.py").write_text(
+        "import os, time\nargs = open('/proc/self/cmdline', 'rb').read().split(b'\\0')\n"
+        f"if len(args) > 2 and args[1].endswith(b'topicbench') and args[2] == b'{command}':\n"
+        "    parent, deadline = os.getppid(), time.time() + 30\n"
+        "    while os.path.exists(f'/proc/{os.environ[\"TOPICBENCH_WORKFLOW_PID\"]}/cmdline') and time.time() < deadline:\n"
+        "        time.sleep(0.05)\n")
+
+    def jobs() -> list[int]:
+        pids = []
+        for proc in Path("/proc").iterdir():
+            try:
+                args = (proc / "cmdline").read_bytes().split(b"\0")
+                state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
+                if (len(args) > 2 and args[1].endswith(b"topicbench") and args[2] == command.encode() and state != "Z"
+                        and os.readlink(proc / "cwd") == str(tmp_path)):
+                    pids.append(int(proc.name))
+            except (OSError, ValueError):
+                continue
+        return pids
+
+    proc = snakemake(tmp_path, "--cores", "1", TARGET, popen=True, PYTHONPATH=f"{hold}{os.pathsep}{REPO}")
+    deadline = time.time() + 120
+    while not jobs():
+        assert proc.poll() is None and time.time() < deadline, proc.stdout.read()
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    deadline = time.time() + 30
+    while jobs():
+        if time.time() > deadline:
+            for pid in jobs():
+                os.kill(pid, signal.SIGKILL)
+            pytest.fail(f"the orphaned {command} kept running")
+        time.sleep(0.1)
+    (log,) = (tmp_path / RESULTS / "logs").rglob("*.log")
+    assert "exited; stopping" in log.read_text(), log.read_text()
+    if command == "run":
+        assert not list((tmp_path / RESULTS / "runs").rglob("*.parquet")), log.read_text()
+    else:
+        assert not (tmp_path / "data" / "corpora" / "tiny" / "corpus.json").exists(), log.read_text()

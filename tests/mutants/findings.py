@@ -491,4 +491,24 @@ MUTANTS = [
            "mean over seeds)", path="workflow/figures/shorttext_alpha.py", find='first = ordered.groupby("seed").head(1)',
            replace='first = ordered.groupby("label").head(1)',
            tests=[FIG + "test_shorttext_figure_tables_first_final_and_baseline_and_says_which_lines_end_below"]),
+    Mutant(id="findings_hoffman_faster_short_budget_counts_as_never", cites="Hoffman et al. 2010, Fig. 2 claim (sec. 4: "
+           "both methods get the same CPU budget; an online run that stopped first is no evidence)", path=CLAIMS,
+           find="        elif budget < t_batch:", replace="        elif budget <= t_batch:",
+           tests=[FIG + "test_reaches_claims_are_not_reproduced_when_no_seed_reaches_the_target"]),
+    Mutant(id="findings_hoffman_faster_short_budget_ignored", cites="Hoffman et al. 2010, Fig. 2 claim (an online run "
+           "that stopped before batch VB reached the target is not 'never reached')", path=CLAIMS,
+           find="        elif budget < t_batch:", replace="        elif False:",
+           tests=[FIG + "test_reaches_claims_cannot_be_judged_when_the_fast_method_stopped_first"]),
+    Mutant(id="findings_hu_fraction_short_budget_counts_as_never", cites="Hu et al. 2014, Figs. 1-2 claim (the same "
+           "budget for LG-NMF and LDA)", path=CLAIMS, find='            elif float(lg["fit_wall_s"].max()) < t_lda:',
+           replace='            elif float(lg["fit_wall_s"].max()) <= t_lda:',
+           tests=[FIG + "test_reaches_claims_are_not_reproduced_when_no_seed_reaches_the_target"]),
+    Mutant(id="findings_hu_fraction_short_budget_ignored", cites="Hu et al. 2014, Figs. 1-2 claim (an LG-NMF run that "
+           "stopped before LDA reached the target is not 'never reached')", path=CLAIMS,
+           find='            elif float(lg["fit_wall_s"].max()) < t_lda:', replace="            elif False:",
+           tests=[FIG + "test_reaches_claims_cannot_be_judged_when_the_fast_method_stopped_first"]),
+    Mutant(id="findings_short_replicates_judged_alone", cites="the 'reaches' claims (replicates that stopped first are "
+           "left out, the rest judged)", path=CLAIMS, find="    if not short:\n        return judgement",
+           replace="    if short:\n        return judgement",
+           tests=[FIG + "test_reaches_claims_leave_out_only_the_seeds_that_stopped_first"]),
 ]

@@ -20,8 +20,9 @@ def draw(ctx):
     caption = ("Each claim of the mirrored papers with the figure or table it rests on, judged on this build's final "
                f"checkpoints. Replicates (n) are seeds, and corpora or panels where a claim spans several; paired "
                f"differences are tested with a two-sided t test at the {LEVEL:.0%} level. Reproduced: the test supports "
-               "the claim; not reproduced: it contradicts it (or the method never reaches the target); mixed: the "
-               "difference is inside the noise or the claim's parts disagree; cannot be judged: one replicate, or the "
+               "the claim; not reproduced: it contradicts it (or the method never reaches the target within the "
+               "reference's time); mixed: the difference is inside the noise or the claim's parts disagree; cannot be "
+               "judged: one replicate, the fast method stopped before the reference reached the target, or the "
                "experiment is not in this profile. This build: "
                + ", ".join(f"{counts[v]} {v}" for v in counts.index) + ".")
     ctx.write(caption, figlib.markdown_table(table), table)

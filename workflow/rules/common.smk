@@ -8,10 +8,15 @@ from pathlib import Path
 from snakemake.exceptions import WorkflowError
 
 from topicbench import previous
+from topicbench.cli import WORKFLOW_PID_ENV
 from topicbench.run import RUN_FILES
 from topicbench.grid import (GridError, check_config_file, check_folders_owned, check_paths, expand_all, lock_folders,
                             mark_folders, stale_corpora, stale_outputs)
 
+# every topicbench prepare, run and aggregate a job starts watches this Snakemake and stops when it is gone (a killed
+# Snakemake leaves no job writing data_dir or results_dir later); the fit rule's --exit-with-parent also uses it, so
+# a fit whose Snakemake was killed before the fit could read its parent's pid stops too
+os.environ[WORKFLOW_PID_ENV] = str(os.getpid())
 for _path in workflow.configfiles:
     check_config_file(_path)  # duplicate keys, which YAML would drop silently
 # One spelling of each folder ('./res/' is 'res', '.' the working directory's full path): Snakemake matches files as

@@ -2,7 +2,8 @@
 # run folder and swapped in as one unit (topicbench.run.write_outputs), so a killed job leaves a whole run or
 # none, never a mix; the old run, which Snakemake deletes before the job, is kept aside and put back if the job
 # does not complete (topicbench.previous, via the Snakefile's onstart/onsuccess/onerror). `exec` makes the fit Snakemake's own child and --exit-with-parent stops it when Snakemake
-# dies, so no orphaned fit writes into a run folder later. Every value in the command is shell-quoted and joined to
+# dies (the one whose pid common.smk exports, so also one killed while the fit starts), so no orphaned fit writes into a
+# run folder later. Every value in the command is shell-quoted and joined to
 # its flag with '=' (a results_dir starting with '-' is a value, not an option).
 # Threads and memory come from the config only (threads_per_run, mem_mb_per_run; the profiles set neither).
 # The group "fits" only matters on a cluster: `group-components: fits=N` (profiles/slurm) submits N fits as
