@@ -1941,6 +1941,6 @@ def test_paper_assembles_its_sections_by_hand(tmp_path):
                 "findings table, 2 holds, 1 fails on this build.", "## Mirrors", f"## {figlib.PAPERS['hu']}", "### Fig T",
                 "![fig](../fig.png)", "Fig caption.", "Fig body.", "## Findings", "Findings caption.", "## Provenance",
                 "Seeds per experiment: a: 0, 1.", "Corpora (training documents): d 10."]
-    positions = [md.find(line + "\n") for line in expected]
+    positions = [("\n" + md).find("\n" + line + "\n") for line in expected]  # whole lines: "## x" is not "#### x"
     assert -1 not in positions and positions == sorted(positions), md
     assert "### Findings T" not in md

@@ -214,4 +214,8 @@ MUTANTS = [
            path='workflow/scripts/build_paper.py', find='if __name__ == "__main__" and "snakemake" in globals():\n',
            replace='if __name__ != "__main__" and "snakemake" in globals():\n',
            tests=[FIG + 'test_paper_assembles_its_sections_by_hand']),
+    Mutant(id='paper_mirror_heading_level_3', cites='build_paper.main: each mirrored paper is a level-2 section',
+           path='workflow/scripts/build_paper.py', find='            mirrors += [("heading", 2, title_of)] + sections[paper]\n',
+           replace='            mirrors += [("heading", 3, title_of)] + sections[paper]\n',
+           tests=[FIG + 'test_paper_assembles_its_sections_by_hand']),
 ]
