@@ -1764,6 +1764,7 @@ def test_discover_orders_figures_by_paper_then_order_then_name(tmp_path, monkeyp
     (tmp_path / "_helper.py").write_text("raise RuntimeError('a helper is no figure')\n")
     (tmp_path / "_shared.py").write_text("ORDER = 0\n")
     (tmp_path / "zeta.py").write_text("import _shared\n" + text.format("hu", "zeta", "_shared.ORDER"))
+    (tmp_path / "beta.py").write_text(text.format("hu", "beta", 0).replace(", order=0", ""))  # the default order, 0
     monkeypatch.setattr(figlib, "PLUGIN_DIR", tmp_path)
     monkeypatch.setattr(sys, "path", list(sys.path))
     found = figlib.discover(["e1", "f"])

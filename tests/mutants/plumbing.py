@@ -218,4 +218,8 @@ MUTANTS = [
            path='workflow/scripts/build_paper.py', find='            mirrors += [("heading", 2, title_of)] + sections[paper]\n',
            replace='            mirrors += [("heading", 3, title_of)] + sections[paper]\n',
            tests=[FIG + 'test_paper_assembles_its_sections_by_hand']),
+    Mutant(id='figure_default_order_one', cites="figlib.Figure: the default position within a paper's section is 0, before order=1",
+           path='workflow/scripts/figlib.py', find="    order: int = 0  # position within the paper's section\n",
+           replace="    order: int = 1  # position within the paper's section\n",
+           tests=[FIG + 'test_discover_orders_figures_by_paper_then_order_then_name']),
 ]
