@@ -511,4 +511,14 @@ MUTANTS = [
            "left out, the rest judged)", path=CLAIMS, find="    if not short:\n        return judgement",
            replace="    if short:\n        return judgement",
            tests=[FIG + "test_reaches_claims_leave_out_only_the_seeds_that_stopped_first"]),
+    Mutant(id="findings_hoffman_never_names_the_worst_online_run", cites="Hoffman et al. 2010, Fig. 2 claim (where the "
+           "best online S got, when it never reached batch VB)", path=CLAIMS,
+           find="label, run = min(online.groupby(\"label\"), key=lambda item: item[1][column].min())",
+           replace="label, run = max(online.groupby(\"label\"), key=lambda item: item[1][column].min())",
+           tests=[FIG + "test_hoffman_faster_says_where_online_got_when_it_never_reached_batch_vb"]),
+    Mutant(id="findings_hoffman_never_batch_time_to_its_final", cites="Hoffman et al. 2010, Fig. 2 claim (when batch "
+           "VB reached online's best)", path=CLAIMS,
+           find="batch VB {best:.1f} at {time_to(batch, column, best, 'fit_cpu_s'):.3g} s",
+           replace="batch VB {best:.1f} at {time_to(batch, column, target, 'fit_cpu_s'):.3g} s",
+           tests=[FIG + "test_hoffman_faster_says_where_online_got_when_it_never_reached_batch_vb"]),
 ]
