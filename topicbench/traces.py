@@ -24,7 +24,9 @@ def run_columns(columns) -> list[str]:
 # What a figure or table part (its Markdown, read by the paper) records, written by figlib.write_caption and checked by
 # build_paper.check_parts: the sha256 of the png (a figure) or csv (a table) written with it, then, as its last line,
 # that of the all_traces.parquet it was drawn from. The paper refuses a part of another aggregate, or a picture or table
-# replaced by hand.
+# replaced by hand. DRAWN_BY records the code that drew it (figlib.code_sha256): the workflow redraws a part whose
+# code changed since, even when Snakemake's mtimes say current (--touch, a figure copied in; figlib.stale_figures).
 PICTURE = "<!-- picture sha256 "
 TABLE = "<!-- table sha256 "
+DRAWN_BY = "<!-- drawn by code sha256 "
 DRAWN_FROM = "<!-- drawn from all_traces.parquet sha256 "

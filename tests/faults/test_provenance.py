@@ -380,3 +380,60 @@ def test_truncated_trace_left_in_a_run_folder_is_stale(tmp_path, tiny_corpus):
     assert stale_outputs(tmp_path, runs) == {}
     trace.write_bytes(trace.read_bytes()[:200])
     assert "not a readable Parquet file" in stale_outputs(tmp_path, runs).get(str(trace), ""), stale_outputs(tmp_path, runs)
+
+
+def test_figure_drawn_by_other_code_is_stale(tmp_path):
+    """A figure or table part recording other drawing code than its figure file, helpers and figlib.py now -> stale,
+    drawn again; one drawn by the current code, or drawn before the record existed, is left alone.
+
+    Copied in from another checkout, or marked current by --touch after an edit: Snakemake sees only mtimes."""
+    import sys
+
+    from _run_util import REPO
+
+    sys.path.insert(0, str(REPO / "workflow" / "scripts"))
+    import figlib
+    from topicbench.traces import DRAWN_BY, DRAWN_FROM
+
+    traces = tmp_path / "all_traces.parquet"
+    pd.DataFrame({"experiment": ["e", "e"], "method": ["online_lda", "bnmf"], "perplexity": [9.0, 8.0]}).to_parquet(traces)
+    figure = figlib.load_plugin("findings").FIGURE
+    outputs = {role: str(tmp_path / path) for role, path in figure.outputs("findings").items()}
+    for path in outputs.values():
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    ctx = figlib.Context("findings", figure, ["e"], str(traces), {}, {}, outputs)
+    ctx.write("caption", table=ctx.frame("e").groupby("method", as_index=False)["perplexity"].mean())
+    figures = {"findings": (figure, ["e"])}
+    md = Path(outputs["md"])
+    lines = md.read_text().splitlines()
+    assert f"{DRAWN_BY}{figlib.code_sha256('findings')} -->" in lines and lines[-1].startswith(DRAWN_FROM)
+    assert figlib.stale_figures(tmp_path, figures) == {}
+    md.write_text(md.read_text().replace(figlib.code_sha256("findings"), "0" * 64))  # as other code records it
+    assert "drawn by other code than figure file findings.py" in figlib.stale_figures(tmp_path, figures).get(str(md), "")
+    md.write_text("\n".join(line for line in lines if not line.startswith(DRAWN_BY)) + "\n")  # drawn before the record
+    assert figlib.stale_figures(tmp_path, figures) == {}
+
+
+def test_figure_code_covers_its_helpers_and_figlib(tmp_path, monkeypatch):
+    """A helper the figure imports (through another helper too) or figlib.py edited -> another recorded code, so the
+    figure is stale; a helper it does not import edited -> the same code."""
+    import sys
+
+    from _run_util import REPO
+
+    sys.path.insert(0, str(REPO / "workflow" / "scripts"))
+    import figlib
+
+    files = {"fig.py": "import _a\n", "_a.py": "import _b\n", "_b.py": "X = 1\n", "_unused.py": ""}
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    (tmp_path / "figlib.py").write_text(Path(figlib.__file__).read_text())
+    monkeypatch.setattr(figlib, "PLUGIN_DIR", tmp_path)
+    monkeypatch.setattr(figlib, "__file__", str(tmp_path / "figlib.py"))
+    before = figlib.code_sha256("fig")
+    (tmp_path / "_unused.py").write_text("Y = 2\n")
+    assert figlib.code_sha256("fig") == before
+    for name in ("fig.py", "_b.py", "figlib.py"):
+        (tmp_path / name).write_text((tmp_path / name).read_text() + "# edited\n")
+        assert figlib.code_sha256("fig") != before, name
+        before = figlib.code_sha256("fig")

@@ -637,3 +637,23 @@ def test_job_whose_snakemake_dies_while_it_starts_stops(killed_then_resumed, tmp
         assert not list((tmp_path / RESULTS / "runs").rglob("*.parquet")), log.read_text()
     else:
         assert not (tmp_path / "data" / "corpora" / "tiny" / "corpus.json").exists(), log.read_text()
+
+
+def test_figure_drawn_by_other_code_reruns_at_dag_build(tmp_path):
+    """A figure part recording other drawing code than its files hold now (copied in, or --touch after an edit) ->
+    the workflow names it stale and forces its figure job at DAG build, whatever Snakemake's mtimes say."""
+    from topicbench.traces import DRAWN_BY, DRAWN_FROM
+
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(TINY_CONFIG))
+    (tmp_path / RESULTS).mkdir()
+    (tmp_path / RESULTS / FOLDER_MARK).touch()
+    md = tmp_path / RESULTS / "tables" / "findings.md"
+    md.parent.mkdir()
+    md.write_text(f"### Findings\n\nA caption.\n\n{DRAWN_BY}{'0' * 64} -->\n\n{DRAWN_FROM}{'1' * 64} -->\n")
+    plan = snakemake(tmp_path, "--cores", "1", "-n")
+    assert plan.returncode == 0, plan.stderr[-3000:]
+    assert f"{md.relative_to(tmp_path)} is stale (it was drawn by other code than figure file findings.py" in plan.stderr
+    lines = plan.stdout.splitlines()
+    job = lines[lines.index("rule figure_findings:"):]
+    reason = next(line for line in job if line.strip().startswith("reason:"))
+    assert "Forced execution" in reason, reason

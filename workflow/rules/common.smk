@@ -71,10 +71,7 @@ if workflow.is_main_process and previous.pending(RESULTS):
 # Outputs whose own record disagrees with the config (topicbench.grid.stale_outputs) rerun, whatever .snakemake
 # remembers: they join --forcerun. Snakemake hands the workflow its DAG settings only after this file is read, so
 # the class's attribute learns to add them when it does (the settings themselves when they are already there).
-STALE = {**stale_corpora(DATA, config["datasets"], {entry["dataset"] for entry in RUNS.values()}, config.get("corpora_dir")),
-         **stale_outputs(RESULTS, RUNS, DATA), **previous.restored_stale(RESULTS)} if workflow.is_main_process else {}
-for _path, _why in STALE.items():
-    print(f"topicbench: {_path} is stale ({_why}): forcing its rerun", file=sys.stderr)
+STALE = {}
 
 
 def _force(settings):
@@ -83,8 +80,19 @@ def _force(settings):
     return settings
 
 
-if STALE:  # only then is Snakemake's DAG-settings hand-over hooked (an internal of Snakemake 8-9, hence the guard)
-    try:
+def force_stale(found: dict) -> None:
+    """Force the rerun of these stale outputs ({path: why}), saying why; called once per kind of record (runs and
+    corpora here, figures in figures_plugins.smk) before Snakemake reads its DAG settings."""
+    for path, why in found.items():
+        print(f"topicbench: {path} is stale ({why}): forcing its rerun", file=sys.stderr)
+    if not found:
+        return
+    hooked = bool(STALE)
+    STALE.update(found)
+    if hooked:  # the hook reads STALE when Snakemake hands over its settings; settings already there get these now
+        _force(workflow.dag_settings)
+        return
+    try:  # only now is Snakemake's DAG-settings hand-over hooked (an internal of Snakemake 8-9, hence the guard)
         class _ForcingStale(type(workflow)):
             @property
             def dag_settings(self):
@@ -99,6 +107,12 @@ if STALE:  # only then is Snakemake's DAG-settings hand-over hooked (an internal
     except (AttributeError, TypeError) as _err:  # a Snakemake whose workflow cannot be hooked: say so, never reuse
         raise WorkflowError(f"these outputs are stale ({_err.__class__.__name__} hooking this Snakemake's "
                             f"--forcerun): rerun with --forcerun " + " ".join(shlex.quote(p) for p in STALE))
+
+
+if workflow.is_main_process:
+    force_stale({**stale_corpora(DATA, config["datasets"], {entry["dataset"] for entry in RUNS.values()},
+                                 config.get("corpora_dir")),
+                 **stale_outputs(RESULTS, RUNS, DATA), **previous.restored_stale(RESULTS)})
 
 
 FIGURE_TARGETS = []  # each figures_*.smk appends the files it draws for experiments in the config

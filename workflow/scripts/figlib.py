@@ -34,7 +34,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from topicbench import io, traces  # noqa: E402
-from topicbench.traces import DRAWN_FROM, PICTURE, TABLE  # noqa: E402  (the part records the paper checks)
+from topicbench.traces import DRAWN_BY, DRAWN_FROM, PICTURE, TABLE  # noqa: E402  (the part records the paper checks)
 
 PLUGIN_DIR = Path(__file__).resolve().parent.parent / "figures"
 
@@ -176,6 +176,34 @@ def helper_files(name: str) -> list[Path]:
     return sorted(found)
 
 
+def code_sha256(name: str) -> str:
+    """The sha256 of the code that draws figure file ``name``: the file, its helpers (helper_files) and this figlib,
+    each by name and content; recorded in the figure's part (DRAWN_BY) and compared by stale_figures."""
+    digest = hashlib.sha256()
+    for path in (PLUGIN_DIR / f"{name}.py", *helper_files(name), Path(__file__).resolve()):
+        digest.update(f"{path.name}\0{hashlib.sha256(path.read_bytes()).hexdigest()}\0".encode())
+    return digest.hexdigest()
+
+
+def stale_figures(results_dir, figures: dict) -> dict[str, str]:
+    """Drawn parts (of ``figures``, as discover returns them) recording other drawing code than the figure file, its
+    helpers and figlib hold now: {md path: why}. Snakemake compares only mtimes, so a figure copied in from another
+    checkout, or marked current by --touch after an edit, would be kept. A part recording no code (drawn before the
+    record existed) or unreadable is left to Snakemake and the paper's own checks."""
+    stale = {}
+    for name, (figure, _) in figures.items():
+        md = Path(results_dir) / figure.outputs(name)["md"]
+        try:
+            lines = md.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError):
+            continue
+        recorded = [line.removeprefix(DRAWN_BY).removesuffix(" -->") for line in lines if line.startswith(DRAWN_BY)]
+        if recorded and recorded[-1] != code_sha256(name):
+            stale[str(md)] = (f"it was drawn by other code than figure file {name}.py, its helpers and figlib.py hold "
+                              f"now")
+    return stale
+
+
 def discover(experiments: list[str]) -> dict[str, tuple[Figure, list[str]]]:
     """Every figure file whose experiments match a configured one: name -> (declaration, matched experiments),
     in paper order. Files starting with an underscore are helpers, not figures."""
@@ -263,7 +291,8 @@ class Context:
             # every row names the all_traces.parquet it was drawn from, whose rows carry each run's provenance
             csv = table.assign(drawn_from_all_traces_sha256=self.traces_sha256).to_csv(index=False)
         write_caption(self.output("md"), self.figure.title, caption, body, drawn_from=self.traces_sha256,
-                      picture=picture, table=None if csv is None else hashlib.sha256(csv.encode("utf-8")).hexdigest())
+                      picture=picture, table=None if csv is None else hashlib.sha256(csv.encode("utf-8")).hexdigest(),
+                      code=code_sha256(self.name))
         io.write_text(self.output("rst"), rst_caption(self.figure.title, caption))
         if csv is not None:
             io.write_text(self.output("csv"), csv)
@@ -383,9 +412,11 @@ def save_figure(fig, png: str, pdf: str | None = None) -> str:
 
 
 def write_caption(path: str, title: str, caption: str, body: str = "", drawn_from: str | None = None,
-                  picture: str | None = None, table: str | None = None) -> None:
+                  picture: str | None = None, table: str | None = None, code: str | None = None) -> None:
+    """The Markdown part, ending with its records (topicbench.traces): DRAWN_FROM stays the last line."""
     record = "".join(f"\n\n{prefix}{digest} -->" for prefix, digest in ((PICTURE, picture), (TABLE, table),
-                                                                         (DRAWN_FROM, drawn_from)) if digest)
+                                                                         (DRAWN_BY, code), (DRAWN_FROM, drawn_from))
+                     if digest)
     io.write_text(path, f"### {title}\n\n{caption}\n\n{body}".rstrip() + record + "\n")
 
 
