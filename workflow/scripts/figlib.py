@@ -290,9 +290,11 @@ class Context:
                 raise ValueError(f"{self.name}: a table figure must pass its table to ctx.write")
             # every row names the all_traces.parquet it was drawn from, whose rows carry each run's provenance
             csv = table.assign(drawn_from_all_traces_sha256=self.traces_sha256).to_csv(index=False)
+        # the drawing code's record; none for a Context made by hand for no figure file (a draw always has its file)
+        code = code_sha256(self.name) if (PLUGIN_DIR / f"{self.name}.py").is_file() else None
         write_caption(self.output("md"), self.figure.title, caption, body, drawn_from=self.traces_sha256,
                       picture=picture, table=None if csv is None else hashlib.sha256(csv.encode("utf-8")).hexdigest(),
-                      code=code_sha256(self.name))
+                      code=code)
         io.write_text(self.output("rst"), rst_caption(self.figure.title, caption))
         if csv is not None:
             io.write_text(self.output("csv"), csv)
