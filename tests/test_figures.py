@@ -1961,3 +1961,8 @@ def test_paper_assembles_its_sections_by_hand(tmp_path):
     positions = [("\n" + md).find("\n" + line + "\n") for line in expected]  # whole lines: "## x" is not "#### x"
     assert -1 not in positions and positions == sorted(positions), md
     assert "### Findings T" not in md
+    from topicbench.traces import BUILT_BY
+
+    # it ends with the record of the code that built it, which the workflow compares at DAG build (stale_paper)
+    assert md.endswith(f"{BUILT_BY}{build_paper.code_sha256(build_paper.__file__, tmp_path / 'template.md')} -->\n")
+    assert build_paper.stale_paper(out["md"], build_paper.__file__, tmp_path / "template.md") == {}

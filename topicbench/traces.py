@@ -29,4 +29,7 @@ def run_columns(columns) -> list[str]:
 PICTURE = "<!-- picture sha256 "
 TABLE = "<!-- table sha256 "
 DRAWN_BY = "<!-- drawn by code sha256 "
+# The paper's Markdown ends with the same record of the code that built it (build_paper.code_sha256: its script and
+# template), so a paper built by other code and then copied in or --touch-ed is built again (build_paper.stale_paper).
+BUILT_BY = "<!-- built by code sha256 "
 DRAWN_FROM = "<!-- drawn from all_traces.parquet sha256 "

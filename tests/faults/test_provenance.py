@@ -437,3 +437,30 @@ def test_figure_code_covers_its_helpers_and_figlib(tmp_path, monkeypatch):
         (tmp_path / name).write_text((tmp_path / name).read_text() + "# edited\n")
         assert figlib.code_sha256("fig") != before, name
         before = figlib.code_sha256("fig")
+
+
+def test_paper_built_by_other_code_is_stale(tmp_path):
+    """A paper recording other building code than build_paper.py and its template hold now -> stale, built again; one
+    built by the current code, built before the record existed, or not there, is left alone.
+
+    Copied in from another checkout, or marked current by --touch after an edit: Snakemake sees only mtimes."""
+    import sys
+
+    from _run_util import REPO
+
+    sys.path.insert(0, str(REPO / "workflow" / "scripts"))
+    import build_paper
+    from topicbench.traces import BUILT_BY
+
+    script, template = REPO / "workflow" / "scripts" / "build_paper.py", tmp_path / "template.md"
+    template.write_text("# Paper\n\n{{mirrors}}\n")
+    md = tmp_path / "paper" / "topicbench.md"
+    assert build_paper.stale_paper(md, script, template) == {}
+    md.parent.mkdir()
+    md.write_text(f"# Paper\n\n{BUILT_BY}{build_paper.code_sha256(script, template)} -->\n")
+    assert build_paper.stale_paper(md, script, template) == {}
+    template.write_text("# Paper, edited\n\n{{mirrors}}\n")
+    assert "built by other code than workflow/scripts/build_paper.py" in \
+        build_paper.stale_paper(md, script, template).get(str(md), "")
+    md.write_text("# Paper\n")  # built before the record existed
+    assert build_paper.stale_paper(md, script, template) == {}

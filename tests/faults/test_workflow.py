@@ -639,21 +639,28 @@ def test_job_whose_snakemake_dies_while_it_starts_stops(killed_then_resumed, tmp
         assert not (tmp_path / "data" / "corpora" / "tiny" / "corpus.json").exists(), log.read_text()
 
 
-def test_figure_drawn_by_other_code_reruns_at_dag_build(tmp_path):
-    """A figure part recording other drawing code than its files hold now (copied in, or --touch after an edit) ->
-    the workflow names it stale and forces its figure job at DAG build, whatever Snakemake's mtimes say."""
-    from topicbench.traces import DRAWN_BY, DRAWN_FROM
+@pytest.mark.parametrize("rule, part, why", [
+    pytest.param("figure_findings", "tables/findings.md", "drawn by other code than figure file findings.py",
+                 id="figure-drawn-by-other-code"),
+    pytest.param("paper", "paper/topicbench.md", "built by other code than workflow/scripts/build_paper.py",
+                 id="paper-built-by-other-code")])
+def test_output_of_other_drawing_code_reruns_at_dag_build(tmp_path, rule, part, why):
+    """A figure part or the paper recording other code than its files hold now -> stale, its job forced at DAG build.
+
+    Copied in from another checkout, or marked current by --touch after an edit: Snakemake sees only mtimes."""
+    from topicbench.traces import BUILT_BY, DRAWN_BY, DRAWN_FROM
 
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(TINY_CONFIG))
     (tmp_path / RESULTS).mkdir()
     (tmp_path / RESULTS / FOLDER_MARK).touch()
-    md = tmp_path / RESULTS / "tables" / "findings.md"
+    md = tmp_path / RESULTS / part
     md.parent.mkdir()
-    md.write_text(f"### Findings\n\nA caption.\n\n{DRAWN_BY}{'0' * 64} -->\n\n{DRAWN_FROM}{'1' * 64} -->\n")
+    md.write_text(f"### Findings\n\nA caption.\n\n{DRAWN_BY}{'0' * 64} -->\n\n{DRAWN_FROM}{'1' * 64} -->\n"
+                  if rule != "paper" else f"# Paper\n\n{BUILT_BY}{'0' * 64} -->\n")
     plan = snakemake(tmp_path, "--cores", "1", "-n")
     assert plan.returncode == 0, plan.stderr[-3000:]
-    assert f"{md.relative_to(tmp_path)} is stale (it was drawn by other code than figure file findings.py" in plan.stderr
+    assert f"{md.relative_to(tmp_path)} is stale (it was {why}" in plan.stderr, plan.stderr[-3000:]
     lines = plan.stdout.splitlines()
-    job = lines[lines.index("rule figure_findings:"):]
+    job = lines[lines.index(f"rule {rule}:"):]
     reason = next(line for line in job if line.strip().startswith("reason:"))
     assert "Forced execution" in reason, reason

@@ -1,5 +1,10 @@
 # Stage 5: the paper (Markdown, Typst source and PDF) from the template in paper/, every figure file's caption and
 # picture in paper order (figures_plugins.smk), the findings and the provenance, with the fits' benchmark records.
+import build_paper  # beside figlib (figures_plugins.smk put workflow/scripts on the path)
+
+if workflow.is_main_process:  # a paper built by other code than its script and template hold now (--touch, copied in)
+    force_stale(build_paper.stale_paper(f"{RESULTS}/paper/topicbench.md", repo_file("workflow/scripts/build_paper.py"),
+                                        repo_file("paper/topicbench.md")))
 
 
 rule paper:

@@ -19,7 +19,7 @@ from pathlib import Path
 import pandas as pd
 
 from topicbench import io
-from topicbench.traces import DRAWN_FROM, PICTURE, TABLE, run_columns
+from topicbench.traces import BUILT_BY, DRAWN_FROM, PICTURE, TABLE, run_columns
 
 PACKAGES = ["topicbench", "numpy", "scipy", "numba", "pandas", "pyarrow", "matplotlib", "snakemake", "gensim",
             "scikit-learn", "typst"]
@@ -283,6 +283,32 @@ def check_parts(parts, traces: str, digest: str) -> None:
                              f"that figure again (snakemake --forcerun <its figure_ rule>)")
 
 
+def code_sha256(script, template) -> str:
+    """The sha256 of the code that builds the paper: this script (the repository's file: Snakemake runs a copy with a
+    preamble) and the template, each by name and content."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for path in (Path(script), Path(template)):
+        digest.update(f"{path.name}\0{hashlib.sha256(path.read_bytes()).hexdigest()}\0".encode())
+    return digest.hexdigest()
+
+
+def stale_paper(paper_md, script, template) -> dict[str, str]:
+    """{paper_md: why} when the paper records other building code than this script and the template hold now
+    (Snakemake sees only mtimes: a paper copied in, or marked current by --touch after an edit); {} when it records
+    the current code, records none (built before the record existed) or is not there."""
+    try:
+        lines = Path(paper_md).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return {}
+    recorded = [line.removeprefix(BUILT_BY).removesuffix(" -->") for line in lines if line.startswith(BUILT_BY)]
+    if recorded and recorded[-1] != code_sha256(script, template):
+        return {str(paper_md): "it was built by other code than workflow/scripts/build_paper.py and the paper "
+                               "template hold now"}
+    return {}
+
+
 def main(smk):
     import hashlib
 
@@ -335,6 +361,8 @@ def main(smk):
     except ImportError:
         typeset = "matplotlib fallback: the typst Python package is not installed (pip install typst)"
     final = assemble(typeset)
+    # the rule names its script; main() called by hand (tests) runs this very file
+    code = code_sha256(getattr(smk.input, "script", __file__), smk.input.template)
     with io.written_together():  # the three files are one paper: a failure or kill before all are written keeps the old
         with io.atomic_path(out_typ) as typ:  # held back, so Typst compiles this staged copy beside out_typ
             typ.write_text(to_typst(final, root, title), encoding="utf-8")
@@ -342,7 +370,7 @@ def main(smk):
         if used != typeset:  # typst failed: the fallback's provenance says so
             final = assemble(used)
             fallback_pdf(final, str(out_pdf), title, used.removeprefix("matplotlib fallback: "))
-        io.write_text(out_md, to_markdown(final, out_md.parent))
+        io.write_text(out_md, to_markdown(final, out_md.parent) + f"{BUILT_BY}{code} -->\n")
     print(json.dumps({"typeset": used, "blocks": len(final)}))
 
 
