@@ -615,6 +615,33 @@ def test_paisley_tables_report_planted_purity_and_the_ranks_after_the_top_forty(
     assert ctx.written["planted-topic purity"].tolist() == pytest.approx([0.7] * 5)
 
 
+
+def test_paisley_table11_4_samples_eleven_of_the_ranks_after_the_top_forty(tmp_path):
+    """Table 11.4 shows N_REST = 11 less probable topics: of K = 100, ranks 41-100 evenly spaced (41 + 5.9 i,
+    rounded), not all 60."""
+    vocab = [f"t000w{r:03d}" for r in range(10)]
+
+    class Model:
+        hyper, docs_seen = {"K": 100, "batch_size": 10, "m": 2}, 100
+
+        def topics(self):
+            return np.tile(np.linspace(1.0, 0.1, 10) / 5.5, (100, 1))
+
+        def topic_weights(self):
+            return np.arange(100.0, 0.0, -1.0)
+
+    class Ctx(_PlotCtx):
+        def model(self, experiment, label):
+            return Model()
+
+        def vocab(self, experiment):
+            return vocab
+
+    ctx = Ctx({"paisley_fig11_4": pd.DataFrame()}, tmp_path)
+    figlib.load_plugin("paisley_table11_4").draw(ctx)
+    assert ctx.written["rank"].tolist() == [41, 47, 53, 59, 65, 71, 76, 82, 88, 94, 100]
+    assert ctx.caption.startswith("Most probable words of 11 less probable topics, evenly spaced over ranks 41-100.")
+
 def _cycled_correlations():
     """Five planted topics with a planted correlation; the fitted topics are the planted ones in a 5-cycle order
     (fitted topic i is planted topic perm[i]) with a noisy copy of the correlation; returns (model, truth, r) where r is
