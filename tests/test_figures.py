@@ -747,6 +747,7 @@ def test_hu_fig4_reads_the_first_seed_the_heaviest_grid_point_and_the_posterior_
     assert "weight 0.600 on log10 alpha = 0.000" in ctx.caption, ctx.caption
     assert "held-out scores -7.100 to -7.000 nats/word" in ctx.caption, ctx.caption
     np.testing.assert_allclose(ctx.fig.axes[0].lines[0].get_ydata(), [-2.0, 0.0, -1.0])
+    np.testing.assert_allclose(ctx.fig.axes[0].lines[0].get_xdata(), [-1.0, 0.0, 1.0])  # against log10 alpha, sorted
     band = ctx.fig.axes[0].patches[0]  # the placed grid, log10 alpha -1 to 1
     assert (band.get_x(), band.get_x() + band.get_width()) == pytest.approx((-1.0, 1.0))
 
@@ -871,12 +872,12 @@ def test_paper_provenance_counts_runs_and_sums_each_runs_final_fit_time(tmp_path
 def test_hoffman_fig2_draws_every_online_method_and_batch_vb_against_cpu_seconds(tmp_path, monkeypatch):
     """Hoffman et al. 2010, Fig. 2's x axis is fit CPU time (the caption says so): wall seconds are half the CPU
     seconds here (2 threads) and must not be drawn. A peer (gensim, S = 16) is drawn on the completion panel (it has no
-    eq. 16 bound), beside online LDA (both panels) and batch VB (both panels)."""
+    eq. 16 bound), beside online LDA (both panels, though it comes after the skipped peer) and batch VB (both panels)."""
     drawn = []
     monkeypatch.setattr(figlib, "plot_mean_spread", lambda ax, frame, x, y, *a, **k: drawn.append(
         (frame["method"].iloc[0], y, frame[x].tolist(), a[0])))
     rows = []
-    for method, label, size, elbo in (("online_lda", "online_S16", 16, -7.0), ("gensim_lda", "gensim_S16", 16, np.nan),
+    for method, label, size, elbo in (("gensim_lda", "gensim_S16", 16, np.nan), ("online_lda", "online_S16", 16, -7.0),
                                       ("batch_lda", "batch_full", np.nan, -7.1)):
         for docs, cpu in ((10, 2.0), (20, 4.0)):
             rows.append({"experiment": "hoffman_fig2", "dataset": "d", "method": method, "label": label, "seed": 0,

@@ -10,4 +10,13 @@ MUTANTS = [
            "probable topics, evenly spaced after the top 40)", path="workflow/figures/_paisley_topics.py",
            find="N_TOP, N_REST, N_WORDS = 40, 11, 10", replace="N_TOP, N_REST, N_WORDS = 40, 12, 10",
            tests=[FIG + "test_paisley_table11_4_samples_eleven_of_the_ranks_after_the_top_forty"]),
+    Mutant(id="figure_hoffman_fig2_peer_without_bound_ends_the_size", cites="Hoffman et al. 2010, Fig. 2 mirror (a peer "
+           "without the eq. 16 bound is skipped on that panel, not the methods after it)", path="workflow/figures/hoffman_fig2.py",
+           find="                continue  # a peer without the LDA bound",
+           replace="                break  # a peer without the LDA bound",
+           tests=[FIG + "test_hoffman_fig2_draws_every_online_method_and_batch_vb_against_cpu_seconds"]),
+    Mutant(id="figure_hu_fig4_search_drawn_against_its_evidence", cites="Hu et al. 2014, Fig. 4 mirror (eq. 8's search "
+           "curve against log10 alpha)", path="workflow/figures/hu_fig4.py",
+           find='top.plot(search[order, 0], ev,', replace='top.plot(search[order, 1], ev,',
+           tests=[FIG + "test_hu_fig4_reads_the_first_seed_the_heaviest_grid_point_and_the_posterior_relative_to_its_max"]),
 ]
