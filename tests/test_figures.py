@@ -1702,6 +1702,43 @@ def test_hu_fig4_leaves_out_grid_scores_when_a_grid_point_has_none(tmp_path):
     assert ctx.caption.endswith("weight 0.600 on log10 alpha = 0.000.") and "held-out scores" not in ctx.caption, ctx.caption
 
 
+
+def test_hu_fig4_draws_the_searchs_validation_scores_against_log10_alpha(tmp_path):
+    """The search's third column is each evaluation's validation score: drawn (green, top panel's twin axis) against
+    log10 alpha in sorted order (-1, 0, 1: -7.3, -7.1, -7.2)."""
+    from types import SimpleNamespace
+
+    model = SimpleNamespace(name="lgnmf", grid_log_alpha=np.log([0.1, 1.0, 10.0]), grid_weights=np.array([0.1, 0.6, 0.3]),
+                            validation=np.full(3, np.nan), search=np.array([[1.0, 6.0, -7.2], [-1.0, 5.0, -7.3],
+                                                                            [0.0, 7.0, -7.1]]),
+                            mode_log10_alpha=0.0, log10_alpha_sd=0.5)
+    rows = [{"experiment": "hu_fig1", "dataset": "psy", "method": "lgnmf", "label": "lg", "seed": 0, "docs_seen": 10,
+             "loglik_per_word": -7.0, "unigram_loglik_per_word": -9.0}]
+
+    class Ctx(_PlotCtx):
+        def model(self, experiment, label):
+            return model
+
+    ctx = Ctx({"hu_fig1": pd.DataFrame(rows)}, tmp_path)
+    figlib.load_plugin("hu_fig4").draw(ctx)
+    (validation,) = [line for ax in ctx.fig.axes for line in ax.lines
+                     if line.get_label() == "validation log predictive / token"]
+    np.testing.assert_allclose(validation.get_xdata(), [-1.0, 0.0, 1.0])
+    np.testing.assert_allclose(validation.get_ydata(), [-7.3, -7.1, -7.2])
+
+
+def test_hu_fig5_and_fig6_captions_name_their_figure(tmp_path):
+    """Hu et al. 2014, Figs. 5 and 6 draw the same runs (against documents seen, against wall time); each caption
+    names its own figure."""
+    rows = [{"experiment": "hu_fig5", "dataset": "wiki", "method": "lgnmf", "label": "lg", "seed": 0, "docs_seen": docs,
+             "perplexity": 1000.0, "fit_wall_s": docs / 10, "unigram_perplexity": 2000.0, "protocol": "halves",
+             "corpus_size": 200, "p_K": 5, "p_batch_size": 10, "p_grid_size": 3, "p_grid": "laplace",
+             "p_criterion": "validation", "p_eta": 0.003, "p_sgd_iters": 25} for docs in (100, 200)]
+    for figure in (5, 6):
+        ctx = _PlotCtx({"hu_fig5": pd.DataFrame(rows)}, tmp_path)
+        figlib.load_plugin(f"hu_fig{figure}").draw(ctx)
+        assert ctx.caption.startswith(f"Mirror of Hu et al. 2014, Fig. {figure}: "), ctx.caption
+
 def test_mcinerney_fig1_draws_svi_in_the_permuted_row_only(tmp_path):
     """SVI (online LDA) is drawn in the permuted row only, as in the paper: its time-ordered runs are left out."""
     base = {"experiment": "mcinerney_fig1_d", "dataset": "d", "seed": 0, "p_K": 5, "eval_kind": "lookahead",

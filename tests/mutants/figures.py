@@ -19,4 +19,19 @@ MUTANTS = [
            "curve against log10 alpha)", path="workflow/figures/hu_fig4.py",
            find='top.plot(search[order, 0], ev,', replace='top.plot(search[order, 1], ev,',
            tests=[FIG + "test_hu_fig4_reads_the_first_seed_the_heaviest_grid_point_and_the_posterior_relative_to_its_max"]),
+    Mutant(id="figure_hu_fig4_validation_drawn_against_its_evidence", cites="Hu et al. 2014, Fig. 4 mirror (the "
+           "search's validation scores against log10 alpha)", path="workflow/figures/hu_fig4.py",
+           find="twin.plot(search[order, 0], search[order, 2],", replace="twin.plot(search[order, 1], search[order, 2],",
+           tests=[FIG + "test_hu_fig4_draws_the_searchs_validation_scores_against_log10_alpha"]),
+    Mutant(id="figure_hu_fig4_validation_curve_is_log10_alpha", cites="Hu et al. 2014, Fig. 4 mirror (the search's "
+           "third column is its validation score)", path="workflow/figures/hu_fig4.py",
+           find="twin.plot(search[order, 0], search[order, 2],", replace="twin.plot(search[order, 0], search[order, 0],",
+           tests=[FIG + "test_hu_fig4_draws_the_searchs_validation_scores_against_log10_alpha"]),
+    Mutant(id="figure_hu_fig5_caption_names_fig6", cites="Hu et al. 2014, Fig. 5 mirror (its caption's figure number)",
+           path="workflow/figures/hu_fig5.py", find='"documents seen (log scale)", 5,',
+           replace='"documents seen (log scale)", 6,', tests=[FIG + "test_hu_fig5_and_fig6_captions_name_their_figure"]),
+    Mutant(id="figure_hu_fig6_caption_names_fig5", cites="Hu et al. 2014, Fig. 6 mirror (its caption's figure number)",
+           path="workflow/figures/hu_fig6.py", find='"fit wall time, seconds (log scale; evaluation excluded)", 6,',
+           replace='"fit wall time, seconds (log scale; evaluation excluded)", 5,',
+           tests=[FIG + "test_hu_fig5_and_fig6_captions_name_their_figure"]),
 ]
