@@ -793,10 +793,14 @@ def test_mcinerney_fig1_table_is_the_mean_over_seeds_of_the_final_look_ahead_sco
 
 def test_mcinerney_fig1_caption_names_the_lines_ending_below_the_baseline(tmp_path):
     """A line whose final look-ahead score (-7.2 over seeds) is below the baseline's on the same documents (-6.9) is
-    named in the caption with its gap (-0.300), as completing short texts worse than word frequencies."""
+    named in the caption with its gap (-0.300), as completing short texts worse than word frequencies; one ending
+    0.3 above it, or level with it, is not."""
     ctx, got = _mcinerney_fig1(tmp_path, ((-7.0, -6.8, 50), (-7.1, -6.9, 60), (-7.5, -7.0, 70)))
     assert float(got.iloc[0]["minus unigram"]) == pytest.approx(-0.3), ctx.body
     assert "d time-ordered stream, population VB (-0.300 nats/word)" in ctx.caption, ctx.caption
+    for gap in (0.3, 0.0):
+        ctx, got = _mcinerney_fig1(tmp_path, ((-7.0, -7.0 - gap, 50), (-7.5, -7.5 - gap, 60)))
+        assert float(got.iloc[0]["minus unigram"]) == pytest.approx(gap) and "Every line ends above it." in ctx.caption
 
 
 def test_hu_small_figure_draws_lgnmf_at_total_time_and_at_total_over_the_grid_size(tmp_path, monkeypatch):

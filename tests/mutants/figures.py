@@ -34,4 +34,12 @@ MUTANTS = [
            path="workflow/figures/hu_fig6.py", find='"fit wall time, seconds (log scale; evaluation excluded)", 6,',
            replace='"fit wall time, seconds (log scale; evaluation excluded)", 5,',
            tests=[FIG + "test_hu_fig5_and_fig6_captions_name_their_figure"]),
+    Mutant(id="figure_mcinerney_fig1_level_line_named_below", cites="McInerney et al. 2015, Fig. 1 mirror (lines "
+           "ending strictly below the word-frequency baseline)", path="workflow/figures/mcinerney_fig1.py",
+           find='below = table[table["minus unigram"] < 0]', replace='below = table[table["minus unigram"] <= 0]',
+           tests=[FIG + "test_mcinerney_fig1_caption_names_the_lines_ending_below_the_baseline"]),
+    Mutant(id="figure_mcinerney_fig1_below_within_a_nat", cites="McInerney et al. 2015, Fig. 1 mirror (lines "
+           "ending below the word-frequency baseline, at 0 nats/word)", path="workflow/figures/mcinerney_fig1.py",
+           find='below = table[table["minus unigram"] < 0]', replace='below = table[table["minus unigram"] < 1]',
+           tests=[FIG + "test_mcinerney_fig1_caption_names_the_lines_ending_below_the_baseline"]),
 ]
