@@ -720,6 +720,9 @@ def test_paisley_fig11_3_table_is_the_mean_over_seeds_and_the_caption_names_the_
     assert "(6 already-trained documents were dropped from testing batches; scored batches end at 0.19 passes)" in \
         ctx.caption, ctx.caption
     assert "| 5 | 10 | Bayesian NMF (SVI) | -7.2000 |" in ctx.body, ctx.body
+    ctx = _PlotCtx({"paisley_fig11_3": pd.DataFrame(rows[:2])}, tmp_path)  # one seed: n from its first scored batch
+    figlib.load_plugin("paisley_fig11_3").draw(ctx)
+    assert "every 10th minibatch is held out" in ctx.caption, ctx.caption
 
 
 def test_hu_fig4_reads_the_first_seed_the_heaviest_grid_point_and_the_posterior_relative_to_its_max(tmp_path):

@@ -42,4 +42,8 @@ MUTANTS = [
            "ending below the word-frequency baseline, at 0 nats/word)", path="workflow/figures/mcinerney_fig1.py",
            find='below = table[table["minus unigram"] < 0]', replace='below = table[table["minus unigram"] < 1]',
            tests=[FIG + "test_mcinerney_fig1_caption_names_the_lines_ending_below_the_baseline"]),
+    Mutant(id="figure_paisley_fig11_3_nth_batch_from_the_second_row", cites="Paisley et al. 2014, sec. 11.6 (every "
+           "n-th minibatch held out: n from the first scored batch)", path="workflow/figures/paisley_fig11_3.py",
+           find='first = frame.sort_values("docs_seen").iloc[0]', replace='first = frame.sort_values("docs_seen").iloc[1]',
+           tests=[FIG + "test_paisley_fig11_3_table_is_the_mean_over_seeds_and_the_caption_names_the_nth_batch"]),
 ]
