@@ -720,9 +720,10 @@ def test_paisley_fig11_3_table_is_the_mean_over_seeds_and_the_caption_names_the_
     assert "(6 already-trained documents were dropped from testing batches; scored batches end at 0.19 passes)" in \
         ctx.caption, ctx.caption
     assert "| 5 | 10 | Bayesian NMF (SVI) | -7.2000 |" in ctx.body, ctx.body
-    ctx = _PlotCtx({"paisley_fig11_3": pd.DataFrame(rows[:2])}, tmp_path)  # one seed: n from its first scored batch
+    one_seed = pd.DataFrame(rows[:2]).drop(columns="heldout_excluded")  # n from its first scored batch; no count
+    ctx = _PlotCtx({"paisley_fig11_3": one_seed}, tmp_path)
     figlib.load_plugin("paisley_fig11_3").draw(ctx)
-    assert "every 10th minibatch is held out" in ctx.caption, ctx.caption
+    assert "every 10th minibatch is held out" in ctx.caption and "(none had to be dropped)" in ctx.caption, ctx.caption
 
 
 def test_hu_fig4_reads_the_first_seed_the_heaviest_grid_point_and_the_posterior_relative_to_its_max(tmp_path):
@@ -755,14 +756,15 @@ def test_hu_fig4_reads_the_first_seed_the_heaviest_grid_point_and_the_posterior_
     assert (band.get_x(), band.get_x() + band.get_width()) == pytest.approx((-1.0, 1.0))
 
 
-def _mcinerney_fig1(tmp_path, finals):
+def _mcinerney_fig1(tmp_path, finals, excluded=3):
     """McInerney et al. 2015, Fig. 1 drawn from one population VB line: per seed (final score, final baseline, look-ahead
-    documents); the first checkpoint scores -11 against a baseline of -12. Returns the context and the table's rows."""
+    documents); the first checkpoint scores -11 against a baseline of -12; ``excluded`` documents dropped from each
+    window (None: no such column). Returns the context and the table's rows."""
     rows = [{"experiment": "mcinerney_fig1_d", "dataset": "d", "method": "population_vb", "label": "pvb", "seed": seed,
              "p_log10_population": 4.0, "p_K": 5, "docs_seen": docs, "eval_kind": "lookahead", "stream": "time_ordered",
              "loglik_per_word": score if docs == 100 else -11.0, "unigram_loglik_per_word": base if docs == 100 else -12.0,
              "heldout_docs": ahead, "corpus_size": 1000, "protocol": "halves", "npmi": (0.1, 0.2, 0.6)[seed],
-             "heldout_excluded": 3}
+             **({} if excluded is None else {"heldout_excluded": excluded})}
             for seed, (score, base, ahead) in enumerate(finals) for docs in (50, 100)]
 
     class Ctx(_PlotCtx):
@@ -802,8 +804,9 @@ def test_mcinerney_fig1_caption_names_the_lines_ending_below_the_baseline(tmp_pa
     assert float(got.iloc[0]["minus unigram"]) == pytest.approx(-0.3), ctx.body
     assert "d time-ordered stream, population VB (-0.300 nats/word)" in ctx.caption, ctx.caption
     for gap in (0.3, 0.0):
-        ctx, got = _mcinerney_fig1(tmp_path, ((-7.0, -7.0 - gap, 50), (-7.5, -7.5 - gap, 60)))
+        ctx, got = _mcinerney_fig1(tmp_path, ((-7.0, -7.0 - gap, 50), (-7.5, -7.5 - gap, 60)), excluded=None)
         assert float(got.iloc[0]["minus unigram"]) == pytest.approx(gap) and "Every line ends above it." in ctx.caption
+        assert "dropped from windows" not in ctx.caption, ctx.caption  # results without the count: none claimed
 
 
 def test_hu_small_figure_draws_lgnmf_at_total_time_and_at_total_over_the_grid_size(tmp_path, monkeypatch):

@@ -46,4 +46,12 @@ MUTANTS = [
            "n-th minibatch held out: n from the first scored batch)", path="workflow/figures/paisley_fig11_3.py",
            find='first = frame.sort_values("docs_seen").iloc[0]', replace='first = frame.sort_values("docs_seen").iloc[1]',
            tests=[FIG + "test_paisley_fig11_3_table_is_the_mean_over_seeds_and_the_caption_names_the_nth_batch"]),
+    Mutant(id="figure_paisley_fig11_3_dropped_count_without_its_column", cites="Paisley et al. 2014, Fig. 11.3 mirror "
+           "(no dropped documents claimed where results carry no count)", path="workflow/figures/paisley_fig11_3.py",
+           find='if "heldout_excluded" in frame else 0', replace='if "heldout_excluded" in frame else 1',
+           tests=[FIG + "test_paisley_fig11_3_table_is_the_mean_over_seeds_and_the_caption_names_the_nth_batch"]),
+    Mutant(id="figure_mcinerney_fig1_dropped_count_without_its_column", cites="McInerney et al. 2015, Fig. 1 mirror "
+           "(no dropped documents claimed where results carry no count)", path="workflow/figures/mcinerney_fig1.py",
+           find='if "heldout_excluded" in frame else 0', replace='if "heldout_excluded" in frame else 1',
+           tests=[FIG + "test_mcinerney_fig1_caption_names_the_lines_ending_below_the_baseline"]),
 ]
