@@ -1275,6 +1275,11 @@ def test_shorttext_figure_tables_first_final_and_baseline_and_says_which_lines_e
     np.testing.assert_allclose(baseline.get_ydata(), [-5.6, -5.65])
     sharp_line = [line for line in ctx.fig.axes[0].lines if "alpha = 0.01" in line.get_label()][0]
     assert sharp_line.get_ydata()[0] == pytest.approx(-6.0) and sharp_line.get_ydata()[-1] == pytest.approx(-6.3)
+    level = pd.DataFrame(rows).assign(loglik_per_word=-6.0, unigram_loglik_per_word=-6.0)  # level: neither list
+    ctx = Ctx({"shorttext_alpha_t": level}, tmp_path)
+    figlib.load_plugin("shorttext_alpha").draw(ctx)
+    assert "every line ends above the baseline; lines ending below their first checkpoint (worse with more data): none" \
+        in ctx.caption, ctx.caption
 
 
 def test_shorttext_alpha_claim_pairs_the_largest_alpha_with_the_smallest_per_method_and_seed():

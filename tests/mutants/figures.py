@@ -42,4 +42,8 @@ MUTANTS = [
            "(no dropped documents claimed where results carry no count)", path="workflow/figures/mcinerney_fig1.py",
            find='if "heldout_excluded" in frame else 0', replace='if "heldout_excluded" in frame else 1',
            tests=[FIG + "test_mcinerney_fig1_caption_names_the_lines_ending_below_the_baseline"]),
+    Mutant(id="figure_shorttext_level_line_named_below", cites="short-text figure (lines ending strictly below the "
+           "word-frequency baseline)", path="workflow/figures/shorttext_alpha.py",
+           find='below = table[table["final minus unigram"] < 0]', replace='below = table[table["final minus unigram"] <= 0]',
+           tests=[FIG + "test_shorttext_figure_tables_first_final_and_baseline_and_says_which_lines_end_below"]),
 ]
