@@ -615,6 +615,33 @@ def test_paisley_tables_report_planted_purity_and_the_ranks_after_the_top_forty(
     assert ctx.written["planted-topic purity"].tolist() == pytest.approx([0.7] * 5)
 
 
+
+def test_paisley_table11_4_samples_eleven_of_the_ranks_after_the_top_forty(tmp_path):
+    """Table 11.4 shows N_REST = 11 less probable topics: of K = 100, ranks 41-100 evenly spaced (41 + 5.9 i,
+    rounded), not all 60."""
+    vocab = [f"t000w{r:03d}" for r in range(10)]
+
+    class Model:
+        hyper, docs_seen = {"K": 100, "batch_size": 10, "m": 2}, 100
+
+        def topics(self):
+            return np.tile(np.linspace(1.0, 0.1, 10) / 5.5, (100, 1))
+
+        def topic_weights(self):
+            return np.arange(100.0, 0.0, -1.0)
+
+    class Ctx(_PlotCtx):
+        def model(self, experiment, label):
+            return Model()
+
+        def vocab(self, experiment):
+            return vocab
+
+    ctx = Ctx({"paisley_fig11_4": pd.DataFrame()}, tmp_path)
+    figlib.load_plugin("paisley_table11_4").draw(ctx)
+    assert ctx.written["rank"].tolist() == [41, 47, 53, 59, 65, 71, 76, 82, 88, 94, 100]
+    assert ctx.caption.startswith("Most probable words of 11 less probable topics, evenly spaced over ranks 41-100.")
+
 def _cycled_correlations():
     """Five planted topics with a planted correlation; the fitted topics are the planted ones in a 5-cycle order
     (fitted topic i is planted topic perm[i]) with a noisy copy of the correlation; returns (model, truth, r) where r is
@@ -693,6 +720,10 @@ def test_paisley_fig11_3_table_is_the_mean_over_seeds_and_the_caption_names_the_
     assert "(6 already-trained documents were dropped from testing batches; scored batches end at 0.19 passes)" in \
         ctx.caption, ctx.caption
     assert "| 5 | 10 | Bayesian NMF (SVI) | -7.2000 |" in ctx.body, ctx.body
+    one_seed = pd.DataFrame(rows[:2]).drop(columns="heldout_excluded")  # n from its first scored batch; no count
+    ctx = _PlotCtx({"paisley_fig11_3": one_seed}, tmp_path)
+    figlib.load_plugin("paisley_fig11_3").draw(ctx)
+    assert "every 10th minibatch is held out" in ctx.caption and "(none had to be dropped)" in ctx.caption, ctx.caption
 
 
 def test_hu_fig4_reads_the_first_seed_the_heaviest_grid_point_and_the_posterior_relative_to_its_max(tmp_path):
@@ -720,18 +751,20 @@ def test_hu_fig4_reads_the_first_seed_the_heaviest_grid_point_and_the_posterior_
     assert "weight 0.600 on log10 alpha = 0.000" in ctx.caption, ctx.caption
     assert "held-out scores -7.100 to -7.000 nats/word" in ctx.caption, ctx.caption
     np.testing.assert_allclose(ctx.fig.axes[0].lines[0].get_ydata(), [-2.0, 0.0, -1.0])
+    np.testing.assert_allclose(ctx.fig.axes[0].lines[0].get_xdata(), [-1.0, 0.0, 1.0])  # against log10 alpha, sorted
     band = ctx.fig.axes[0].patches[0]  # the placed grid, log10 alpha -1 to 1
     assert (band.get_x(), band.get_x() + band.get_width()) == pytest.approx((-1.0, 1.0))
 
 
-def _mcinerney_fig1(tmp_path, finals):
+def _mcinerney_fig1(tmp_path, finals, excluded=3):
     """McInerney et al. 2015, Fig. 1 drawn from one population VB line: per seed (final score, final baseline, look-ahead
-    documents); the first checkpoint scores -11 against a baseline of -12. Returns the context and the table's rows."""
+    documents); the first checkpoint scores -11 against a baseline of -12; ``excluded`` documents dropped from each
+    window (None: no such column). Returns the context and the table's rows."""
     rows = [{"experiment": "mcinerney_fig1_d", "dataset": "d", "method": "population_vb", "label": "pvb", "seed": seed,
              "p_log10_population": 4.0, "p_K": 5, "docs_seen": docs, "eval_kind": "lookahead", "stream": "time_ordered",
              "loglik_per_word": score if docs == 100 else -11.0, "unigram_loglik_per_word": base if docs == 100 else -12.0,
              "heldout_docs": ahead, "corpus_size": 1000, "protocol": "halves", "npmi": (0.1, 0.2, 0.6)[seed],
-             "heldout_excluded": 3}
+             **({} if excluded is None else {"heldout_excluded": excluded})}
             for seed, (score, base, ahead) in enumerate(finals) for docs in (50, 100)]
 
     class Ctx(_PlotCtx):
@@ -765,10 +798,15 @@ def test_mcinerney_fig1_table_is_the_mean_over_seeds_of_the_final_look_ahead_sco
 
 def test_mcinerney_fig1_caption_names_the_lines_ending_below_the_baseline(tmp_path):
     """A line whose final look-ahead score (-7.2 over seeds) is below the baseline's on the same documents (-6.9) is
-    named in the caption with its gap (-0.300), as completing short texts worse than word frequencies."""
+    named in the caption with its gap (-0.300), as completing short texts worse than word frequencies; one ending
+    0.3 above it, or level with it, is not."""
     ctx, got = _mcinerney_fig1(tmp_path, ((-7.0, -6.8, 50), (-7.1, -6.9, 60), (-7.5, -7.0, 70)))
     assert float(got.iloc[0]["minus unigram"]) == pytest.approx(-0.3), ctx.body
     assert "d time-ordered stream, population VB (-0.300 nats/word)" in ctx.caption, ctx.caption
+    for gap in (0.3, 0.0):
+        ctx, got = _mcinerney_fig1(tmp_path, ((-7.0, -7.0 - gap, 50), (-7.5, -7.5 - gap, 60)), excluded=None)
+        assert float(got.iloc[0]["minus unigram"]) == pytest.approx(gap) and "Every line ends above it." in ctx.caption
+        assert "dropped from windows" not in ctx.caption, ctx.caption  # results without the count: none claimed
 
 
 def test_hu_small_figure_draws_lgnmf_at_total_time_and_at_total_over_the_grid_size(tmp_path, monkeypatch):
@@ -844,12 +882,12 @@ def test_paper_provenance_counts_runs_and_sums_each_runs_final_fit_time(tmp_path
 def test_hoffman_fig2_draws_every_online_method_and_batch_vb_against_cpu_seconds(tmp_path, monkeypatch):
     """Hoffman et al. 2010, Fig. 2's x axis is fit CPU time (the caption says so): wall seconds are half the CPU
     seconds here (2 threads) and must not be drawn. A peer (gensim, S = 16) is drawn on the completion panel (it has no
-    eq. 16 bound), beside online LDA (both panels) and batch VB (both panels)."""
+    eq. 16 bound), beside online LDA (both panels, though it comes after the skipped peer) and batch VB (both panels)."""
     drawn = []
     monkeypatch.setattr(figlib, "plot_mean_spread", lambda ax, frame, x, y, *a, **k: drawn.append(
         (frame["method"].iloc[0], y, frame[x].tolist(), a[0])))
     rows = []
-    for method, label, size, elbo in (("online_lda", "online_S16", 16, -7.0), ("gensim_lda", "gensim_S16", 16, np.nan),
+    for method, label, size, elbo in (("gensim_lda", "gensim_S16", 16, np.nan), ("online_lda", "online_S16", 16, -7.0),
                                       ("batch_lda", "batch_full", np.nan, -7.1)):
         for docs, cpu in ((10, 2.0), (20, 4.0)):
             rows.append({"experiment": "hoffman_fig2", "dataset": "d", "method": method, "label": label, "seed": 0,
@@ -1237,6 +1275,11 @@ def test_shorttext_figure_tables_first_final_and_baseline_and_says_which_lines_e
     np.testing.assert_allclose(baseline.get_ydata(), [-5.6, -5.65])
     sharp_line = [line for line in ctx.fig.axes[0].lines if "alpha = 0.01" in line.get_label()][0]
     assert sharp_line.get_ydata()[0] == pytest.approx(-6.0) and sharp_line.get_ydata()[-1] == pytest.approx(-6.3)
+    level = pd.DataFrame(rows).assign(loglik_per_word=-6.0, unigram_loglik_per_word=-6.0)  # level: neither list
+    ctx = Ctx({"shorttext_alpha_t": level}, tmp_path)
+    figlib.load_plugin("shorttext_alpha").draw(ctx)
+    assert "every line ends above the baseline; lines ending below their first checkpoint (worse with more data): none" \
+        in ctx.caption, ctx.caption
 
 
 def test_shorttext_alpha_claim_pairs_the_largest_alpha_with_the_smallest_per_method_and_seed():
@@ -1673,6 +1716,43 @@ def test_hu_fig4_leaves_out_grid_scores_when_a_grid_point_has_none(tmp_path):
     figlib.load_plugin("hu_fig4").draw(ctx)
     assert ctx.caption.endswith("weight 0.600 on log10 alpha = 0.000.") and "held-out scores" not in ctx.caption, ctx.caption
 
+
+
+def test_hu_fig4_draws_the_searchs_validation_scores_against_log10_alpha(tmp_path):
+    """The search's third column is each evaluation's validation score: drawn (green, top panel's twin axis) against
+    log10 alpha in sorted order (-1, 0, 1: -7.3, -7.1, -7.2)."""
+    from types import SimpleNamespace
+
+    model = SimpleNamespace(name="lgnmf", grid_log_alpha=np.log([0.1, 1.0, 10.0]), grid_weights=np.array([0.1, 0.6, 0.3]),
+                            validation=np.full(3, np.nan), search=np.array([[1.0, 6.0, -7.2], [-1.0, 5.0, -7.3],
+                                                                            [0.0, 7.0, -7.1]]),
+                            mode_log10_alpha=0.0, log10_alpha_sd=0.5)
+    rows = [{"experiment": "hu_fig1", "dataset": "psy", "method": "lgnmf", "label": "lg", "seed": 0, "docs_seen": 10,
+             "loglik_per_word": -7.0, "unigram_loglik_per_word": -9.0}]
+
+    class Ctx(_PlotCtx):
+        def model(self, experiment, label):
+            return model
+
+    ctx = Ctx({"hu_fig1": pd.DataFrame(rows)}, tmp_path)
+    figlib.load_plugin("hu_fig4").draw(ctx)
+    (validation,) = [line for ax in ctx.fig.axes for line in ax.lines
+                     if line.get_label() == "validation log predictive / token"]
+    np.testing.assert_allclose(validation.get_xdata(), [-1.0, 0.0, 1.0])
+    np.testing.assert_allclose(validation.get_ydata(), [-7.3, -7.1, -7.2])
+
+
+def test_hu_fig5_and_fig6_captions_name_their_figure(tmp_path):
+    """Hu et al. 2014, Figs. 5 and 6 draw the same runs (against documents seen, against wall time); each caption
+    names its own figure."""
+    rows = [{"experiment": "hu_fig5", "dataset": "wiki", "method": "lgnmf", "label": "lg", "seed": 0, "docs_seen": docs,
+             "perplexity": 1000.0, "fit_wall_s": docs / 10, "unigram_perplexity": 2000.0, "protocol": "halves",
+             "corpus_size": 200, "p_K": 5, "p_batch_size": 10, "p_grid_size": 3, "p_grid": "laplace",
+             "p_criterion": "validation", "p_eta": 0.003, "p_sgd_iters": 25} for docs in (100, 200)]
+    for figure in (5, 6):
+        ctx = _PlotCtx({"hu_fig5": pd.DataFrame(rows)}, tmp_path)
+        figlib.load_plugin(f"hu_fig{figure}").draw(ctx)
+        assert ctx.caption.startswith(f"Mirror of Hu et al. 2014, Fig. {figure}: "), ctx.caption
 
 def test_mcinerney_fig1_draws_svi_in_the_permuted_row_only(tmp_path):
     """SVI (online LDA) is drawn in the permuted row only, as in the paper: its time-ordered runs are left out."""
