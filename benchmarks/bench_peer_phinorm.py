@@ -23,67 +23,51 @@ from gensim.models import ldamodel
 
 from topicbench.run import RunSpec, run
 
-SKLEARN_GUARD = "eps = np.finfo(X.dtype).eps"
-GENSIM_GUARD = "epsilon = np.finfo(self.dtype).eps"
-SKLEARN_E_STEP = sklearn_lda_module._update_doc_distribution
-GENSIM_E_STEP = ldamodel.LdaModel.inference
+# Each peer's E step (owner, attribute) and, by name, the shipped line of each of its two differences from Alg. 2 with
+# the line Alg. 2 reads: "guard", phinorm + 1e-100 as in Hoffman's code; "start", gamma_0 = 1 instead of Gamma(100, 1/100)
+E_STEPS = {
+    "sklearn_lda": (sklearn_lda_module, "_update_doc_distribution", {
+        "guard": ("eps = np.finfo(X.dtype).eps", "eps = 1e-100"),
+        "start": ("random_state.gamma(100.0, 0.01, (n_samples, n_topics))", "np.ones((n_samples, n_topics))")}),
+    "gensim_lda": (ldamodel.LdaModel, "inference", {
+        "guard": ("epsilon = np.finfo(self.dtype).eps", "epsilon = 1e-100"),
+        "start": ("self.random_state.gamma(100., 1. / 100., (len(chunk), self.num_topics))",
+                  "np.ones((len(chunk), self.num_topics))")}),
+}
+SHIPPED = {peer: getattr(owner, name) for peer, (owner, name, _) in E_STEPS.items()}
 
 
-GENSIM_START = "gamma = self.random_state.gamma(100., 1. / 100., (len(chunk), self.num_topics))"
-
-
-def with_lines(function, module_namespace: dict, changes: dict[str, str]):
-    """``function`` recompiled from its source with each shipped line of ``changes`` replaced (nothing else changed)."""
+def with_lines(function, changes: dict[str, str]):
+    """``function`` recompiled in its module from its source with each shipped line of ``changes`` replaced."""
     source = inspect.getsource(function)
     for shipped, changed in changes.items():
         if source.count(shipped) != 1:
             raise SystemExit(f"{function.__qualname__} no longer reads {shipped!r}: update this script")
         source = source.replace(shipped, changed)
-    namespace = dict(module_namespace)
-    exec(compile(textwrap.dedent(source), "<guarded>", "exec"), namespace)  # a method's source is indented
+    namespace = dict(inspect.getmodule(function).__dict__)
+    exec(compile(textwrap.dedent(source), "<alg2>", "exec"), namespace)  # a method's source is indented
     return namespace[function.__name__]
 
 
-class OnesStart:
-    """Stands in for the RandomState sklearn's fitting E step draws gamma_0 from: gamma_0 = 1, as Alg. 2 starts."""
-
-    def gamma(self, shape, scale, size):
-        return np.ones(size)
-
-
-def sklearn_e_step(guard: bool, gamma_start_one: bool):
-    e_step = (with_lines(SKLEARN_E_STEP, sklearn_lda_module.__dict__, {SKLEARN_GUARD: "eps = 1e-100"}) if guard
-              else SKLEARN_E_STEP)
-    if not gamma_start_one:
-        return e_step
-
-    def started_at_one(X, exp_topic_word, prior, max_iter, tol, cal_sstats, random_state):
-        return e_step(X, exp_topic_word, prior, max_iter, tol, cal_sstats, None if random_state is None else OnesStart())
-    return started_at_one
+def patch(peer: str | None = None, differences: tuple[str, ...] = ()) -> None:
+    """Every peer's E step as shipped, then ``peer``'s with the named ``differences`` ("guard", "start") removed."""
+    for name, (owner, attribute, _) in E_STEPS.items():
+        setattr(owner, attribute, SHIPPED[name])
+    if peer is not None and differences:
+        owner, attribute, lines = E_STEPS[peer]
+        setattr(owner, attribute, with_lines(SHIPPED[peer], dict(lines[d] for d in differences)))
 
 
-def gensim_inference(gamma_start_one: bool):
-    changes = {GENSIM_GUARD: "epsilon = 1e-100"}
-    if gamma_start_one:
-        changes[GENSIM_START] = "gamma = np.ones((len(chunk), self.num_topics))"
-    return with_lines(GENSIM_E_STEP, ldamodel.__dict__, changes)
-
-
-# label, method, sklearn's E step change (guard, gamma_0 = 1), gensim's (gamma_0 = 1 besides the guard)
+# label, method, the differences removed
 VARIANTS = [
-    ("online_lda", "online_lda", None, None),
-    ("sklearn as shipped", "sklearn_lda", None, None),
-    ("sklearn, guard 1e-100", "sklearn_lda", (True, False), None),
-    ("sklearn, guard 1e-100 and gamma_0 = 1", "sklearn_lda", (True, True), None),
-    ("gensim as shipped", "gensim_lda", None, None),
-    ("gensim, guard 1e-100", "gensim_lda", None, False),
-    ("gensim, guard 1e-100 and gamma_0 = 1", "gensim_lda", None, True),
+    ("online_lda", "online_lda", ()),
+    ("sklearn as shipped", "sklearn_lda", ()),
+    ("sklearn, guard 1e-100", "sklearn_lda", ("guard",)),
+    ("sklearn, guard 1e-100 and gamma_0 = 1", "sklearn_lda", ("guard", "start")),
+    ("gensim as shipped", "gensim_lda", ()),
+    ("gensim, guard 1e-100", "gensim_lda", ("guard",)),
+    ("gensim, guard 1e-100 and gamma_0 = 1", "gensim_lda", ("guard", "start")),
 ]
-
-
-def patch(sklearn_change, gensim_change) -> None:
-    sklearn_lda_module._update_doc_distribution = SKLEARN_E_STEP if sklearn_change is None else sklearn_e_step(*sklearn_change)
-    ldamodel.LdaModel.inference = GENSIM_E_STEP if gensim_change is None else gensim_inference(gensim_change)
 
 
 def fit(corpus, method, batch_size, seed, passes, K):
@@ -105,18 +89,18 @@ def main():
     print("|---|---|---|---|---|---|")
     for corpus in args.corpus:
         for batch_size in args.batch_size:
-            scores = {label: [] for label, *_ in VARIANTS}
-            walls = {label: [] for label, *_ in VARIANTS}
+            scores = {label: [] for label, _, _ in VARIANTS}
+            walls = {label: [] for label, _, _ in VARIANTS}
             for seed in range(args.seeds):
-                for label, method, sklearn_change, gensim_change in VARIANTS:
-                    patch(sklearn_change, gensim_change)
+                for label, method, differences in VARIANTS:
+                    patch(method, differences)
                     score, wall, unigram = fit(corpus, method, batch_size, seed, args.passes, args.K)
                     scores[label].append(score)
                     walls[label].append(wall)
-            patch(None, None)
+            patch()
             base = np.array(scores["online_lda"])
             name = f"{corpus.rstrip('/').rsplit('/', 1)[-1]} (unigram {unigram:.4f})"
-            for label, *_ in VARIANTS:
+            for label, _, _ in VARIANTS:
                 diff = ", ".join(f"{d:+.3f}" for d in np.array(scores[label]) - base)
                 print(f"| {name} | {batch_size} | {label} | {np.mean(scores[label]):.4f} | {diff} | "
                       f"{np.median(walls[label]):.2f} |", flush=True)
