@@ -582,6 +582,31 @@ def test_hu_online_caption_says_when_a_pass_ends_with_a_short_minibatch():
     assert _hu.short_last_minibatch(frame(10_240)) == ""
 
 
+def _draw_table11_4(tmp_path, topics, vocab):
+    """Paisley et al. 2014, Table 11.4 drawn from a stub C-NMF whose topic weights fall with the topic index."""
+    K = topics.shape[0]
+
+    class Model:
+        hyper, docs_seen = {"K": K, "batch_size": 10, "m": 2}, 100
+
+        def topics(self):
+            return topics
+
+        def topic_weights(self):
+            return np.arange(float(K), 0.0, -1.0)
+
+    class Ctx(_PlotCtx):
+        def model(self, experiment, label):
+            return Model()
+
+        def vocab(self, experiment):
+            return vocab
+
+    ctx = Ctx({"paisley_fig11_4": pd.DataFrame()}, tmp_path)
+    figlib.load_plugin("paisley_table11_4").draw(ctx)
+    return ctx
+
+
 def test_paisley_tables_report_planted_purity_and_the_ranks_after_the_top_forty(tmp_path):
     """Paisley et al. 2014, Tables 11.3-11.4 on planted names: every topic's 10 most probable words are 7 of planted
     topic 000 and 3 of topic 001, purity 7/10 = 0.7. K = 45 topics of falling weight: Table 11.4 lists the ranks after
@@ -591,56 +616,20 @@ def test_paisley_tables_report_planted_purity_and_the_ranks_after_the_top_forty(
     topics = np.zeros((45, 20))
     topics[:, ranked] = np.linspace(1.0, 0.1, 20)
     topics /= topics.sum(axis=1, keepdims=True)
-
-    class Model:
-        hyper, docs_seen = {"K": 45, "batch_size": 10, "m": 2}, 100
-
-        def topics(self):
-            return topics
-
-        def topic_weights(self):
-            return np.arange(45.0, 0.0, -1.0)
-
-    class Ctx(_PlotCtx):
-        def model(self, experiment, label):
-            return Model()
-
-        def vocab(self, experiment):
-            return vocab
-
-    ctx = Ctx({"paisley_fig11_4": pd.DataFrame()}, tmp_path)
-    figlib.load_plugin("paisley_table11_4").draw(ctx)
+    ctx = _draw_table11_4(tmp_path, topics, vocab)
     assert ctx.written["rank"].tolist() == [41, 42, 43, 44, 45]
     assert ctx.caption.startswith("Most probable words of 5 less probable topics, evenly spaced over ranks 41-45."), ctx.caption
     assert ctx.written["planted-topic purity"].tolist() == pytest.approx([0.7] * 5)
-
 
 
 def test_paisley_table11_4_samples_eleven_of_the_ranks_after_the_top_forty(tmp_path):
     """Table 11.4 shows N_REST = 11 less probable topics: of K = 100, ranks 41-100 evenly spaced (41 + 5.9 i,
     rounded), not all 60."""
     vocab = [f"t000w{r:03d}" for r in range(10)]
-
-    class Model:
-        hyper, docs_seen = {"K": 100, "batch_size": 10, "m": 2}, 100
-
-        def topics(self):
-            return np.tile(np.linspace(1.0, 0.1, 10) / 5.5, (100, 1))
-
-        def topic_weights(self):
-            return np.arange(100.0, 0.0, -1.0)
-
-    class Ctx(_PlotCtx):
-        def model(self, experiment, label):
-            return Model()
-
-        def vocab(self, experiment):
-            return vocab
-
-    ctx = Ctx({"paisley_fig11_4": pd.DataFrame()}, tmp_path)
-    figlib.load_plugin("paisley_table11_4").draw(ctx)
+    ctx = _draw_table11_4(tmp_path, np.tile(np.linspace(1.0, 0.1, 10) / 5.5, (100, 1)), vocab)
     assert ctx.written["rank"].tolist() == [41, 47, 53, 59, 65, 71, 76, 82, 88, 94, 100]
     assert ctx.caption.startswith("Most probable words of 11 less probable topics, evenly spaced over ranks 41-100.")
+
 
 def _cycled_correlations():
     """Five planted topics with a planted correlation; the fitted topics are the planted ones in a 5-cycle order

@@ -455,12 +455,10 @@ MUTANTS = [
            "per panel)", path=CLAIMS,
            find='wide = final.pivot_table(index=["p_K", "p_batch_size", "seed"], columns="method"',
            replace='wide = final.pivot_table(index=["p_K", "p_batch_size"], columns="method"', tests=[PAISLEY_PAIRS]),
-    Mutant(id="claim_hoffman_reached_counts_swapped", cites="Hoffman et al. 2010, Fig. 2 claim (no seed reaches the "
-           "target: not reproduced)", path=CLAIMS, find='+ "; ".join(never), len(d), len(never), "seeds")',
-           replace='+ "; ".join(never), len(never), len(d), "seeds")', tests=[NEVER_REACHED]),
-    Mutant(id="claim_hu_reached_counts_swapped", cites="Hu et al. 2014, Figs. 1-2 claim (no seed reaches the target: "
-           "not reproduced)", path=CLAIMS, find='perplexity: " + "; ".join(never), len(d), len(never),',
-           replace='perplexity: " + "; ".join(never), len(never), len(d),', tests=[NEVER_REACHED]),
+    Mutant(id="claim_reached_counts_swapped", cites="Hoffman et al. 2010, Fig. 2 and Hu et al. 2014, Figs. 1-2 claims "
+           "(no replicate reaches the target: not reproduced)", path=CLAIMS,
+           find="judgement = reached_or_not(never_text, len(d), len(never), unit)",
+           replace="judgement = reached_or_not(never_text, len(never), len(d), unit)", tests=[NEVER_REACHED]),
     Mutant(id="claim_scaling_batch_n_dropped", cites="the harness's scaling claim: its replicates n (run groups)",
            path=CLAIMS, find='"", a.test + "; " + b.test, a.n)', replace='"", a.test + "; " + b.test, 0)',
            tests=[SCALING_ORDER]),

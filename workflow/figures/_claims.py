@@ -106,6 +106,17 @@ def short_budget(judgement: Judgement | None, short: list[str], unit: str) -> Ju
     return judgement
 
 
+def judge_reaches(d, never: list[str], short: list[str], never_text: str, what, unit: str) -> Judgement | None:
+    """A "the fast method reaches the reference's target sooner" claim from its replicates: ``d`` the log time ratios
+    of those that reached it, ``never`` those that ran as long as the reference and never did, ``short`` those that
+    stopped first. ``what`` makes the test's description, only when there is something to test."""
+    if never:
+        judgement = reached_or_not(never_text, len(d), len(never), unit)
+    else:
+        judgement = directional(d, what(), unit, ".3f") if d else None
+    return short_budget(judgement, short, unit)
+
+
 def finals(ctx, experiment: str) -> pd.DataFrame:
     return figlib.final_rows(ctx.frame(experiment))
 
@@ -147,14 +158,10 @@ def hoffman_faster(ctx, experiment="hoffman_fig2"):
             never.append(f"seed {seed}: best online {label} {best:.1f} at {time_to(run, column, best, 'fit_cpu_s'):.3g} "
                          f"CPU s, batch VB {best:.1f} at {time_to(batch, column, best, 'fit_cpu_s'):.3g} s and "
                          f"{target:.1f} at {t_batch:.3g} s")
-    judgement = None
-    if never:
-        judgement = reached_or_not(f"no online minibatch size reached batch VB's final {column} within its run: "
-                                   + "; ".join(never), len(d), len(never), "seeds")
-    elif d:
-        judgement = directional(d, f"log(batch CPU s / online CPU s) to batch VB's final {column} (positive: online "
-                                f"faster; ratio {np.exp(np.mean(d)):.2f}x)", "seeds", ".3f")
-    return short_budget(judgement, short, "seeds")
+    return judge_reaches(d, never, short, f"no online minibatch size reached batch VB's final {column} within its "
+                         "run: " + "; ".join(never),
+                         lambda: f"log(batch CPU s / online CPU s) to batch VB's final {column} (positive: online "
+                         f"faster; ratio {np.exp(np.mean(d)):.2f}x)", "seeds")
 
 
 def hoffman_larger_corpus(ctx, experiment="hoffman_fig1"):
@@ -346,15 +353,10 @@ def hu_fraction(ctx, experiments, reference):
             else:
                 never.append(f"{experiment} seed {seed}: LG-NMF final perplexity {final['perplexity']:.0f} vs "
                              f"{figlib.name(reference)} {target:.0f}")
-    judgement = None
-    if never:
-        judgement = reached_or_not("LG-NMF never reached the LDA perplexity: " + "; ".join(never), len(d), len(never),
-                                   "(corpus, seed) replicates")
-    elif d:
-        judgement = directional(d, f"log({figlib.name(reference)} fit s / LG-NMF fit s to reach its final perplexity) "
-                                f"(positive: LG-NMF needs less; LG-NMF/LDA time ratio {np.exp(-np.mean(d)):.2f}, per "
-                                f"grid point {np.mean(per_point):.2f})", "(corpus, seed) replicates", ".3f")
-    return short_budget(judgement, short, "(corpus, seed) replicates")
+    return judge_reaches(d, never, short, "LG-NMF never reached the LDA perplexity: " + "; ".join(never),
+                         lambda: f"log({figlib.name(reference)} fit s / LG-NMF fit s to reach its final perplexity) "
+                         f"(positive: LG-NMF needs less; LG-NMF/LDA time ratio {np.exp(-np.mean(d)):.2f}, per grid "
+                         f"point {np.mean(per_point):.2f})", "(corpus, seed) replicates")
 
 
 def hu_offline(ctx):
