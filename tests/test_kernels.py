@@ -371,3 +371,19 @@ def test_e_step_sweep_helpers_by_hand():
     assert es._skipped_ok(theta, tmax, pos, a, 1.0, 0.3, 0.01)  # terms 1e-3 < 0.01 * 0.5; mass 2e-3 < 0.01 * 0.3
     assert not es._skipped_ok(theta, tmax, pos, a, 10.0, 0.3, 0.01)  # a term 1e-3 * 10 >= 0.01 * 0.5
     assert not es._skipped_ok(theta, tmax, pos, a, 1.0, 0.1, 0.01)  # the mass 2e-3 >= 0.01 * 0.1
+
+
+@pytest.mark.parametrize("user, expected", [(None, "PASSIVE"), ("active", "active")])
+def test_openmp_threads_sleep_while_they_wait_unless_the_user_says_otherwise(user, expected):
+    """Spinning threads charge a fit's CPU clock for waiting (benchmarks/RESULTS.md, "OpenMP waiting"), so the kernels
+    ask libgomp for passive waiting before numba loads it; a user's own OMP_WAIT_POLICY is kept."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    if user is not None:
+        env["OMP_WAIT_POLICY"] = user
+    code = "import os, topicbench.kernels; print(os.environ['OMP_WAIT_POLICY'])"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout.split()
+    assert out[0] == expected

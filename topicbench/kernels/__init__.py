@@ -37,6 +37,14 @@ def _check_numba_threads_env() -> None:
 
 _check_numba_threads_env()  # before numba reads it
 
+# numba's OpenMP layer (GNU libgomp) spins at every barrier unless told otherwise: a thread waiting for another one
+# that the OS has descheduled burns CPU seconds on nothing. Under load that made a fit's CPU time 1.4x (minibatch
+# 1024) to 7x (minibatch 16) its work and its wall time up to 8x, with the same numbers (benchmarks/RESULTS.md,
+# "OpenMP waiting"), and fit CPU seconds are what Hoffman et al. 2010's Fig. 2 is judged on. Threads that sleep
+# while they wait keep a fit's CPU time its own work. Read by libgomp when it loads, i.e. at numba's first parallel
+# kernel; a user's own setting is kept.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
 import numba  # noqa: E402
 
 from . import _cache
