@@ -439,6 +439,56 @@ def test_figure_code_covers_its_helpers_and_figlib(tmp_path, monkeypatch):
         before = figlib.code_sha256("fig")
 
 
+def test_benchmarks_table_drawn_by_other_code_is_stale(tmp_path, monkeypatch):
+    """benchmarks.csv of other code than benchmarks_table.py and figlib.py, or beside another png -> stale, redrawn.
+
+    One of the current code, or drawn before the record existed, is left alone (was: no record, so a table copied in
+    or --touch-ed after an edit was kept).
+
+    Copied in from another checkout, or marked current by --touch after an edit: Snakemake sees only mtimes."""
+    import runpy
+    import sys
+    from types import SimpleNamespace
+
+    from _run_util import REPO
+
+    scripts = REPO / "workflow" / "scripts"
+    sys.path.insert(0, str(scripts))
+    import figlib
+    from topicbench.traces import BENCHMARKS_DRAWN_BY, BENCHMARKS_PICTURE, PROVENANCE
+
+    record, trace = tmp_path / "benchmarks" / "runs" / "e" / "d" / "m" / "r.tsv", tmp_path / "runs/e/d/m/r/trace.parquet"
+    for path in (record, trace):
+        path.parent.mkdir(parents=True)
+    record.write_text("s\tmax_rss\n1.5\t10\n")
+    pd.DataFrame([{column: "x" for column in PROVENANCE}]).to_parquet(trace)
+    table, picture = tmp_path / "tables" / "benchmarks.csv", tmp_path / "figures" / "benchmarks.png"
+    smk = SimpleNamespace(scriptdir=str(scripts), input=SimpleNamespace(records=[str(record)], traces=[str(trace)],
+                                                                        corpora=[]),
+                          output=SimpleNamespace(table=str(table), figure=str(picture)))
+    runpy.run_path(str(scripts / "benchmarks_table.py"), init_globals={"snakemake": smk})
+    drawn = table.read_text()
+    assert figlib.stale_benchmarks(table, picture) == {}
+    table.write_text(drawn.replace(figlib.benchmarks_code_sha256(), "0" * 64))  # as other code records it
+    assert "drawn by other code than workflow/scripts/benchmarks_table.py" in \
+        figlib.stale_benchmarks(table, picture).get(str(table), "")
+    table.write_text(drawn)
+    picture.write_bytes(picture.read_bytes() + b"\0")  # another picture beside it
+    assert "not the picture written with it" in figlib.stale_benchmarks(table, picture).get(str(table), "")
+    pd.read_csv(table).drop(columns=[BENCHMARKS_DRAWN_BY, BENCHMARKS_PICTURE]).to_csv(table, index=False)
+    assert figlib.stale_benchmarks(table, picture) == {}  # drawn before the record existed
+    copy = tmp_path / "copy"  # the recorded code covers the script and figlib.py
+    copy.mkdir()
+    for name in ("benchmarks_table.py", "figlib.py"):
+        (copy / name).write_text((scripts / name).read_text())
+    monkeypatch.setattr(figlib, "__file__", str(copy / "figlib.py"))
+    before = figlib.benchmarks_code_sha256()
+    for name in ("benchmarks_table.py", "figlib.py"):
+        (copy / name).write_text((copy / name).read_text() + "# edited\n")
+        assert figlib.benchmarks_code_sha256() != before, name
+        before = figlib.benchmarks_code_sha256()
+
+
 def test_paper_built_by_other_code_is_stale(tmp_path):
     """A paper recording other building code than build_paper.py and its template hold now -> stale, built again; one
     built by the current code, built before the record existed, or not there, is left alone.

@@ -643,20 +643,24 @@ def test_job_whose_snakemake_dies_while_it_starts_stops(killed_then_resumed, tmp
     pytest.param("figure_findings", "tables/findings.md", "drawn by other code than figure file findings.py",
                  id="figure-drawn-by-other-code"),
     pytest.param("paper", "paper/topicbench.md", "built by other code than workflow/scripts/build_paper.py",
-                 id="paper-built-by-other-code")])
+                 id="paper-built-by-other-code"),
+    pytest.param("benchmarks", "tables/benchmarks.csv", "drawn by other code than workflow/scripts/benchmarks_table.py",
+                 id="benchmarks-drawn-by-other-code")])
 def test_output_of_other_drawing_code_reruns_at_dag_build(tmp_path, rule, part, why):
-    """A figure part or the paper recording other code than its files hold now -> stale, its job forced at DAG build.
+    """A figure part, the paper or the benchmarks table recording other code than its files hold now -> stale, its job
+    forced at DAG build.
 
     Copied in from another checkout, or marked current by --touch after an edit: Snakemake sees only mtimes."""
-    from topicbench.traces import BUILT_BY, DRAWN_BY, DRAWN_FROM
+    from topicbench.traces import BENCHMARKS_DRAWN_BY, BENCHMARKS_PICTURE, BUILT_BY, DRAWN_BY, DRAWN_FROM
 
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(TINY_CONFIG))
     (tmp_path / RESULTS).mkdir()
     (tmp_path / RESULTS / FOLDER_MARK).touch()
     md = tmp_path / RESULTS / part
     md.parent.mkdir()
-    md.write_text(f"### Findings\n\nA caption.\n\n{DRAWN_BY}{'0' * 64} -->\n\n{DRAWN_FROM}{'1' * 64} -->\n"
-                  if rule != "paper" else f"# Paper\n\n{BUILT_BY}{'0' * 64} -->\n")
+    md.write_text({"paper": f"# Paper\n\n{BUILT_BY}{'0' * 64} -->\n",
+                   "benchmarks": f"stage,s,{BENCHMARKS_DRAWN_BY},{BENCHMARKS_PICTURE}\nfit,1.5,{'0' * 64},{'1' * 64}\n"}.get(
+        rule, f"### Findings\n\nA caption.\n\n{DRAWN_BY}{'0' * 64} -->\n\n{DRAWN_FROM}{'1' * 64} -->\n"))
     plan = snakemake(tmp_path, "--cores", "1", "-n")
     assert plan.returncode == 0, plan.stderr[-3000:]
     assert f"{md.relative_to(tmp_path)} is stale (it was {why}" in plan.stderr, plan.stderr[-3000:]

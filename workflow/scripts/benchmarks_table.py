@@ -1,5 +1,6 @@
 """One table of Snakemake's benchmark records (fit and prepare jobs) and a picture of wall time against peak memory.
-Each row carries its job's provenance (traces.PROVENANCE): a fit's from its trace, a prepare's from its corpus.json.
+Each row carries its job's provenance (traces.PROVENANCE): a fit's from its trace, a prepare's from its corpus.json;
+and the code that drew the table and the sha256 of its picture (traces.BENCHMARKS_DRAWN_BY, BENCHMARKS_PICTURE).
 Run by the benchmarks rule's ``script:`` directive (workflow/rules/paper.smk)."""
 import json
 import sys
@@ -9,7 +10,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(snakemake.scriptdir)))  # noqa: F821 (figlib beside this script)
 import figlib  # noqa: E402
-from topicbench.traces import PROVENANCE  # noqa: E402
+from topicbench.traces import BENCHMARKS_DRAWN_BY, BENCHMARKS_PICTURE, PROVENANCE  # noqa: E402
 
 
 def main(smk):
@@ -47,7 +48,6 @@ def draw(smk):
         rows.append(record.assign(stage=stage, job=job, method=method, **provenance))
     table = pd.concat(rows, ignore_index=True)
     table = table[["stage", "method", "job"] + [c for c in table.columns if c not in ("stage", "method", "job")]]
-    figlib.io.write_text(smk.output.table, table.to_csv(index=False))
     fig, ax = figlib.plt.subplots(figsize=(6.5, 4.2))
     for method, group in table.groupby("method"):
         kw = figlib.style(method) if method in figlib.METHODS else {"label": method, "color": "grey"}
@@ -57,7 +57,10 @@ def draw(smk):
     ax.set_ylabel("peak resident memory, MB")
     ax.legend(fontsize=7)
     ax.set_title(f"{len(table)} jobs: {table['s'].sum():,.0f} s wall in total", fontsize=9)
-    figlib.save_figure(fig, smk.output.figure)
+    picture = figlib.save_figure(fig, smk.output.figure)
+    # what drew the table and the picture written with it, which the workflow compares at DAG build (stale_benchmarks)
+    table = table.assign(**{BENCHMARKS_DRAWN_BY: figlib.benchmarks_code_sha256(), BENCHMARKS_PICTURE: picture})
+    figlib.io.write_text(smk.output.table, table.to_csv(index=False))
 
 
 main(snakemake)  # noqa: F821
