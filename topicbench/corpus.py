@@ -968,7 +968,10 @@ class CorpusWriter:
         self.shards.append({"rows": [shard["start"], shard["start"] + len(lengths)], "nnz": int(shard["nnz"]),
                             "files": shard["files"],
                             "sha256": {part: file_sha256(self.staging / COUNTS_DIR / name)
-                                       for part, name in shard["files"].items()}})
+                                       for part, name in shard["files"].items()},
+                            # the sizes a stat compares at DAG build (grid.stale_corpora), without reading the shard
+                            "bytes": {part: (self.staging / COUNTS_DIR / name).stat().st_size
+                                      for part, name in shard["files"].items()}})
         self._flush_docs()
 
     # docs -------------------------------------------------------------------------------
@@ -1062,6 +1065,7 @@ class CorpusWriter:
                     checksums={name: file_sha256(self.staging / name) for name in (MANIFEST_FILE, VOCAB_FILE, DOCS_FILE,
                                                                                   TRUTH_FILE)
                                if (self.staging / name).exists()})  # truth too: recovery is scored against it
+        meta["bytes"] = {name: (self.staging / name).stat().st_size for name in meta["checksums"]}  # for a stat
         write_meta(self.staging, meta)
         return meta
 

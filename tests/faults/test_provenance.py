@@ -351,6 +351,34 @@ def test_corpus_prepared_by_other_code_is_stale(tmp_path):
     assert "prepared by other code" in stale.get(str(meta_path), ""), stale
 
 
+@pytest.mark.parametrize("file, damage", [
+    pytest.param("counts/00000.indices.npy", lambda f: f.write_bytes(f.read_bytes()[:-4]), id="shard-truncated"),
+    pytest.param("counts/00001.indptr.npy", lambda f: f.write_bytes(b""), id="last-shard-emptied"),
+    pytest.param("docs.parquet", lambda f: f.write_bytes(f.read_bytes() + b"\0"), id="docs-grown")])
+def test_corpus_file_of_another_size_is_stale(tmp_path, monkeypatch, file, damage):
+    """A prepared corpus's shard or file whose size is not the one recorded -> stale at DAG build, prepared again.
+
+    A disk that filled or a copy cut short: every fit on it failed naming the file, and Snakemake never re-prepared
+    it. Found by a stat against the sizes the manifest and corpus.json record (no shard is read); a corpus recording
+    no sizes (prepared before they were recorded) is left to the fit's checksums."""
+    monkeypatch.setattr("topicbench.corpus.SHARD_ROWS", 100)  # two shards
+    datasets = {"tiny": {"recipe": "nyt_like", "params": TINY}}
+    folder = tmp_path / "data" / "corpora" / "tiny"
+    prepare("nyt_like", folder, corpus_name="tiny", **TINY)
+    assert (folder / "counts" / "00001.indptr.npy").is_file()
+    assert stale_corpora(tmp_path / "data", datasets, {"tiny"}) == {}
+    damage(folder / file)
+    stale = stale_corpora(tmp_path / "data", datasets, {"tiny"}).get(str(folder / "corpus.json"), "")
+    assert f"{file} not of the size recorded" in stale, stale
+    for record in (folder / "corpus.json", folder / "counts" / "manifest.json"):  # prepared before sizes were recorded
+        meta = json.loads(record.read_text())
+        meta.pop("bytes", None)
+        for shard in meta.get("shards", []):
+            del shard["bytes"]
+        record.write_text(json.dumps(meta))
+    assert stale_corpora(tmp_path / "data", datasets, {"tiny"}) == {}
+
+
 def test_fit_by_other_code_is_stale(tmp_path, tiny_corpus):
     """A run whose model.npz records other code than its method's file and the package now -> stale, fitted again.
 
