@@ -243,7 +243,8 @@ def check_out_dir(out_dir: str | os.PathLike, inputs: list[Path] = (), corpora_d
     files and nothing else: what Snakemake leaves after deleting corpus.json, the rule's output, before
     re-running the rule).
     """
-    from .corpus import COUNTS_DIR, DOCS_FILE, LEGACY_COUNTS_FILE, META_FILE, TRUTH_FILE, VOCAB_FILE
+    from .corpus import (COUNTS_DIR, DOCS_FILE, LEGACY_COUNTS_FILE, META_FILE, TRUTH_FILE, VOCAB_FILE,
+                         foreign_counts_entries)
 
     given = Path(out_dir)
     out = given.resolve()
@@ -274,6 +275,7 @@ def check_out_dir(out_dir: str | os.PathLike, inputs: list[Path] = (), corpora_d
         # Snakemake deletes a rule's output (corpus.json) before re-running it: the data files (the counts
         # folder or the older counts.npz) and nothing foreign beside them are what a corpus leaves then
         foreign = [e for e in entries if not ((e in ours and (out / e).is_file()) or (e == COUNTS_DIR and (out / e).is_dir()))]
+        foreign += foreign_counts_entries(out)  # inside counts/, which goes with the corpus too
         remains = (not foreign and {VOCAB_FILE, DOCS_FILE} <= set(entries)
                    and bool({COUNTS_DIR, LEGACY_COUNTS_FILE} & set(entries)))
         if foreign and is_corpus_dir(out):  # replacing the corpus replaces the whole folder, these with it
@@ -281,7 +283,7 @@ def check_out_dir(out_dir: str | os.PathLike, inputs: list[Path] = (), corpora_d
                          f"would delete; move them out first")
         if entries and not is_corpus_dir(out) and not remains:
             raise refuse(f"it is a non-empty folder that is not a topicbench corpus ({len(entries)} entries, e.g. "
-                         f"{entries[0]!r}); choose a new or empty folder")
+                         f"{(foreign or entries)[0]!r}); choose a new or empty folder")
     return out
 
 
