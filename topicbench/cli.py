@@ -320,16 +320,17 @@ def cmd_aggregate(args) -> int:
 
     from . import io
 
+    from .grid import AGGREGATE_INPUTS
+
     if not args.traces:
         raise UsageError("aggregate needs at least one trace.parquet (none given)")
     out = Path(args.out)
     if out.exists() or out.is_symlink():  # only an earlier table is replaced, never a user's file or an input
         if any(out.resolve() == Path(t).resolve() for t in args.traces):
             raise UsageError(f"--out {out} is one of the traces it would aggregate")
-        if (not out.is_file() or out.is_symlink() or out.read_bytes()[:4] != b"PAR1"
-                or (out.parent / "model.npz").exists()):
-            raise UsageError(f"--out {out} exists and is not an earlier aggregate table (a Parquet file outside a run "
-                             f"folder); it is left as it is")
+        if not out.is_file() or out.is_symlink() or (out.parent / "model.npz").exists() or not _aggregate_table(out):
+            raise UsageError(f"--out {out} exists and is not an earlier aggregate table (a Parquet file recording "
+                             f"the traces it holds, {AGGREGATE_INPUTS}, outside a run folder); it is left as it is")
     seen: dict[str, str] = {}  # one run's rows twice would count twice in every mean of every figure
     for path in args.traces:
         try:
@@ -359,7 +360,6 @@ def cmd_aggregate(args) -> int:
         column, seen = next(iter(mixed.items()))
         raise UsageError(f"column {column!r} holds different types across traces: "
                          + "; ".join(f"{kind} in {path}" for kind, path in seen.items()))
-    from .grid import AGGREGATE_INPUTS
     from .traces import TRACE_IDENTITY
 
     for path, frame in zip(args.traces, frames):  # a row without them would enter the figures untraceable
@@ -381,6 +381,18 @@ def cmd_aggregate(args) -> int:
         raise OSError(err.errno, err.strerror or str(err), str(args.out)) from err
     print(f"{len(frames)} traces, {len(frame)} rows -> {args.out}")
     return 0
+
+
+def _aggregate_table(path: Path) -> bool:
+    """Whether ``path`` is a table ``aggregate`` wrote: a Parquet file recording the traces it holds. Any other
+    Parquet file (a corpus's docs.parquet, a user's own table) is no earlier aggregate to replace."""
+    from . import io
+    from .grid import AGGREGATE_INPUTS
+
+    try:
+        return path.read_bytes()[:4] == b"PAR1" and io.parquet_metadata(path, AGGREGATE_INPUTS) is not None
+    except Exception:  # pyarrow raises several types for a file that is no Parquet after all
+        return False
 
 
 def _check_one_corpus_per_dataset(paths, frames) -> None:

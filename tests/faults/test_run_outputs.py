@@ -363,16 +363,26 @@ def test_out_holding_a_user_file_with_a_run_file_name(tmp_path, tiny_corpus, nam
     pytest.param("user-file", id="aggregate-out-a-user-file"),
     pytest.param("input", id="aggregate-out-one-of-its-inputs"),
     pytest.param("run-trace", id="aggregate-out-a-run-trace"),
+    pytest.param("user-parquet", id="aggregate-out-a-users-parquet-table"),
+    pytest.param("corpus-docs", id="aggregate-out-a-corpus-docs-parquet"),
 ])
 def test_aggregate_never_overwrites_what_is_not_its_table(tmp_path, tiny_corpus, capsys, target):
-    """aggregate --out naming a user's file, one of its inputs or a run's trace -> exit 2 naming it; the file kept."""
+    """aggregate --out naming a user's file, one of its inputs or a run's trace -> exit 2 naming it; the file kept.
+
+    A Parquet file that is not an aggregate table too: a user's own, or a corpus's docs.parquet (was: any Parquet file
+    outside a run folder was taken for an earlier table and replaced)."""
     runs = [tmp_path / "r0", tmp_path / "r1"]
     for seed, folder in enumerate(runs):
         assert cli(["run", "--corpus", str(tiny_corpus), "--out", str(folder), "--seed", str(seed), *FAST_RUN]) == 0
     out = {"user-file": tmp_path / "notes.txt", "input": runs[0] / "trace.parquet",
-           "run-trace": runs[1] / "trace.parquet"}[target]
+           "run-trace": runs[1] / "trace.parquet", "user-parquet": tmp_path / "mine.parquet",
+           "corpus-docs": tmp_path / "corpus" / "docs.parquet"}[target]
     if target == "user-file":
         out.write_text("precious")
+    if target == "user-parquet":
+        pd.DataFrame({"my": [1.0, 2.0]}).to_parquet(out)
+    if target == "corpus-docs":
+        shutil.copytree(tiny_corpus, out.parent)
     before = out.read_bytes()
     capsys.readouterr()
     code = cli(["aggregate", "--out", str(out), str(runs[0] / "trace.parquet")])
