@@ -506,10 +506,13 @@ def main(argv: list[str] | None = None) -> int:
                   f"({sys.getfilesystemencoding()}); run under a UTF-8 locale (LANG=C.UTF-8) or with PYTHONUTF8=1",
                   file=sys.stderr)
             return 2
-    for flag in ("out", "corpus", "corpora_dir", "spec"):  # --out=~/x reaches us unexpanded: a folder named ~
-        value = getattr(args, flag, None)
+    for flag in ("out", "corpus", "corpora_dir", "spec", "path"):  # --out=~/x reaches us unexpanded: a folder named ~
+        value, shown = getattr(args, flag, None), "PATH" if flag == "path" else f"--{flag.replace('_', '-')}"
+        if value == "":  # an unset shell variable ("--corpus $CORPUS"): the current folder, named by no one
+            print(f"topicbench: error: {shown} is empty (an unset shell variable?); give the path", file=sys.stderr)
+            return 2
         if isinstance(value, str) and value.startswith("~"):
-            print(f"topicbench: error: --{flag.replace('_', '-')} {value!r} starts with '~', which the shell did not "
+            print(f"topicbench: error: {shown} {value!r} starts with '~', which the shell did not "
                   f"expand to the home folder (it would be a folder named '~'); give the full path", file=sys.stderr)
             return 2
     from .corpus import CorpusError

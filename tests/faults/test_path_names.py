@@ -114,3 +114,23 @@ def test_run_setting_named_like_a_device_refused(tmp_path, capsys, setting):
     err = capsys.readouterr().err
     assert code == 2 and "is not a safe name" in err and "Windows device" in err, err
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("args, culprit", [
+    pytest.param(["run", "--corpus=", "--out=r", "--method=online_lda"], "--corpus", id="run-corpus-empty"),
+    pytest.param(["run", "--corpus=c", "--out=", "--method=online_lda"], "--out", id="run-out-empty"),
+    pytest.param(["corpus", "info", ""], "PATH", id="corpus-info-path-empty"),
+    pytest.param(["prepare", "nyt_like", "--out="], "--out", id="prepare-out-empty"),
+    pytest.param(["prepare", "nyt_like", "--out=c", "--corpora-dir="], "--corpora-dir", id="prepare-corpora-dir-empty"),
+    pytest.param(["aggregate", "--out=", "t.parquet"], "--out", id="aggregate-out-empty")])
+def test_empty_path_argument_refused(tmp_path, capsys, monkeypatch, args, culprit):
+    """A path argument that is empty (an unset shell variable: --corpus=$CORPUS) -> exit 2 naming the flag.
+
+    Nothing written (was: read as the current folder, e.g. 'counts/manifest.json: missing' naming no argument)."""
+    from topicbench.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    code = main(args)
+    err = capsys.readouterr().err
+    assert code == 2 and f"error: {culprit} is empty" in err, err
+    assert list(tmp_path.iterdir()) == []
