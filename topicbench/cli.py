@@ -362,9 +362,10 @@ def cmd_aggregate(args) -> int:
                          + "; ".join(f"{kind} in {path}" for kind, path in seen.items()))
     from .traces import TRACE_IDENTITY
 
-    for path, frame in zip(args.traces, frames):  # a row without them would enter the figures untraceable
-        missing = [c for c in TRACE_IDENTITY if c not in frame.columns
-                   or c != "loglik_per_word" and frame[c].isna().any()]  # a score may be NaN (no held-out token)
+    # a row without them would enter the figures untraceable; nor is a NaN score a run's (the runner refuses a
+    # checkpoint that holds out no token), and a claim's mean or pivot over seeds would silently leave it out
+    for path, frame in zip(args.traces, frames):
+        missing = [c for c in TRACE_IDENTITY if c not in frame.columns or frame[c].isna().any()]
         if missing:
             raise UsageError(f"trace {path} lacks {', '.join(missing)} (missing or empty in some rows): not a whole "
                              f"topicbench trace; run it again rather than aggregate it")

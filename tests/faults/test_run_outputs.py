@@ -481,14 +481,19 @@ def test_out_name_too_long_found_before_compute(tmp_path, tiny_corpus, capsys, m
     pytest.param("drop-git_sha", id="trace-without-git_sha"),
     pytest.param("null-seed", id="trace-with-an-empty-seed"),
     pytest.param("null-seed-alone", id="only-trace-with-no-seed-in-any-row"),  # one run, and no other's seed type
+    pytest.param("nan-loglik", id="trace-with-a-nan-score"),  # a claim's pivot over seeds would leave the seed out
 ])
 def test_aggregate_refuses_a_trace_without_provenance(tmp_path, tiny_corpus, capsys, damage):
-    """A trace without a provenance or identity column (git_sha), or empty in a row -> exit 2 naming it, no table."""
+    """A trace without a provenance or identity column (git_sha), or empty in a row -> exit 2 naming it, no table.
+
+    A NaN score too, which the runner never writes (was: let through, and a claim dropped that seed silently)."""
     old = make_old_run(tmp_path, tiny_corpus)
     frame = pd.read_parquet(old.dir / "trace.parquet")
-    column = "git_sha" if damage == "drop-git_sha" else "seed"
+    column = {"drop-git_sha": "git_sha", "nan-loglik": "loglik_per_word"}.get(damage, "seed")
     if damage == "drop-git_sha":
         frame = frame.drop(columns=["git_sha"])
+    elif damage == "nan-loglik":
+        frame.loc[len(frame) - 1, "loglik_per_word"] = np.nan
     else:
         frame["seed"] = frame["seed"].astype("float64")
         frame.loc[0 if damage == "null-seed" else slice(None), "seed"] = np.nan
