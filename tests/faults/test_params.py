@@ -204,6 +204,11 @@ def test_cli_spec_file_missing(tmp_path, capsys):
                  id="batch_size-beyond-the-training-split-not-clamped"),
     pytest.param(["--method", "bnmf", "--param", "K=3", "--param", "batch_size=500"],
                  "bnmf: batch_size = 500 exceeds the 120 training documents", id="bnmf-batch_size-beyond-the-training-split"),
+    # more folds than tokens hold out nothing more, yet each splits every scored document (was: 1e6 folds hung)
+    pytest.param(["--set", "folds=1000000"], "'folds' = 1000000 exceeds the 38 tokens of the longest document of the "
+                 "test split", id="folds-beyond-the-longest-test-document"),
+    pytest.param(["--set", "folds=1000000", "--set", "holdout=lookahead"], "'folds' = 1000000 exceeds the 40 tokens "
+                 "of the longest document held-out policy lookahead scores", id="folds-beyond-the-longest-window-document"),
 ])
 def test_run_impossible_on_this_corpus(tmp_path, capsys, monkeypatch, tiny_corpus, args, message):
     """A run setting impossible on the corpus it names -> exit 2 naming it, before warm-up or fit; nothing written."""
