@@ -336,6 +336,36 @@ def test_benchmarks_rows_carry_their_jobs_provenance(two_contents, tmp_path):
     assert table.loc["prepare", "git_sha"] and table.loc["prepare", "host"] == fit_row["host"]
 
 
+@pytest.mark.parametrize("damage", ["null", "dropped"])
+def test_benchmarks_row_of_a_trace_without_provenance_is_refused(tmp_path, damage):
+    """A fit's trace with an empty or missing provenance column -> the benchmarks job stops naming it, writes nothing.
+
+    Was: the table took the trace's first row as it was, so a row with no git_sha was written (a prepare's row
+    without its record was already refused). The benchmarks job reads the traces, not aggregate's checked table."""
+    import runpy
+    import sys
+    from types import SimpleNamespace
+
+    from _run_util import REPO
+    from topicbench.traces import PROVENANCE
+
+    scripts = REPO / "workflow" / "scripts"
+    sys.path.insert(0, str(scripts))
+    record, trace = tmp_path / "benchmarks" / "runs" / "e" / "d" / "m" / "r.tsv", tmp_path / "runs/e/d/m/r/trace.parquet"
+    for path in (record, trace):
+        path.parent.mkdir(parents=True)
+    record.write_text("s\tmax_rss\n1.5\t10\n")
+    frame = pd.DataFrame([{column: "x" for column in PROVENANCE}] * 2)
+    frame = frame.drop(columns=["git_sha"]) if damage == "dropped" else frame.assign(git_sha=[None, "x"])
+    frame.to_parquet(trace)
+    smk = SimpleNamespace(scriptdir=str(scripts), input=SimpleNamespace(records=[str(record)], traces=[str(trace)],
+                                                                        corpora=[]),
+                          output=SimpleNamespace(table=str(tmp_path / "b.csv"), figure=str(tmp_path / "b.png")))
+    with pytest.raises(SystemExit, match=f"{trace}: records no single git_sha"):
+        runpy.run_path(str(scripts / "benchmarks_table.py"), init_globals={"snakemake": smk})
+    assert not (tmp_path / "b.csv").exists() and not (tmp_path / "b.png").exists()
+
+
 def test_corpus_prepared_by_other_code_is_stale(tmp_path):
     """A prepared corpus recording other code than its recipe's file and the package now -> stale, prepared again.
 

@@ -26,8 +26,13 @@ def job_provenance(stage: str, job: str, traces: list[str], corpora: list[str]) 
     if path is None:
         raise SystemExit(f"benchmark record of {stage} job {job}: no input ends in {wanted}, whose provenance it needs")
     if stage == "fit":
-        row = pd.read_parquet(path, columns=list(PROVENANCE)).iloc[0]
-        return {c: row[c] for c in PROVENANCE}
+        frame = pd.read_parquet(path)
+        given = frame.iloc[0].to_dict() if len(frame) else {}
+        missing = [c for c in PROVENANCE if c not in frame or frame[c].isna().any() or frame[c].nunique() > 1]
+        if missing:
+            raise SystemExit(f"{path}: records no single {', '.join(missing)} (missing, empty or differing between its "
+                             f"rows): not a whole topicbench trace; fit it again")
+        return {c: given[c] for c in PROVENANCE}
     meta = json.loads(Path(path).read_text(encoding="utf-8"))
     given = {**(meta.get("prepared_by") or {}), "corpus_sha256": meta.get("content_sha256")}
     missing = [c for c in PROVENANCE if not isinstance(given.get(c), str)]
