@@ -147,11 +147,12 @@ def test_benchmarks_job_failing_keeps_the_old_table(tmp_path, monkeypatch, faili
         records.write_text(f"s\tmax_rss\n{seconds}\t10\n")
         smk = SimpleNamespace(scriptdir=str(SCRIPTS), input=SimpleNamespace(records=[str(records)], traces=[str(trace)],
                                                                             corpora=[]),
-                              output=SimpleNamespace(table=str(tmp_path / "b.csv"), figure=str(tmp_path / "b.png")))
+                              output=SimpleNamespace(table=str(tmp_path / "tables" / "b.csv"),
+                                                     figure=str(tmp_path / "figures" / "b.png")))
         runpy.run_path(str(SCRIPTS / "benchmarks_table.py"), init_globals={"snakemake": smk})
 
     job(1.5)
-    old = snapshot([tmp_path / "b.csv", tmp_path / "b.png"])
+    old = snapshot([tmp_path / "tables" / "b.csv", tmp_path / "figures" / "b.png"])
 
     def broken(*args, **kwargs):
         raise OSError(f"injected in {failing}")
@@ -159,7 +160,7 @@ def test_benchmarks_job_failing_keeps_the_old_table(tmp_path, monkeypatch, faili
     monkeypatch.setattr(figlib if failing == "save_figure" else figlib.io, failing, broken)
     with pytest.raises(OSError, match="injected"):
         job(2.5)
-    assert snapshot([tmp_path / "b.csv", tmp_path / "b.png"]) == old
+    assert snapshot([tmp_path / "tables" / "b.csv", tmp_path / "figures" / "b.png"]) == old
 
 
 # -- a source model (tools/fit_source_models.py) -------------------------------------------------------------------

@@ -299,7 +299,10 @@ def test_document_read_through_a_folder_link_is_fingerprinted(tmp_path):
 def test_benchmarks_rows_carry_their_jobs_provenance(two_contents, tmp_path):
     """benchmarks.csv (each fit's and prepare's wall time and memory) -> every row names its job's code, versions,
     host and corpus content: a fit's from its trace, a prepare's from its corpus.json (was: the job's name only, so a
-    row copied out of the table could not be traced)."""
+    row copied out of the table could not be traced).
+
+    Each record is read below results_dir, which may itself lie under folders named benchmarks/prepare and runs, and
+    hold an experiment named prepare (was: a fit's record under such a results_dir was taken for a prepare's)."""
     import json
     import runpy
     from types import SimpleNamespace
@@ -307,7 +310,7 @@ def test_benchmarks_rows_carry_their_jobs_provenance(two_contents, tmp_path):
     from topicbench.dataset import get_dataset
     from topicbench.traces import PROVENANCE
 
-    rid, results = "e/tiny/online_lda/label~x/K~3/seed~0", tmp_path / "results"
+    rid, results = "prepare/tiny/online_lda/label~x/K~3/seed~0", tmp_path / "benchmarks" / "prepare" / "runs" / "results"
     trace = results / "runs" / rid / "trace.parquet"
     trace.parent.mkdir(parents=True)
     shutil.copy(two_contents["traces"]["a"], trace)
@@ -321,9 +324,9 @@ def test_benchmarks_rows_carry_their_jobs_provenance(two_contents, tmp_path):
     scripts = Path(__file__).resolve().parents[2] / "workflow" / "scripts"
     smk = SimpleNamespace(scriptdir=str(scripts), input=SimpleNamespace(
         records=[str(r) for r in records], traces=[str(trace)], corpora=[str(corpus_json)]),
-        output=SimpleNamespace(table=str(tmp_path / "b.csv"), figure=str(tmp_path / "b.png")))
+        output=SimpleNamespace(table=str(results / "tables" / "b.csv"), figure=str(results / "figures" / "b.png")))
     runpy.run_path(str(scripts / "benchmarks_table.py"), init_globals={"snakemake": smk})
-    table = pd.read_csv(tmp_path / "b.csv", keep_default_na=False)
+    table = pd.read_csv(results / "tables" / "b.csv", keep_default_na=False)
     assert list(table.columns[:5]) == ["stage", "method", "job", "s", "max_rss"]  # no index column
     assert table[["stage", "method", "job"]].values.tolist() == [["fit", "online_lda", rid], ["prepare", "prepare", "tiny"]]
     table = table.set_index("stage")
@@ -360,10 +363,31 @@ def test_benchmarks_row_of_a_trace_without_provenance_is_refused(tmp_path, damag
     frame.to_parquet(trace)
     smk = SimpleNamespace(scriptdir=str(scripts), input=SimpleNamespace(records=[str(record)], traces=[str(trace)],
                                                                         corpora=[]),
-                          output=SimpleNamespace(table=str(tmp_path / "b.csv"), figure=str(tmp_path / "b.png")))
+                          output=SimpleNamespace(table=str(tmp_path / "tables" / "b.csv"),
+                                                 figure=str(tmp_path / "figures" / "b.png")))
     with pytest.raises(SystemExit, match=f"{trace}: records no single git_sha"):
         runpy.run_path(str(scripts / "benchmarks_table.py"), init_globals={"snakemake": smk})
-    assert not (tmp_path / "b.csv").exists() and not (tmp_path / "b.png").exists()
+    assert not (tmp_path / "tables").exists() and not (tmp_path / "figures").exists()
+
+
+def test_paper_counts_a_fit_record_under_a_prepare_folder_as_a_fit(tmp_path):
+    """A fit's benchmark record whose path holds /prepare/ (an experiment named prepare) -> counted as a fit job.
+
+    Was: any record path holding /prepare/ was counted as a prepare's, so the paper's provenance gave wrong job counts."""
+    import sys
+
+    from _run_util import REPO
+
+    sys.path.insert(0, str(REPO / "workflow" / "scripts"))
+    import build_paper
+
+    records = [tmp_path / "prepare" / "benchmarks" / "runs" / "prepare" / "d" / "m" / "label~x" / "seed~0.tsv",
+               tmp_path / "prepare" / "benchmarks" / "prepare" / "d.tsv"]
+    for record, seconds in zip(records, (3, 4)):
+        record.parent.mkdir(parents=True)
+        record.write_text(f"s\tmax_rss\n{seconds}\t10\n")
+    summary = build_paper.benchmark_summary([str(r) for r in records])
+    assert "fit: 1 jobs, 3 s wall" in summary and "prepare: 1 jobs, 4 s wall" in summary, summary
 
 
 def test_corpus_prepared_by_other_code_is_stale(tmp_path):

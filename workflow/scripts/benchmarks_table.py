@@ -44,10 +44,13 @@ def job_provenance(stage: str, job: str, traces: list[str], corpora: list[str]) 
 
 def draw(smk):
     rows = []
+    records = Path(smk.output.table).parent.parent / "benchmarks"  # results_dir/tables/benchmarks.csv
     for path in smk.input.records:
         record = pd.read_csv(path, sep="\t")
-        stage = "prepare" if "/benchmarks/prepare/" in path else "fit"
-        job = path.split(f"/benchmarks/{'prepare' if stage == 'prepare' else 'runs'}/", 1)[1].removesuffix(".tsv")
+        # <results>/benchmarks/prepare/<dataset>.tsv or <results>/benchmarks/runs/<run id>.tsv, read below results_dir
+        # (which may itself lie under a folder named benchmarks/runs or prepare)
+        kind, _, job = Path(path).relative_to(records).as_posix().partition("/")
+        stage, job = {"prepare": "prepare", "runs": "fit"}[kind], job.removesuffix(".tsv")
         method = job.split("/")[2] if stage == "fit" else "prepare"
         provenance = job_provenance(stage, job, list(smk.input.traces), list(smk.input.corpora))
         rows.append(record.assign(stage=stage, job=job, method=method, **provenance))
