@@ -261,6 +261,10 @@ def check_out_dir(out_dir: str | os.PathLike, inputs: list[Path] = (), corpora_d
     for inp in inputs:
         if inp.resolve().is_dir() and inp.resolve() in out.parents:
             raise refuse(f"it lies inside the input folder {inp}: the corpus would mix with its input")
+    inside = next((folder for folder in out.parents if is_corpus_dir(folder)), None)
+    if inside is not None:  # as a run's --out: the outer corpus would hold a folder that is not its own
+        raise refuse(f"it lies inside the corpus folder {inside}, which preparing that corpus again would have to "
+                     f"replace with it; give a folder outside it")
     if out.exists() and not out.is_dir():
         raise refuse("it exists and is not a folder")
     if given.is_symlink():  # the swap would replace the folder behind the link, wherever it is (as run's --out)

@@ -466,6 +466,19 @@ def test_out_a_corpus_whose_counts_folder_holds_a_users_entry(tmp_path, capsys, 
     assert digest(out) == before
 
 
+@pytest.mark.parametrize("where", ["sub", "counts/sub"])
+def test_out_inside_another_corpus(tmp_path, capsys, src, where):
+    """--out a new folder inside an existing corpus (or its counts/) -> refused naming that corpus, nothing written.
+
+    As a run's --out is: the outer corpus would hold a folder that is not its own (was: written there)."""
+    outer = tmp_path / "corpus"
+    assert run_cli(uci_args(*src, outer), capsys)[0] == 0
+    before = digest(outer)
+    code, err = run_cli(uci_args(*src, outer / where), capsys)
+    assert code == 2 and f"inside the corpus folder {outer}" in err, err
+    assert digest(outer) == before
+
+
 def test_out_left_by_snakemake_beside_a_users_file(tmp_path, capsys, src):
     """--out a corpus's data files without corpus.json (what Snakemake leaves) plus a user's file -> refused as no
     corpus, the files kept: only the data files alone are the remains of a corpus."""
