@@ -1,5 +1,6 @@
-"""Faults in the traces a findings claim reads (faults, round 15): several runs under one of the claim's cells, which
-a pivot would average, an index multiply into more pairs, or a run's rows mix with another's, each silently."""
+"""Faults in the traces a findings claim or a figure reads (faults, round 15): several runs under one of a claim's
+cells, or in one curve, which a pivot would average, an index multiply into more pairs, or a run's rows mix with
+another's, each silently."""
 import sys
 
 import numpy as np
@@ -77,3 +78,18 @@ def test_claim_cell_of_several_runs_cannot_be_judged(case, named):
     judge, frame = case()
     judgement = judge(Ctx(frame))
     assert judgement.verdict == "cannot be judged" and named in judgement.test, (judgement.verdict, judgement.test)
+
+
+def test_curve_of_several_runs_per_seed_is_refused():
+    """A figure's curve over two runs of one seed (a label gridded over K) -> ValueError naming the curve and K.
+
+    Was: their checkpoints interleaved by position into one zig-zag mean; the figure file's draw is named around it."""
+    import figlib
+
+    frame = pd.concat([rows("hoffman_fig1", "online_lda", "online_full", [0, 1], [-7.0, -7.1], p_K=k) for k in (10, 20)],
+                      ignore_index=True)
+    fig, ax = figlib.plt.subplots()
+    with pytest.raises(ValueError, match=r"curve 'full' holds 2 runs of seed 0 \(they differ in p_K\)"):
+        figlib.plot_mean_spread(ax, frame, "docs_seen", "loglik_per_word", "full")
+    figlib.plot_mean_spread(ax, frame[frame["p_K"] == 10], "docs_seen", "loglik_per_word", "full")  # one run a seed
+    figlib.plt.close(fig)

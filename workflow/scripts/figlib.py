@@ -377,11 +377,20 @@ def mean_spread(frame: pd.DataFrame, x: str, y: str) -> pd.DataFrame:
 
 def plot_mean_spread(ax, frame: pd.DataFrame, x: str, y: str, label: str | None = None, method: str | None = None,
                      **kwargs):
-    """One curve, mean over seeds with a min-max band; styled from METHODS when ``method`` is given."""
+    """One curve, mean over seeds with a min-max band; styled from METHODS when ``method`` is given. ``frame`` holds one
+    run per seed: the checkpoints of two (another grid point under one label, two experiments) would interleave."""
     kw = style(method) if method else {}
     kw.update(kwargs)
     if label is not None:
         kw["label"] = label
+    runs = frame.drop_duplicates(run_columns(frame))
+    per_seed = runs.groupby("seed").size()
+    if len(per_seed) and per_seed.max() > 1:
+        same = runs[runs["seed"] == per_seed.idxmax()]
+        differ = [c for c in run_columns(runs) if same[c].nunique(dropna=False) > 1]
+        raise ValueError(f"the curve {kw.get('label', method)!r} holds {per_seed.max()} runs of seed {per_seed.idxmax()} "
+                         f"(they differ in {', '.join(differ) or 'nothing recorded'}): a curve is the mean over seeds "
+                         f"of one run each; give such runs distinct labels")
     stats = mean_spread(frame, x, y)
     (line,) = ax.plot(stats["x"], stats["mean"], marker="o", markersize=3, **kw)
     if frame["seed"].nunique() > 1:
