@@ -233,6 +233,32 @@ def test_failed_rerun_keeps_the_old_run(failed_reruns):
     assert failed_reruns.left_by_success == [] and not failed_reruns.area_after_fix
 
 
+def test_failed_rerun_of_the_benchmarks_table_keeps_the_old_one(killed_then_resumed, tmp_path):
+    """A benchmarks rerun that fails (a record that is not Snakemake's) -> the old table and picture put back.
+
+    The very files, with a message; the job names the record (was: Snakemake deleted both outputs before the job ran and
+    only fits and aggregate were kept, so nothing was left; and a record without rows made its job's row vanish).
+    Figure and paper jobs are kept the same way (common.smk keeps_previous)."""
+    import runpy
+
+    workdir = tmp_path / "wf"
+    shutil.copytree(killed_then_resumed[0], workdir, symlinks=True)  # the module's results stay as they are
+    results = workdir / RESULTS
+    table, picture = results / "tables" / "benchmarks.csv", results / "figures" / "benchmarks.png"
+    records = sorted(map(str, (results / "benchmarks").rglob("*.tsv")))
+    smk = SimpleNamespace(scriptdir=str(REPO / "workflow" / "scripts"), output=SimpleNamespace(
+        table=str(table), figure=str(picture)), input=SimpleNamespace(records=records, corpora=[
+            str(workdir / "data" / "corpora" / "tiny" / "corpus.json")], traces=list(map(str, results.rglob("trace.parquet")))))
+    runpy.run_path(str(REPO / "workflow" / "scripts" / "benchmarks_table.py"), init_globals={"snakemake": smk})
+    old = {path: (path.read_bytes(), path.stat().st_ino) for path in (table, picture)}  # the table as its job wrote it
+    record = results / "benchmarks" / "prepare" / "tiny.tsv"
+    record.write_text("edited by hand\n")  # newer than the table: the job reruns
+    failed = snakemake(workdir, "--cores", "1", str(table.relative_to(workdir)))
+    assert failed.returncode != 0 and "its previous result was put back" in failed.stderr, failed.stderr[-3000:]
+    assert f"{record.relative_to(workdir)}: not a Snakemake benchmark record" in failed.stdout + failed.stderr
+    assert {path: (path.read_bytes(), path.stat().st_ino) for path in (table, picture)} == old
+
+
 @pytest.fixture(scope="module")
 def spelled_plan(killed_then_resumed):
     """Snakemake's plan of the whole workflow (the default target: figures and paper too) from the module's working

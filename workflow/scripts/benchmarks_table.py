@@ -47,6 +47,9 @@ def draw(smk):
     records = Path(smk.output.table).parent.parent / "benchmarks"  # results_dir/tables/benchmarks.csv
     for path in smk.input.records:
         record = pd.read_csv(path, sep="\t")
+        if record.empty or not {"s", "max_rss"} <= set(record.columns):  # a job's row would vanish, or hold nothing
+            raise SystemExit(f"{path}: not a Snakemake benchmark record (no row with s and max_rss); its job's row "
+                             f"cannot be written: run that job again (snakemake --forcerun its rule)")
         # <results>/benchmarks/prepare/<dataset>.tsv or <results>/benchmarks/runs/<run id>.tsv, read below results_dir
         # (which may itself lie under a folder named benchmarks/runs or prepare)
         kind, _, job = Path(path).relative_to(records).as_posix().partition("/")
