@@ -325,6 +325,11 @@ def cmd_aggregate(args) -> int:
     if not args.traces:
         raise UsageError("aggregate needs at least one trace.parquet (none given)")
     out = Path(args.out)
+    ancestor = out.absolute().parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():  # before the traces are read (the write would say only 'File exists')
+        raise UsageError(f"--out {out}: {ancestor} is a file, not a directory")
     if out.exists() or out.is_symlink():  # only an earlier table is replaced, never a user's file or an input
         if any(out.resolve() == Path(t).resolve() for t in args.traces):
             raise UsageError(f"--out {out} is one of the traces it would aggregate")

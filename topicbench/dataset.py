@@ -267,6 +267,11 @@ def check_out_dir(out_dir: str | os.PathLike, inputs: list[Path] = (), corpora_d
                      f"replace with it; give a folder outside it")
     if out.exists() and not out.is_dir():
         raise refuse("it exists and is not a folder")
+    ancestor = out.parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():  # (the folder's creation would say only 'File exists')
+        raise refuse(f"{ancestor} is a file, not a folder")
     if given.is_symlink():  # the swap would replace the folder behind the link, wherever it is (as run's --out)
         raise refuse(f"it is a symbolic link to {out}, which replacing would rewrite in place; name that folder "
                      f"itself, or remove the link")

@@ -3,6 +3,7 @@ macOS is one folder for names Linux keeps apart, and a device for some names. Ev
 (experiment, dataset, run label, method, corpus --name, a text hyperparameter value) is refused at DAG build or at
 the CLI, naming it, before any work."""
 import copy
+import os
 import unicodedata
 
 import pytest
@@ -134,3 +135,23 @@ def test_empty_path_argument_refused(tmp_path, capsys, monkeypatch, args, culpri
     err = capsys.readouterr().err
     assert code == 2 and f"error: {culprit} is empty" in err, err
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("args", [
+    pytest.param(["aggregate", "--out=notes.txt/all.parquet", "t.parquet"], id="aggregate-out-under-a-file"),
+    pytest.param(["prepare", "nyt_like", "--out=notes.txt/corpus"], id="prepare-out-under-a-file"),
+    pytest.param(["run", "--corpus=c", "--out=notes.txt/run", "--method=online_lda"], id="run-out-under-a-file"),
+])
+def test_out_below_a_file_refused(tmp_path, capsys, monkeypatch, args):
+    """--out below a user's file (notes.txt/all.parquet) -> exit 2 saying notes.txt is a file; the file kept.
+
+    Was: aggregate's write said only '[Errno 17] File exists: notes.txt/all.parquet', prepare's 'notes.txt: File
+    exists' (run already named the file)."""
+    from topicbench.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "notes.txt").write_text("precious")
+    code = main(args)
+    err = capsys.readouterr().err
+    assert code == 2 and f"{tmp_path / 'notes.txt'} is a file, not a" in err, err
+    assert (tmp_path / "notes.txt").read_text() == "precious" and sorted(os.listdir(tmp_path)) == ["notes.txt"]
