@@ -320,16 +320,22 @@ def cmd_aggregate(args) -> int:
 
     from . import io
 
+    from .grid import AGGREGATE_INPUTS
+
     if not args.traces:
         raise UsageError("aggregate needs at least one trace.parquet (none given)")
     out = Path(args.out)
+    ancestor = out.absolute().parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():  # before the traces are read (the write would say only 'File exists')
+        raise UsageError(f"--out {out}: {ancestor} is a file, not a directory")
     if out.exists() or out.is_symlink():  # only an earlier table is replaced, never a user's file or an input
         if any(out.resolve() == Path(t).resolve() for t in args.traces):
             raise UsageError(f"--out {out} is one of the traces it would aggregate")
-        if (not out.is_file() or out.is_symlink() or out.read_bytes()[:4] != b"PAR1"
-                or (out.parent / "model.npz").exists()):
-            raise UsageError(f"--out {out} exists and is not an earlier aggregate table (a Parquet file outside a run "
-                             f"folder); it is left as it is")
+        if not out.is_file() or out.is_symlink() or (out.parent / "model.npz").exists() or not _aggregate_table(out):
+            raise UsageError(f"--out {out} exists and is not an earlier aggregate table (a Parquet file recording "
+                             f"the traces it holds, {AGGREGATE_INPUTS}, outside a run folder); it is left as it is")
     seen: dict[str, str] = {}  # one run's rows twice would count twice in every mean of every figure
     for path in args.traces:
         try:
@@ -359,12 +365,12 @@ def cmd_aggregate(args) -> int:
         column, seen = next(iter(mixed.items()))
         raise UsageError(f"column {column!r} holds different types across traces: "
                          + "; ".join(f"{kind} in {path}" for kind, path in seen.items()))
-    from .grid import AGGREGATE_INPUTS
     from .traces import TRACE_IDENTITY
 
-    for path, frame in zip(args.traces, frames):  # a row without them would enter the figures untraceable
-        missing = [c for c in TRACE_IDENTITY if c not in frame.columns
-                   or c != "loglik_per_word" and frame[c].isna().any()]  # a score may be NaN (no held-out token)
+    # a row without them would enter the figures untraceable; nor is a NaN score a run's (the runner refuses a
+    # checkpoint that holds out no token), and a claim's mean or pivot over seeds would silently leave it out
+    for path, frame in zip(args.traces, frames):
+        missing = [c for c in TRACE_IDENTITY if c not in frame.columns or frame[c].isna().any()]
         if missing:
             raise UsageError(f"trace {path} lacks {', '.join(missing)} (missing or empty in some rows): not a whole "
                              f"topicbench trace; run it again rather than aggregate it")
@@ -381,6 +387,18 @@ def cmd_aggregate(args) -> int:
         raise OSError(err.errno, err.strerror or str(err), str(args.out)) from err
     print(f"{len(frames)} traces, {len(frame)} rows -> {args.out}")
     return 0
+
+
+def _aggregate_table(path: Path) -> bool:
+    """Whether ``path`` is a table ``aggregate`` wrote: a Parquet file recording the traces it holds. Any other
+    Parquet file (a corpus's docs.parquet, a user's own table) is no earlier aggregate to replace."""
+    from . import io
+    from .grid import AGGREGATE_INPUTS
+
+    try:
+        return path.read_bytes()[:4] == b"PAR1" and io.parquet_metadata(path, AGGREGATE_INPUTS) is not None
+    except Exception:  # pyarrow raises several types for a file that is no Parquet after all
+        return False
 
 
 def _check_one_corpus_per_dataset(paths, frames) -> None:
@@ -494,10 +512,13 @@ def main(argv: list[str] | None = None) -> int:
                   f"({sys.getfilesystemencoding()}); run under a UTF-8 locale (LANG=C.UTF-8) or with PYTHONUTF8=1",
                   file=sys.stderr)
             return 2
-    for flag in ("out", "corpus", "corpora_dir", "spec"):  # --out=~/x reaches us unexpanded: a folder named ~
-        value = getattr(args, flag, None)
+    for flag in ("out", "corpus", "corpora_dir", "spec", "path"):  # --out=~/x reaches us unexpanded: a folder named ~
+        value, shown = getattr(args, flag, None), "PATH" if flag == "path" else f"--{flag.replace('_', '-')}"
+        if value == "":  # an unset shell variable ("--corpus $CORPUS"): the current folder, named by no one
+            print(f"topicbench: error: {shown} is empty (an unset shell variable?); give the path", file=sys.stderr)
+            return 2
         if isinstance(value, str) and value.startswith("~"):
-            print(f"topicbench: error: --{flag.replace('_', '-')} {value!r} starts with '~', which the shell did not "
+            print(f"topicbench: error: {shown} {value!r} starts with '~', which the shell did not "
                   f"expand to the home folder (it would be a folder named '~'); give the full path", file=sys.stderr)
             return 2
     from .corpus import CorpusError

@@ -35,6 +35,7 @@ import json
 import mmap
 import os
 import pickle
+import re
 import struct
 import zipfile
 import zlib
@@ -162,6 +163,20 @@ def is_corpus_dir(path) -> bool:
             and isinstance(meta.get("n_docs"), int) and all((path / name).is_file() for name in checksums))
 
 
+SHARD_FILE = re.compile(r"\d{5,}\.(indptr|indices|data)\.npy")  # CorpusWriter._open_shard's names
+
+
+def foreign_counts_entries(path) -> list[str]:
+    """What ``counts/`` of corpus folder ``path`` holds that a prepare does not write (its manifest and shard files):
+    a user's file or folder there, which replacing the corpus would delete with it. [] without a counts folder."""
+    try:
+        entries = sorted(os.scandir(Path(path) / COUNTS_DIR), key=lambda e: e.name)
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    return [f"{COUNTS_DIR}/{e.name}" for e in entries
+            if e.is_symlink() or not e.is_file() or not (e.name == Path(MANIFEST_FILE).name or SHARD_FILE.fullmatch(e.name))]
+
+
 def holds_only_corpus_files(path) -> bool:
     """A folder holding nothing but what a prepare writes (whole or half-written): a killed prepare's leftover
     may be removed, a user's folder that merely looks like one (``.corpus.old-2024`` with notes) never is."""
@@ -173,7 +188,7 @@ def holds_only_corpus_files(path) -> bool:
         return False
     return all(not entry.is_symlink() and (entry.is_dir() if entry.name == COUNTS_DIR else entry.is_file()
                and (entry.name in files or entry.name.startswith(".") and entry.name.endswith(".tmp")))
-               for entry in entries)
+               for entry in entries) and not foreign_counts_entries(path)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -968,7 +983,10 @@ class CorpusWriter:
         self.shards.append({"rows": [shard["start"], shard["start"] + len(lengths)], "nnz": int(shard["nnz"]),
                             "files": shard["files"],
                             "sha256": {part: file_sha256(self.staging / COUNTS_DIR / name)
-                                       for part, name in shard["files"].items()}})
+                                       for part, name in shard["files"].items()},
+                            # the sizes a stat compares at DAG build (grid.stale_corpora), without reading the shard
+                            "bytes": {part: (self.staging / COUNTS_DIR / name).stat().st_size
+                                      for part, name in shard["files"].items()}})
         self._flush_docs()
 
     # docs -------------------------------------------------------------------------------
@@ -1062,6 +1080,7 @@ class CorpusWriter:
                     checksums={name: file_sha256(self.staging / name) for name in (MANIFEST_FILE, VOCAB_FILE, DOCS_FILE,
                                                                                   TRUTH_FILE)
                                if (self.staging / name).exists()})  # truth too: recovery is scored against it
+        meta["bytes"] = {name: (self.staging / name).stat().st_size for name in meta["checksums"]}  # for a stat
         write_meta(self.staging, meta)
         return meta
 

@@ -243,7 +243,8 @@ def check_out_dir(out_dir: str | os.PathLike, inputs: list[Path] = (), corpora_d
     files and nothing else: what Snakemake leaves after deleting corpus.json, the rule's output, before
     re-running the rule).
     """
-    from .corpus import COUNTS_DIR, DOCS_FILE, LEGACY_COUNTS_FILE, META_FILE, TRUTH_FILE, VOCAB_FILE
+    from .corpus import (COUNTS_DIR, DOCS_FILE, LEGACY_COUNTS_FILE, META_FILE, TRUTH_FILE, VOCAB_FILE,
+                         foreign_counts_entries)
 
     given = Path(out_dir)
     out = given.resolve()
@@ -260,8 +261,17 @@ def check_out_dir(out_dir: str | os.PathLike, inputs: list[Path] = (), corpora_d
     for inp in inputs:
         if inp.resolve().is_dir() and inp.resolve() in out.parents:
             raise refuse(f"it lies inside the input folder {inp}: the corpus would mix with its input")
+    inside = next((folder for folder in out.parents if is_corpus_dir(folder)), None)
+    if inside is not None:  # as a run's --out: the outer corpus would hold a folder that is not its own
+        raise refuse(f"it lies inside the corpus folder {inside}, which preparing that corpus again would have to "
+                     f"replace with it; give a folder outside it")
     if out.exists() and not out.is_dir():
         raise refuse("it exists and is not a folder")
+    ancestor = out.parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():  # (the folder's creation would say only 'File exists')
+        raise refuse(f"{ancestor} is a file, not a folder")
     if given.is_symlink():  # the swap would replace the folder behind the link, wherever it is (as run's --out)
         raise refuse(f"it is a symbolic link to {out}, which replacing would rewrite in place; name that folder "
                      f"itself, or remove the link")
@@ -274,6 +284,7 @@ def check_out_dir(out_dir: str | os.PathLike, inputs: list[Path] = (), corpora_d
         # Snakemake deletes a rule's output (corpus.json) before re-running it: the data files (the counts
         # folder or the older counts.npz) and nothing foreign beside them are what a corpus leaves then
         foreign = [e for e in entries if not ((e in ours and (out / e).is_file()) or (e == COUNTS_DIR and (out / e).is_dir()))]
+        foreign += foreign_counts_entries(out)  # inside counts/, which goes with the corpus too
         remains = (not foreign and {VOCAB_FILE, DOCS_FILE} <= set(entries)
                    and bool({COUNTS_DIR, LEGACY_COUNTS_FILE} & set(entries)))
         if foreign and is_corpus_dir(out):  # replacing the corpus replaces the whole folder, these with it
@@ -281,7 +292,7 @@ def check_out_dir(out_dir: str | os.PathLike, inputs: list[Path] = (), corpora_d
                          f"would delete; move them out first")
         if entries and not is_corpus_dir(out) and not remains:
             raise refuse(f"it is a non-empty folder that is not a topicbench corpus ({len(entries)} entries, e.g. "
-                         f"{entries[0]!r}); choose a new or empty folder")
+                         f"{(foreign or entries)[0]!r}); choose a new or empty folder")
     return out
 
 

@@ -530,14 +530,18 @@ def stale_corpora(data_dir, datasets: dict, used, corpora_dir=None) -> dict[str,
             manifest = folder / "counts" / "manifest.json"
             shards = json.loads(manifest.read_text()).get("shards", []) if manifest.is_file() else []
             listed = [*meta.get("checksums", {}), *(f"counts/{f}" for shard in shards for f in shard["files"].values())]
+            sizes = _recorded_sizes(meta, shards)
             wanted = json.loads(json.dumps(get_dataset(entry["recipe"]).resolve_params(entry.get("params") or {}),
                                            default=str))
         except Exception:  # an unreadable record is no evidence of a current corpus
             stale[str(meta_path)] = "its corpus.json or counts manifest is unreadable"
             continue
         missing = [rel for rel in listed if not (folder / rel).is_file()]
+        resized = [rel for rel, size in sizes.items() if (folder / rel).is_file() and (folder / rel).stat().st_size != size]
         if missing:
             stale[str(meta_path)] = f"{', '.join(missing[:3])} missing"
+        elif resized:
+            stale[str(meta_path)] = f"{', '.join(resized[:3])} not of the size recorded when it was written"
         elif meta.get("dataset_recipe") != entry["recipe"]:  # two recipes may resolve the same parameters
             stale[str(meta_path)] = (f"its recorded recipe {meta.get('dataset_recipe')!r} differs from the config's "
                                      f"{entry['recipe']!r}")
@@ -558,6 +562,17 @@ def stale_corpora(data_dir, datasets: dict, used, corpora_dir=None) -> dict[str,
                 if changed:
                     stale[str(meta_path)] = changed
     return stale
+
+
+def _recorded_sizes(meta: dict, shards: list) -> dict[str, int]:
+    """The size of each corpus file (corpus.json's and each shard's) recorded when it was written, {path in the corpus
+    folder: bytes}; {} for a corpus recording none. Compared by a stat at DAG build, so a truncated shard (a disk that
+    filled, a copy cut short), which every fit on it would fail over, is prepared again without reading the shards
+    (a change of the same size is still the fit's checksum error)."""
+    sizes = {rel: int(size) for rel, size in (meta.get("bytes") or {}).items()}
+    for shard in shards:
+        sizes.update({f"counts/{shard['files'][part]}": int(size) for part, size in (shard.get("bytes") or {}).items()})
+    return sizes
 
 
 def _prepared_by_other_code(meta: dict, recipe: str, code_now: dict) -> bool:

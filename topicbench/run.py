@@ -283,6 +283,16 @@ def _check_heldout_tokens(splits, spec: RunSpec, where: str) -> None:
                           f"observed); change observed_fraction or use longer documents")
 
 
+def _check_folds(longest: int, spec: RunSpec, where: str) -> None:
+    """k-fold completion holds out each token in one fold; past the longest document's length every token is already
+    alone in its fold (leave-one-out), so more folds hold out nothing, yet each costs a split of every scored document
+    (folds = 1e6 hung the run, or ran out of memory): refused before the fit."""
+    if spec.folds > 1 and spec.folds > longest:
+        raise StreamError(f"run setting 'folds' = {spec.folds} exceeds the {longest} tokens of the longest document "
+                          f"{where}: each token is held out alone from {longest} folds on, and more hold out nothing; "
+                          f"use folds <= {longest}")
+
+
 def _check_scheduled_windows(holdout, order, batch_size, train, protocol: Protocol, spec: RunSpec) -> None:
     """Each minibatch or look-ahead window the policy will score holds a document the protocol can complete, checked
     from token lengths before the fit (not a refusal after hours of it); each planned row is read once."""
@@ -293,9 +303,13 @@ def _check_scheduled_windows(holdout, order, batch_size, train, protocol: Protoc
     for _, scored in plan:
         planned[scored] = True
     rows, ok = np.flatnonzero(planned), np.zeros(train.n_docs, dtype=bool)  # ok: planned rows the protocol completes
+    longest = 0
     for start in range(0, len(rows), 65536):
         part = rows[start:start + 65536]
-        ok[part] = completable(np.asarray(train.rows(part).sum(axis=1)).ravel(), protocol)
+        lengths = np.asarray(train.rows(part).sum(axis=1)).ravel()
+        ok[part] = completable(lengths, protocol)
+        longest = max(longest, int(lengths.max(initial=0)))
+    _check_folds(longest, spec, f"held-out policy {holdout.name} scores")
     for processed, scored in plan:
         if not ok[scored].any():
             raise StreamError(f"held-out policy {holdout.name} holds out no token at {processed} documents: "
@@ -387,6 +401,8 @@ def _run(spec, corpus, out_dir, progress_every_s):
 
     test_counts = test.counts if test.n_docs else None  # the held-out set: its configured size, read once
     release_memory()  # setup's per-document temporaries (split masks) go back to the OS before the fit
+    if holdout.name == "fixed" and test_counts is not None:
+        _check_folds(int(np.asarray(test_counts.sum(axis=1)).max(initial=0)), spec, "of the test split")
     fixed_splits = protocol_splits(test_counts, protocol) if holdout.name == "fixed" else None
     if fixed_splits is not None:
         _check_heldout_tokens(fixed_splits, spec, "the test split")  # before the fit, not a NaN score after it

@@ -135,6 +135,12 @@ def log_checkpoints(total_docs: int, n_checkpoints: int, first: int = 1) -> np.n
     """Log-spaced document counts at which the fixed policy evaluates; always includes the end."""
     if n_checkpoints < 1:
         raise StreamError(f"n_checkpoints must be >= 1, got {n_checkpoints}")
+    first = max(first, 1)
+    # so many points that consecutive ones lie at most 0.5 apart (the largest gap, at the top, is below
+    # total_docs * ln(total_docs / first) / (n - 1)): every count from first to total_docs is one, as the points below
+    # would round to, without n_checkpoints floats in memory (1e12 of them raised MemoryError)
+    if total_docs >= first and n_checkpoints - 1 >= 2 * total_docs * np.log(total_docs / first):
+        return np.arange(first, total_docs + 1, dtype=np.int64)
     points = np.unique(np.round(np.geomspace(max(first, 1), total_docs, n_checkpoints)).astype(np.int64))
     return points
 

@@ -33,3 +33,8 @@ DRAWN_BY = "<!-- drawn by code sha256 "
 # template), so a paper built by other code and then copied in or --touch-ed is built again (build_paper.stale_paper).
 BUILT_BY = "<!-- built by code sha256 "
 DRAWN_FROM = "<!-- drawn from all_traces.parquet sha256 "
+# tables/benchmarks.csv records, in columns of every row, the code that drew it (figlib.benchmarks_code_sha256) and the
+# sha256 of the benchmarks.png written with it: a table of other code, or beside another picture, is drawn again
+# (figlib.stale_benchmarks, forced in paper.smk)
+BENCHMARKS_DRAWN_BY = "drawn_by_code_sha256"
+BENCHMARKS_PICTURE = "picture_sha256"

@@ -131,9 +131,10 @@ def test_paper_failing_between_its_files_keeps_the_old_paper(tmp_path, monkeypat
 
 # -- the benchmarks table and its picture --------------------------------------------------------------------------
 
-def test_benchmarks_picture_failing_keeps_the_old_table(tmp_path, monkeypatch):
-    """The benchmarks job failing while it saves its picture, after writing its table -> the old table and picture
-    kept, not a new table beside the old picture."""
+@pytest.mark.parametrize("failing", ["save_figure", "write_text"])
+def test_benchmarks_job_failing_keeps_the_old_table(tmp_path, monkeypatch, failing):
+    """The benchmarks job failing while it saves its picture, or while it writes its table after the picture -> the
+    old table and picture kept, not a new one beside the old other."""
     from topicbench.traces import PROVENANCE
 
     records = tmp_path / "benchmarks" / "runs" / "exp" / "ds" / "oLDA" / "r.tsv"
@@ -146,19 +147,20 @@ def test_benchmarks_picture_failing_keeps_the_old_table(tmp_path, monkeypatch):
         records.write_text(f"s\tmax_rss\n{seconds}\t10\n")
         smk = SimpleNamespace(scriptdir=str(SCRIPTS), input=SimpleNamespace(records=[str(records)], traces=[str(trace)],
                                                                             corpora=[]),
-                              output=SimpleNamespace(table=str(tmp_path / "b.csv"), figure=str(tmp_path / "b.png")))
+                              output=SimpleNamespace(table=str(tmp_path / "tables" / "b.csv"),
+                                                     figure=str(tmp_path / "figures" / "b.png")))
         runpy.run_path(str(SCRIPTS / "benchmarks_table.py"), init_globals={"snakemake": smk})
 
     job(1.5)
-    old = snapshot([tmp_path / "b.csv", tmp_path / "b.png"])
+    old = snapshot([tmp_path / "tables" / "b.csv", tmp_path / "figures" / "b.png"])
 
-    def broken(fig, png, pdf=None):
-        raise OSError("injected while saving the picture")
+    def broken(*args, **kwargs):
+        raise OSError(f"injected in {failing}")
 
-    monkeypatch.setattr(figlib, "save_figure", broken)
+    monkeypatch.setattr(figlib if failing == "save_figure" else figlib.io, failing, broken)
     with pytest.raises(OSError, match="injected"):
         job(2.5)
-    assert snapshot([tmp_path / "b.csv", tmp_path / "b.png"]) == old
+    assert snapshot([tmp_path / "tables" / "b.csv", tmp_path / "figures" / "b.png"]) == old
 
 
 # -- a source model (tools/fit_source_models.py) -------------------------------------------------------------------

@@ -5,6 +5,7 @@ import math
 import subprocess
 import sys
 
+import pandas as pd
 import pytest
 
 from _run_util import REPO, cli_subprocess, env, tiny_corpus  # noqa: F401
@@ -203,6 +204,11 @@ def test_cli_spec_file_missing(tmp_path, capsys):
                  id="batch_size-beyond-the-training-split-not-clamped"),
     pytest.param(["--method", "bnmf", "--param", "K=3", "--param", "batch_size=500"],
                  "bnmf: batch_size = 500 exceeds the 120 training documents", id="bnmf-batch_size-beyond-the-training-split"),
+    # more folds than tokens hold out nothing more, yet each splits every scored document (was: 1e6 folds hung)
+    pytest.param(["--set", "folds=1000000"], "'folds' = 1000000 exceeds the 38 tokens of the longest document of the "
+                 "test split", id="folds-beyond-the-longest-test-document"),
+    pytest.param(["--set", "folds=1000000", "--set", "holdout=lookahead"], "'folds' = 1000000 exceeds the 40 tokens "
+                 "of the longest document held-out policy lookahead scores", id="folds-beyond-the-longest-window-document"),
 ])
 def test_run_impossible_on_this_corpus(tmp_path, capsys, monkeypatch, tiny_corpus, args, message):
     """A run setting impossible on the corpus it names -> exit 2 naming it, before warm-up or fit; nothing written."""
@@ -218,6 +224,26 @@ def test_run_impossible_on_this_corpus(tmp_path, capsys, monkeypatch, tiny_corpu
     err = capsys.readouterr().err
     assert code == 2 and message in err, err
     assert not (tmp_path / "out").exists() and not list(tmp_path.glob(".out.*"))
+
+
+def test_n_checkpoints_beyond_every_document(tmp_path, capsys, tiny_corpus):
+    """--set n_checkpoints=1e12 -> a checkpoint after every minibatch, as any schedule that dense gives, in no time.
+
+    Was: a MemoryError traceback (1e12 log-spaced points built, then rounded to the 101 document counts there are)."""
+    import numpy as np
+
+    from topicbench.streams import log_checkpoints
+
+    out = tmp_path / "out"
+    code = cli(["run", "--corpus", str(tiny_corpus), "--out", str(out), "--method", "online_lda", "--param", "K=3",
+                "--param", "batch_size=20", "--set", f"n_checkpoints={10 ** 12}"])
+    assert code == 0, capsys.readouterr().err
+    assert pd.read_parquet(out / "trace.parquet")["docs_seen"].tolist() == [20, 40, 60, 80, 100, 120]
+    for total, first in ((120, 20), (7919, 3), (5, 20)):  # the dense bound: the same counts as the points round to
+        bound = int(2 * total * abs(np.log(total / first))) + 1
+        for n in (bound - 1, bound, bound + 1):
+            dense = np.unique(np.round(np.geomspace(first, total, n)).astype(np.int64))
+            assert np.array_equal(log_checkpoints(total, n, first), dense), (total, first, n)
 
 
 def test_sklearn_nmf_K_beyond_a_short_first_minibatch(tmp_path, capsys, tiny_corpus):

@@ -3,6 +3,7 @@ macOS is one folder for names Linux keeps apart, and a device for some names. Ev
 (experiment, dataset, run label, method, corpus --name, a text hyperparameter value) is refused at DAG build or at
 the CLI, naming it, before any work."""
 import copy
+import os
 import unicodedata
 
 import pytest
@@ -114,3 +115,43 @@ def test_run_setting_named_like_a_device_refused(tmp_path, capsys, setting):
     err = capsys.readouterr().err
     assert code == 2 and "is not a safe name" in err and "Windows device" in err, err
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("args, culprit", [
+    pytest.param(["run", "--corpus=", "--out=r", "--method=online_lda"], "--corpus", id="run-corpus-empty"),
+    pytest.param(["run", "--corpus=c", "--out=", "--method=online_lda"], "--out", id="run-out-empty"),
+    pytest.param(["corpus", "info", ""], "PATH", id="corpus-info-path-empty"),
+    pytest.param(["prepare", "nyt_like", "--out="], "--out", id="prepare-out-empty"),
+    pytest.param(["prepare", "nyt_like", "--out=c", "--corpora-dir="], "--corpora-dir", id="prepare-corpora-dir-empty"),
+    pytest.param(["aggregate", "--out=", "t.parquet"], "--out", id="aggregate-out-empty")])
+def test_empty_path_argument_refused(tmp_path, capsys, monkeypatch, args, culprit):
+    """A path argument that is empty (an unset shell variable: --corpus=$CORPUS) -> exit 2 naming the flag.
+
+    Nothing written (was: read as the current folder, e.g. 'counts/manifest.json: missing' naming no argument)."""
+    from topicbench.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    code = main(args)
+    err = capsys.readouterr().err
+    assert code == 2 and f"error: {culprit} is empty" in err, err
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("args", [
+    pytest.param(["aggregate", "--out=notes.txt/all.parquet", "t.parquet"], id="aggregate-out-under-a-file"),
+    pytest.param(["prepare", "nyt_like", "--out=notes.txt/corpus"], id="prepare-out-under-a-file"),
+    pytest.param(["run", "--corpus=c", "--out=notes.txt/run", "--method=online_lda"], id="run-out-under-a-file"),
+])
+def test_out_below_a_file_refused(tmp_path, capsys, monkeypatch, args):
+    """--out below a user's file (notes.txt/all.parquet) -> exit 2 saying notes.txt is a file; the file kept.
+
+    Was: aggregate's write said only '[Errno 17] File exists: notes.txt/all.parquet', prepare's 'notes.txt: File
+    exists' (run already named the file)."""
+    from topicbench.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "notes.txt").write_text("precious")
+    code = main(args)
+    err = capsys.readouterr().err
+    assert code == 2 and f"{tmp_path / 'notes.txt'} is a file, not a" in err, err
+    assert (tmp_path / "notes.txt").read_text() == "precious" and sorted(os.listdir(tmp_path)) == ["notes.txt"]

@@ -447,6 +447,38 @@ def test_out_a_corpus_that_also_holds_a_users_file(tmp_path, capsys, src):
     assert digest(out) == before
 
 
+@pytest.mark.parametrize("entry", ["notes.txt", "my_run/trace.parquet"])
+@pytest.mark.parametrize("meta", ["corpus", "left-by-snakemake"])
+def test_out_a_corpus_whose_counts_folder_holds_a_users_entry(tmp_path, capsys, src, entry, meta):
+    """--out a corpus (or its data files Snakemake left) whose counts/ also holds a user's file or folder -> refused.
+
+    The entry is named and kept with the corpus (was: only the corpus folder's own entries were checked, and replacing
+    the corpus deleted counts/ with the user's file in it)."""
+    out = tmp_path / "corpus"
+    assert run_cli(uci_args(*src, out), capsys)[0] == 0
+    if meta == "left-by-snakemake":
+        (out / "corpus.json").unlink()
+    (out / "counts" / entry).parent.mkdir(exist_ok=True)
+    (out / "counts" / entry).write_text("precious")
+    before = digest(out)
+    code, err = run_cli(uci_args(*src, out), capsys)
+    assert code == 2 and f"counts/{entry.split('/')[0]}" in err, err
+    assert digest(out) == before
+
+
+@pytest.mark.parametrize("where", ["sub", "counts/sub"])
+def test_out_inside_another_corpus(tmp_path, capsys, src, where):
+    """--out a new folder inside an existing corpus (or its counts/) -> refused naming that corpus, nothing written.
+
+    As a run's --out is: the outer corpus would hold a folder that is not its own (was: written there)."""
+    outer = tmp_path / "corpus"
+    assert run_cli(uci_args(*src, outer), capsys)[0] == 0
+    before = digest(outer)
+    code, err = run_cli(uci_args(*src, outer / where), capsys)
+    assert code == 2 and f"inside the corpus folder {outer}" in err, err
+    assert digest(outer) == before
+
+
 def test_out_left_by_snakemake_beside_a_users_file(tmp_path, capsys, src):
     """--out a corpus's data files without corpus.json (what Snakemake leaves) plus a user's file -> refused as no
     corpus, the files kept: only the data files alone are the remains of a corpus."""
@@ -468,9 +500,12 @@ def test_out_with_an_unexpanded_tilde(tmp_path, capsys, src, monkeypatch):
     assert not (tmp_path / "~").exists()
 
 
+@pytest.mark.parametrize("notes", ["notes.txt", "counts/notes.txt"])
 @pytest.mark.parametrize("kind", ["old", "staging"])
-def test_look_alike_user_folder_beside_a_corpus_is_kept(tmp_path, src, kind):
-    """A user's folder named like a dead prepare's leftover (.corpus.old-<pid>) holding notes -> kept by load and prepare."""
+def test_look_alike_user_folder_beside_a_corpus_is_kept(tmp_path, src, kind, notes):
+    """A user's folder named like a dead prepare's leftover (.corpus.old-<pid>) holding notes -> kept by load and prepare.
+
+    Notes inside a counts folder too (was: a counts folder was taken as a corpus's whatever it held)."""
     import subprocess
     import sys
 
@@ -478,11 +513,11 @@ def test_look_alike_user_folder_beside_a_corpus_is_kept(tmp_path, src, kind):
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()  # its pid is free: the folder looks like a killed prepare's
     mine = tmp_path / f".corpus.{kind}-{dead.pid}"
-    mine.mkdir()
-    (mine / "notes.txt").write_text("keep me")
+    (mine / "counts").mkdir(parents=True)
+    (mine / notes).write_text("keep me")
     load_corpus(out)
     user_bow(*src, out, split_seed=3)
-    assert (mine / "notes.txt").read_text() == "keep me"
+    assert (mine / notes).read_text() == "keep me"
 
 
 def test_out_is_a_symlink_to_another_corpus(tmp_path, capsys, src):

@@ -299,7 +299,10 @@ def test_document_read_through_a_folder_link_is_fingerprinted(tmp_path):
 def test_benchmarks_rows_carry_their_jobs_provenance(two_contents, tmp_path):
     """benchmarks.csv (each fit's and prepare's wall time and memory) -> every row names its job's code, versions,
     host and corpus content: a fit's from its trace, a prepare's from its corpus.json (was: the job's name only, so a
-    row copied out of the table could not be traced)."""
+    row copied out of the table could not be traced).
+
+    Each record is read below results_dir, which may itself lie under folders named benchmarks/prepare and runs, and
+    hold an experiment named prepare (was: a fit's record under such a results_dir was taken for a prepare's)."""
     import json
     import runpy
     from types import SimpleNamespace
@@ -307,7 +310,7 @@ def test_benchmarks_rows_carry_their_jobs_provenance(two_contents, tmp_path):
     from topicbench.dataset import get_dataset
     from topicbench.traces import PROVENANCE
 
-    rid, results = "e/tiny/online_lda/label~x/K~3/seed~0", tmp_path / "results"
+    rid, results = "prepare/tiny/online_lda/label~x/K~3/seed~0", tmp_path / "benchmarks" / "prepare" / "runs" / "results"
     trace = results / "runs" / rid / "trace.parquet"
     trace.parent.mkdir(parents=True)
     shutil.copy(two_contents["traces"]["a"], trace)
@@ -321,9 +324,9 @@ def test_benchmarks_rows_carry_their_jobs_provenance(two_contents, tmp_path):
     scripts = Path(__file__).resolve().parents[2] / "workflow" / "scripts"
     smk = SimpleNamespace(scriptdir=str(scripts), input=SimpleNamespace(
         records=[str(r) for r in records], traces=[str(trace)], corpora=[str(corpus_json)]),
-        output=SimpleNamespace(table=str(tmp_path / "b.csv"), figure=str(tmp_path / "b.png")))
+        output=SimpleNamespace(table=str(results / "tables" / "b.csv"), figure=str(results / "figures" / "b.png")))
     runpy.run_path(str(scripts / "benchmarks_table.py"), init_globals={"snakemake": smk})
-    table = pd.read_csv(tmp_path / "b.csv", keep_default_na=False)
+    table = pd.read_csv(results / "tables" / "b.csv", keep_default_na=False)
     assert list(table.columns[:5]) == ["stage", "method", "job", "s", "max_rss"]  # no index column
     assert table[["stage", "method", "job"]].values.tolist() == [["fit", "online_lda", rid], ["prepare", "prepare", "tiny"]]
     table = table.set_index("stage")
@@ -334,6 +337,57 @@ def test_benchmarks_rows_carry_their_jobs_provenance(two_contents, tmp_path):
     assert table.loc["prepare", "corpus_sha256"] == meta["content_sha256"]
     assert table.loc["prepare", "code_sha256"] == code_fingerprint(plugin_file(get_dataset("nyt_like")))
     assert table.loc["prepare", "git_sha"] and table.loc["prepare", "host"] == fit_row["host"]
+
+
+@pytest.mark.parametrize("damage", ["null", "dropped"])
+def test_benchmarks_row_of_a_trace_without_provenance_is_refused(tmp_path, damage):
+    """A fit's trace with an empty or missing provenance column -> the benchmarks job stops naming it, writes nothing.
+
+    Was: the table took the trace's first row as it was, so a row with no git_sha was written (a prepare's row
+    without its record was already refused). The benchmarks job reads the traces, not aggregate's checked table."""
+    import runpy
+    import sys
+    from types import SimpleNamespace
+
+    from _run_util import REPO
+    from topicbench.traces import PROVENANCE
+
+    scripts = REPO / "workflow" / "scripts"
+    sys.path.insert(0, str(scripts))
+    record, trace = tmp_path / "benchmarks" / "runs" / "e" / "d" / "m" / "r.tsv", tmp_path / "runs/e/d/m/r/trace.parquet"
+    for path in (record, trace):
+        path.parent.mkdir(parents=True)
+    record.write_text("s\tmax_rss\n1.5\t10\n")
+    frame = pd.DataFrame([{column: "x" for column in PROVENANCE}] * 2)
+    frame = frame.drop(columns=["git_sha"]) if damage == "dropped" else frame.assign(git_sha=[None, "x"])
+    frame.to_parquet(trace)
+    smk = SimpleNamespace(scriptdir=str(scripts), input=SimpleNamespace(records=[str(record)], traces=[str(trace)],
+                                                                        corpora=[]),
+                          output=SimpleNamespace(table=str(tmp_path / "tables" / "b.csv"),
+                                                 figure=str(tmp_path / "figures" / "b.png")))
+    with pytest.raises(SystemExit, match=f"{trace}: records no single git_sha"):
+        runpy.run_path(str(scripts / "benchmarks_table.py"), init_globals={"snakemake": smk})
+    assert not (tmp_path / "tables").exists() and not (tmp_path / "figures").exists()
+
+
+def test_paper_counts_a_fit_record_under_a_prepare_folder_as_a_fit(tmp_path):
+    """A fit's benchmark record whose path holds /prepare/ (an experiment named prepare) -> counted as a fit job.
+
+    Was: any record path holding /prepare/ was counted as a prepare's, so the paper's provenance gave wrong job counts."""
+    import sys
+
+    from _run_util import REPO
+
+    sys.path.insert(0, str(REPO / "workflow" / "scripts"))
+    import build_paper
+
+    records = [tmp_path / "prepare" / "benchmarks" / "runs" / "prepare" / "d" / "m" / "label~x" / "seed~0.tsv",
+               tmp_path / "prepare" / "benchmarks" / "prepare" / "d.tsv"]
+    for record, seconds in zip(records, (3, 4)):
+        record.parent.mkdir(parents=True)
+        record.write_text(f"s\tmax_rss\n{seconds}\t10\n")
+    summary = build_paper.benchmark_summary([str(r) for r in records])
+    assert "fit: 1 jobs, 3 s wall" in summary and "prepare: 1 jobs, 4 s wall" in summary, summary
 
 
 def test_corpus_prepared_by_other_code_is_stale(tmp_path):
@@ -349,6 +403,34 @@ def test_corpus_prepared_by_other_code_is_stale(tmp_path):
     meta_path.write_text(json.dumps(meta))
     stale = stale_corpora(tmp_path / "data", datasets, {"tiny"})
     assert "prepared by other code" in stale.get(str(meta_path), ""), stale
+
+
+@pytest.mark.parametrize("file, damage", [
+    pytest.param("counts/00000.indices.npy", lambda f: f.write_bytes(f.read_bytes()[:-4]), id="shard-truncated"),
+    pytest.param("counts/00001.indptr.npy", lambda f: f.write_bytes(b""), id="last-shard-emptied"),
+    pytest.param("docs.parquet", lambda f: f.write_bytes(f.read_bytes() + b"\0"), id="docs-grown")])
+def test_corpus_file_of_another_size_is_stale(tmp_path, monkeypatch, file, damage):
+    """A prepared corpus's shard or file whose size is not the one recorded -> stale at DAG build, prepared again.
+
+    A disk that filled or a copy cut short: every fit on it failed naming the file, and Snakemake never re-prepared
+    it. Found by a stat against the sizes the manifest and corpus.json record (no shard is read); a corpus recording
+    no sizes (prepared before they were recorded) is left to the fit's checksums."""
+    monkeypatch.setattr("topicbench.corpus.SHARD_ROWS", 100)  # two shards
+    datasets = {"tiny": {"recipe": "nyt_like", "params": TINY}}
+    folder = tmp_path / "data" / "corpora" / "tiny"
+    prepare("nyt_like", folder, corpus_name="tiny", **TINY)
+    assert (folder / "counts" / "00001.indptr.npy").is_file()
+    assert stale_corpora(tmp_path / "data", datasets, {"tiny"}) == {}
+    damage(folder / file)
+    stale = stale_corpora(tmp_path / "data", datasets, {"tiny"}).get(str(folder / "corpus.json"), "")
+    assert f"{file} not of the size recorded" in stale, stale
+    for record in (folder / "corpus.json", folder / "counts" / "manifest.json"):  # prepared before sizes were recorded
+        meta = json.loads(record.read_text())
+        meta.pop("bytes", None)
+        for shard in meta.get("shards", []):
+            del shard["bytes"]
+        record.write_text(json.dumps(meta))
+    assert stale_corpora(tmp_path / "data", datasets, {"tiny"}) == {}
 
 
 def test_fit_by_other_code_is_stale(tmp_path, tiny_corpus):
@@ -437,6 +519,56 @@ def test_figure_code_covers_its_helpers_and_figlib(tmp_path, monkeypatch):
         (tmp_path / name).write_text((tmp_path / name).read_text() + "# edited\n")
         assert figlib.code_sha256("fig") != before, name
         before = figlib.code_sha256("fig")
+
+
+def test_benchmarks_table_drawn_by_other_code_is_stale(tmp_path, monkeypatch):
+    """benchmarks.csv of other code than benchmarks_table.py and figlib.py, or beside another png -> stale, redrawn.
+
+    One of the current code, or drawn before the record existed, is left alone (was: no record, so a table copied in
+    or --touch-ed after an edit was kept).
+
+    Copied in from another checkout, or marked current by --touch after an edit: Snakemake sees only mtimes."""
+    import runpy
+    import sys
+    from types import SimpleNamespace
+
+    from _run_util import REPO
+
+    scripts = REPO / "workflow" / "scripts"
+    sys.path.insert(0, str(scripts))
+    import figlib
+    from topicbench.traces import BENCHMARKS_DRAWN_BY, BENCHMARKS_PICTURE, PROVENANCE
+
+    record, trace = tmp_path / "benchmarks" / "runs" / "e" / "d" / "m" / "r.tsv", tmp_path / "runs/e/d/m/r/trace.parquet"
+    for path in (record, trace):
+        path.parent.mkdir(parents=True)
+    record.write_text("s\tmax_rss\n1.5\t10\n")
+    pd.DataFrame([{column: "x" for column in PROVENANCE}]).to_parquet(trace)
+    table, picture = tmp_path / "tables" / "benchmarks.csv", tmp_path / "figures" / "benchmarks.png"
+    smk = SimpleNamespace(scriptdir=str(scripts), input=SimpleNamespace(records=[str(record)], traces=[str(trace)],
+                                                                        corpora=[]),
+                          output=SimpleNamespace(table=str(table), figure=str(picture)))
+    runpy.run_path(str(scripts / "benchmarks_table.py"), init_globals={"snakemake": smk})
+    drawn = table.read_text()
+    assert figlib.stale_benchmarks(table, picture) == {}
+    table.write_text(drawn.replace(figlib.benchmarks_code_sha256(), "0" * 64))  # as other code records it
+    assert "drawn by other code than workflow/scripts/benchmarks_table.py" in \
+        figlib.stale_benchmarks(table, picture).get(str(table), "")
+    table.write_text(drawn)
+    picture.write_bytes(picture.read_bytes() + b"\0")  # another picture beside it
+    assert "not the picture written with it" in figlib.stale_benchmarks(table, picture).get(str(table), "")
+    pd.read_csv(table).drop(columns=[BENCHMARKS_DRAWN_BY, BENCHMARKS_PICTURE]).to_csv(table, index=False)
+    assert figlib.stale_benchmarks(table, picture) == {}  # drawn before the record existed
+    copy = tmp_path / "copy"  # the recorded code covers the script and figlib.py
+    copy.mkdir()
+    for name in ("benchmarks_table.py", "figlib.py"):
+        (copy / name).write_text((scripts / name).read_text())
+    monkeypatch.setattr(figlib, "__file__", str(copy / "figlib.py"))
+    before = figlib.benchmarks_code_sha256()
+    for name in ("benchmarks_table.py", "figlib.py"):
+        (copy / name).write_text((copy / name).read_text() + "# edited\n")
+        assert figlib.benchmarks_code_sha256() != before, name
+        before = figlib.benchmarks_code_sha256()
 
 
 def test_paper_built_by_other_code_is_stale(tmp_path):

@@ -363,16 +363,26 @@ def test_out_holding_a_user_file_with_a_run_file_name(tmp_path, tiny_corpus, nam
     pytest.param("user-file", id="aggregate-out-a-user-file"),
     pytest.param("input", id="aggregate-out-one-of-its-inputs"),
     pytest.param("run-trace", id="aggregate-out-a-run-trace"),
+    pytest.param("user-parquet", id="aggregate-out-a-users-parquet-table"),
+    pytest.param("corpus-docs", id="aggregate-out-a-corpus-docs-parquet"),
 ])
 def test_aggregate_never_overwrites_what_is_not_its_table(tmp_path, tiny_corpus, capsys, target):
-    """aggregate --out naming a user's file, one of its inputs or a run's trace -> exit 2 naming it; the file kept."""
+    """aggregate --out naming a user's file, one of its inputs or a run's trace -> exit 2 naming it; the file kept.
+
+    A Parquet file that is not an aggregate table too: a user's own, or a corpus's docs.parquet (was: any Parquet file
+    outside a run folder was taken for an earlier table and replaced)."""
     runs = [tmp_path / "r0", tmp_path / "r1"]
     for seed, folder in enumerate(runs):
         assert cli(["run", "--corpus", str(tiny_corpus), "--out", str(folder), "--seed", str(seed), *FAST_RUN]) == 0
     out = {"user-file": tmp_path / "notes.txt", "input": runs[0] / "trace.parquet",
-           "run-trace": runs[1] / "trace.parquet"}[target]
+           "run-trace": runs[1] / "trace.parquet", "user-parquet": tmp_path / "mine.parquet",
+           "corpus-docs": tmp_path / "corpus" / "docs.parquet"}[target]
     if target == "user-file":
         out.write_text("precious")
+    if target == "user-parquet":
+        pd.DataFrame({"my": [1.0, 2.0]}).to_parquet(out)
+    if target == "corpus-docs":
+        shutil.copytree(tiny_corpus, out.parent)
     before = out.read_bytes()
     capsys.readouterr()
     code = cli(["aggregate", "--out", str(out), str(runs[0] / "trace.parquet")])
@@ -471,14 +481,19 @@ def test_out_name_too_long_found_before_compute(tmp_path, tiny_corpus, capsys, m
     pytest.param("drop-git_sha", id="trace-without-git_sha"),
     pytest.param("null-seed", id="trace-with-an-empty-seed"),
     pytest.param("null-seed-alone", id="only-trace-with-no-seed-in-any-row"),  # one run, and no other's seed type
+    pytest.param("nan-loglik", id="trace-with-a-nan-score"),  # a claim's pivot over seeds would leave the seed out
 ])
 def test_aggregate_refuses_a_trace_without_provenance(tmp_path, tiny_corpus, capsys, damage):
-    """A trace without a provenance or identity column (git_sha), or empty in a row -> exit 2 naming it, no table."""
+    """A trace without a provenance or identity column (git_sha), or empty in a row -> exit 2 naming it, no table.
+
+    A NaN score too, which the runner never writes (was: let through, and a claim dropped that seed silently)."""
     old = make_old_run(tmp_path, tiny_corpus)
     frame = pd.read_parquet(old.dir / "trace.parquet")
-    column = "git_sha" if damage == "drop-git_sha" else "seed"
+    column = {"drop-git_sha": "git_sha", "nan-loglik": "loglik_per_word"}.get(damage, "seed")
     if damage == "drop-git_sha":
         frame = frame.drop(columns=["git_sha"])
+    elif damage == "nan-loglik":
+        frame.loc[len(frame) - 1, "loglik_per_word"] = np.nan
     else:
         frame["seed"] = frame["seed"].astype("float64")
         frame.loc[0 if damage == "null-seed" else slice(None), "seed"] = np.nan

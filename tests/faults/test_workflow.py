@@ -233,6 +233,32 @@ def test_failed_rerun_keeps_the_old_run(failed_reruns):
     assert failed_reruns.left_by_success == [] and not failed_reruns.area_after_fix
 
 
+def test_failed_rerun_of_the_benchmarks_table_keeps_the_old_one(killed_then_resumed, tmp_path):
+    """A benchmarks rerun that fails (a record that is not Snakemake's) -> the old table and picture put back.
+
+    The very files, with a message; the job names the record (was: Snakemake deleted both outputs before the job ran and
+    only fits and aggregate were kept, so nothing was left; and a record without rows made its job's row vanish).
+    Figure and paper jobs are kept the same way (common.smk keeps_previous)."""
+    import runpy
+
+    workdir = tmp_path / "wf"
+    shutil.copytree(killed_then_resumed[0], workdir, symlinks=True)  # the module's results stay as they are
+    results = workdir / RESULTS
+    table, picture = results / "tables" / "benchmarks.csv", results / "figures" / "benchmarks.png"
+    records = sorted(map(str, (results / "benchmarks").rglob("*.tsv")))
+    smk = SimpleNamespace(scriptdir=str(REPO / "workflow" / "scripts"), output=SimpleNamespace(
+        table=str(table), figure=str(picture)), input=SimpleNamespace(records=records, corpora=[
+            str(workdir / "data" / "corpora" / "tiny" / "corpus.json")], traces=list(map(str, results.rglob("trace.parquet")))))
+    runpy.run_path(str(REPO / "workflow" / "scripts" / "benchmarks_table.py"), init_globals={"snakemake": smk})
+    old = {path: (path.read_bytes(), path.stat().st_ino) for path in (table, picture)}  # the table as its job wrote it
+    record = results / "benchmarks" / "prepare" / "tiny.tsv"
+    record.write_text("edited by hand\n")  # newer than the table: the job reruns
+    failed = snakemake(workdir, "--cores", "1", str(table.relative_to(workdir)))
+    assert failed.returncode != 0 and "its previous result was put back" in failed.stderr, failed.stderr[-3000:]
+    assert f"{record.relative_to(workdir)}: not a Snakemake benchmark record" in failed.stdout + failed.stderr
+    assert {path: (path.read_bytes(), path.stat().st_ino) for path in (table, picture)} == old
+
+
 @pytest.fixture(scope="module")
 def spelled_plan(killed_then_resumed):
     """Snakemake's plan of the whole workflow (the default target: figures and paper too) from the module's working
@@ -643,20 +669,24 @@ def test_job_whose_snakemake_dies_while_it_starts_stops(killed_then_resumed, tmp
     pytest.param("figure_findings", "tables/findings.md", "drawn by other code than figure file findings.py",
                  id="figure-drawn-by-other-code"),
     pytest.param("paper", "paper/topicbench.md", "built by other code than workflow/scripts/build_paper.py",
-                 id="paper-built-by-other-code")])
+                 id="paper-built-by-other-code"),
+    pytest.param("benchmarks", "tables/benchmarks.csv", "drawn by other code than workflow/scripts/benchmarks_table.py",
+                 id="benchmarks-drawn-by-other-code")])
 def test_output_of_other_drawing_code_reruns_at_dag_build(tmp_path, rule, part, why):
-    """A figure part or the paper recording other code than its files hold now -> stale, its job forced at DAG build.
+    """A figure part, the paper or the benchmarks table recording other code than its files hold now -> stale, its job
+    forced at DAG build.
 
     Copied in from another checkout, or marked current by --touch after an edit: Snakemake sees only mtimes."""
-    from topicbench.traces import BUILT_BY, DRAWN_BY, DRAWN_FROM
+    from topicbench.traces import BENCHMARKS_DRAWN_BY, BENCHMARKS_PICTURE, BUILT_BY, DRAWN_BY, DRAWN_FROM
 
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(TINY_CONFIG))
     (tmp_path / RESULTS).mkdir()
     (tmp_path / RESULTS / FOLDER_MARK).touch()
     md = tmp_path / RESULTS / part
     md.parent.mkdir()
-    md.write_text(f"### Findings\n\nA caption.\n\n{DRAWN_BY}{'0' * 64} -->\n\n{DRAWN_FROM}{'1' * 64} -->\n"
-                  if rule != "paper" else f"# Paper\n\n{BUILT_BY}{'0' * 64} -->\n")
+    md.write_text({"paper": f"# Paper\n\n{BUILT_BY}{'0' * 64} -->\n",
+                   "benchmarks": f"stage,s,{BENCHMARKS_DRAWN_BY},{BENCHMARKS_PICTURE}\nfit,1.5,{'0' * 64},{'1' * 64}\n"}.get(
+        rule, f"### Findings\n\nA caption.\n\n{DRAWN_BY}{'0' * 64} -->\n\n{DRAWN_FROM}{'1' * 64} -->\n"))
     plan = snakemake(tmp_path, "--cores", "1", "-n")
     assert plan.returncode == 0, plan.stderr[-3000:]
     assert f"{md.relative_to(tmp_path)} is stale (it was {why}" in plan.stderr, plan.stderr[-3000:]

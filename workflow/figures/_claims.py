@@ -8,7 +8,9 @@ the final checkpoints (and the figure context, for corpora and models) and retur
   the time the reference took);
 - mixed: the evidence is inside the noise, or the claim's parts or corpora disagree;
 - cannot be judged: too few replicates for a test (one seed on one corpus), the fast method of a "reaches" claim
-  stopped before the reference reached the target (``short_budget``), or the experiment is not in this profile.
+  stopped before the reference reached the target (``short_budget``), the experiment is not in this profile, or one
+  of the claim's cells holds several runs (``several_runs``: another grid point under a label, two experiments on
+  one corpus), which it would otherwise average or pool.
 
 Replicates are seeds, and corpora or panels where the claim spans several; paired differences are tested with a
 two-sided one-sample t test against zero (``paired``). Adding a claim is one entry in CLAIMS and, if no judge fits,
@@ -121,6 +123,25 @@ def finals(ctx, experiment: str) -> pd.DataFrame:
     return figlib.final_rows(ctx.frame(experiment))
 
 
+def several_runs(frame: pd.DataFrame, keys: list[str], what: str) -> Judgement | None:
+    """'cannot be judged' when ``keys`` pick more than one run of ``frame`` (any checkpoints), naming them and what
+    tells them apart; None when each key is one run. A claim pairs one run per cell: a pivot would average several,
+    an index would multiply the pairs, a run's rows would mix with another's (another grid point under one label, two
+    experiments on one corpus), each silently."""
+    runs = frame.drop_duplicates(figlib.run_columns(frame))
+    counts = runs.groupby(keys, dropna=False).size()
+    if counts.empty or counts.max() <= 1:
+        return None
+    key = counts.idxmax()
+    key = key if isinstance(key, tuple) else (key,)
+    same = runs.set_index(keys).loc[[key]] if len(keys) > 1 else runs[runs[keys[0]] == key[0]]
+    differ = [c for c in figlib.run_columns(runs) if c not in keys and same[c].nunique(dropna=False) > 1]
+    where = ", ".join(f"{k} {v}" for k, v in zip(keys, key))
+    return Judgement("cannot be judged", "", "", f"{counts.max()} runs of {what} share {where} (they differ in "
+                     f"{', '.join(differ) or 'nothing recorded'}): the claim compares one run each; give them "
+                     f"distinct labels or experiments")
+
+
 def time_to(run: pd.DataFrame, column: str, target: float, time: str) -> float:
     """The first ``time`` at which a run's ``column`` (lower is better) is at or below ``target``; inf if never."""
     run = run.sort_values("docs_seen")
@@ -137,6 +158,11 @@ def hoffman_faster(ctx, experiment="hoffman_fig2"):
     frame = ctx.frame(experiment)
     column = "bound_perplexity" if frame["elbo_per_word"].notna().any() else "perplexity"
     frame = figlib.bound_perplexity(frame, experiment) if column == "bound_perplexity" else frame
+    compared = frame[(frame["label"].str.contains("full") & (frame["method"] == "batch_lda"))
+                     | (frame["method"] == "online_lda")]
+    duplicated = several_runs(compared, ["seed", "method", "label"], experiment)
+    if duplicated:
+        return duplicated
     d, never, short = [], [], []
     for seed, runs in frame.groupby("seed"):
         batch = runs[runs["label"].str.contains("full") & (runs["method"] == "batch_lda")]
@@ -168,6 +194,9 @@ def hoffman_larger_corpus(ctx, experiment="hoffman_fig1"):
     """Per seed: final per-word log predictive of online LDA on the full corpus minus on the subset."""
     if experiment not in ctx.experiments:
         return missing(experiment)
+    duplicated = several_runs(finals(ctx, experiment), ["label", "seed"], experiment)
+    if duplicated:
+        return duplicated
     final = finals(ctx, experiment).set_index(["label", "seed"])["loglik_per_word"]
     if not {"online_full", "online_subset"} <= set(final.index.get_level_values("label")):
         return missing(f"{experiment} runs online_full and online_subset")
@@ -182,6 +211,9 @@ def hoffman_best_setting(ctx, experiment="hoffman_table1"):
         return missing(experiment)
     frame = figlib.bound_perplexity(ctx.frame(experiment), experiment)
     final = figlib.final_rows(frame)
+    duplicated = several_runs(final, ["p_batch_size", "seed", "p_kappa", "p_tau0"], experiment)
+    if duplicated:
+        return duplicated
     parts, verdicts, ns = [], [], []
     for size, group in final.groupby("p_batch_size"):
         table = group.pivot_table(index="seed", columns=["p_kappa", "p_tau0"], values="bound_perplexity")
@@ -210,6 +242,9 @@ def paisley_comparable(ctx, experiment="paisley_fig11_3"):
         return missing(experiment)
     final = finals(ctx, experiment)
     final = final[final["eval_kind"] == "batch"]
+    duplicated = several_runs(final, ["p_K", "p_batch_size", "seed", "method"], experiment)
+    if duplicated:
+        return duplicated
     wide = final.pivot_table(index=["p_K", "p_batch_size", "seed"], columns="method", values="loglik_per_word")
     methods = [m for m in ("bnmf", "cnmf", "online_lda") if m in wide]
     if len(methods) < 2:
@@ -268,11 +303,25 @@ def mcinerney_rows(ctx):
     return figlib.final_rows(frame)
 
 
+def mcinerney_several(final: pd.DataFrame) -> Judgement | None:
+    """The McInerney claims' replicates are (corpus, seed): two experiments on one corpus, or two population VB runs at
+    one alpha, would be pooled into one."""
+    for dataset, runs in final.groupby("dataset"):
+        if runs["experiment"].nunique() > 1:
+            return Judgement("cannot be judged", "", "", f"experiments {', '.join(sorted(runs['experiment'].unique()))} "
+                             f"all fit corpus {dataset}: the claim's replicates are (corpus, seed), which would pool "
+                             f"their runs; keep one of them")
+    return several_runs(final[final["method"] == "population_vb"], ["dataset", "seed", "p_log10_population"],
+                        "population VB")
+
+
 def mcinerney_pvb_beats_svb(ctx):
     """Per (corpus, seed): population VB at its best alpha minus streaming VB at its best setting, time-ordered."""
     final = mcinerney_rows(ctx)
     if final is None:
         return missing("mcinerney_fig1_*")
+    if mcinerney_several(final):
+        return mcinerney_several(final)
     d = []
     for (dataset, seed), runs in final.groupby(["dataset", "seed"]):
         pvb = runs[runs["method"] == "population_vb"]
@@ -294,6 +343,8 @@ def mcinerney_alpha_not_n(ctx):
     final = mcinerney_rows(ctx)
     if final is None:
         return missing("mcinerney_fig1_*")
+    if mcinerney_several(final):
+        return mcinerney_several(final)
     parts, differs, elsewhere, n_seeds = [], [], [], []
     for dataset, runs in final.groupby("dataset", sort=False):
         pvb = runs[runs["method"] == "population_vb"]
@@ -335,7 +386,11 @@ def hu_fraction(ctx, experiments, reference):
         return missing(" or ".join(experiments))
     d, never, short, per_point = [], [], [], []
     for experiment in present:
-        for seed, runs in ctx.frame(experiment).groupby("seed"):
+        frame = ctx.frame(experiment)
+        duplicated = several_runs(frame[frame["method"].isin([reference, "lgnmf"])], ["seed", "method"], experiment)
+        if duplicated:
+            return duplicated
+        for seed, runs in frame.groupby("seed"):
             lda, lg = runs[runs["method"] == reference], runs[runs["method"] == "lgnmf"]
             if lda.empty or lg.empty:
                 return missing(f"{experiment} runs lgnmf and {reference}")
@@ -471,6 +526,9 @@ def shorttext_alpha(ctx):
     if not names:
         return missing("shorttext_alpha_*")
     final = figlib.final_rows(pd.concat([ctx.frame(e) for e in names], ignore_index=True))
+    duplicated = several_runs(final, ["experiment", "method", "seed", "p_alpha"], "shorttext_alpha_*")
+    if duplicated:
+        return duplicated
     parts, verdicts, n = [], [], 0
     for (experiment, method), runs in final.groupby(["experiment", "method"], sort=False):
         table = runs.pivot_table(index="seed", columns="p_alpha", values="loglik_per_word")

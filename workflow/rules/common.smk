@@ -30,16 +30,20 @@ DATA = config["data_dir"]
 RUNS = expand_all(config)  # raises GridError naming the experiment, run and grid point
 check_paths(config, RUNS)  # no run or corpus folder outside results_dir / data_dir
 check_folders_owned(config)  # no user file where a job writes (Snakemake deletes a job's old outputs)
-# Rules whose declared outputs are their whole result, so their previous result can be kept while they rerun
-# (a prepare's corpus.json is one file of its corpus folder: putting back the old one could pair it with new shards).
-KEEP_PREVIOUS_RULES = ("fit", "aggregate")
+# Rules whose declared outputs are their whole result, so their previous result can be kept while they rerun: the
+# fits, the aggregate, the benchmarks table, the paper and every figure_* rule (a prepare's corpus.json is one file of
+# its corpus folder: putting back the old one could pair it with new shards).
+KEEP_PREVIOUS_RULES = ("fit", "aggregate", "benchmarks", "paper")
+
+
+def keeps_previous(rule_name):
+    return rule_name in KEEP_PREVIOUS_RULES or rule_name.startswith("figure_")
 
 
 def keep_previous():
     """onstart: keep the previous outputs of each job about to rerun (topicbench.previous.keep)."""
     try:  # the jobs Snakemake will run (an internal of Snakemake 8-9); else every configured set, which costs links
-        sets = [list(map(str, job.output)) for job in workflow.dag.needrun_jobs()
-                if job.rule.name in KEEP_PREVIOUS_RULES]
+        sets = [list(map(str, job.output)) for job in workflow.dag.needrun_jobs() if keeps_previous(job.rule.name)]
     except AttributeError:
         sets = [[f"{RESULTS}/runs/{rid}/{name}" for name in RUN_FILES]
                 for rid in RUNS] + [[f"{RESULTS}/all_traces.parquet"]]

@@ -5,6 +5,8 @@ import build_paper  # beside figlib (figures_plugins.smk put workflow/scripts on
 if workflow.is_main_process:  # a paper built by other code than its script and template hold now (--touch, copied in)
     force_stale(build_paper.stale_paper(f"{RESULTS}/paper/topicbench.md", repo_file("workflow/scripts/build_paper.py"),
                                         repo_file("paper/topicbench.md")))
+    # the benchmarks table drawn by other code than its script and figlib, or beside another picture
+    force_stale(figlib.stale_benchmarks(f"{RESULTS}/tables/benchmarks.csv", f"{RESULTS}/figures/benchmarks.png"))
 
 
 rule paper:

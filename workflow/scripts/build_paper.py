@@ -229,7 +229,10 @@ def benchmark_summary(paths) -> str:
     frames = []
     for path in paths:
         frame = pd.read_csv(path, sep="\t")
-        frame["job"] = "prepare" if "/prepare/" in str(path) else "fit"
+        # a prepare's record is <results>/benchmarks/prepare/<dataset>.tsv; "/prepare/" elsewhere in the path (an
+        # experiment or dataset named prepare, a results_dir under a folder of that name) is a fit's
+        frame["job"] = "prepare" if (Path(path).parent.name, Path(path).parent.parent.name) == ("prepare", "benchmarks") \
+            else "fit"
         frames.append(frame)
     if not frames:
         return "No benchmark records."

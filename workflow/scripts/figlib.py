@@ -35,6 +35,7 @@ import pandas as pd  # noqa: E402
 
 from topicbench import io, traces  # noqa: E402
 from topicbench.traces import DRAWN_BY, DRAWN_FROM, PICTURE, TABLE  # noqa: E402  (the part records the paper checks)
+from topicbench.traces import BENCHMARKS_DRAWN_BY, BENCHMARKS_PICTURE  # noqa: E402  (benchmarks.csv's records)
 
 PLUGIN_DIR = Path(__file__).resolve().parent.parent / "figures"
 
@@ -176,13 +177,44 @@ def helper_files(name: str) -> list[Path]:
     return sorted(found)
 
 
+def files_sha256(paths) -> str:
+    """One sha256 over these files, each by name and content."""
+    digest = hashlib.sha256()
+    for path in paths:
+        digest.update(f"{path.name}\0{hashlib.sha256(path.read_bytes()).hexdigest()}\0".encode())
+    return digest.hexdigest()
+
+
 def code_sha256(name: str) -> str:
     """The sha256 of the code that draws figure file ``name``: the file, its helpers (helper_files) and this figlib,
     each by name and content; recorded in the figure's part (DRAWN_BY) and compared by stale_figures."""
-    digest = hashlib.sha256()
-    for path in (PLUGIN_DIR / f"{name}.py", *helper_files(name), Path(__file__).resolve()):
-        digest.update(f"{path.name}\0{hashlib.sha256(path.read_bytes()).hexdigest()}\0".encode())
-    return digest.hexdigest()
+    return files_sha256((PLUGIN_DIR / f"{name}.py", *helper_files(name), Path(__file__).resolve()))
+
+
+def benchmarks_code_sha256() -> str:
+    """The sha256 of the code that draws tables/benchmarks.csv and its picture: benchmarks_table.py (the repository's
+    file beside this one; Snakemake runs a copy of it) and this figlib. Recorded in each row (BENCHMARKS_DRAWN_BY)."""
+    here = Path(__file__).resolve()
+    return files_sha256((here.parent / "benchmarks_table.py", here))
+
+
+def stale_benchmarks(table, picture) -> dict[str, str]:
+    """{table: why} when benchmarks.csv records other drawing code than benchmarks_table.py and figlib.py hold now, or
+    a picture other than the one written with it (Snakemake sees only mtimes: a table copied in, or marked current by
+    --touch after an edit). A table recording no code (drawn before the record existed) or unreadable is left to
+    Snakemake's own checks, as a missing picture is."""
+    columns = (BENCHMARKS_DRAWN_BY, BENCHMARKS_PICTURE)
+    try:
+        frame = pd.read_csv(table, usecols=lambda c: c in columns, dtype=str, keep_default_na=False)
+    except (OSError, ValueError, UnicodeDecodeError):  # pandas' parser errors are ValueErrors
+        return {}
+    code = set(frame.get(BENCHMARKS_DRAWN_BY, ()))
+    if code and code != {benchmarks_code_sha256()}:
+        return {str(table): "it was drawn by other code than workflow/scripts/benchmarks_table.py and figlib.py hold now"}
+    pictures = set(frame.get(BENCHMARKS_PICTURE, ()))
+    if code and Path(picture).is_file() and pictures != {io.file_sha256(picture)}:
+        return {str(table): f"{picture} is not the picture written with it"}
+    return {}
 
 
 def stale_figures(results_dir, figures: dict) -> dict[str, str]:
@@ -345,11 +377,20 @@ def mean_spread(frame: pd.DataFrame, x: str, y: str) -> pd.DataFrame:
 
 def plot_mean_spread(ax, frame: pd.DataFrame, x: str, y: str, label: str | None = None, method: str | None = None,
                      **kwargs):
-    """One curve, mean over seeds with a min-max band; styled from METHODS when ``method`` is given."""
+    """One curve, mean over seeds with a min-max band; styled from METHODS when ``method`` is given. ``frame`` holds one
+    run per seed: the checkpoints of two (another grid point under one label, two experiments) would interleave."""
     kw = style(method) if method else {}
     kw.update(kwargs)
     if label is not None:
         kw["label"] = label
+    runs = frame.drop_duplicates(run_columns(frame))
+    per_seed = runs.groupby("seed").size()
+    if len(per_seed) and per_seed.max() > 1:
+        same = runs[runs["seed"] == per_seed.idxmax()]
+        differ = [c for c in run_columns(runs) if same[c].nunique(dropna=False) > 1]
+        raise ValueError(f"the curve {kw.get('label', method)!r} holds {per_seed.max()} runs of seed {per_seed.idxmax()} "
+                         f"(they differ in {', '.join(differ) or 'nothing recorded'}): a curve is the mean over seeds "
+                         f"of one run each; give such runs distinct labels")
     stats = mean_spread(frame, x, y)
     (line,) = ax.plot(stats["x"], stats["mean"], marker="o", markersize=3, **kw)
     if frame["seed"].nunique() > 1:
