@@ -193,3 +193,16 @@ def test_completable_from_lengths_agrees_with_the_splits(protocol):
     assert evaluate.scored_documents(splits) == scored.sum()
     for observed, held in splits:  # a document's held-out tokens are scored only where it observes something
         assert not ((np.diff(held.indptr) > 0) & (np.diff(observed.indptr) == 0)).any()
+
+
+def test_token_memory_budget_is_48_bytes_a_token(monkeypatch):
+    """Document completion expands tokens: 3 documents of 2, 9 and 1 tokens (12 tokens) need 12 * 48 = 576 bytes,
+    refused with 575 available, naming the token count and the longest document (9), accepted with 576."""
+    counts = sp.csr_matrix(np.array([[1, 1, 0], [0, 5, 4], [0, 0, 1]]))
+    free = {"bytes": 575}
+    monkeypatch.setattr(evaluate, "available_memory", lambda: free["bytes"])
+    with pytest.raises(ValueError, match=r"3 documents of 12 tokens \(the longest 9\)"):
+        split_documents(counts, 0.5, seed=0)
+    free["bytes"] = 576
+    observed, heldout = split_documents(counts, 0.5, seed=0)
+    assert observed.sum() + heldout.sum() == 11  # the one-token document observes nothing: not held out either

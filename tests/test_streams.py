@@ -269,3 +269,18 @@ def test_reserved_draws_by_hand():
     assert windows[4].tolist() == window.tolist()
     assert order[:4].tolist() == pool[rng.integers(4, size=4)].tolist()
     assert len(order) == 7 and order.min() >= 0 and order.max() < 6
+
+
+def test_every_nth_batch_with_n_2_is_refused_on_a_batch_method():
+    """n = 2 on a batch method scores its second pass, whose every document the first pass trained on."""
+    with pytest.raises(StreamError, match="every document of which"):
+        make_holdout("every_nth_batch", 2).check(batch_method=True, test_docs=10)
+
+
+def test_stream_takes_doc_ids_and_times_given_as_lists():
+    """doc_ids and times as Python lists (not arrays) -> each minibatch carries its rows' ids and times."""
+    stream = Stream(sp.csr_matrix(np.ones((4, 2))), np.array([2, 0, 3, 1]), batch_size=2, doc_ids=["a", "b", "c", "d"],
+                    times=[10.0, 11.0, 12.0, 13.0])
+    first, second = stream
+    assert first.doc_ids.tolist() == ["c", "a"] and first.times.tolist() == [12.0, 10.0]
+    assert second.doc_ids.tolist() == ["d", "b"] and second.times.tolist() == [13.0, 11.0]
