@@ -206,3 +206,26 @@ def test_token_memory_budget_is_48_bytes_a_token(monkeypatch):
     free["bytes"] = 576
     observed, heldout = split_documents(counts, 0.5, seed=0)
     assert observed.sum() + heldout.sum() == 11  # the one-token document observes nothing: not held out either
+
+
+def test_a_probability_above_one_is_refused_beyond_rounding():
+    """A held-out word's p(w | observed) of 1.5 is better than any model: refused naming the method; 1 exactly (a
+    one-word support) and 1 + 1e-12 (a sum's rounding) are scores of 0 nats, not errors."""
+    class Fixed(Oracle):
+        name = "fixed_probability"
+
+    counts = sp.csr_matrix(np.array([[2, 0], [3, 0]]))
+    observed, heldout = split_documents(counts, 0.5, seed=0)
+    with pytest.raises(ValueError, match=r"fixed_probability.predict_words returned a probability above 1 \(1.5\)"):
+        loglik_per_word(Fixed(np.array([1.5, 0.5])), [(observed, heldout)])
+    for top in (1.0, 1.0 + 1e-12):
+        loglik, tokens = loglik_per_word(Fixed(np.array([top, 1e-3])), [(observed, heldout)])
+        assert tokens == 2 and loglik == pytest.approx(0.0, abs=1e-11)
+
+
+def test_protocol_is_frozen():
+    """A protocol is a value a run's checkpoints share: it cannot be edited in place between them."""
+    import dataclasses
+
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        Protocol().observed_fraction = 0.9
