@@ -63,3 +63,19 @@ def test_output_folders_behind_a_link_are_taken_a_link_at_their_top_refused(tmp_
     (disk / "runs").symlink_to(elsewhere)
     with pytest.raises(GridError, match=f"{tmp_path / 'results' / 'runs'} is a symbolic link"):
         check_paths(cfg, expand_all(cfg))
+
+
+def test_run_ids_name_values_as_folders_do():
+    """No seeds given -> seed 0 (one run, seed~0); a whole float below 10^15 is named as the integer (1234567.0 ->
+    '1234567', not %g's '1.23457e+06'), from 10^15 on by %g without its '+' ('1e15'); a float %g would round keeps its
+    digits ('1.0000001')."""
+    assert list(expand_all(config())) == ["e/d/online_lda/label~x/K~3/seed~0"]
+    assert [grid.format_value(v) for v in (1234567.0, 1e14, 1e15, 1.0000001, 0.5, True)] == \
+        ["1234567", "100000000000000", "1e15", "1.0000001", "0.5", "true"]
+
+
+def test_control_characters_are_c0_del_and_c1_only():
+    """U+0000-U+001F and U+007F-U+009F are control characters (each end named); a space, '~' and U+00A0 are not."""
+    for ch in ("\x00", "\x1f", "\x7f", "\x9f"):
+        assert grid.control_character(f"a{ch}b") == ch
+    assert grid.control_character("a b~\xa0c") is None
