@@ -70,8 +70,8 @@ def test_run_ids_name_values_as_folders_do():
     '1234567', not %g's '1.23457e+06'), from 10^15 on by %g without its '+' ('1e15'); a float %g would round keeps its
     digits ('1.0000001')."""
     assert list(expand_all(config())) == ["e/d/online_lda/label~x/K~3/seed~0"]
-    assert [grid.format_value(v) for v in (1234567.0, 1e14, 1e15, 1.0000001, 0.5, True)] == \
-        ["1234567", "100000000000000", "1e15", "1.0000001", "0.5", "true"]
+    assert [grid.format_value(v) for v in (1234567.0, 1e14, 1e15, 1.5e15, 1.0000001, 0.5, True)] == \
+        ["1234567", "100000000000000", "1e15", "1.5e15", "1.0000001", "0.5", "true"]
 
 
 def test_control_characters_are_c0_del_and_c1_only():
@@ -79,3 +79,15 @@ def test_control_characters_are_c0_del_and_c1_only():
     for ch in ("\x00", "\x1f", "\x7f", "\x9f"):
         assert grid.control_character(f"a{ch}b") == ch
     assert grid.control_character("a b~\xa0c") is None
+
+
+def test_planted_checks_count_the_longest_documents_and_every_pass():
+    """Documents of 1 to 2 tokens: the 2-token ones complete at fraction 0.5 (one observed, one held out), so the grid
+    accepts them. Two passes over 300 documents in minibatches of 100 are 6 minibatches: every 6th is scored (accepted),
+    every 7th refused naming the 6."""
+    lengths = config()
+    lengths["datasets"]["d"]["params"].update(min_length=1, max_length=2)
+    expand_all(lengths)
+    expand_all(config({"passes": 2, "holdout": "every_nth_batch", "holdout_n": 6}, 100))
+    with pytest.raises(GridError, match="holdout_n = 7 but the stream has only 6 minibatches"):
+        expand_all(config({"passes": 2, "holdout": "every_nth_batch", "holdout_n": 7}, 100))
