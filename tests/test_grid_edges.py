@@ -91,3 +91,42 @@ def test_planted_checks_count_the_longest_documents_and_every_pass():
     expand_all(config({"passes": 2, "holdout": "every_nth_batch", "holdout_n": 6}, 100))
     with pytest.raises(GridError, match="holdout_n = 7 but the stream has only 6 minibatches"):
         expand_all(config({"passes": 2, "holdout": "every_nth_batch", "holdout_n": 7}, 100))
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"seeds": []}, "seeds must be a non-empty list"),
+    ({"seeds": [0, -1]}, "seeds must be >= 0"),
+    ({"runs": []}, "runs must be a non-empty list"),
+], ids=["no-seeds", "one-negative-seed", "no-runs"])
+def test_an_experiment_of_no_runs_is_refused(change, message):
+    """No seeds, no run groups, one negative seed among valid ones -> refused naming it, not an empty or partial grid."""
+    cfg = config()
+    cfg["experiments"]["e"].update(change)
+    with pytest.raises(GridError, match=message):
+        expand_all(cfg)
+
+
+def test_one_brace_is_refused_in_folders_and_files_and_a_real_corpus_is_found(tmp_path):
+    """A lone '{' in results_dir or in a dataset's file path -> refused (Snakemake reads either brace); a real recipe
+    whose corpora_dir holds its folder -> accepted."""
+    cfg = config()
+    cfg.update(results_dir=str(tmp_path / "res{"), data_dir=str(tmp_path / "data"))
+    with pytest.raises(GridError, match="holds a brace"):
+        check_paths(cfg, expand_all(cfg))
+    (tmp_path / "we{ird.jsonl").write_text('{"text": "apple bread"}\n')
+    cfg = config()
+    cfg["datasets"] = {"d": {"recipe": "user_text", "params": {"path": str(tmp_path / "we{ird.jsonl")}}}
+    with pytest.raises(GridError, match="names a file whose path holds a brace"):
+        expand_all(cfg)
+    (tmp_path / "corpora" / "sotu").mkdir(parents=True)
+    cfg = config()
+    cfg.update(corpora_dir=str(tmp_path / "corpora"), datasets={"d": {"recipe": "sotu"}})
+    assert list(expand_all(cfg)) == ["e/d/online_lda/label~x/K~3/seed~0"]
+
+
+def test_duplicate_keys_after_a_merge_key_are_refused(tmp_path):
+    """'<<: *base' then x twice in one mapping -> refused naming the second x (the merge key is skipped, not the rest)."""
+    path = tmp_path / "c.yaml"
+    path.write_text("a: &base {x: 1}\nb:\n  <<: *base\n  x: 3\n  x: 4\n")
+    with pytest.raises(GridError, match="line 5: key 'x' appears twice"):
+        grid.check_config_file(path)
