@@ -705,3 +705,51 @@ def test_dedupe_keeps_the_earliest_copy_in_time():
     corpus = Dup().build(None, **{**TEXT_PARAMS, "min_df": 1, "max_df": 1.0, "test_fraction": 0.0})
     docs = corpus.docs.set_index("doc_id")
     assert sorted(docs.index) == ["early", "other"] and docs.loc["early", "time"] == 1999.0
+
+
+def test_uci_ids_and_counts_below_one_are_refused(tmp_path):
+    """UCI ids are 1-based and counts positive: docID 0 (would wrap to the last document) or a count of 0 -> refused
+    naming file:line."""
+    vocab = write_vocab(tmp_path / "vocab.txt", 3)
+    for name, row, message in (("doc0", "0 1 2", r"doc0\.txt:5: docID 0 out of range \[1, 2\]"),
+                               ("count0", "2 1 0", r"count0\.txt:5: count must be positive, got 0")):
+        (tmp_path / f"{name}.txt").write_text(f"2\n3\n2\n1 1 1\n{row}\n")
+        with pytest.raises(ReaderError, match=message):
+            read_uci_bow(tmp_path / f"{name}.txt", vocab)
+
+
+@pytest.mark.parametrize("lines, what", [
+    ("apple 3\nbread 5\n", r"a number column \(frequencies\?\)"),
+    ("7 apple\n5 bread\n", r"a number column \(frequencies\?\)"),
+    ("1 apple\n2 bread\n", "an id column: "),
+    ("bread 1\napple 0\n", "an id column, not in line order"),
+], ids=["word-frequency", "frequency-word", "one-based-ids", "ids-out-of-order"])
+def test_vocabulary_of_words_and_numbers_is_refused_naming_the_column(tmp_path, lines, what):
+    """A vocabulary whose every line is a word and a number, either side, -> refused, saying whether the numbers
+    are ids (0- or 1-based, in any order) or something else."""
+    from topicbench.readers import read_vocab
+
+    (tmp_path / "vocab.txt").write_text(lines)
+    with pytest.raises(ReaderError, match=rf"vocab\.txt:1: every line is a word and a number .*{what}"):
+        read_vocab(tmp_path / "vocab.txt")
+
+
+def test_decoding_errors_name_the_line_of_the_culprit(tmp_path):
+    """UTF-8 read as Latin-1 is named at its first non-ASCII character's line (a DEL before it is ASCII), as is a NUL
+    (the raw text starts on line 3 here); a bzip2 file named .txt is named as such, while text starting 'BZh' is
+    text; UTF-16 lines are numbered from 1."""
+    from topicbench.readers import decode, lines_of, open_binary, read_lines
+
+    with pytest.raises(ReaderError, match=r"^f:2: the text is UTF-8 \('café'\)"):
+        decode("a\x7f\nb café\n".encode(), "f", "latin-1", line=1)
+    with pytest.raises(ReaderError, match="^f:4: NUL character"):
+        decode(b"ab\ncd\x00", "f", "utf-8", line=3)
+    (tmp_path / "packed.txt").write_bytes(bz2.compress(b"apple bread\n"))
+    with pytest.raises(ReaderError, match="packed.txt: the file is bzip2-compressed"):
+        open_binary(tmp_path / "packed.txt")
+    (tmp_path / "plain.txt").write_bytes(b"BZhello\n")
+    with open_binary(tmp_path / "plain.txt") as handle:
+        assert handle.read() == b"BZhello\n"
+    (tmp_path / "wide.txt").write_bytes("apple\nbread\n".encode("utf-16"))
+    assert list(read_lines(tmp_path / "wide.txt", "utf-16")) == [(1, "apple"), (2, "bread")]
+    assert lines_of("a\n\nb") == ["a", "", "b"] and lines_of("a\r\nb\n") == ["a", "b"]
