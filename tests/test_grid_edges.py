@@ -1,6 +1,7 @@
 """The grid's checks at DAG build refuse exactly what a run would refuse, no more: each edge a run accepts is
 accepted here, one step beyond is refused naming it (a refusal only at the job, or of a valid run, is the bug)."""
 import copy
+import os
 
 import pytest
 
@@ -130,3 +131,24 @@ def test_duplicate_keys_after_a_merge_key_are_refused(tmp_path):
     path.write_text("a: &base {x: 1}\nb:\n  <<: *base\n  x: 3\n  x: 4\n")
     with pytest.raises(GridError, match="line 5: key 'x' appears twice"):
         grid.check_config_file(path)
+
+
+def test_new_nested_folders_are_made_marked_and_locked(tmp_path):
+    """results_dir and data_dir two levels below nothing -> made, marked and locked by this process; a second onstart
+    in this process with the same results_dir (held: skipped) and a new data_dir still locks the new data_dir."""
+    from pathlib import Path
+
+    cfg = {"results_dir": str(tmp_path / "a" / "res"), "data_dir": str(tmp_path / "b" / "data")}
+    grid.mark_folders(cfg)
+    assert all((Path(cfg[key]) / grid.FOLDER_MARK).is_file() for key in cfg)
+    second = dict(cfg, data_dir=str(tmp_path / "c" / "data"))
+    locks = [str((Path(folder) / grid.FOLDER_LOCK).resolve()) for folder in (*cfg.values(), second["data_dir"])]
+    try:
+        grid.lock_folders(cfg)
+        grid.lock_folders(second)
+        assert all(lock in grid._HELD_LOCKS for lock in locks)
+    finally:
+        for lock in locks:
+            fd = grid._HELD_LOCKS.pop(lock, None)
+            if fd is not None:
+                os.close(fd)
