@@ -152,3 +152,38 @@ def test_new_nested_folders_are_made_marked_and_locked(tmp_path):
             fd = grid._HELD_LOCKS.pop(lock, None)
             if fd is not None:
                 os.close(fd)
+
+
+def test_stale_outputs_name_missing_run_files_and_changed_aggregated_traces(tmp_path):
+    """A run folder holding topics.tsv only -> its trace.parquet and model.npz are stale (missing from a partial run
+    folder); an aggregate recording the sha256 of the run's trace is current while the trace is, stale once it changes or when it
+    records another run too."""
+    import hashlib
+    import json
+
+    import pandas as pd
+
+    from topicbench import io
+
+    runs = expand_all(config())
+    (rid,) = runs
+    folder = tmp_path / "runs" / rid
+    folder.mkdir(parents=True)
+    (folder / "topics.tsv").write_text("topic\tword\n")
+    stale = grid.stale_outputs(tmp_path, runs)
+    assert sorted(stale) == sorted(str(folder / name) for name in grid.RUN_FILES if name != "topics.tsv")
+    assert all(why == "it is missing from its run folder, which holds topics.tsv" for why in stale.values())
+    for name in grid.RUN_FILES:
+        (folder / name).unlink(missing_ok=True)
+    io.write_parquet(folder / "trace.parquet", pd.DataFrame({"x": [1]}), {})
+    digest = hashlib.sha256((folder / "trace.parquet").read_bytes()).hexdigest()
+    io.write_parquet(tmp_path / "all_traces.parquet", pd.DataFrame({"x": [1]}),
+                     {grid.AGGREGATE_INPUTS: json.dumps({f"runs/{rid}/trace.parquet": digest})})
+    assert str(tmp_path / "all_traces.parquet") not in grid.stale_outputs(tmp_path, runs)
+    io.write_parquet(folder / "trace.parquet", pd.DataFrame({"x": [2]}), {})
+    assert grid.stale_outputs(tmp_path, runs)[str(tmp_path / "all_traces.parquet")] == \
+        f"runs/{rid}/trace.parquet changed since it was aggregated"
+    io.write_parquet(tmp_path / "all_traces.parquet", pd.DataFrame({"x": [1]}),
+                     {grid.AGGREGATE_INPUTS: json.dumps({f"runs/{rid}/trace.parquet": digest, "runs/gone": digest})})
+    assert grid.stale_outputs(tmp_path, runs)[str(tmp_path / "all_traces.parquet")] == \
+        "it was not aggregated from exactly the configured runs"
