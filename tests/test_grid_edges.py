@@ -155,7 +155,7 @@ def test_new_nested_folders_are_made_marked_and_locked(tmp_path):
 
 
 def test_stale_outputs_name_missing_run_files_and_changed_aggregated_traces(tmp_path):
-    """A run folder holding topics.tsv only -> its trace.parquet and model.npz are stale (missing from a partial run
+    """A run folder holding topics.tsv only (after a run never started) -> its trace.parquet and model.npz are stale (missing from a partial run
     folder); an aggregate recording the sha256 of the run's trace is current while the trace is, stale once it changes or when it
     records another run too."""
     import hashlib
@@ -165,12 +165,15 @@ def test_stale_outputs_name_missing_run_files_and_changed_aggregated_traces(tmp_
 
     from topicbench import io
 
-    runs = expand_all(config())
-    (rid,) = runs
+    two = config()
+    two["experiments"]["e"]["runs"][0]["grid"]["K"] = [3, 4]
+    runs = expand_all(two)  # the K = 3 run never ran: no folder
+    rid = "e/d/online_lda/label~x/K~4/seed~0"
     folder = tmp_path / "runs" / rid
     folder.mkdir(parents=True)
     (folder / "topics.tsv").write_text("topic\tword\n")
     stale = grid.stale_outputs(tmp_path, runs)
+    runs = {rid: runs[rid]}
     assert sorted(stale) == sorted(str(folder / name) for name in grid.RUN_FILES if name != "topics.tsv")
     assert all(why == "it is missing from its run folder, which holds topics.tsv" for why in stale.values())
     for name in grid.RUN_FILES:
