@@ -257,3 +257,36 @@ def test_a_view_of_a_view_indexes_the_first_views_rows():
     view = tiny().select(np.array([2, 0])).select(np.array([1]))
     assert view.counts.toarray().tolist() == [[1, 0, 2]]
     assert list(view.docs["split"]) == ["train"]
+
+
+def test_interleaved_split_rows_and_summary_by_hand(tmp_path):
+    """Splits train, test, test, train, test (not one block each) -> the test split is rows 1, 2, 4, from memory and
+    from disk; the summary's length quantiles of lengths 1..5 are numpy's linear ones (q10 = 1.4, q90 = 4.6)."""
+    from topicbench.corpus import Corpus, load_corpus, make_docs_frame, save_corpus
+
+    counts = sp.csr_matrix(np.array([[1, 0], [2, 0], [1, 2], [4, 0], [2, 3]], dtype=np.int32))
+    memory = Corpus(counts, ["apple", "bread"], make_docs_frame(5, split=["train", "test", "test", "train", "test"]),
+                    {"name": "t"})
+    disk = load_corpus(save_corpus(memory, tmp_path / "c"))
+    for corpus in (memory, disk):
+        test = corpus.split("test")
+        assert test.docs["doc_id"].tolist() == ["d1", "d2", "d4"]
+        assert (test.counts != counts[[1, 2, 4]]).nnz == 0
+    quantiles = disk.summary()["length_quantiles"]
+    assert quantiles == pytest.approx({"q0": 1.0, "q10": 1.4, "q50": 3.0, "q90": 4.6, "q100": 5.0})
+
+
+def test_counts_up_to_int32_max_are_kept_and_unreadable_folders_are_not_corpus_leftovers(tmp_path):
+    """A count of 2^31 - 1 is stored as is (one more would wrap: refused); a path that is a file, or a corpus.json
+    without checksums, is neither a corpus nor a prepare's leftover to remove."""
+    from topicbench.corpus import CorpusError, canonical_counts, holds_only_corpus_files, is_corpus_dir
+
+    top = np.iinfo(np.int32).max
+    assert canonical_counts(sp.csr_matrix(np.array([[top, 1]], dtype=np.int64)), 2, "c").data.tolist() == [top, 1]
+    with pytest.raises(CorpusError, match="c: count 2147483648 at document row 0, word id 0"):
+        canonical_counts(sp.csr_matrix(np.array([[top + 1, 1]], dtype=np.int64)), 2, "c")
+    (tmp_path / "file").write_text("notes")
+    assert not holds_only_corpus_files(tmp_path / "file")
+    (tmp_path / "c").mkdir()
+    (tmp_path / "c" / "corpus.json").write_text('{"n_docs": 1}')
+    assert not is_corpus_dir(tmp_path / "c")

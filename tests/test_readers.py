@@ -753,3 +753,14 @@ def test_decoding_errors_name_the_line_of_the_culprit(tmp_path):
     (tmp_path / "wide.txt").write_bytes("apple\nbread\n".encode("utf-16"))
     assert list(read_lines(tmp_path / "wide.txt", "utf-16")) == [(1, "apple"), (2, "bread")]
     assert lines_of("a\n\nb") == ["a", "", "b"] and lines_of("a\r\nb\n") == ["a", "b"]
+
+
+def test_split_and_document_frequency_bounds_and_dropped_counts():
+    """test_fraction 1 (no training document) and max_df 0 (no word) are refused; white-space texts of which one is
+    empty report 3 input documents and 1 dropped."""
+    with pytest.raises(CorpusError, match=r"test_fraction must be in \[0, 1\), got 1.0"):
+        seeded_split(10, 1.0)
+    with pytest.raises(CorpusError, match=r"max_df must be a fraction in \(0, 1\], got 0"):
+        Preprocess(max_df=0).check()
+    counts, vocab, rows, report = whitespace_bow(["apple bread", "  ", "bread"])
+    assert (report["input_documents"], report["dropped_empty"]) == (3, 1) and rows.tolist() == [0, 2]
