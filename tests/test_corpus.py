@@ -290,3 +290,16 @@ def test_counts_up_to_int32_max_are_kept_and_unreadable_folders_are_not_corpus_l
     (tmp_path / "c").mkdir()
     (tmp_path / "c" / "corpus.json").write_text('{"n_docs": 1}')
     assert not is_corpus_dir(tmp_path / "c")
+
+
+def test_manifest_shard_without_its_data_file_is_refused(tmp_path):
+    """A shard listing only indptr and indices (files and sha256 alike) -> refused naming the shard, not a KeyError."""
+    from topicbench.corpus import SHARD_FORMAT, read_manifest
+
+    shard = {"rows": [0, 3], "nnz": 6, "files": {"indptr": "0.indptr.npy", "indices": "0.indices.npy"},
+             "sha256": {"indptr": "0" * 64, "indices": "0" * 64}}
+    (tmp_path / "counts").mkdir()
+    (tmp_path / "counts" / "manifest.json").write_text(json.dumps({"format": SHARD_FORMAT, "n_docs": 3, "n_words": 2, "nnz": 6,
+                                                        "n_tokens": 6, "shards": [shard]}))
+    with pytest.raises(CorpusError, match="shard 0 must list indptr, indices and data files with their sha256"):
+        read_manifest(tmp_path)

@@ -764,3 +764,16 @@ def test_split_and_document_frequency_bounds_and_dropped_counts():
         Preprocess(max_df=0).check()
     counts, vocab, rows, report = whitespace_bow(["apple bread", "  ", "bread"])
     assert (report["input_documents"], report["dropped_empty"]) == (3, 1) and rows.tolist() == [0, 2]
+
+
+def test_cjk_bigrams_stand_apart_and_long_texts_count_their_tokens(monkeypatch):
+    """Latin letters around a CJK run: the run's bigrams are tokens of their own (abc 東京 京都 def, not abc東京 or
+    京都def); a text past
+    LONG_TEXT counts its white-space tokens as str.split does; the default split holds out a tenth."""
+    from topicbench import readers
+
+    assert Preprocess().tokenize("abc東京都def x") == ["abc", "東京", "京都", "def"]
+    monkeypatch.setattr(readers, "LONG_TEXT", 4)
+    text = " alpha  beta\tgamma\n delta "
+    assert readers._whitespace_tokens(text) == len(text.split()) == 4
+    assert (seeded_split(20) == "test").sum() == 2
