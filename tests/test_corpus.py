@@ -278,7 +278,8 @@ def test_interleaved_split_rows_and_summary_by_hand(tmp_path):
 
 def test_counts_up_to_int32_max_are_kept_and_unreadable_folders_are_not_corpus_leftovers(tmp_path):
     """A count of 2^31 - 1 is stored as is (one more would wrap: refused); a path that is a file, or a corpus.json
-    without checksums, is neither a corpus nor a prepare's leftover to remove."""
+    without checksums, is neither a corpus nor a prepare's leftover to remove; a folder of corpus files and a staged
+    .tmp is one, until it holds a file of the user's."""
     from topicbench.corpus import CorpusError, canonical_counts, holds_only_corpus_files, is_corpus_dir
 
     top = np.iinfo(np.int32).max
@@ -287,6 +288,12 @@ def test_counts_up_to_int32_max_are_kept_and_unreadable_folders_are_not_corpus_l
         canonical_counts(sp.csr_matrix(np.array([[top + 1, 1]], dtype=np.int64)), 2, "c")
     (tmp_path / "file").write_text("notes")
     assert not holds_only_corpus_files(tmp_path / "file")
+    (tmp_path / "half").mkdir()  # a killed prepare's leftover: its files and a staged .tmp
+    for name in ("vocab.txt", "docs.parquet", ".vocab.txt.tmp"):
+        (tmp_path / "half" / name).write_text("")
+    assert holds_only_corpus_files(tmp_path / "half")
+    (tmp_path / "half" / "notes.txt").write_text("mine")
+    assert not holds_only_corpus_files(tmp_path / "half")
     (tmp_path / "c").mkdir()
     (tmp_path / "c" / "corpus.json").write_text('{"n_docs": 1}')
     assert not is_corpus_dir(tmp_path / "c")
