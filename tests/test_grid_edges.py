@@ -190,3 +190,29 @@ def test_stale_outputs_name_missing_run_files_and_changed_aggregated_traces(tmp_
                      {grid.AGGREGATE_INPUTS: json.dumps({f"runs/{rid}/trace.parquet": digest, "runs/gone": digest})})
     assert grid.stale_outputs(tmp_path, runs)[str(tmp_path / "all_traces.parquet")] == \
         "it was not aggregated from exactly the configured runs"
+
+
+def test_stale_corpora_judge_every_dataset_past_missing_or_unreadable_ones(tmp_path):
+    """Datasets a (never prepared), b (unreadable corpus.json) and c (prepared with the config's recipe and
+    parameters, its listed vocab.txt there, no code record: no evidence either way) -> b is stale, c current; c with
+    other parameters, or recording other code, -> stale too."""
+    import json
+
+    from topicbench.dataset import get_dataset
+
+    datasets = {name: {"recipe": "nyt_like", "params": {"n_train": 300}} for name in "abc"}
+    params = json.loads(json.dumps(get_dataset("nyt_like").resolve_params({"n_train": 300}), default=str))
+    record = {"checksums": {"vocab.txt": "0" * 64}, "dataset_recipe": "nyt_like", "dataset_params": params}
+    for name, text in (("b", "{"), ("c", json.dumps(record))):
+        (tmp_path / "corpora" / name).mkdir(parents=True)
+        (tmp_path / "corpora" / name / "corpus.json").write_text(text)
+    (tmp_path / "corpora" / "c" / "vocab.txt").write_text("apple\n")
+    b, c = (str(tmp_path / "corpora" / name / "corpus.json") for name in "bc")
+    assert grid.stale_corpora(tmp_path, datasets, {"a", "b", "c"}) == {b: "its corpus.json or counts manifest is unreadable"}
+    datasets["c"]["params"]["n_train"] = 301
+    assert grid.stale_corpora(tmp_path, datasets, {"a", "b", "c"}) == {
+        b: "its corpus.json or counts manifest is unreadable", c: "its recorded dataset parameters differ from the config"}
+    datasets["c"]["params"]["n_train"] = 300
+    (tmp_path / "corpora" / "c" / "corpus.json").write_text(json.dumps({**record, "prepared_by": {"code_sha256": "0" * 64}}))
+    assert grid.stale_corpora(tmp_path, datasets, {"c"}) == {
+        c: "it was prepared by other code than the file of recipe nyt_like and the topicbench package hold now"}

@@ -552,4 +552,8 @@ MUTANTS += [
            path='topicbench/grid.py', find='        root.mkdir(parents=True, exist_ok=True)\n        path = root / FOLDER_LOCK',
            replace='        root.mkdir(parents=False, exist_ok=True)\n        path = root / FOLDER_LOCK',
            tests=['tests/test_grid_edges.py::test_new_nested_folders_are_made_marked_and_locked']),
+    Mutant(id='stale_corpora_stop_at_a_dataset_never_prepared', cites='stale_corpora: every used dataset\'s corpus is judged',
+           path='topicbench/grid.py', find='            continue  # missing: Snakemake prepares it anyway',
+           replace='            break  # missing: Snakemake prepares it anyway',
+           tests=['tests/test_grid_edges.py::test_stale_corpora_judge_every_dataset_past_missing_or_unreadable_ones']),
 ]
