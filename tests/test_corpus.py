@@ -310,3 +310,21 @@ def test_manifest_shard_without_its_data_file_is_refused(tmp_path):
                                                         "n_tokens": 6, "shards": [shard]}))
     with pytest.raises(CorpusError, match="shard 0 must list indptr, indices and data files with their sha256"):
         read_manifest(tmp_path)
+
+
+def test_row_ranges_slice_and_refuse_out_of_range_rows_and_time_needs_every_date():
+    """RowRange(5, 10): [1:3] is rows 6, 7; index -5 is row 5, -6 out of range (beside a valid 4 too). A corpus has
+    time only when it has a time column without a missing value. A vocabulary's first repeated word is named."""
+    from topicbench.corpus import RowRange, check_vocab
+
+    part = RowRange(5, 10)[1:3]
+    assert (part.start, part.stop) == (6, 8)
+    assert RowRange(5, 10)[[-5, 4]].tolist() == [5, 9]
+    with pytest.raises(IndexError, match="out of range for a view of 5 documents"):
+        RowRange(5, 10)[[4, -6]]
+    counts = sp.csr_matrix(np.ones((2, 2), dtype=np.int32))
+    assert not Corpus(counts, ["a", "b"], make_docs_frame(2), {"name": "t"}).has_time
+    assert not Corpus(counts, ["a", "b"], make_docs_frame(2, time=[2001.0, np.nan]), {"name": "t"}).has_time
+    assert Corpus(counts, ["a", "b"], make_docs_frame(2, time=[2001.0, 2002.0]), {"name": "t"}).has_time
+    with pytest.raises(CorpusError, match="duplicate word 'b'"):
+        check_vocab(["a", "b", "c", "b", "a"], 5, "w")

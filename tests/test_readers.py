@@ -777,3 +777,19 @@ def test_cjk_bigrams_stand_apart_and_long_texts_count_their_tokens(monkeypatch):
     text = " alpha  beta\tgamma\n delta "
     assert readers._whitespace_tokens(text) == len(text.split()) == 4
     assert (seeded_split(20) == "test").sum() == 2
+
+
+def test_one_based_ldac_ids_and_int32_max_counts(tmp_path):
+    """LDA-C with id_base=1: ids 1..3 are words 0..2 (2 1:4 3:1 -> apple 4, cherry 1); a Matrix Market count of
+    2^31 - 1 is kept, one more refused (it would wrap in int32)."""
+    from topicbench.readers import whole_counts
+
+    vocab = tmp_path / "vocab.txt"
+    vocab.write_text("apple\nbread\ncherry\n")
+    (tmp_path / "one.ldac").write_text("2 1:4 3:1\n1 2:2\n")
+    counts = read_ldac(tmp_path / "one.ldac", vocab, id_base=1)[0]
+    assert counts.toarray().tolist() == [[4, 0, 1], [0, 2, 0]]
+    top = np.iinfo(np.int32).max
+    assert whole_counts(sp.csr_matrix(np.array([[float(top), 1.0]])), "m.mtx").data.tolist() == [top, 1]
+    with pytest.raises(ReaderError, match="m.mtx"):
+        whole_counts(sp.csr_matrix(np.array([[float(top) + 1, 1.0]])), "m.mtx")
