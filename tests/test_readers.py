@@ -793,3 +793,18 @@ def test_one_based_ldac_ids_and_int32_max_counts(tmp_path):
     assert whole_counts(sp.csr_matrix(np.array([[float(top), 1.0]])), "m.mtx").data.tolist() == [top, 1]
     with pytest.raises(ReaderError, match="m.mtx"):
         whole_counts(sp.csr_matrix(np.array([[float(top) + 1, 1.0]])), "m.mtx")
+
+
+def test_matrix_market_count_over_int32_and_empty_text_fields_are_refused(tmp_path):
+    """A Matrix Market file with one count of 2^31 beside small ones -> refused naming it (int32 storage would wrap);
+    a JSONL reader asked for no text field, or a field that is not a name, -> refused naming the argument."""
+    vocab = tmp_path / "vocab.txt"
+    vocab.write_text("apple\nbread\ncherry\n")
+    scipy.io.mmwrite(str(tmp_path / "big.mtx"), sp.coo_matrix(np.array([[1, 2**31, 0], [0, 1, 3]], dtype=np.float64)),
+                     field="integer")
+    with pytest.raises(ReaderError, match="count 2147483648 exceeds 2147483647"):
+        read_matrix_market(tmp_path / "big.mtx", vocab)
+    (tmp_path / "t.jsonl").write_text('{"text": "apple bread"}\n')
+    for fields in ([], [1]):
+        with pytest.raises(ReaderError, match="text field"):
+            read_jsonl(tmp_path / "t.jsonl", text_field=fields)
