@@ -556,4 +556,12 @@ MUTANTS += [
            path='topicbench/grid.py', find='            continue  # missing: Snakemake prepares it anyway',
            replace='            break  # missing: Snakemake prepares it anyway',
            tests=['tests/test_grid_edges.py::test_stale_corpora_judge_every_dataset_past_missing_or_unreadable_ones']),
+    Mutant(id='cli_zombie_taken_for_alive', cites='cli._alive: a killed, unreaped process (state Z or X) has exited',
+           path='topicbench/cli.py', find='            return stat.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")\n',
+           replace='            return stat.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")\n',
+           tests=['tests/test_cli_parsing.py::test_a_process_is_alive_until_it_exits_and_a_zombie_is_not']),
+    Mutant(id='cli_gone_process_alive_without_proc', cites='cli._alive without /proc: signal 0 to a gone pid raises ProcessLookupError',
+           path='topicbench/cli.py', find='        except ProcessLookupError:\n            return False',
+           replace='        except ProcessLookupError:\n            return True',
+           tests=['tests/test_cli_parsing.py::test_without_proc_the_kernel_tells_whether_a_process_runs']),
 ]
