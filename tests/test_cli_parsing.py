@@ -44,3 +44,28 @@ def test_without_proc_the_kernel_tells_whether_a_process_runs(monkeypatch):
     monkeypatch.setattr(cli, "open", no_proc, raising=False)
     assert not cli._alive(child.pid)
     assert cli._alive(os.getpid())
+
+
+def test_a_run_spec_is_one_json_object_without_repeated_keys():
+    """--spec text: a repeated key (json would keep the last: another seed than one of them says), text that is not
+    JSON, or JSON that is not an object -> UsageError naming the argument; nested objects are read whole."""
+    from topicbench.cli import _json_object
+
+    assert _json_object('{"seed": 1, "params": {"K": 3}}', "--spec") == {"seed": 1, "params": {"K": 3}}
+    for text, message in (('{"seed": 1, "seed": 2}', "--spec: key 'seed' is given twice \\(1 and 2\\)"),
+                          ('{"seed": 1', "--spec is not JSON"), ("[1]", "--spec must be a JSON object of RunSpec fields, got list")):
+        with pytest.raises(UsageError, match=message):
+            _json_object(text, "--spec")
+
+
+def test_sigterm_inside_a_prepare_exits_143_and_the_handler_is_put_back():
+    """SIGTERM while inside -> SystemExit(143) (128 + 15), so the write under way is undone; the handler before is back after."""
+    import signal
+
+    from topicbench.cli import _sigterm_as_exit
+
+    before = signal.getsignal(signal.SIGTERM)
+    with pytest.raises(SystemExit) as stopped:
+        with _sigterm_as_exit():
+            os.kill(os.getpid(), signal.SIGTERM)
+    assert stopped.value.code == 143 and signal.getsignal(signal.SIGTERM) is before

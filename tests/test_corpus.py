@@ -261,7 +261,8 @@ def test_a_view_of_a_view_indexes_the_first_views_rows():
 
 def test_interleaved_split_rows_and_summary_by_hand(tmp_path):
     """Splits train, test, test, train, test (not one block each) -> the test split is rows 1, 2, 4, from memory and
-    from disk; the summary's length quantiles of lengths 1..5 are numpy's linear ones (q10 = 1.4, q90 = 4.6)."""
+    from disk (a corpus all in train: its train split is all 5); the summary's length quantiles of lengths 1..5 are
+    numpy's linear ones (q10 = 1.4, q90 = 4.6)."""
     from topicbench.corpus import Corpus, load_corpus, make_docs_frame, save_corpus
 
     counts = sp.csr_matrix(np.array([[1, 0], [2, 0], [1, 2], [4, 0], [2, 3]], dtype=np.int32))
@@ -272,6 +273,8 @@ def test_interleaved_split_rows_and_summary_by_hand(tmp_path):
         test = corpus.split("test")
         assert test.docs["doc_id"].tolist() == ["d1", "d2", "d4"]
         assert (test.counts != counts[[1, 2, 4]]).nnz == 0
+    whole = load_corpus(save_corpus(Corpus(counts, ["apple", "bread"], make_docs_frame(5), {"name": "w"}), tmp_path / "w"))
+    assert whole.split("train").n_docs == 5 and whole.split("test").n_docs == 0  # every document in one split
     quantiles = disk.summary()["length_quantiles"]
     assert quantiles == pytest.approx({"q0": 1.0, "q10": 1.4, "q50": 3.0, "q90": 4.6, "q100": 5.0})
 
@@ -292,8 +295,10 @@ def test_counts_up_to_int32_max_are_kept_and_unreadable_folders_are_not_corpus_l
     for name in ("vocab.txt", "docs.parquet", ".vocab.txt.tmp"):
         (tmp_path / "half" / name).write_text("")
     assert holds_only_corpus_files(tmp_path / "half")
-    (tmp_path / "half" / "notes.txt").write_text("mine")
-    assert not holds_only_corpus_files(tmp_path / "half")
+    for mine in ("notes.txt", ".notes", "notes.tmp"):  # a file of the user's: not a prepare's scratch .<name>.tmp
+        (tmp_path / "half" / mine).write_text("mine")
+        assert not holds_only_corpus_files(tmp_path / "half")
+        (tmp_path / "half" / mine).unlink()
     (tmp_path / "c").mkdir()
     (tmp_path / "c" / "corpus.json").write_text('{"n_docs": 1}')
     assert not is_corpus_dir(tmp_path / "c")
@@ -314,7 +319,8 @@ def test_manifest_shard_without_its_data_file_is_refused(tmp_path):
 
 def test_row_ranges_slice_and_refuse_out_of_range_rows_and_time_needs_every_date():
     """RowRange(5, 10): [1:3] is rows 6, 7; index -5 is row 5, -6 out of range (beside a valid 4 too). A corpus has
-    time only when it has a time column without a missing value. A vocabulary's first repeated word is named."""
+    time only when it has a time column without a missing value; its summary spans earliest to latest. A vocabulary's
+    first repeated word is named."""
     from topicbench.corpus import RowRange, check_vocab
 
     part = RowRange(5, 10)[1:3]
@@ -325,6 +331,7 @@ def test_row_ranges_slice_and_refuse_out_of_range_rows_and_time_needs_every_date
     counts = sp.csr_matrix(np.ones((2, 2), dtype=np.int32))
     assert not Corpus(counts, ["a", "b"], make_docs_frame(2), {"name": "t"}).has_time
     assert not Corpus(counts, ["a", "b"], make_docs_frame(2, time=[2001.0, np.nan]), {"name": "t"}).has_time
-    assert Corpus(counts, ["a", "b"], make_docs_frame(2, time=[2001.0, 2002.0]), {"name": "t"}).has_time
+    dated = Corpus(counts, ["a", "b"], make_docs_frame(2, time=[2002.5, 2001.0]), {"name": "t"})
+    assert dated.has_time and dated.summary()["time_span"] == ["2001.0", "2002.5"]
     with pytest.raises(CorpusError, match="duplicate word 'b'"):
         check_vocab(["a", "b", "c", "b", "a"], 5, "w")
