@@ -69,3 +69,44 @@ def test_sigterm_inside_a_prepare_exits_143_and_the_handler_is_put_back():
         with _sigterm_as_exit():
             os.kill(os.getpid(), signal.SIGTERM)
     assert stopped.value.code == 143 and signal.getsignal(signal.SIGTERM) is before
+
+
+def test_a_trace_must_be_one_run_named_as_its_folder_says(tmp_path):
+    """runs/<experiment>/<dataset>/<method>/label~<l>/<p~v>.../seed~<s>/trace.parquet: a trace whose rows agree with
+    every part of its folder passes; one part wrong (experiment, dataset, method, label, K, seed) -> refused naming it;
+    rows of two runs, or two traces of one run, -> refused; a trace outside that layout is not read by its folder."""
+    import pandas as pd
+
+    from topicbench.cli import _check_run_identities
+
+    run = {"experiment": "e", "dataset": "d", "method": "online_lda", "label": "x", "seed": 0, "p_K": 3, "p_kappa": 0.5}
+    frame = pd.DataFrame([run])  # a trace of one checkpoint
+
+    def folder(experiment="e", dataset="d", method="online_lda", label="x", k="3", seed="0"):
+        return str(tmp_path / "runs" / experiment / dataset / method / f"label~{label}" / f"K~{k}" / "kappa~0.5" /
+                   f"seed~{seed}" / "trace.parquet")
+
+    _check_run_identities([folder(), str(tmp_path / "elsewhere.parquet")], [pd.DataFrame([run, run]), frame.assign(seed=1)])
+    for wrong, message in ((dict(experiment="e2"), "experiment 'e2' but records experiment 'e'"),
+                           (dict(dataset="d2"), "dataset 'd2' but records dataset 'd'"),
+                           (dict(method="batch_lda"), "method 'batch_lda' but records method 'online_lda'"),
+                           (dict(label="y"), "label 'y' but records label 'x'"), (dict(k="4"), "K '4' but records K '3'"),
+                           (dict(seed="1"), "seed '1' but records seed '0'")):
+        with pytest.raises(UsageError, match=f"is in the folder of {message}"):
+            _check_run_identities([folder(**wrong)], [frame])
+    with pytest.raises(UsageError, match="holds 2 runs \\(its rows disagree on seed\\)"):
+        _check_run_identities([folder()], [pd.DataFrame([run, {**run, "seed": 1}])])
+    with pytest.raises(UsageError, match="are the same run"):
+        _check_run_identities([folder(), str(tmp_path / "copy.parquet")], [frame, frame])
+
+
+def test_one_dataset_is_fitted_on_one_corpus_content():
+    """Two traces of dataset d on corpus_sha256 aaa... and bbb... -> refused naming both; on one content -> accepted."""
+    import pandas as pd
+
+    from topicbench.cli import _check_one_corpus_per_dataset
+
+    first, second = (pd.DataFrame({"dataset": ["d", "d"], "corpus_sha256": [sha * 64] * 2}) for sha in "ab")
+    _check_one_corpus_per_dataset(["t1", "t2"], [first, first.copy()])
+    with pytest.raises(UsageError, match="traces t1 and t2 were fitted on two different contents of dataset 'd'"):
+        _check_one_corpus_per_dataset(["t1", "t2"], [first, second])

@@ -564,4 +564,8 @@ MUTANTS += [
            path='topicbench/cli.py', find='        except ProcessLookupError:\n            return False',
            replace='        except ProcessLookupError:\n            return True',
            tests=['tests/test_cli_parsing.py::test_without_proc_the_kernel_tells_whether_a_process_runs']),
+    Mutant(id='aggregate_run_folder_read_from_the_wrong_parts', cites='aggregate: a run folder runs/<experiment>/<dataset>/<method>/label~... names the values its trace records',
+           path='topicbench/cli.py', find='            folder.update(method=parts[at], dataset=parts[at - 1], experiment=parts[at - 2])\n',
+           replace='            folder.update(method=parts[at], dataset=parts[at - 2], experiment=parts[at - 1])\n',
+           tests=['tests/test_cli_parsing.py::test_a_trace_must_be_one_run_named_as_its_folder_says']),
 ]
