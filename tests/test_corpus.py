@@ -7,7 +7,7 @@ import pyarrow.parquet as pq
 import pytest
 import scipy.sparse as sp
 
-from topicbench.corpus import Corpus, CorpusError, load_corpus, make_docs_frame, save_corpus
+from topicbench.corpus import Corpus, CorpusError, canonical_counts, load_corpus, make_docs_frame, save_corpus
 
 
 def tiny():
@@ -335,3 +335,22 @@ def test_row_ranges_slice_and_refuse_out_of_range_rows_and_time_needs_every_date
     assert dated.has_time and dated.summary()["time_span"] == ["2001.0", "2002.5"]
     with pytest.raises(CorpusError, match="duplicate word 'b'"):
         check_vocab(["a", "b", "c", "b", "a"], 5, "w")
+
+
+def test_a_views_fingerprint_is_its_own_and_stored_zeros_are_dropped(tmp_path):
+    """A loaded corpus's train split (a view) -> the fingerprint of those documents (as an in-memory corpus of them
+    computes it), not the whole corpus's recorded one; an empty block of rows is a 0 x V matrix; a stored zero count
+    is dropped, not an error; an .npz holding a pickled object is refused, never unpickled."""
+    from topicbench.corpus import content_fingerprint, read_npz
+
+    counts = sp.csr_matrix(np.array([[1, 0], [2, 1], [0, 3]], dtype=np.int32))
+    docs = make_docs_frame(3, split=["train", "test", "train"])
+    disk = load_corpus(save_corpus(Corpus(counts, ["apple", "bread"], docs, {"name": "t"}), tmp_path / "c"))
+    train = Corpus(counts[[0, 2]], ["apple", "bread"], docs.iloc[[0, 2]].reset_index(drop=True), {"name": "t"})
+    assert content_fingerprint(disk.split("train")) == content_fingerprint(train) != content_fingerprint(disk)
+    assert disk.store.block(1, 1).shape == disk.store.block(3, 3).shape == (0, 2)
+    stored_zero = sp.csr_matrix((np.array([1, 0, 2]), np.array([0, 1, 1]), np.array([0, 2, 3])), shape=(2, 2))
+    assert canonical_counts(stored_zero, 2, "c").toarray().tolist() == [[1, 0], [0, 2]]
+    np.savez(tmp_path / "p.npz", a=np.array([{"x": 1}], dtype=object))
+    with pytest.raises(CorpusError, match="p.npz"):
+        read_npz(tmp_path / "p.npz")

@@ -808,3 +808,16 @@ def test_matrix_market_count_over_int32_and_empty_text_fields_are_refused(tmp_pa
     for fields in ([], [1]):
         with pytest.raises(ReaderError, match="text field"):
             read_jsonl(tmp_path / "t.jsonl", text_field=fields)
+
+
+def test_html_references_are_counted_and_text_lists_must_hold_strings(tmp_path):
+    """'caf&eacute; &amp; bar' decodes 2 character references, tallied as 2; a JSONL text given as a list with a number
+    in it -> refused naming the field, not joined."""
+    from collections import Counter
+
+    tally = Counter()
+    assert Preprocess().tokenize("caf&eacute; &amp; bar", tally=tally) == ["café", "bar"]
+    assert tally["html_character_references_decoded"] == 2
+    (tmp_path / "t.jsonl").write_text('{"text": ["apple", 3]}\n')
+    with pytest.raises(ReaderError, match="list holding non-strings"):
+        read_jsonl(tmp_path / "t.jsonl")

@@ -568,4 +568,9 @@ MUTANTS += [
            path='topicbench/cli.py', find='            folder.update(method=parts[at], dataset=parts[at - 1], experiment=parts[at - 2])\n',
            replace='            folder.update(method=parts[at], dataset=parts[at - 2], experiment=parts[at - 1])\n',
            tests=['tests/test_cli_parsing.py::test_a_trace_must_be_one_run_named_as_its_folder_says']),
+    Mutant(id='content_fingerprint_of_a_view_is_the_whole_corpus', cites="content_fingerprint: corpus.json's recorded content_sha256 is the whole corpus's, not a view's",
+           path='topicbench/corpus.py',
+           find='    if corpus._rows is None and corpus.loaded_from is not None and isinstance(recorded, str) and recorded:',
+           replace='    if corpus.loaded_from is not None and isinstance(recorded, str) and recorded:',
+           tests=['tests/test_corpus.py::test_a_views_fingerprint_is_its_own_and_stored_zeros_are_dropped']),
 ]
