@@ -571,6 +571,6 @@ MUTANTS += [
     Mutant(id='content_fingerprint_of_a_view_is_the_whole_corpus', cites="content_fingerprint: corpus.json's recorded content_sha256 is the whole corpus's, not a view's",
            path='topicbench/corpus.py',
            find='    if corpus._rows is None and corpus.loaded_from is not None and isinstance(recorded, str) and recorded:',
-           replace='    if corpus.loaded_from is not None and isinstance(recorded, str) and recorded:',
+           replace='    if corpus._rows is None and corpus.loaded_from is not None or isinstance(recorded, str) and recorded:',
            tests=['tests/test_corpus.py::test_a_views_fingerprint_is_its_own_and_stored_zeros_are_dropped']),
 ]
