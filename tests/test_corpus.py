@@ -354,3 +354,13 @@ def test_a_views_fingerprint_is_its_own_and_stored_zeros_are_dropped(tmp_path):
     np.savez(tmp_path / "p.npz", a=np.array([{"x": 1}], dtype=object))
     with pytest.raises(CorpusError, match="p.npz"):
         read_npz(tmp_path / "p.npz")
+
+
+def test_row_ranges_concatenate_and_a_views_truth_is_its_rows_of_theta():
+    """_ranges([5, 10], [2, 3]) = 5 6 10 11 12 (by hand); a view's planted truth gives its rows of theta and every
+    topic (topics are not per document)."""
+    from topicbench.corpus import Truth, _ranges
+
+    assert _ranges(np.array([5, 10]), np.array([2, 3])).tolist() == [5, 6, 10, 11, 12]
+    truth = Truth({"theta": np.arange(6).reshape(3, 2), "topics": np.eye(3)[:2]}, rows=np.array([0, 2]))
+    assert truth["theta"].tolist() == [[0, 1], [4, 5]] and truth["topics"].shape == (2, 3)

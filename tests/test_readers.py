@@ -756,12 +756,14 @@ def test_decoding_errors_name_the_line_of_the_culprit(tmp_path):
 
 
 def test_split_and_document_frequency_bounds_and_dropped_counts():
-    """test_fraction 1 (no training document) and max_df 0 (no word) are refused; white-space texts of which one is
-    empty report 3 input documents and 1 dropped."""
+    """test_fraction 1 (no training document), max_df 0 and vocab_size 0 (no word) are refused; white-space texts of
+    which one is empty report 3 input documents and 1 dropped."""
     with pytest.raises(CorpusError, match=r"test_fraction must be in \[0, 1\), got 1.0"):
         seeded_split(10, 1.0)
     with pytest.raises(CorpusError, match=r"max_df must be a fraction in \(0, 1\], got 0"):
         Preprocess(max_df=0).check()
+    with pytest.raises(CorpusError, match="vocab_size must be >= 1 or None, got 0"):
+        Preprocess(vocab_size=0).check()
     counts, vocab, rows, report = whitespace_bow(["apple bread", "  ", "bread"])
     assert (report["input_documents"], report["dropped_empty"]) == (3, 1) and rows.tolist() == [0, 2]
 
