@@ -364,3 +364,15 @@ def test_row_ranges_concatenate_and_a_views_truth_is_its_rows_of_theta():
     assert _ranges(np.array([5, 10]), np.array([2, 3])).tolist() == [5, 6, 10, 11, 12]
     truth = Truth({"theta": np.arange(6).reshape(3, 2), "topics": np.eye(3)[:2]}, rows=np.array([0, 2]))
     assert truth["theta"].tolist() == [[0, 1], [4, 5]] and truth["topics"].shape == (2, 3)
+
+
+def test_split_rows_of_a_docs_table_read_in_several_batches(tmp_path):
+    """65,539 documents (docs.parquet read 65,536 rows at a time: two batches), test documents 1 and 65,537 -> the
+    test split is exactly those two rows (a batch written at the wrong offset would mark others)."""
+    n = 65536 + 3
+    counts = sp.csr_matrix((np.ones(n, dtype=np.int32), np.zeros(n, dtype=np.int32), np.arange(n + 1)), shape=(n, 2))
+    split = ["train"] * n
+    split[1] = split[65537] = "test"
+    disk = load_corpus(save_corpus(Corpus(counts, ["a", "b"], make_docs_frame(n, split=split), {"name": "t"}),
+                                   tmp_path / "c"))
+    assert disk.split_rows("test").tolist() == [1, 65537]
