@@ -376,3 +376,19 @@ def test_split_rows_of_a_docs_table_read_in_several_batches(tmp_path):
     disk = load_corpus(save_corpus(Corpus(counts, ["a", "b"], make_docs_frame(n, split=split), {"name": "t"}),
                                    tmp_path / "c"))
     assert disk.split_rows("test").tolist() == [1, 65537]
+
+
+def test_shards_validate_block_by_block_to_the_token_total(tmp_path):
+    """Counts [[1, 2], [3, 0], [0, 4], [5, 6]] (21 tokens) checked 2 entries at a time and all at once -> 21 both ways;
+    a word id out of range in the third block is found there too."""
+    from topicbench.corpus import validate_shards
+
+    counts = sp.csr_matrix(np.array([[1, 2], [3, 0], [0, 4], [5, 6]], dtype=np.int32))
+    disk = load_corpus(save_corpus(Corpus(counts, ["a", "b"], make_docs_frame(4), {"name": "t"}), tmp_path / "c"))
+    assert validate_shards(disk.store, block_entries=2) == validate_shards(disk.store) == 21
+    indices = tmp_path / "c" / "counts" / "00000.indices.npy"
+    damaged = np.load(indices)
+    damaged[4] = 7  # the third block's first entry: document row 3's first word
+    np.save(indices, damaged)
+    with pytest.raises(CorpusError, match="word id 7 out of range \\[0, 2\\) at document row 3"):
+        validate_shards(disk.store, block_entries=2)
