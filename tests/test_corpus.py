@@ -305,7 +305,8 @@ def test_counts_up_to_int32_max_are_kept_and_unreadable_folders_are_not_corpus_l
 
 
 def test_manifest_shard_without_its_data_file_is_refused(tmp_path):
-    """A shard listing only indptr and indices (files and sha256 alike) -> refused naming the shard, not a KeyError."""
+    """A shard listing only indptr and indices (files and sha256 alike) -> refused naming the shard, not a KeyError;
+    a manifest, or in-memory counts, of no document -> refused."""
     from topicbench.corpus import SHARD_FORMAT, read_manifest
 
     shard = {"rows": [0, 3], "nnz": 6, "files": {"indptr": "0.indptr.npy", "indices": "0.indices.npy"},
@@ -315,6 +316,14 @@ def test_manifest_shard_without_its_data_file_is_refused(tmp_path):
                                                         "n_tokens": 6, "shards": [shard]}))
     with pytest.raises(CorpusError, match="shard 0 must list indptr, indices and data files with their sha256"):
         read_manifest(tmp_path)
+    (tmp_path / "counts" / "manifest.json").write_text(json.dumps({"format": SHARD_FORMAT, "n_docs": 0, "n_words": 2,
+                                                                   "nnz": 0, "n_tokens": 0, "shards": []}))
+    with pytest.raises(CorpusError, match="shards cover 0 rows, n_docs is 0"):
+        read_manifest(tmp_path)
+    from topicbench.corpus import validate
+
+    with pytest.raises(CorpusError, match="the corpus has no documents"):
+        validate(sp.csr_matrix((0, 2), dtype=np.int32), ["a", "b"], make_docs_frame(0))
 
 
 def test_row_ranges_slice_and_refuse_out_of_range_rows_and_time_needs_every_date():

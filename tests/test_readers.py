@@ -723,7 +723,8 @@ def test_uci_ids_and_counts_below_one_are_refused(tmp_path):
     ("7 apple\n5 bread\n", r"a number column \(frequencies\?\)"),
     ("1 apple\n2 bread\n", "an id column: "),
     ("bread 1\napple 0\n", "an id column, not in line order"),
-], ids=["word-frequency", "frequency-word", "one-based-ids", "ids-out-of-order"])
+    ("2001 3\napple 5\n", r"a number column \(frequencies\?\)"),
+], ids=["word-frequency", "frequency-word", "one-based-ids", "ids-out-of-order", "a-word-that-is-a-number"])
 def test_vocabulary_of_words_and_numbers_is_refused_naming_the_column(tmp_path, lines, what):
     """A vocabulary whose every line is a word and a number, either side, -> refused, saying whether the numbers
     are ids (0- or 1-based, in any order) or something else."""
@@ -766,6 +767,7 @@ def test_split_and_document_frequency_bounds_and_dropped_counts():
         Preprocess(vocab_size=0).check()
     counts, vocab, rows, report = whitespace_bow(["apple bread", "  ", "bread"])
     assert (report["input_documents"], report["dropped_empty"]) == (3, 1) and rows.tolist() == [0, 2]
+    assert report["as_distributed"] is True  # counted as the source split them, not tokenised here
 
 
 def test_cjk_bigrams_stand_apart_and_long_texts_count_their_tokens(monkeypatch):
@@ -798,14 +800,18 @@ def test_one_based_ldac_ids_and_int32_max_counts(tmp_path):
 
 
 def test_matrix_market_count_over_int32_and_empty_text_fields_are_refused(tmp_path):
-    """A Matrix Market file with one count of 2^31 beside small ones -> refused naming it (int32 storage would wrap);
-    a JSONL reader asked for no text field, or a field that is not a name, -> refused naming the argument."""
+    """A Matrix Market file with one count of 2^31 beside small ones -> refused naming it (int32 storage would wrap),
+    one of 2^31 - 1 kept; a JSONL reader asked for no text field, or a field that is not a name, -> refused naming
+    the argument."""
     vocab = tmp_path / "vocab.txt"
     vocab.write_text("apple\nbread\ncherry\n")
     scipy.io.mmwrite(str(tmp_path / "big.mtx"), sp.coo_matrix(np.array([[1, 2**31, 0], [0, 1, 3]], dtype=np.float64)),
                      field="integer")
     with pytest.raises(ReaderError, match="count 2147483648 exceeds 2147483647"):
         read_matrix_market(tmp_path / "big.mtx", vocab)
+    scipy.io.mmwrite(str(tmp_path / "top.mtx"), sp.coo_matrix(np.array([[1, 2**31 - 1, 0], [0, 1, 3]], dtype=np.float64)),
+                     field="integer")
+    assert read_matrix_market(tmp_path / "top.mtx", vocab)[0].max() == 2**31 - 1
     (tmp_path / "t.jsonl").write_text('{"text": "apple bread"}\n')
     for fields in ([], [1]):
         with pytest.raises(ReaderError, match="text field"):
