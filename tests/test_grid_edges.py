@@ -216,3 +216,20 @@ def test_stale_corpora_judge_every_dataset_past_missing_or_unreadable_ones(tmp_p
     (tmp_path / "corpora" / "c" / "corpus.json").write_text(json.dumps({**record, "prepared_by": {"code_sha256": "0" * 64}}))
     assert grid.stale_corpora(tmp_path, datasets, {"c"}) == {
         c: "it was prepared by other code than the file of recipe nyt_like and the topicbench package hold now"}
+
+
+def test_planted_checks_reach_runs_after_a_real_corpus_and_take_open_lengths(tmp_path):
+    """An experiment on a real corpus (no planted size) then one on a planted corpus with a minibatch over its 300
+    documents -> the planted run is still refused; a planted corpus with a minimum length and no maximum (planted_lda
+    like=wiki: log-normal lengths) is accepted."""
+    (tmp_path / "corpora" / "sotu").mkdir(parents=True)
+    cfg = config(batch_size=301)
+    cfg["corpora_dir"] = str(tmp_path / "corpora")
+    cfg["datasets"]["a_real"] = {"recipe": "sotu"}
+    cfg["experiments"] = {"a": {"dataset": "a_real", "runs": [{"label": "x", "method": "online_lda", "grid": {"K": [3]}}]},
+                          **cfg["experiments"]}
+    with pytest.raises(GridError, match="batch_size = 301 exceeds the 300 training documents of dataset d"):
+        expand_all(cfg)
+    wiki = config()
+    wiki["datasets"]["d"] = {"recipe": "planted_lda", "params": {"like": "wiki", "n_train": 300}}
+    assert list(expand_all(wiki)) == ["e/d/online_lda/label~x/K~3/seed~0"]
