@@ -401,3 +401,41 @@ def test_shards_validate_block_by_block_to_the_token_total(tmp_path):
     np.save(indices, damaged)
     with pytest.raises(CorpusError, match="word id 7 out of range \\[0, 2\\) at document row 3"):
         validate_shards(disk.store, block_entries=2)
+
+
+def test_corpus_in_shards_of_two_documents_reads_back_whole(tmp_path):
+    """Five documents saved in shards of 2 (3 shards) -> the same counts back, and the folder is a complete corpus;
+    a manifest of no word is refused."""
+    from topicbench.corpus import SHARD_FORMAT, is_corpus_dir, read_manifest
+
+    counts = sp.csr_matrix(np.array([[1, 0], [2, 1], [0, 3], [4, 0], [1, 1]], dtype=np.int32))
+    path = save_corpus(Corpus(counts, ["a", "b"], make_docs_frame(5), {"name": "t"}), tmp_path / "c", shard_rows=2)
+    assert is_corpus_dir(path)
+    disk = load_corpus(path)
+    assert len(disk.store.shards) == 3 and (disk.counts != counts).nnz == 0
+    (tmp_path / "m" / "counts").mkdir(parents=True)
+    (tmp_path / "m" / "counts" / "manifest.json").write_text(json.dumps({
+        "format": SHARD_FORMAT, "n_docs": 1, "n_words": 0, "nnz": 1, "n_tokens": 1,
+        "shards": [{"rows": [0, 1], "nnz": 1, "files": {k: f"0.{k}.npy" for k in ("indptr", "indices", "data")},
+                    "sha256": {k: "0" * 64 for k in ("indptr", "indices", "data")}}]}))
+    with pytest.raises(CorpusError, match="n_words 0"):
+        read_manifest(tmp_path / "m")
+
+
+def test_writer_cuts_shards_every_shard_rows_whatever_the_chunks(tmp_path):
+    """Chunks of 3 then 2 documents into shards of 2 -> shards of rows [0, 2), [2, 4), [4, 5) holding the counts and
+    ids in order."""
+    import pyarrow as pa
+
+    from topicbench.corpus import CorpusWriter
+
+    counts = sp.csr_matrix(np.array([[1, 0], [2, 1], [0, 3], [4, 0], [1, 1]], dtype=np.int32))
+    docs = make_docs_frame(5)
+    (tmp_path / "s").mkdir()
+    writer = CorpusWriter(tmp_path / "s", 2, "c", 2, pa.Schema.from_pandas(docs, preserve_index=False))
+    writer.append(counts[:3], docs.iloc[:3], None)
+    writer.append(counts[3:], docs.iloc[3:], None)
+    writer.finish(["a", "b"], {"name": "t"}, None)
+    disk = load_corpus(tmp_path / "s")
+    assert [list(shard["rows"]) for shard in disk.store.shards] == [[0, 2], [2, 4], [4, 5]]
+    assert (disk.counts != counts).nnz == 0 and disk.docs["doc_id"].tolist() == ["d0", "d1", "d2", "d3", "d4"]

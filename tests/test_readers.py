@@ -829,3 +829,15 @@ def test_html_references_are_counted_and_text_lists_must_hold_strings(tmp_path):
     (tmp_path / "t.jsonl").write_text('{"text": ["apple", 3]}\n')
     with pytest.raises(ReaderError, match="list holding non-strings"):
         read_jsonl(tmp_path / "t.jsonl")
+
+
+def test_vocabulary_with_a_phrase_line_and_matrix_market_with_a_bom(tmp_path):
+    """A vocabulary of 'apple' and 'new york' (not every line a word and a number) is read as two words; a Matrix
+    Market file starting with a UTF-8 byte-order mark is read (the mark is not part of its header)."""
+    from topicbench.readers import read_vocab
+
+    (tmp_path / "vocab.txt").write_text("apple\nnew york\n")
+    assert read_vocab(tmp_path / "vocab.txt") == ["apple", "new york"]
+    (tmp_path / "v2.txt").write_text("apple\nbread\n")
+    (tmp_path / "bom.mtx").write_bytes(b"\xef\xbb\xbf%%MatrixMarket matrix coordinate integer general\n2 2 2\n1 1 3\n2 2 1\n")
+    assert read_matrix_market(tmp_path / "bom.mtx", tmp_path / "v2.txt")[0].toarray().tolist() == [[3, 0], [0, 1]]
