@@ -573,4 +573,8 @@ MUTANTS += [
            find='    if corpus._rows is None and corpus.loaded_from is not None and isinstance(recorded, str) and recorded:',
            replace='    if corpus._rows is None and corpus.loaded_from is not None or isinstance(recorded, str) and recorded:',
            tests=['tests/test_corpus.py::test_a_views_fingerprint_is_its_own_and_stored_zeros_are_dropped']),
+    Mutant(id='corpus_writer_shard_room_ignores_rows_written', cites='CorpusWriter: shards are cut every shard_rows documents whatever the chunks appended',
+           path='topicbench/corpus.py', find='            room = self.shard_rows - self._shard["rows"]',
+           replace='            room = self.shard_rows',
+           tests=['tests/test_corpus.py::test_writer_cuts_shards_every_shard_rows_whatever_the_chunks']),
 ]
