@@ -841,3 +841,35 @@ def test_vocabulary_with_a_phrase_line_and_matrix_market_with_a_bom(tmp_path):
     (tmp_path / "v2.txt").write_text("apple\nbread\n")
     (tmp_path / "bom.mtx").write_bytes(b"\xef\xbb\xbf%%MatrixMarket matrix coordinate integer general\n2 2 2\n1 1 3\n2 2 1\n")
     assert read_matrix_market(tmp_path / "bom.mtx", tmp_path / "v2.txt")[0].toarray().tolist() == [[3, 0], [0, 1]]
+
+
+def test_bag_of_words_by_hand_and_lda_c_counts_refused_below_one_or_beyond_int32(tmp_path):
+    """Three texts, every word kept -> the counts written out by hand; LDA-C counts of 0 or beyond int64 are refused
+    naming file:line, 2^31 - 1 is kept; a Latin-1 archive file is not counted as UTF-8; a text recipe leaves HTML in
+    unless asked and splits CJK runs into bigrams."""
+    from topicbench.readers import TextDataset, decode_legacy
+
+    counts, vocab, rows, _ = bag_of_words(["apple bread apple zebra", "bread cherry", "cherry apple"],
+                                          Preprocess(min_df=1, max_df=1.0, stop_words=False, vocab_size=None))
+    assert vocab == ["apple", "bread", "cherry", "zebra"] and rows.tolist() == [0, 1, 2]
+    assert counts.toarray().tolist() == [[2, 1, 0, 1], [0, 1, 1, 0], [1, 0, 1, 0]]
+    vocab_path = tmp_path / "vocab.txt"
+    vocab_path.write_text("apple\nbread\n")
+    for name, line, message in (("zero", "2 0:0 1:2", r"zero\.ldac:2: counts must be positive"),
+                                ("huge", f"1 1:{10**20}", r"huge\.ldac:2")):
+        (tmp_path / f"{name}.ldac").write_text(f"1 0:1\n{line}\n")
+        with pytest.raises(ReaderError, match=message):
+            read_ldac(tmp_path / f"{name}.ldac", vocab_path)
+    (tmp_path / "top.ldac").write_text(f"1 0:1\n1 1:{2**31 - 1}\n")
+    assert read_ldac(tmp_path / "top.ldac", vocab_path)[0].toarray().tolist() == [[1, 0], [0, 2**31 - 1]]
+    assert decode_legacy("café".encode("latin-1")) == ("café", False) and decode_legacy("café".encode()) == ("café", True)
+    prep = TextDataset.preprocess({"vocab_size": None, "min_df": 1, "max_df": 1.0, "vocab_file": None,
+                                   "min_doc_length": 1})
+    assert (prep.strip_html, prep.cjk_bigrams) == (False, True)
+
+
+def test_uci_body_may_hold_blank_lines(tmp_path):
+    """A blank line between UCI entries is skipped, not the end of the body: both entries are read."""
+    vocab = write_vocab(tmp_path / "vocab.txt", 3)
+    (tmp_path / "d.txt").write_text("2\n3\n2\n1 1 1\n\n2 3 4\n")
+    assert read_uci_bow(tmp_path / "d.txt", vocab)[0].toarray().tolist() == [[1, 0, 0], [0, 0, 4]]
