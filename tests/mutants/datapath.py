@@ -578,3 +578,35 @@ MUTANTS += [
            replace='            room = self.shard_rows',
            tests=['tests/test_corpus.py::test_writer_cuts_shards_every_shard_rows_whatever_the_chunks']),
 ]
+# seventeenth red-team triage (mutant17). Killed by the new tests, not registered (cost; one registered per test
+# family above): streams' refusals (no document, passes rounding to none, batch_size 0, 0 checkpoints), the order's
+# memory budget at every factor and at equality, two tied documents, every_nth_batch n = 2 on a batch method, list
+# doc_ids/times; the token budget's slips (sum/mean, /, >=, axis, min); the probability-above-1 slack; NPMI's n < 2,
+# a topic list of no pair, one listed word, threshold > 1; run ids' default seed and format_value's integer cut;
+# control_character's ends; empty seeds/runs, one negative seed, a lone brace, a real corpus found, YAML merge keys;
+# lock/mark folder creation; stale_outputs' and stale_corpora's paths, breaks, code record and listed files;
+# planted-size checks (max_length, passes, a real corpus's run first, open lengths); readers' magic bytes, decode
+# line numbers, UCI/LDA-C/Matrix Market bounds, id columns, CJK bigram spacing, LONG_TEXT counts, defaults;
+# corpus split blocks and batches, RowRange slicing, quantiles, time span, int32 bounds, leftovers, manifests,
+# shard validation blocks, _ranges, Truth rows, writer shard room; cli's NAME=VALUE parsing, _alive, --spec JSON,
+# SIGTERM, run-folder identity, one corpus content per dataset.
+# Equivalent, not registered: every "0 -> 0 * 2"; streams' passes < 0 (0 is refused as rounding to none), the
+# all-ties check against order[1], n_full == 0 (the same permutation without the copy), log_checkpoints' default
+# first = 0 (max(first, 1)), HeldoutPolicy's/make_holdout's default n and n_checkpoints and the initial
+# checkpoints/_next (the runner passes RunSpec's values; training_order resets them), FixedTestSet's _last start
+# (the end is a checkpoint), order[:-n]; evaluate's chunk size, fold_of's max(N_d, 1) -> 2 or 0, scored_documents'
+# splits[0][0], the 1e-9 slack at equality or doubled, Protocol's default seed; quality's chunking constants and step
+# (scores chunking-invariant), the zero-norm divisor and the padding rows (zero rows stay zero); grid's link-check
+# range (slices clamp), a batch method's stream length (only fixed and every_nth_batch n = 1 pass check()),
+# sort_keys in spec_of (dicts compare unordered), which trace an aggregate names first, the synthetic-or-recipe test
+# (every synthetic recipe has .recipe, no real one); readers' peek size, block size 200,000 and the header/first_line
+# bookkeeping, the Unicode table's last code points (noncharacters) and CJK compatibility ranges (canonical
+# singletons: NFKC = NFC), lru_cache sizes, the hard-cut test at 0, max_df_count's // 1 -> * 1, LDA-C's max_docs
+# break -> continue, bag_of_words' provisional shape (counts come from the indices); corpus' madvise, _docs_rows
+# (buffer flush size), the corpus.json trailing newline, manifest indent, zip date, content digest without part names,
+# duplicate-id candidates and hash prefilter (ids verified), the npy header pad at 0, allow_pickle on writing.
+# Not closed (messages or locators only, or needing a damaged multi-batch docs.parquet / a file system that cannot
+# lock): error-message wording and row/line locators (UCI fallback INT32 equality, LDA-C hint choice, header
+# shortening, _position's argmax, k offsets); _check_docs_file's hashes over several batches; lock_folders' OSError
+# warning path; cli process control (_exit_with_parent, _stop_with_workflow), cmd_run's spec merging and aggregate's
+# --out and type checks: tests/faults/ exercise them in subprocesses, not run here.
