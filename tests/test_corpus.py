@@ -441,3 +441,10 @@ def test_writer_cuts_shards_every_shard_rows_whatever_the_chunks(tmp_path):
     disk = load_corpus(tmp_path / "s")
     assert [list(shard["rows"]) for shard in disk.store.shards] == [[0, 2], [2, 4], [4, 5]]
     assert (disk.counts != counts).nnz == 0 and disk.docs["doc_id"].tolist() == ["d0", "d1", "d2", "d3", "d4"]
+
+
+def test_numeric_doc_ids_are_saved_as_text(tmp_path):
+    """doc_id given as integers 10 and 2 -> saved and read back as the ids '10' and '2' (docs.parquet holds text ids)."""
+    docs = pd.DataFrame({"doc_id": [10, 2], "split": ["train", "train"]})
+    corpus = Corpus(sp.csr_matrix(np.ones((2, 2), dtype=np.int32)), ["a", "b"], docs, {"name": "t"})
+    assert load_corpus(save_corpus(corpus, tmp_path / "c")).docs["doc_id"].tolist() == ["10", "2"]
