@@ -110,3 +110,15 @@ def test_one_dataset_is_fitted_on_one_corpus_content():
     _check_one_corpus_per_dataset(["t1", "t2"], [first, first.copy()])
     with pytest.raises(UsageError, match="traces t1 and t2 were fitted on two different contents of dataset 'd'"):
         _check_one_corpus_per_dataset(["t1", "t2"], [first, second])
+
+
+def test_undecodable_or_unexpanded_arguments_exit_2_naming_them(capsys, tmp_path):
+    """A trace path holding a byte the locale could not decode, or --out '~/x' the shell left unexpanded -> exit 2
+    naming the argument, before any file is touched."""
+    from topicbench.cli import main
+
+    assert main(["aggregate", "--out", str(tmp_path / "all.parquet"), "caf\udce9.parquet"]) == 2
+    assert "is not text in this locale" in capsys.readouterr().err
+    assert main(["aggregate", "--out", "~/all.parquet", str(tmp_path / "t.parquet")]) == 2
+    assert "--out '~/all.parquet' starts with '~'" in capsys.readouterr().err
+    assert not (tmp_path / "all.parquet").exists()
