@@ -271,7 +271,7 @@ def test_interleaved_split_rows_and_summary_by_hand(tmp_path):
     disk = load_corpus(save_corpus(memory, tmp_path / "c"))
     for corpus in (memory, disk):
         test = corpus.split("test")
-        assert test.docs["doc_id"].tolist() == ["d1", "d2", "d4"]
+        assert test.docs["doc_id"].tolist() == ["d1", "d2", "d4"] and list(test.docs.columns) == ["doc_id", "split"]
         assert (test.counts != counts[[1, 2, 4]]).nnz == 0
     whole = load_corpus(save_corpus(Corpus(counts, ["apple", "bread"], make_docs_frame(5), {"name": "w"}), tmp_path / "w"))
     assert whole.split("train").n_docs == 5 and whole.split("test").n_docs == 0  # every document in one split
@@ -280,9 +280,9 @@ def test_interleaved_split_rows_and_summary_by_hand(tmp_path):
 
 
 def test_counts_up_to_int32_max_are_kept_and_unreadable_folders_are_not_corpus_leftovers(tmp_path):
-    """A count of 2^31 - 1 is stored as is (one more would wrap: refused); a path that is a file, or a corpus.json
-    without checksums, is neither a corpus nor a prepare's leftover to remove; a folder of corpus files and a staged
-    .tmp is one, until it holds a file of the user's."""
+    """A count of 2^31 - 1 is stored as is (one more would wrap: refused); a path that is a file, a corpus.json
+    without checksums or cut short, or a folder holding a link, is neither a corpus nor a prepare's leftover to
+    remove; a folder of corpus files and a staged .tmp is one, until it holds a file of the user's."""
     from topicbench.corpus import CorpusError, canonical_counts, holds_only_corpus_files, is_corpus_dir
 
     top = np.iinfo(np.int32).max
@@ -302,6 +302,11 @@ def test_counts_up_to_int32_max_are_kept_and_unreadable_folders_are_not_corpus_l
     (tmp_path / "c").mkdir()
     (tmp_path / "c" / "corpus.json").write_text('{"n_docs": 1}')
     assert not is_corpus_dir(tmp_path / "c")
+    (tmp_path / "c" / "corpus.json").write_text("{")  # cut short
+    assert not is_corpus_dir(tmp_path / "c")
+    (tmp_path / "linked").mkdir()
+    (tmp_path / "linked" / "vocab.txt").symlink_to(tmp_path / "file")  # a link is never a prepare's own file
+    assert not holds_only_corpus_files(tmp_path / "linked")
 
 
 def test_manifest_shard_without_its_data_file_is_refused(tmp_path):
@@ -389,7 +394,7 @@ def test_split_rows_of_a_docs_table_read_in_several_batches(tmp_path):
 
 def test_shards_validate_block_by_block_to_the_token_total(tmp_path):
     """Counts [[1, 2], [3, 0], [0, 4], [5, 6]] (21 tokens) checked 2 entries at a time and all at once -> 21 both ways;
-    a word id out of range in the third block is found there too."""
+    a word id out of range, or repeated within a document, in the third block is found there too."""
     from topicbench.corpus import validate_shards
 
     counts = sp.csr_matrix(np.array([[1, 2], [3, 0], [0, 4], [5, 6]], dtype=np.int32))
@@ -400,6 +405,10 @@ def test_shards_validate_block_by_block_to_the_token_total(tmp_path):
     damaged[4] = 7  # the third block's first entry: document row 3's first word
     np.save(indices, damaged)
     with pytest.raises(CorpusError, match="word id 7 out of range \\[0, 2\\) at document row 3"):
+        validate_shards(disk.store, block_entries=2)
+    damaged[4] = 1  # document row 3 is word 1 twice: its ids must increase
+    np.save(indices, damaged)
+    with pytest.raises(CorpusError, match="word ids not increasing within document row 3"):
         validate_shards(disk.store, block_entries=2)
 
 
