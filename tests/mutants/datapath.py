@@ -577,6 +577,13 @@ MUTANTS += [
            path='topicbench/corpus.py', find='            room = self.shard_rows - self._shard["rows"]',
            replace='            room = self.shard_rows',
            tests=['tests/test_corpus.py::test_writer_cuts_shards_every_shard_rows_whatever_the_chunks']),
+    Mutant(id='ldac_one_based_ids_not_shifted', cites='LDA-C with id_base=1: id i is vocabulary word i - 1',
+           path='topicbench/readers.py', find='            ids = ids - base', replace='            ids = ids',
+           tests=['tests/test_readers.py::test_one_based_ldac_ids_and_int32_max_counts']),
+    Mutant(id='shard_validation_lets_a_word_repeat_in_a_document', cites='corpus format: word ids strictly increase within a document (canonical CSR)',
+           path='topicbench/corpus.py', find='            step = np.diff(ids.astype(np.int64)) <= 0',
+           replace='            step = np.diff(ids.astype(np.int64)) < 0',
+           tests=['tests/test_corpus.py::test_shards_validate_block_by_block_to_the_token_total']),
 ]
 # seventeenth red-team triage (mutant17). Killed by the new tests, not registered (cost; one registered per test
 # family above): streams' refusals (no document, passes rounding to none, batch_size 0, 0 checkpoints), the order's
