@@ -332,7 +332,7 @@ def test_manifest_shard_without_its_data_file_is_refused(tmp_path):
 
 
 def test_row_ranges_slice_and_refuse_out_of_range_rows_and_time_needs_every_date():
-    """RowRange(5, 10): [1:3] is rows 6, 7; index -5 is row 5, -6 out of range (beside a valid 4 too). A corpus has
+    """RowRange(5, 10): [1:3] is rows 6, 7; index -5 is row 5, -6 and 5 out of range (beside a valid one). A corpus has
     time only when it has a time column without a missing value; its summary spans earliest to latest. A vocabulary's
     first repeated word is named."""
     from topicbench.corpus import RowRange, check_vocab
@@ -340,8 +340,9 @@ def test_row_ranges_slice_and_refuse_out_of_range_rows_and_time_needs_every_date
     part = RowRange(5, 10)[1:3]
     assert (part.start, part.stop) == (6, 8)
     assert RowRange(5, 10)[[-5, 4]].tolist() == [5, 9]
-    with pytest.raises(IndexError, match="out of range for a view of 5 documents"):
-        RowRange(5, 10)[[4, -6]]
+    for rows in ([4, -6], [0, 5]):
+        with pytest.raises(IndexError, match="out of range for a view of 5 documents"):
+            RowRange(5, 10)[rows]
     counts = sp.csr_matrix(np.ones((2, 2), dtype=np.int32))
     assert not Corpus(counts, ["a", "b"], make_docs_frame(2), {"name": "t"}).has_time
     assert not Corpus(counts, ["a", "b"], make_docs_frame(2, time=[2001.0, np.nan]), {"name": "t"}).has_time
@@ -368,6 +369,10 @@ def test_a_views_fingerprint_is_its_own_and_stored_zeros_are_dropped(tmp_path):
     np.savez(tmp_path / "p.npz", a=np.array([{"x": 1}], dtype=object))
     with pytest.raises(CorpusError, match="p.npz"):
         read_npz(tmp_path / "p.npz")
+    from topicbench.corpus import _read_npz_member
+
+    with pytest.raises(CorpusError, match="p.npz"):
+        _read_npz_member(tmp_path / "p.npz", "a")
 
 
 def test_row_ranges_concatenate_and_a_views_truth_is_its_rows_of_theta():
@@ -402,9 +407,9 @@ def test_shards_validate_block_by_block_to_the_token_total(tmp_path):
     assert validate_shards(disk.store, block_entries=2) == validate_shards(disk.store) == 21
     indices = tmp_path / "c" / "counts" / "00000.indices.npy"
     damaged = np.load(indices)
-    damaged[4] = 7  # the third block's first entry: document row 3's first word
+    damaged[4] = 2  # the third block's first entry, document row 3's first word: one past the vocabulary
     np.save(indices, damaged)
-    with pytest.raises(CorpusError, match="word id 7 out of range \\[0, 2\\) at document row 3"):
+    with pytest.raises(CorpusError, match="word id 2 out of range \\[0, 2\\) at document row 3"):
         validate_shards(disk.store, block_entries=2)
     damaged[4] = 1  # document row 3 is word 1 twice: its ids must increase
     np.save(indices, damaged)

@@ -765,6 +765,7 @@ def test_split_and_document_frequency_bounds_and_dropped_counts():
         Preprocess(max_df=0).check()
     with pytest.raises(CorpusError, match="vocab_size must be >= 1 or None, got 0"):
         Preprocess(vocab_size=0).check()
+    Preprocess(vocab_size=1).check()  # one word is a vocabulary
     counts, vocab, rows, report = whitespace_bow(["apple bread", "  ", "bread"])
     assert (report["input_documents"], report["dropped_empty"]) == (3, 1) and rows.tolist() == [0, 2]
     assert report["as_distributed"] is True  # counted as the source split them, not tokenised here
@@ -845,14 +846,14 @@ def test_vocabulary_with_a_phrase_line_and_matrix_market_with_a_bom(tmp_path):
 
 def test_bag_of_words_by_hand_and_lda_c_counts_refused_below_one_or_beyond_int32(tmp_path):
     """Three texts, every word kept -> the counts written out by hand; LDA-C counts of 0 or beyond int64 are refused
-    naming file:line, 2^31 - 1 is kept; a Latin-1 archive file is not counted as UTF-8; a text recipe leaves HTML in
+    naming file:line, 2^31 - 1 is kept, and an id 0 in a later document makes the ids 0-based; a Latin-1 archive file is not counted as UTF-8; a text recipe leaves HTML in
     unless asked and splits CJK runs into bigrams."""
     from topicbench.readers import TextDataset, decode_legacy
 
-    counts, vocab, rows, _ = bag_of_words(["apple bread apple zebra", "bread cherry", "cherry apple"],
+    counts, vocab, rows, report = bag_of_words(["apple bread apple zebra", "bread cherry", "cherry apple"],
                                           Preprocess(min_df=1, max_df=1.0, stop_words=False, vocab_size=None))
     assert vocab == ["apple", "bread", "cherry", "zebra"] and rows.tolist() == [0, 1, 2]
-    assert counts.toarray().tolist() == [[2, 1, 0, 1], [0, 1, 1, 0], [1, 0, 1, 0]]
+    assert counts.toarray().tolist() == [[2, 1, 0, 1], [0, 1, 1, 0], [1, 0, 1, 0]] and report["kept_documents"] == 3
     vocab_path = tmp_path / "vocab.txt"
     vocab_path.write_text("apple\nbread\n")
     for name, line, message in (("zero", "2 0:0 1:2", r"zero\.ldac:2: counts must be positive"),
@@ -860,6 +861,8 @@ def test_bag_of_words_by_hand_and_lda_c_counts_refused_below_one_or_beyond_int32
         (tmp_path / f"{name}.ldac").write_text(f"1 0:1\n{line}\n")
         with pytest.raises(ReaderError, match=message):
             read_ldac(tmp_path / f"{name}.ldac", vocab_path)
+    (tmp_path / "ids.ldac").write_text("1 1:3\n2 0:1 1:2\n")  # id 0 appears, in a later document whose top id is 1
+    assert read_ldac(tmp_path / "ids.ldac", vocab_path)[0].toarray().tolist() == [[0, 3], [1, 2]]
     (tmp_path / "top.ldac").write_text(f"1 0:1\n1 1:{2**31 - 1}\n")
     assert read_ldac(tmp_path / "top.ldac", vocab_path)[0].toarray().tolist() == [[1, 0], [0, 2**31 - 1]]
     assert decode_legacy("café".encode("latin-1")) == ("café", False) and decode_legacy("café".encode()) == ("café", True)
@@ -873,3 +876,10 @@ def test_uci_body_may_hold_blank_lines(tmp_path):
     vocab = write_vocab(tmp_path / "vocab.txt", 3)
     (tmp_path / "d.txt").write_text("2\n3\n2\n1 1 1\n\n2 3 4\n")
     assert read_uci_bow(tmp_path / "d.txt", vocab)[0].toarray().tolist() == [[1, 0, 0], [0, 0, 4]]
+
+
+def test_csv_text_from_two_columns_is_joined(tmp_path):
+    """text_column = [title, body] -> each document is its title and body joined by a newline."""
+    (tmp_path / "t.csv").write_text("id,title,body\n1,apple pie,bread and butter\n")
+    assert read_csv_text(tmp_path / "t.csv", text_column=["title", "body"], id_column="id")["text"].tolist() == \
+        ["apple pie\nbread and butter"]
