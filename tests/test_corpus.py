@@ -311,7 +311,7 @@ def test_counts_up_to_int32_max_are_kept_and_unreadable_folders_are_not_corpus_l
 
 def test_manifest_shard_without_its_data_file_is_refused(tmp_path):
     """A shard listing only indptr and indices (files and sha256 alike) -> refused naming the shard, not a KeyError;
-    a manifest, or in-memory counts, of no document -> refused."""
+    a manifest, or in-memory counts, of no document, or a shard of no row -> refused."""
     from topicbench.corpus import SHARD_FORMAT, read_manifest
 
     shard = {"rows": [0, 3], "nnz": 6, "files": {"indptr": "0.indptr.npy", "indices": "0.indices.npy"},
@@ -324,6 +324,12 @@ def test_manifest_shard_without_its_data_file_is_refused(tmp_path):
     (tmp_path / "counts" / "manifest.json").write_text(json.dumps({"format": SHARD_FORMAT, "n_docs": 0, "n_words": 2,
                                                                    "nnz": 0, "n_tokens": 0, "shards": []}))
     with pytest.raises(CorpusError, match="shards cover 0 rows, n_docs is 0"):
+        read_manifest(tmp_path)
+    empty_first = {"rows": [0, 0], "nnz": 0, "files": {k: f"0.{k}.npy" for k in ("indptr", "indices", "data")},
+                   "sha256": {k: "0" * 64 for k in ("indptr", "indices", "data")}}
+    (tmp_path / "counts" / "manifest.json").write_text(json.dumps({"format": SHARD_FORMAT, "n_docs": 3, "n_words": 2,
+                                                                   "nnz": 6, "n_tokens": 6, "shards": [empty_first, shard]}))
+    with pytest.raises(CorpusError, match="shard 0 covers rows \\[0, 0\\)"):
         read_manifest(tmp_path)
     from topicbench.corpus import validate
 
@@ -440,7 +446,7 @@ def test_corpus_in_shards_of_two_documents_reads_back_whole(tmp_path):
 
 def test_writer_cuts_shards_every_shard_rows_whatever_the_chunks(tmp_path):
     """Chunks of 3 then 2 documents into shards of 2 -> shards of rows [0, 2), [2, 4), [4, 5) holding the counts and
-    ids in order."""
+    ids in order; the manifest counts 7 entries, 13 tokens."""
     import pyarrow as pa
 
     from topicbench.corpus import CorpusWriter
@@ -455,6 +461,8 @@ def test_writer_cuts_shards_every_shard_rows_whatever_the_chunks(tmp_path):
     disk = load_corpus(tmp_path / "s")
     assert [list(shard["rows"]) for shard in disk.store.shards] == [[0, 2], [2, 4], [4, 5]]
     assert (disk.counts != counts).nnz == 0 and disk.docs["doc_id"].tolist() == ["d0", "d1", "d2", "d3", "d4"]
+    manifest = json.loads((tmp_path / "s" / "counts" / "manifest.json").read_text())
+    assert (manifest["nnz"], manifest["n_tokens"]) == (7, 13)
 
 
 def test_numeric_doc_ids_are_saved_as_text(tmp_path):

@@ -757,8 +757,8 @@ def test_decoding_errors_name_the_line_of_the_culprit(tmp_path):
 
 
 def test_split_and_document_frequency_bounds_and_dropped_counts():
-    """test_fraction 1 (no training document), max_df 0 and vocab_size 0 (no word) are refused; white-space texts of
-    which one is empty report 3 input documents and 1 dropped."""
+    """test_fraction 1 (no training document), max_df 0, vocab_size 0 (no word) and min_doc_length 0 are refused;
+    white-space texts of which one is empty report 3 input documents and 1 dropped."""
     with pytest.raises(CorpusError, match=r"test_fraction must be in \[0, 1\), got 1.0"):
         seeded_split(10, 1.0)
     with pytest.raises(CorpusError, match=r"max_df must be a fraction in \(0, 1\], got 0"):
@@ -766,6 +766,8 @@ def test_split_and_document_frequency_bounds_and_dropped_counts():
     with pytest.raises(CorpusError, match="vocab_size must be >= 1 or None, got 0"):
         Preprocess(vocab_size=0).check()
     Preprocess(vocab_size=1).check()  # one word is a vocabulary
+    with pytest.raises(CorpusError, match="min_doc_length must be >= 1, got 0"):
+        Preprocess(min_doc_length=0).check()
     counts, vocab, rows, report = whitespace_bow(["apple bread", "  ", "bread"])
     assert (report["input_documents"], report["dropped_empty"]) == (3, 1) and rows.tolist() == [0, 2]
     assert report["as_distributed"] is True  # counted as the source split them, not tokenised here
@@ -814,7 +816,7 @@ def test_matrix_market_count_over_int32_and_empty_text_fields_are_refused(tmp_pa
                      field="integer")
     assert read_matrix_market(tmp_path / "top.mtx", vocab)[0].max() == 2**31 - 1
     (tmp_path / "t.jsonl").write_text('{"text": "apple bread"}\n')
-    for fields in ([], [1]):
+    for fields in ([], [1], ["text", 1]):
         with pytest.raises(ReaderError, match="text field"):
             read_jsonl(tmp_path / "t.jsonl", text_field=fields)
 
@@ -839,6 +841,8 @@ def test_vocabulary_with_a_phrase_line_and_matrix_market_with_a_bom(tmp_path):
 
     (tmp_path / "vocab.txt").write_text("apple\nnew york\n")
     assert read_vocab(tmp_path / "vocab.txt") == ["apple", "new york"]
+    (tmp_path / "pairs.txt").write_text("7 up\npear drop\n")  # two-word lines, but no side all numbers
+    assert read_vocab(tmp_path / "pairs.txt") == ["7 up", "pear drop"]
     (tmp_path / "v2.txt").write_text("apple\nbread\n")
     (tmp_path / "bom.mtx").write_bytes(b"\xef\xbb\xbf%%MatrixMarket matrix coordinate integer general\n2 2 2\n1 1 3\n2 2 1\n")
     assert read_matrix_market(tmp_path / "bom.mtx", tmp_path / "v2.txt")[0].toarray().tolist() == [[3, 0], [0, 1]]
