@@ -592,11 +592,14 @@ MUTANTS += [
 # a topic list of no pair, one listed word, threshold > 1; run ids' default seed and format_value's integer cut;
 # control_character's ends; empty seeds/runs, one negative seed, a lone brace, a real corpus found, YAML merge keys;
 # lock/mark folder creation; stale_outputs' and stale_corpora's paths, breaks, code record and listed files;
-# planted-size checks (max_length, passes, a real corpus's run first, open lengths); readers' magic bytes, decode
-# line numbers, UCI/LDA-C/Matrix Market bounds, id columns, CJK bigram spacing, LONG_TEXT counts, defaults;
-# corpus split blocks and batches, RowRange slicing, quantiles, time span, int32 bounds, leftovers, manifests,
-# shard validation blocks, _ranges, Truth rows, writer shard room; cli's NAME=VALUE parsing, _alive, --spec JSON,
-# SIGTERM, run-folder identity, one corpus content per dataset.
+# planted-size checks (max_length, passes, a real corpus's run first, open lengths); readers' magic bytes and BOMs,
+# decode line numbers, UCI/LDA-C/Matrix Market bounds (0, 2^31 - 1, beyond int64, 1-based ids, lowest id), id and
+# number columns, CJK bigram spacing, LONG_TEXT counts, preprocessing bounds and defaults, report counts, CSV/JSONL
+# text fields; corpus split blocks and batches, RowRange slicing and bounds, quantiles, time span, int32 bounds,
+# leftovers and links, manifests (no row, no word, no document), shard validation by blocks, _ranges, Truth rows,
+# the writer's shard room and counts, a view's fingerprint and docs columns, text doc ids, never unpickling; cli's
+# NAME=VALUE parsing, _alive, --spec JSON, SIGTERM, run-folder identity, one corpus content per dataset, undecodable
+# or unexpanded arguments.
 # Equivalent, not registered: every "0 -> 0 * 2"; streams' passes < 0 (0 is refused as rounding to none), the
 # all-ties check against order[1], n_full == 0 (the same permutation without the copy), log_checkpoints' default
 # first = 0 (max(first, 1)), HeldoutPolicy's/make_holdout's default n and n_checkpoints and the initial
@@ -607,13 +610,18 @@ MUTANTS += [
 # range (slices clamp), a batch method's stream length (only fixed and every_nth_batch n = 1 pass check()),
 # sort_keys in spec_of (dicts compare unordered), which trace an aggregate names first, the synthetic-or-recipe test
 # (every synthetic recipe has .recipe, no real one); readers' peek size, block size 200,000 and the header/first_line
-# bookkeeping, the Unicode table's last code points (noncharacters) and CJK compatibility ranges (canonical
-# singletons: NFKC = NFC), lru_cache sizes, the hard-cut test at 0, max_df_count's // 1 -> * 1, LDA-C's max_docs
-# break -> continue, bag_of_words' provisional shape (counts come from the indices); corpus' madvise, _docs_rows
-# (buffer flush size), the corpus.json trailing newline, manifest indent, zip date, content digest without part names,
-# duplicate-id candidates and hash prefilter (ids verified), the npy header pad at 0, allow_pickle on writing.
-# Not closed (messages or locators only, or needing a damaged multi-batch docs.parquet / a file system that cannot
-# lock): error-message wording and row/line locators (UCI fallback INT32 equality, LDA-C hint choice, header
-# shortening, _position's argmax, k offsets); _check_docs_file's hashes over several batches; lock_folders' OSError
-# warning path; cli process control (_exit_with_parent, _stop_with_workflow), cmd_run's spec merging and aggregate's
-# --out and type checks: tests/faults/ exercise them in subprocesses, not run here.
+# bookkeeping, the Unicode tables' last code points (noncharacters), range merging and CJK compatibility ranges
+# (canonical singletons: NFKC = NFC), lru_cache sizes, the long-text cut's search start and its test at 0 or at
+# LONG_TEXT, max_df_count's // 1 -> * 1, LDA-C's max_docs break -> continue, bag_of_words' provisional shape and
+# int32 offsets (counts come from the indices); corpus' madvise, _docs_rows (buffer flush size), the corpus.json and
+# manifest whitespace, zip dates and zip64, 1-d .npy headers' fortran_order, copies, content digest without part
+# names, duplicate-id candidates and hash prefilter (ids verified), the npy header pad at 0, allow_pickle on writing,
+# split_rows' argmin start and an unrecognised block (the index array is the same rows), a view's frame cache.
+# Not closed (messages or locators only, or needing a damaged multi-batch docs.parquet, a corpus of > 4,096 or
+# 2^20 entries per check, or a file system that cannot lock): error-message wording and row/line locators (UCI
+# fallback INT32 equality, LDA-C hint choice, header shortening, _position's argmax, k offsets, time hints, report
+# notes); _check_docs_file's hashes over several batches; doc_lengths over several chunks; theta/truth writer
+# checks; lock_folders' OSError warning path; cli process control (_exit_with_parent, _stop_with_workflow),
+# cmd_run's spec merging and aggregate's --out and type checks: tests/faults/ exercise them in subprocesses, not run
+# here. Not run at all (time): grid.py's and cli.py's x2/+1 constant mutants, and of readers.py/corpus.py the x2/+1
+# constants and the part of the rest the shuffled order did not reach.
