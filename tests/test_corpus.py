@@ -424,8 +424,9 @@ def test_shards_validate_block_by_block_to_the_token_total(tmp_path):
 
 
 def test_corpus_in_shards_of_two_documents_reads_back_whole(tmp_path):
-    """Five documents saved in shards of 2 (3 shards) -> the same counts back, and the folder is a complete corpus; a
-    corpus of one word is a corpus; a manifest of no word is refused."""
+    """Five documents saved in shards of 2 (3 shards) -> the same counts back, and the folder is a complete corpus
+    (until a listed file is gone); a corpus of one word, or of one document, is a corpus; a manifest of no word is
+    refused."""
     from topicbench.corpus import SHARD_FORMAT, is_corpus_dir, read_manifest
 
     counts = sp.csr_matrix(np.array([[1, 0], [2, 1], [0, 3], [4, 0], [1, 1]], dtype=np.int32))
@@ -435,6 +436,10 @@ def test_corpus_in_shards_of_two_documents_reads_back_whole(tmp_path):
     assert len(disk.store.shards) == 3 and (disk.counts != counts).nnz == 0
     one_word = Corpus(sp.csr_matrix(np.array([[2], [1]], dtype=np.int32)), ["a"], make_docs_frame(2), {"name": "o"})
     assert load_corpus(save_corpus(one_word, tmp_path / "o")).counts.toarray().tolist() == [[2], [1]]
+    one_doc = Corpus(sp.csr_matrix(np.array([[2, 1]], dtype=np.int32)), ["a", "b"], make_docs_frame(1), {"name": "d"})
+    assert load_corpus(save_corpus(one_doc, tmp_path / "d")).counts.toarray().tolist() == [[2, 1]]
+    (path / "vocab.txt").unlink()  # a listed file gone: no longer a complete corpus
+    assert not is_corpus_dir(path)
     (tmp_path / "m" / "counts").mkdir(parents=True)
     (tmp_path / "m" / "counts" / "manifest.json").write_text(json.dumps({
         "format": SHARD_FORMAT, "n_docs": 1, "n_words": 0, "nnz": 1, "n_tokens": 1,

@@ -887,3 +887,26 @@ def test_csv_text_from_two_columns_is_joined(tmp_path):
     (tmp_path / "t.csv").write_text("id,title,body\n1,apple pie,bread and butter\n")
     assert read_csv_text(tmp_path / "t.csv", text_column=["title", "body"], id_column="id")["text"].tolist() == \
         ["apple pie\nbread and butter"]
+
+
+def test_lda_c_id_checks_and_unicode_forms_and_stored_zeros(tmp_path):
+    """LDA-C with no id 0 and no id_base -> refused as ambiguous; with id_base=1, an id 0 beside a valid id -> refused
+    naming it; a vocabulary listing 'café' composed and decomposed -> refused naming line 2; a count of 2^31 beside a
+    small one in a line -> refused; a stored zero in a Matrix Market matrix is dropped, not an error."""
+    from topicbench.readers import read_vocab, whole_counts
+
+    vocab = tmp_path / "vocab.txt"
+    vocab.write_text("apple\nbread\n")
+    for name, text, base, message in (("a", "1 1:3\n1 1:2\n", None, "ambiguous word ids: no id 0 appears"),
+                                      ("b", "2 0:1 2:1\n", 1, r"b\.ldac:1: word id 0 out of range \[1, 3\)"),
+                                      ("c", f"2 0:1 1:{2**31}\n", None, rf"c\.ldac:1: .*{2**31}")):
+        (tmp_path / f"{name}.ldac").write_text(text)
+        with pytest.raises(ReaderError, match=message):
+            read_ldac(tmp_path / f"{name}.ldac", vocab, id_base=base)
+    (tmp_path / "forms.txt").write_text("caf\u00e9\ncafe\u0301\n")
+    with pytest.raises(ReaderError, match=r"forms\.txt:2: word .* of line 1 in another Unicode form"):
+        read_vocab(tmp_path / "forms.txt")
+    stored_zero = sp.csr_matrix((np.array([1.0, 0.0, 2.0]), np.array([0, 1, 1]), np.array([0, 2, 3])), shape=(2, 2))
+    assert whole_counts(stored_zero, "m.mtx").toarray().tolist() == [[1, 0], [0, 2]]
+    with pytest.raises(CorpusError, match="min_df must be a document count >= 1, got 0"):
+        Preprocess(min_df=0).check()
