@@ -7,7 +7,7 @@ import pyarrow.parquet as pq
 import pytest
 import scipy.sparse as sp
 
-from topicbench.corpus import Corpus, CorpusError, load_corpus, make_docs_frame, save_corpus
+from topicbench.corpus import Corpus, CorpusError, canonical_counts, load_corpus, make_docs_frame, save_corpus
 
 
 def tiny():
@@ -257,3 +257,221 @@ def test_a_view_of_a_view_indexes_the_first_views_rows():
     view = tiny().select(np.array([2, 0])).select(np.array([1]))
     assert view.counts.toarray().tolist() == [[1, 0, 2]]
     assert list(view.docs["split"]) == ["train"]
+
+
+def test_interleaved_split_rows_and_summary_by_hand(tmp_path):
+    """Splits train, test, test, train, test (not one block each) -> the test split is rows 1, 2, 4, from memory and
+    from disk (a corpus all in train: its train split is all 5); the summary's length quantiles of lengths 1..5 are
+    numpy's linear ones (q10 = 1.4, q90 = 4.6)."""
+    from topicbench.corpus import Corpus, load_corpus, make_docs_frame, save_corpus
+
+    counts = sp.csr_matrix(np.array([[1, 0], [2, 0], [1, 2], [4, 0], [2, 3]], dtype=np.int32))
+    memory = Corpus(counts, ["apple", "bread"], make_docs_frame(5, split=["train", "test", "test", "train", "test"]),
+                    {"name": "t"})
+    disk = load_corpus(save_corpus(memory, tmp_path / "c"))
+    for corpus in (memory, disk):
+        test = corpus.split("test")
+        assert test.docs["doc_id"].tolist() == ["d1", "d2", "d4"] and list(test.docs.columns) == ["doc_id", "split"]
+        assert (test.counts != counts[[1, 2, 4]]).nnz == 0
+    whole = load_corpus(save_corpus(Corpus(counts, ["apple", "bread"], make_docs_frame(5), {"name": "w"}), tmp_path / "w"))
+    assert whole.split("train").n_docs == 5 and whole.split("test").n_docs == 0  # every document in one split
+    quantiles = disk.summary()["length_quantiles"]
+    assert quantiles == pytest.approx({"q0": 1.0, "q10": 1.4, "q50": 3.0, "q90": 4.6, "q100": 5.0})
+
+
+def test_counts_up_to_int32_max_are_kept_and_unreadable_folders_are_not_corpus_leftovers(tmp_path):
+    """A count of 2^31 - 1 is stored as is (one more would wrap: refused); a path that is a file, a corpus.json
+    without checksums or cut short, or a folder holding a link, is neither a corpus nor a prepare's leftover to
+    remove; a folder of corpus files and a staged .tmp is one, until it holds a file of the user's."""
+    from topicbench.corpus import CorpusError, canonical_counts, holds_only_corpus_files, is_corpus_dir
+
+    top = np.iinfo(np.int32).max
+    assert canonical_counts(sp.csr_matrix(np.array([[top, 1]], dtype=np.int64)), 2, "c").data.tolist() == [top, 1]
+    with pytest.raises(CorpusError, match="c: count 2147483648 at document row 0, word id 0"):
+        canonical_counts(sp.csr_matrix(np.array([[top + 1, 1]], dtype=np.int64)), 2, "c")
+    (tmp_path / "file").write_text("notes")
+    assert not holds_only_corpus_files(tmp_path / "file")
+    (tmp_path / "half").mkdir()  # a killed prepare's leftover: its files and a staged .tmp
+    for name in ("vocab.txt", "docs.parquet", ".vocab.txt.tmp"):
+        (tmp_path / "half" / name).write_text("")
+    assert holds_only_corpus_files(tmp_path / "half")
+    for mine in ("notes.txt", ".notes", "notes.tmp"):  # a file of the user's: not a prepare's scratch .<name>.tmp
+        (tmp_path / "half" / mine).write_text("mine")
+        assert not holds_only_corpus_files(tmp_path / "half")
+        (tmp_path / "half" / mine).unlink()
+    (tmp_path / "c").mkdir()
+    (tmp_path / "c" / "corpus.json").write_text('{"n_docs": 1}')
+    assert not is_corpus_dir(tmp_path / "c")
+    (tmp_path / "c" / "corpus.json").write_text("{")  # cut short
+    assert not is_corpus_dir(tmp_path / "c")
+    (tmp_path / "linked").mkdir()
+    (tmp_path / "linked" / "vocab.txt").symlink_to(tmp_path / "file")  # a link is never a prepare's own file
+    assert not holds_only_corpus_files(tmp_path / "linked")
+
+
+def test_manifest_shard_without_its_data_file_is_refused(tmp_path):
+    """A shard listing only indptr and indices (files and sha256 alike) -> refused naming the shard, not a KeyError;
+    a manifest, or in-memory counts, of no document, or a shard of no row -> refused."""
+    from topicbench.corpus import SHARD_FORMAT, read_manifest
+
+    shard = {"rows": [0, 3], "nnz": 6, "files": {"indptr": "0.indptr.npy", "indices": "0.indices.npy"},
+             "sha256": {"indptr": "0" * 64, "indices": "0" * 64}}
+    (tmp_path / "counts").mkdir()
+    (tmp_path / "counts" / "manifest.json").write_text(json.dumps({"format": SHARD_FORMAT, "n_docs": 3, "n_words": 2, "nnz": 6,
+                                                        "n_tokens": 6, "shards": [shard]}))
+    with pytest.raises(CorpusError, match="shard 0 must list indptr, indices and data files with their sha256"):
+        read_manifest(tmp_path)
+    (tmp_path / "counts" / "manifest.json").write_text(json.dumps({"format": SHARD_FORMAT, "n_docs": 0, "n_words": 2,
+                                                                   "nnz": 0, "n_tokens": 0, "shards": []}))
+    with pytest.raises(CorpusError, match="shards cover 0 rows, n_docs is 0"):
+        read_manifest(tmp_path)
+    empty_first = {"rows": [0, 0], "nnz": 0, "files": {k: f"0.{k}.npy" for k in ("indptr", "indices", "data")},
+                   "sha256": {k: "0" * 64 for k in ("indptr", "indices", "data")}}
+    (tmp_path / "counts" / "manifest.json").write_text(json.dumps({"format": SHARD_FORMAT, "n_docs": 3, "n_words": 2,
+                                                                   "nnz": 6, "n_tokens": 6, "shards": [empty_first, shard]}))
+    with pytest.raises(CorpusError, match="shard 0 covers rows \\[0, 0\\)"):
+        read_manifest(tmp_path)
+    from topicbench.corpus import validate
+
+    with pytest.raises(CorpusError, match="the corpus has no documents"):
+        validate(sp.csr_matrix((0, 2), dtype=np.int32), ["a", "b"], make_docs_frame(0))
+
+
+def test_row_ranges_slice_and_refuse_out_of_range_rows_and_time_needs_every_date():
+    """RowRange(5, 10): [1:3] is rows 6, 7; index -5 is row 5, -6 and 5 out of range (beside a valid one). A corpus has
+    time only when it has a time column without a missing value; its summary spans earliest to latest. A vocabulary's
+    first repeated word is named."""
+    from topicbench.corpus import RowRange, check_vocab
+
+    part = RowRange(5, 10)[1:3]
+    assert (part.start, part.stop) == (6, 8)
+    assert RowRange(5, 10)[[-5, 4]].tolist() == [5, 9]
+    for rows in ([4, -6], [0, 5]):
+        with pytest.raises(IndexError, match="out of range for a view of 5 documents"):
+            RowRange(5, 10)[rows]
+    counts = sp.csr_matrix(np.ones((2, 2), dtype=np.int32))
+    assert not Corpus(counts, ["a", "b"], make_docs_frame(2), {"name": "t"}).has_time
+    assert not Corpus(counts, ["a", "b"], make_docs_frame(2, time=[2001.0, np.nan]), {"name": "t"}).has_time
+    dated = Corpus(counts, ["a", "b"], make_docs_frame(2, time=[2002.5, 2001.0]), {"name": "t"})
+    assert dated.has_time and dated.summary()["time_span"] == ["2001.0", "2002.5"]
+    with pytest.raises(CorpusError, match="duplicate word 'b'"):
+        check_vocab(["a", "b", "c", "b", "a"], 5, "w")
+
+
+def test_a_views_fingerprint_is_its_own_and_stored_zeros_are_dropped(tmp_path):
+    """A loaded corpus's train split (a view) -> the fingerprint of those documents (as an in-memory corpus of them
+    computes it), not the whole corpus's recorded one; an empty block of rows is a 0 x V matrix; a stored zero count
+    is dropped, not an error; an .npz holding a pickled object is refused, never unpickled."""
+    from topicbench.corpus import content_fingerprint, read_npz
+
+    counts = sp.csr_matrix(np.array([[1, 0], [2, 1], [0, 3]], dtype=np.int32))
+    docs = make_docs_frame(3, split=["train", "test", "train"])
+    disk = load_corpus(save_corpus(Corpus(counts, ["apple", "bread"], docs, {"name": "t"}), tmp_path / "c"))
+    train = Corpus(counts[[0, 2]], ["apple", "bread"], docs.iloc[[0, 2]].reset_index(drop=True), {"name": "t"})
+    assert content_fingerprint(disk.split("train")) == content_fingerprint(train) != content_fingerprint(disk)
+    assert disk.store.block(1, 1).shape == disk.store.block(3, 3).shape == (0, 2)
+    stored_zero = sp.csr_matrix((np.array([1, 0, 2]), np.array([0, 1, 1]), np.array([0, 2, 3])), shape=(2, 2))
+    assert canonical_counts(stored_zero, 2, "c").toarray().tolist() == [[1, 0], [0, 2]]
+    np.savez(tmp_path / "p.npz", a=np.array([{"x": 1}], dtype=object))
+    with pytest.raises(CorpusError, match="p.npz"):
+        read_npz(tmp_path / "p.npz")
+    from topicbench.corpus import _read_npz_member
+
+    with pytest.raises(CorpusError, match="p.npz"):
+        _read_npz_member(tmp_path / "p.npz", "a")
+
+
+def test_row_ranges_concatenate_and_a_views_truth_is_its_rows_of_theta():
+    """_ranges([5, 10], [2, 3]) = 5 6 10 11 12 (by hand); a view's planted truth gives its rows of theta and every
+    topic (topics are not per document)."""
+    from topicbench.corpus import Truth, _ranges
+
+    assert _ranges(np.array([5, 10]), np.array([2, 3])).tolist() == [5, 6, 10, 11, 12]
+    truth = Truth({"theta": np.arange(6).reshape(3, 2), "topics": np.eye(3)[:2]}, rows=np.array([0, 2]))
+    assert truth["theta"].tolist() == [[0, 1], [4, 5]] and truth["topics"].shape == (2, 3)
+
+
+def test_split_rows_of_a_docs_table_read_in_several_batches(tmp_path):
+    """65,539 documents (docs.parquet read 65,536 rows at a time: two batches), test documents 1 and 65,537 -> the
+    test split is exactly those two rows (a batch written at the wrong offset would mark others)."""
+    n = 65536 + 3
+    counts = sp.csr_matrix((np.ones(n, dtype=np.int32), np.zeros(n, dtype=np.int32), np.arange(n + 1)), shape=(n, 2))
+    split = ["train"] * n
+    split[1] = split[65537] = "test"
+    disk = load_corpus(save_corpus(Corpus(counts, ["a", "b"], make_docs_frame(n, split=split), {"name": "t"}),
+                                   tmp_path / "c"))
+    assert disk.split_rows("test").tolist() == [1, 65537]
+
+
+def test_shards_validate_block_by_block_to_the_token_total(tmp_path):
+    """Counts [[1, 2], [3, 0], [0, 4], [5, 6]] (21 tokens) checked 2 entries at a time and all at once -> 21 both ways;
+    a word id out of range, or repeated within a document, in the third block is found there too."""
+    from topicbench.corpus import validate_shards
+
+    counts = sp.csr_matrix(np.array([[1, 2], [3, 0], [0, 4], [5, 6]], dtype=np.int32))
+    disk = load_corpus(save_corpus(Corpus(counts, ["a", "b"], make_docs_frame(4), {"name": "t"}), tmp_path / "c"))
+    assert validate_shards(disk.store, block_entries=2) == validate_shards(disk.store) == 21
+    indices = tmp_path / "c" / "counts" / "00000.indices.npy"
+    damaged = np.load(indices)
+    damaged[4] = 2  # the third block's first entry, document row 3's first word: one past the vocabulary
+    np.save(indices, damaged)
+    with pytest.raises(CorpusError, match="word id 2 out of range \\[0, 2\\) at document row 3"):
+        validate_shards(disk.store, block_entries=2)
+    damaged[4] = 1  # document row 3 is word 1 twice: its ids must increase
+    np.save(indices, damaged)
+    with pytest.raises(CorpusError, match="word ids not increasing within document row 3"):
+        validate_shards(disk.store, block_entries=2)
+
+
+def test_corpus_in_shards_of_two_documents_reads_back_whole(tmp_path):
+    """Five documents saved in shards of 2 (3 shards) -> the same counts back, and the folder is a complete corpus
+    (until a listed file is gone); a corpus of one word, or of one document, is a corpus; a manifest of no word is
+    refused."""
+    from topicbench.corpus import SHARD_FORMAT, is_corpus_dir, read_manifest
+
+    counts = sp.csr_matrix(np.array([[1, 0], [2, 1], [0, 3], [4, 0], [1, 1]], dtype=np.int32))
+    path = save_corpus(Corpus(counts, ["a", "b"], make_docs_frame(5), {"name": "t"}), tmp_path / "c", shard_rows=2)
+    assert is_corpus_dir(path)
+    disk = load_corpus(path)
+    assert len(disk.store.shards) == 3 and (disk.counts != counts).nnz == 0
+    one_word = Corpus(sp.csr_matrix(np.array([[2], [1]], dtype=np.int32)), ["a"], make_docs_frame(2), {"name": "o"})
+    assert load_corpus(save_corpus(one_word, tmp_path / "o")).counts.toarray().tolist() == [[2], [1]]
+    one_doc = Corpus(sp.csr_matrix(np.array([[2, 1]], dtype=np.int32)), ["a", "b"], make_docs_frame(1), {"name": "d"})
+    assert load_corpus(save_corpus(one_doc, tmp_path / "d")).counts.toarray().tolist() == [[2, 1]]
+    (path / "vocab.txt").unlink()  # a listed file gone: no longer a complete corpus
+    assert not is_corpus_dir(path)
+    (tmp_path / "m" / "counts").mkdir(parents=True)
+    (tmp_path / "m" / "counts" / "manifest.json").write_text(json.dumps({
+        "format": SHARD_FORMAT, "n_docs": 1, "n_words": 0, "nnz": 1, "n_tokens": 1,
+        "shards": [{"rows": [0, 1], "nnz": 1, "files": {k: f"0.{k}.npy" for k in ("indptr", "indices", "data")},
+                    "sha256": {k: "0" * 64 for k in ("indptr", "indices", "data")}}]}))
+    with pytest.raises(CorpusError, match="n_words 0"):
+        read_manifest(tmp_path / "m")
+
+
+def test_writer_cuts_shards_every_shard_rows_whatever_the_chunks(tmp_path):
+    """Chunks of 3 then 2 documents into shards of 2 -> shards of rows [0, 2), [2, 4), [4, 5) holding the counts and
+    ids in order; the manifest counts 7 entries, 13 tokens."""
+    import pyarrow as pa
+
+    from topicbench.corpus import CorpusWriter
+
+    counts = sp.csr_matrix(np.array([[1, 0], [2, 1], [0, 3], [4, 0], [1, 1]], dtype=np.int32))
+    docs = make_docs_frame(5)
+    (tmp_path / "s").mkdir()
+    writer = CorpusWriter(tmp_path / "s", 2, "c", 2, pa.Schema.from_pandas(docs, preserve_index=False))
+    writer.append(counts[:3], docs.iloc[:3], None)
+    writer.append(counts[3:], docs.iloc[3:], None)
+    writer.finish(["a", "b"], {"name": "t"}, None)
+    disk = load_corpus(tmp_path / "s")
+    assert [list(shard["rows"]) for shard in disk.store.shards] == [[0, 2], [2, 4], [4, 5]]
+    assert (disk.counts != counts).nnz == 0 and disk.docs["doc_id"].tolist() == ["d0", "d1", "d2", "d3", "d4"]
+    manifest = json.loads((tmp_path / "s" / "counts" / "manifest.json").read_text())
+    assert (manifest["nnz"], manifest["n_tokens"]) == (7, 13)
+
+
+def test_numeric_doc_ids_are_saved_as_text(tmp_path):
+    """doc_id given as integers 10 and 2 -> saved and read back as the ids '10' and '2' (docs.parquet holds text ids)."""
+    docs = pd.DataFrame({"doc_id": [10, 2], "split": ["train", "train"]})
+    corpus = Corpus(sp.csr_matrix(np.ones((2, 2), dtype=np.int32)), ["a", "b"], docs, {"name": "t"})
+    assert load_corpus(save_corpus(corpus, tmp_path / "c")).docs["doc_id"].tolist() == ["10", "2"]

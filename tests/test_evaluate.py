@@ -193,3 +193,39 @@ def test_completable_from_lengths_agrees_with_the_splits(protocol):
     assert evaluate.scored_documents(splits) == scored.sum()
     for observed, held in splits:  # a document's held-out tokens are scored only where it observes something
         assert not ((np.diff(held.indptr) > 0) & (np.diff(observed.indptr) == 0)).any()
+
+
+def test_token_memory_budget_is_48_bytes_a_token(monkeypatch):
+    """Document completion expands tokens: 3 documents of 2, 9 and 1 tokens (12 tokens) need 12 * 48 = 576 bytes,
+    refused with 575 available, naming the token count and the longest document (9), accepted with 576."""
+    counts = sp.csr_matrix(np.array([[1, 1, 0], [0, 5, 4], [0, 0, 1]]))
+    free = {"bytes": 575}
+    monkeypatch.setattr(evaluate, "available_memory", lambda: free["bytes"])
+    with pytest.raises(ValueError, match=r"3 documents of 12 tokens \(the longest 9\)"):
+        split_documents(counts, 0.5, seed=0)
+    free["bytes"] = 576
+    observed, heldout = split_documents(counts, 0.5, seed=0)
+    assert observed.sum() + heldout.sum() == 11  # the one-token document observes nothing: not held out either
+
+
+def test_a_probability_above_one_is_refused_beyond_rounding():
+    """A held-out word's p(w | observed) of 1.5 is better than any model: refused naming the method; 1 exactly (a
+    one-word support) and 1 + 1e-12 (a sum's rounding) are scores of 0 nats, not errors."""
+    class Fixed(Oracle):
+        name = "fixed_probability"
+
+    counts = sp.csr_matrix(np.array([[2, 0], [3, 0]]))
+    observed, heldout = split_documents(counts, 0.5, seed=0)
+    with pytest.raises(ValueError, match=r"fixed_probability.predict_words returned a probability above 1 \(1.5\)"):
+        loglik_per_word(Fixed(np.array([1.5, 0.5])), [(observed, heldout)])
+    for top in (1.0, 1.0 + 1e-12):
+        loglik, tokens = loglik_per_word(Fixed(np.array([top, 1e-3])), [(observed, heldout)])
+        assert tokens == 2 and loglik == pytest.approx(0.0, abs=1e-11)
+
+
+def test_protocol_is_frozen():
+    """A protocol is a value a run's checkpoints share: it cannot be edited in place between them."""
+    import dataclasses
+
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        Protocol().observed_fraction = 0.9

@@ -320,3 +320,20 @@ def test_quality_input_bounds():
         planted_recovery(one_hot, one_hot, threshold=0.0)
     with pytest.raises(ValueError, match="fitted topics must be a K x V matrix with K >= 1"):
         planted_recovery(np.zeros((0, 3)), one_hot)
+
+
+def test_quality_refuses_what_it_cannot_score_naming_it():
+    """0 top words, float word ids (a cast would silently truncate 1.7 to word 1), a recovery threshold above 1 ->
+    refused naming the culprit; topics listing no pair score NaN, not an error; one listed word is diversity 1."""
+    reference = sp.csr_matrix(np.eye(4))
+    with pytest.raises(ValueError, match="number of top words must be >= 1"):
+        top_words(np.eye(3), 0)
+    with pytest.raises(ValueError, match="number of top words must be >= 1"):
+        topic_diversity([[0, 1]], n=0)
+    with pytest.raises(ValueError, match="1-d list of integer word ids"):
+        npmi_coherence([[0.0, 1.7]], reference)
+    with pytest.raises(ValueError, match=r"threshold must lie in \(0, 1\]"):
+        planted_recovery(np.eye(3), np.eye(3), threshold=1.5)
+    unscored = npmi_coherence([[], []], reference)
+    assert np.isnan(unscored.per_topic).all() and np.isnan(unscored.mean)
+    assert topic_diversity([[3]], n=5) == 1.0

@@ -705,3 +705,208 @@ def test_dedupe_keeps_the_earliest_copy_in_time():
     corpus = Dup().build(None, **{**TEXT_PARAMS, "min_df": 1, "max_df": 1.0, "test_fraction": 0.0})
     docs = corpus.docs.set_index("doc_id")
     assert sorted(docs.index) == ["early", "other"] and docs.loc["early", "time"] == 1999.0
+
+
+def test_uci_ids_and_counts_below_one_are_refused(tmp_path):
+    """UCI ids are 1-based and counts positive: docID 0 (would wrap to the last document) or a count of 0 -> refused
+    naming file:line."""
+    vocab = write_vocab(tmp_path / "vocab.txt", 3)
+    for name, row, message in (("doc0", "0 1 2", r"doc0\.txt:5: docID 0 out of range \[1, 2\]"),
+                               ("count0", "2 1 0", r"count0\.txt:5: count must be positive, got 0")):
+        (tmp_path / f"{name}.txt").write_text(f"2\n3\n2\n1 1 1\n{row}\n")
+        with pytest.raises(ReaderError, match=message):
+            read_uci_bow(tmp_path / f"{name}.txt", vocab)
+
+
+@pytest.mark.parametrize("lines, what", [
+    ("apple 3\nbread 5\n", r"a number column \(frequencies\?\)"),
+    ("7 apple\n5 bread\n", r"a number column \(frequencies\?\)"),
+    ("1 apple\n2 bread\n", "an id column: "),
+    ("bread 1\napple 0\n", "an id column, not in line order"),
+    ("2001 3\napple 5\n", r"a number column \(frequencies\?\)"),
+], ids=["word-frequency", "frequency-word", "one-based-ids", "ids-out-of-order", "a-word-that-is-a-number"])
+def test_vocabulary_of_words_and_numbers_is_refused_naming_the_column(tmp_path, lines, what):
+    """A vocabulary whose every line is a word and a number, either side, -> refused, saying whether the numbers
+    are ids (0- or 1-based, in any order) or something else."""
+    from topicbench.readers import read_vocab
+
+    (tmp_path / "vocab.txt").write_text(lines)
+    with pytest.raises(ReaderError, match=rf"vocab\.txt:1: every line is a word and a number .*{what}"):
+        read_vocab(tmp_path / "vocab.txt")
+
+
+def test_decoding_errors_name_the_line_of_the_culprit(tmp_path):
+    """UTF-8 read as Latin-1 is named at its first non-ASCII character's line (a DEL before it is ASCII), as is a NUL
+    (the raw text starts on line 3 here); a bzip2 file named .txt is named as such, while text starting 'BZh' is
+    text; UTF-16 lines are numbered from 1."""
+    from topicbench.readers import decode, lines_of, open_binary, read_lines
+
+    with pytest.raises(ReaderError, match=r"^f:2: the text is UTF-8 \('café'\)"):
+        decode("a\x7f\nb café\n".encode(), "f", "latin-1", line=1)
+    with pytest.raises(ReaderError, match="^f:4: NUL character"):
+        decode(b"ab\ncd\x00", "f", "utf-8", line=3)
+    (tmp_path / "packed.txt").write_bytes(bz2.compress(b"apple bread\n"))
+    with pytest.raises(ReaderError, match="packed.txt: the file is bzip2-compressed"):
+        open_binary(tmp_path / "packed.txt")
+    (tmp_path / "plain.txt").write_bytes(b"BZhello\n")
+    with open_binary(tmp_path / "plain.txt") as handle:
+        assert handle.read() == b"BZhello\n"
+    (tmp_path / "wide.txt").write_bytes("apple\nbread\n".encode("utf-16"))
+    assert list(read_lines(tmp_path / "wide.txt", "utf-16")) == [(1, "apple"), (2, "bread")]
+    assert lines_of("a\n\nb") == ["a", "", "b"] and lines_of("a\r\nb\n") == ["a", "b"]
+
+
+def test_split_and_document_frequency_bounds_and_dropped_counts():
+    """test_fraction 1 (no training document), max_df 0, vocab_size 0 (no word) and min_doc_length 0 are refused;
+    white-space texts of which one is empty report 3 input documents and 1 dropped."""
+    with pytest.raises(CorpusError, match=r"test_fraction must be in \[0, 1\), got 1.0"):
+        seeded_split(10, 1.0)
+    with pytest.raises(CorpusError, match=r"max_df must be a fraction in \(0, 1\], got 0"):
+        Preprocess(max_df=0).check()
+    with pytest.raises(CorpusError, match="vocab_size must be >= 1 or None, got 0"):
+        Preprocess(vocab_size=0).check()
+    Preprocess(vocab_size=1).check()  # one word is a vocabulary
+    with pytest.raises(CorpusError, match="min_doc_length must be >= 1, got 0"):
+        Preprocess(min_doc_length=0).check()
+    counts, vocab, rows, report = whitespace_bow(["apple bread", "  ", "bread"])
+    assert (report["input_documents"], report["dropped_empty"]) == (3, 1) and rows.tolist() == [0, 2]
+    assert report["as_distributed"] is True  # counted as the source split them, not tokenised here
+
+
+def test_cjk_bigrams_stand_apart_and_long_texts_count_their_tokens(monkeypatch):
+    """Latin letters around a CJK run: the run's bigrams are tokens of their own (abc 東京 京都 def, not abc東京 or
+    京都def); a text past
+    LONG_TEXT counts its white-space tokens as str.split does; the default split holds out a tenth."""
+    from topicbench import readers
+
+    assert Preprocess().tokenize("abc東京都def x") == ["abc", "東京", "京都", "def"]
+    monkeypatch.setattr(readers, "LONG_TEXT", 4)
+    text = " alpha  beta\tgamma\n delta "
+    assert readers._whitespace_tokens(text) == len(text.split()) == 4
+    assert (seeded_split(20) == "test").sum() == 2
+
+
+def test_one_based_ldac_ids_and_int32_max_counts(tmp_path):
+    """LDA-C with id_base=1: ids 1..3 are words 0..2 (2 1:4 3:1 -> apple 4, cherry 1); a Matrix Market count of
+    2^31 - 1 is kept, one more refused (it would wrap in int32)."""
+    from topicbench.readers import whole_counts
+
+    vocab = tmp_path / "vocab.txt"
+    vocab.write_text("apple\nbread\ncherry\n")
+    (tmp_path / "one.ldac").write_text("2 1:4 3:1\n1 2:2\n")
+    counts = read_ldac(tmp_path / "one.ldac", vocab, id_base=1)[0]
+    assert counts.toarray().tolist() == [[4, 0, 1], [0, 2, 0]]
+    top = np.iinfo(np.int32).max
+    assert whole_counts(sp.csr_matrix(np.array([[float(top), 1.0]])), "m.mtx").data.tolist() == [top, 1]
+    with pytest.raises(ReaderError, match="m.mtx"):
+        whole_counts(sp.csr_matrix(np.array([[float(top) + 1, 1.0]])), "m.mtx")
+
+
+def test_matrix_market_count_over_int32_and_empty_text_fields_are_refused(tmp_path):
+    """A Matrix Market file with one count of 2^31 beside small ones -> refused naming it (int32 storage would wrap),
+    one of 2^31 - 1 kept; a JSONL reader asked for no text field, or a field that is not a name, -> refused naming
+    the argument."""
+    vocab = tmp_path / "vocab.txt"
+    vocab.write_text("apple\nbread\ncherry\n")
+    scipy.io.mmwrite(str(tmp_path / "big.mtx"), sp.coo_matrix(np.array([[1, 2**31, 0], [0, 1, 3]], dtype=np.float64)),
+                     field="integer")
+    with pytest.raises(ReaderError, match="count 2147483648 exceeds 2147483647"):
+        read_matrix_market(tmp_path / "big.mtx", vocab)
+    scipy.io.mmwrite(str(tmp_path / "top.mtx"), sp.coo_matrix(np.array([[1, 2**31 - 1, 0], [0, 1, 3]], dtype=np.float64)),
+                     field="integer")
+    assert read_matrix_market(tmp_path / "top.mtx", vocab)[0].max() == 2**31 - 1
+    (tmp_path / "t.jsonl").write_text('{"text": "apple bread"}\n')
+    for fields in ([], [1], ["text", 1]):
+        with pytest.raises(ReaderError, match="text field"):
+            read_jsonl(tmp_path / "t.jsonl", text_field=fields)
+
+
+def test_html_references_are_counted_and_text_lists_must_hold_strings(tmp_path):
+    """'caf&eacute; &amp; bar' decodes 2 character references, tallied as 2; a JSONL text given as a list with a number
+    in it -> refused naming the field, not joined."""
+    from collections import Counter
+
+    tally = Counter()
+    assert Preprocess().tokenize("caf&eacute; &amp; bar", tally=tally) == ["café", "bar"]
+    assert tally["html_character_references_decoded"] == 2
+    (tmp_path / "t.jsonl").write_text('{"text": ["apple", 3]}\n')
+    with pytest.raises(ReaderError, match="list holding non-strings"):
+        read_jsonl(tmp_path / "t.jsonl")
+
+
+def test_vocabulary_with_a_phrase_line_and_matrix_market_with_a_bom(tmp_path):
+    """A vocabulary of 'apple' and 'new york' (not every line a word and a number) is read as two words; a Matrix
+    Market file starting with a UTF-8 byte-order mark is read (the mark is not part of its header)."""
+    from topicbench.readers import read_vocab
+
+    (tmp_path / "vocab.txt").write_text("apple\nnew york\n")
+    assert read_vocab(tmp_path / "vocab.txt") == ["apple", "new york"]
+    (tmp_path / "pairs.txt").write_text("7 up\npear drop\n")  # two-word lines, but no side all numbers
+    assert read_vocab(tmp_path / "pairs.txt") == ["7 up", "pear drop"]
+    (tmp_path / "v2.txt").write_text("apple\nbread\n")
+    (tmp_path / "bom.mtx").write_bytes(b"\xef\xbb\xbf%%MatrixMarket matrix coordinate integer general\n2 2 2\n1 1 3\n2 2 1\n")
+    assert read_matrix_market(tmp_path / "bom.mtx", tmp_path / "v2.txt")[0].toarray().tolist() == [[3, 0], [0, 1]]
+
+
+def test_bag_of_words_by_hand_and_lda_c_counts_refused_below_one_or_beyond_int32(tmp_path):
+    """Three texts, every word kept -> the counts written out by hand; LDA-C counts of 0 or beyond int64 are refused
+    naming file:line, 2^31 - 1 is kept, and an id 0 in a later document makes the ids 0-based; a Latin-1 archive file is not counted as UTF-8; a text recipe leaves HTML in
+    unless asked and splits CJK runs into bigrams."""
+    from topicbench.readers import TextDataset, decode_legacy
+
+    counts, vocab, rows, report = bag_of_words(["apple bread apple zebra", "bread cherry", "cherry apple"],
+                                          Preprocess(min_df=1, max_df=1.0, stop_words=False, vocab_size=None))
+    assert vocab == ["apple", "bread", "cherry", "zebra"] and rows.tolist() == [0, 1, 2]
+    assert counts.toarray().tolist() == [[2, 1, 0, 1], [0, 1, 1, 0], [1, 0, 1, 0]] and report["kept_documents"] == 3
+    vocab_path = tmp_path / "vocab.txt"
+    vocab_path.write_text("apple\nbread\n")
+    for name, line, message in (("zero", "2 0:0 1:2", r"zero\.ldac:2: counts must be positive"),
+                                ("huge", f"1 1:{10**20}", r"huge\.ldac:2")):
+        (tmp_path / f"{name}.ldac").write_text(f"1 0:1\n{line}\n")
+        with pytest.raises(ReaderError, match=message):
+            read_ldac(tmp_path / f"{name}.ldac", vocab_path)
+    (tmp_path / "ids.ldac").write_text("1 1:3\n2 0:1 1:2\n")  # id 0 appears, in a later document whose top id is 1
+    assert read_ldac(tmp_path / "ids.ldac", vocab_path)[0].toarray().tolist() == [[0, 3], [1, 2]]
+    (tmp_path / "top.ldac").write_text(f"1 0:1\n1 1:{2**31 - 1}\n")
+    assert read_ldac(tmp_path / "top.ldac", vocab_path)[0].toarray().tolist() == [[1, 0], [0, 2**31 - 1]]
+    assert decode_legacy("café".encode("latin-1")) == ("café", False) and decode_legacy("café".encode()) == ("café", True)
+    prep = TextDataset.preprocess({"vocab_size": None, "min_df": 1, "max_df": 1.0, "vocab_file": None,
+                                   "min_doc_length": 1})
+    assert (prep.strip_html, prep.cjk_bigrams) == (False, True)
+
+
+def test_uci_body_may_hold_blank_lines(tmp_path):
+    """A blank line between UCI entries is skipped, not the end of the body: both entries are read."""
+    vocab = write_vocab(tmp_path / "vocab.txt", 3)
+    (tmp_path / "d.txt").write_text("2\n3\n2\n1 1 1\n\n2 3 4\n")
+    assert read_uci_bow(tmp_path / "d.txt", vocab)[0].toarray().tolist() == [[1, 0, 0], [0, 0, 4]]
+
+
+def test_csv_text_from_two_columns_is_joined(tmp_path):
+    """text_column = [title, body] -> each document is its title and body joined by a newline."""
+    (tmp_path / "t.csv").write_text("id,title,body\n1,apple pie,bread and butter\n")
+    assert read_csv_text(tmp_path / "t.csv", text_column=["title", "body"], id_column="id")["text"].tolist() == \
+        ["apple pie\nbread and butter"]
+
+
+def test_lda_c_id_checks_and_unicode_forms_and_stored_zeros(tmp_path):
+    """LDA-C with no id 0 and no id_base -> refused as ambiguous; with id_base=1, an id 0 beside a valid id -> refused
+    naming it; a vocabulary listing 'café' composed and decomposed -> refused naming line 2; a count of 2^31 beside a
+    small one in a line -> refused; a stored zero in a Matrix Market matrix is dropped, not an error."""
+    from topicbench.readers import read_vocab, whole_counts
+
+    vocab = tmp_path / "vocab.txt"
+    vocab.write_text("apple\nbread\n")
+    for name, text, base, message in (("a", "1 1:3\n1 1:2\n", None, "ambiguous word ids: no id 0 appears"),
+                                      ("b", "2 0:1 2:1\n", 1, r"b\.ldac:1: word id 0 out of range \[1, 3\)"),
+                                      ("c", f"2 0:1 1:{2**31}\n", None, rf"c\.ldac:1: .*{2**31}")):
+        (tmp_path / f"{name}.ldac").write_text(text)
+        with pytest.raises(ReaderError, match=message):
+            read_ldac(tmp_path / f"{name}.ldac", vocab, id_base=base)
+    (tmp_path / "forms.txt").write_text("caf\u00e9\ncafe\u0301\n")
+    with pytest.raises(ReaderError, match=r"forms\.txt:2: word .* of line 1 in another Unicode form"):
+        read_vocab(tmp_path / "forms.txt")
+    stored_zero = sp.csr_matrix((np.array([1.0, 0.0, 2.0]), np.array([0, 1, 1]), np.array([0, 2, 3])), shape=(2, 2))
+    assert whole_counts(stored_zero, "m.mtx").toarray().tolist() == [[1, 0], [0, 2]]
+    with pytest.raises(CorpusError, match="min_df must be a document count >= 1, got 0"):
+        Preprocess(min_df=0).check()

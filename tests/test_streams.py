@@ -194,3 +194,93 @@ def test_a_one_document_stream_in_minibatches_of_one_is_accepted():
         order = stream_order(kind, 1, seed=0, times=[3.0])
         assert list(order) == [0]
         assert [list(b.rows) for b in Stream(sp.csr_matrix(np.ones((1, 2))), order, batch_size=1)] == [[0]]
+
+
+def test_streams_refuse_what_leaves_nothing_to_stream_naming_it():
+    """No training document, passes that round to no document (each kind), minibatches of 0 documents, 0 checkpoints
+    -> a StreamError naming that culprit, not an empty stream, a concatenate or division error, or no checkpoint."""
+    with pytest.raises(StreamError, match="empty training set"):
+        stream_order("shuffled", 0, seed=0)
+    for kind in ("shuffled", "with_replacement"):
+        with pytest.raises(StreamError, match="rounds to no document"):
+            stream_order(kind, 10, seed=0, passes=0.01)
+    with pytest.raises(StreamError, match="batch_size must be >= 1"):
+        Stream(sp.csr_matrix(np.ones((3, 2))), np.arange(3), batch_size=0)
+    with pytest.raises(StreamError, match="n_checkpoints must be >= 1"):
+        log_checkpoints(10, 0)
+    with pytest.raises(StreamError, match="n_checkpoints must be >= 1"):
+        make_holdout("fixed", n_checkpoints=0)
+
+
+def test_time_ordered_refuses_two_documents_of_one_time():
+    """Two documents at one time (the smallest stream with ties only) -> refused: its order would be doc-id order."""
+    with pytest.raises(StreamError, match="one time"):
+        stream_order("time_ordered", 2, seed=0, times=[5.0, 5.0])
+    assert stream_order("time_ordered", 2, seed=0, times=[6.0, 5.0]).tolist() == [1, 0]
+
+
+def test_order_memory_budget_is_16_bytes_a_visited_document(monkeypatch):
+    """The order is 8 bytes a document, twice while built: 50 documents (5 passes of 10) need 800 bytes, refused with
+    799 available and accepted with 800; max_docs = 20 caps the visited documents, so 320 bytes then suffice."""
+    import topicbench.evaluate
+
+    free = {"bytes": 799}
+    monkeypatch.setattr(topicbench.evaluate, "available_memory", lambda: free["bytes"])
+    with pytest.raises(StreamError, match=r"stream of 50 documents, whose order alone needs"):
+        stream_order("shuffled", 10, seed=0, passes=5)
+    free["bytes"] = 800
+    assert len(stream_order("shuffled", 10, seed=0, passes=5)) == 50
+    free["bytes"] = 319
+    with pytest.raises(StreamError, match=r"\(max_docs 20\)"):
+        stream_order("with_replacement", 10, seed=0, passes=5, max_docs=20)
+    free["bytes"] = 320
+    assert len(stream_order("with_replacement", 10, seed=0, passes=5, max_docs=20)) == 20
+
+
+def test_log_checkpoints_start_at_one_document_by_default():
+    """geomspace(1, 100, 3) = 1, 10, 100; a first of 0 still starts at one document (log of 0 has no place)."""
+    assert log_checkpoints(100, 3).tolist() == [1, 10, 100]
+    assert log_checkpoints(100, 3, first=0).tolist() == [1, 10, 100]
+
+
+def test_fixed_policy_scores_each_checkpoint_once_and_excludes_nothing():
+    """8 documents in minibatches of 1, 4 checkpoints: log-spaced 1, 2, 4, 8 -> the test split scored after documents
+    1, 2, 4 and 8 (not 3, 5, 6, 7), never again at the end, and never with a document excluded (test documents are not
+    training documents)."""
+    policy = make_holdout("fixed", n_checkpoints=4)
+    policy.training_order(np.arange(8), "shuffled", 0, 1, 8, False)
+    trained = np.zeros(8, dtype=bool)
+    events = {}
+    for processed in range(1, 9):
+        trained[processed - 1] = True
+        events[processed] = policy.after_batch(processed, trained)
+    assert [p for p, e in events.items() if e is not None] == [1, 2, 4, 8]
+    assert all(e.kind == "test" and e.rows is None and e.excluded == 0 for e in events.values() if e is not None)
+    assert policy.at_end(8, trained) is None  # the end is a checkpoint: scored once
+
+
+def test_reserved_draws_by_hand():
+    """The first window is n documents drawn without replacement from all D, then the stream draws uniformly from the
+    other D - n, positions[0] times, from the same generator (a tiny case transcribed by hand: D = 6, n = 2)."""
+    order, windows = reserved_draws(6, np.array([4, 7]), 2, seed=5)
+    rng = np.random.default_rng([5, 0x57, 0x1A])
+    window = rng.choice(np.arange(6), size=2, replace=False)
+    pool = np.array([d for d in range(6) if d not in window])
+    assert windows[4].tolist() == window.tolist()
+    assert order[:4].tolist() == pool[rng.integers(4, size=4)].tolist()
+    assert len(order) == 7 and order.min() >= 0 and order.max() < 6
+
+
+def test_every_nth_batch_with_n_2_is_refused_on_a_batch_method():
+    """n = 2 on a batch method scores its second pass, whose every document the first pass trained on."""
+    with pytest.raises(StreamError, match="every document of which"):
+        make_holdout("every_nth_batch", 2).check(batch_method=True, test_docs=10)
+
+
+def test_stream_takes_doc_ids_and_times_given_as_lists():
+    """doc_ids and times as Python lists (not arrays) -> each minibatch carries its rows' ids and times."""
+    stream = Stream(sp.csr_matrix(np.ones((4, 2))), np.array([2, 0, 3, 1]), batch_size=2, doc_ids=["a", "b", "c", "d"],
+                    times=[10.0, 11.0, 12.0, 13.0])
+    first, second = stream
+    assert first.doc_ids.tolist() == ["c", "a"] and first.times.tolist() == [12.0, 10.0]
+    assert second.doc_ids.tolist() == ["d", "b"] and second.times.tolist() == [13.0, 11.0]

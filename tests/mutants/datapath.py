@@ -497,3 +497,131 @@ MUTANTS = [
 # the ELBO's <= 0 for < 0 (a float equal to the bound); run.py's name-length check of the folders on the way to --out
 # (parts[1:1]): a component over NAME_MAX fails earlier with the file system's ENAMETOOLONG naming the path, in
 # clean_stale_staging, so only the staged name's check is live; gensim_nmf's peak >= sqrt(tiny) for > (equality).
+# seventeenth red-team (mutant17; mutant16b's generator over streams.py, evaluate.py, quality.py, grid.py and a
+# shuffled part of readers.py and corpus.py, each against its own test files first). One registered mutant per new
+# test family; the others each test kills are listed in the round's report.
+MUTANTS += [
+    Mutant(id='stream_order_memory_counted_once', cites='streams: the order is 8 bytes a document, twice while it is built',
+           path='topicbench/streams.py', find='    needed, available = 2 * 8 * visited, available_memory()',
+           replace='    needed, available = 8 * visited, available_memory()',
+           tests=['tests/test_streams.py::test_order_memory_budget_is_16_bytes_a_visited_document']),
+    Mutant(id='heldout_due_skips_the_next_checkpoint', cites='HeldoutPolicy.due: every log-spaced checkpoint is scored once',
+           path='topicbench/streams.py', find='            self._next += 1', replace='            self._next += 2',
+           tests=['tests/test_streams.py::test_fixed_policy_scores_each_checkpoint_once_and_excludes_nothing']),
+    Mutant(id='reserved_draws_first_draw_left_unset', cites='McInerney et al. 2015, sec. 3 / Hoffman et al. 2013: the SVI stream draws positions[0] documents before the first window is scored',
+           path='topicbench/streams.py', find='    windows, start = {}, 0', replace='    windows, start = {}, 1',
+           tests=['tests/test_streams.py::test_reserved_draws_by_hand']),
+    Mutant(id='completion_token_memory_checked_only_when_unknown', cites='document completion: 48 bytes a token, refused beyond the memory available',
+           path='topicbench/evaluate.py', find='    if available is None:\n        return  # no way to tell',
+           replace='    if available is not None:\n        return  # no way to tell',
+           tests=['tests/test_evaluate.py::test_token_memory_budget_is_48_bytes_a_token']),
+    Mutant(id='completion_probability_above_one_without_rounding_slack', cites='loglik_sum: p(w | observed) <= 1, up to rounding',
+           path='topicbench/evaluate.py', find='        if np.any(probs > 1 + 1e-9):', replace='        if np.any(probs > 1):',
+           tests=['tests/test_evaluate.py::test_a_probability_above_one_is_refused_beyond_rounding']),
+    Mutant(id='npmi_float_word_ids_truncated', cites='NPMI: top words are integer word ids (a float id is refused, not cast)',
+           path='topicbench/quality.py', find='        if words.ndim != 1 or (words.size',
+           replace='        if words.ndim != 1 and (words.size',
+           tests=['tests/test_quality.py::test_quality_refuses_what_it_cannot_score_naming_it']),
+    Mutant(id='grid_planted_lengths_without_the_longest', cites='check_planted_sizes: document lengths min_length..max_length inclusive',
+           path='topicbench/grid.py', find='            lengths = np.arange(size["min_length"], size["max_length"] + 1)',
+           replace='            lengths = np.arange(size["min_length"], size["max_length"])',
+           tests=['tests/test_grid_edges.py::test_planted_checks_count_the_longest_documents_and_every_pass']),
+    Mutant(id='grid_stale_outputs_stop_at_a_run_never_fitted', cites='stale_outputs: every configured run folder is judged',
+           path='topicbench/grid.py', find='        if not model.is_file():\n            continue',
+           replace='        if not model.is_file():\n            break',
+           tests=['tests/test_grid_edges.py::test_stale_outputs_name_missing_run_files_and_changed_aggregated_traces']),
+    Mutant(id='uci_doc_id_zero_wraps_to_the_last_document', cites='UCI bag-of-words: docID and wordID are 1-based',
+           path='topicbench/readers.py', find='            bad = np.flatnonzero((arr[:, column] < 1) | (arr[:, column] > upper))',
+           replace='            bad = np.flatnonzero((arr[:, column] < 0) | (arr[:, column] > upper))',
+           tests=['tests/test_readers.py::test_uci_ids_and_counts_below_one_are_refused']),
+    Mutant(id='vocab_number_column_checked_on_the_left_only', cites='read_vocab: one word per line; a word and a number on every line (either side) is refused',
+           path='topicbench/readers.py', find='    for side in (0, 1):', replace='    for side in (0, 0):',
+           tests=['tests/test_readers.py::test_vocabulary_of_words_and_numbers_is_refused_naming_the_column[word-frequency]']),
+    Mutant(id='cjk_bigrams_glued_to_the_next_word', cites='cjk_bigrams: a CJK run becomes its bigrams, apart from the words around it',
+           path='topicbench/readers.py', find='    return " " + " ".join(run[i:i + 2]', replace='    return " ".join(run[i:i + 2]',
+           tests=['tests/test_readers.py::test_cjk_bigrams_stand_apart_and_long_texts_count_their_tokens']),
+    Mutant(id='split_rows_block_test_on_a_short_slice', cites='Corpus.split_rows: one block only if all count rows from the first are in the split',
+           path='topicbench/corpus.py', find='        if count and mask[first:first + count].all():',
+           replace='        if count and mask[first:count].all():',
+           tests=['tests/test_corpus.py::test_interleaved_split_rows_and_summary_by_hand']),
+    Mutant(id='unreadable_folder_taken_for_a_corpus_leftover', cites='holds_only_corpus_files: nothing the user owns is removed (a folder that cannot be listed is not a leftover)',
+           path='topicbench/corpus.py', find='    except OSError:\n        return False\n    return all(',
+           replace='    except OSError:\n        return True\n    return all(',
+           tests=['tests/test_corpus.py::test_counts_up_to_int32_max_are_kept_and_unreadable_folders_are_not_corpus_leftovers']),
+    Mutant(id='lock_folders_needs_the_parent', cites='lock_folders: a new nested results_dir/data_dir is made, then locked',
+           path='topicbench/grid.py', find='        root.mkdir(parents=True, exist_ok=True)\n        path = root / FOLDER_LOCK',
+           replace='        root.mkdir(parents=False, exist_ok=True)\n        path = root / FOLDER_LOCK',
+           tests=['tests/test_grid_edges.py::test_new_nested_folders_are_made_marked_and_locked']),
+    Mutant(id='stale_corpora_stop_at_a_dataset_never_prepared', cites='stale_corpora: every used dataset\'s corpus is judged',
+           path='topicbench/grid.py', find='            continue  # missing: Snakemake prepares it anyway',
+           replace='            break  # missing: Snakemake prepares it anyway',
+           tests=['tests/test_grid_edges.py::test_stale_corpora_judge_every_dataset_past_missing_or_unreadable_ones']),
+    Mutant(id='cli_zombie_taken_for_alive', cites='cli._alive: a killed, unreaped process (state Z or X) has exited',
+           path='topicbench/cli.py', find='            return stat.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")\n',
+           replace='            return stat.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")\n',
+           tests=['tests/test_cli_parsing.py::test_a_process_is_alive_until_it_exits_and_a_zombie_is_not']),
+    Mutant(id='cli_gone_process_alive_without_proc', cites='cli._alive without /proc: signal 0 to a gone pid raises ProcessLookupError',
+           path='topicbench/cli.py', find='        except ProcessLookupError:\n            return False',
+           replace='        except ProcessLookupError:\n            return True',
+           tests=['tests/test_cli_parsing.py::test_without_proc_the_kernel_tells_whether_a_process_runs']),
+    Mutant(id='aggregate_run_folder_read_from_the_wrong_parts', cites='aggregate: a run folder runs/<experiment>/<dataset>/<method>/label~... names the values its trace records',
+           path='topicbench/cli.py', find='            folder.update(method=parts[at], dataset=parts[at - 1], experiment=parts[at - 2])\n',
+           replace='            folder.update(method=parts[at], dataset=parts[at - 2], experiment=parts[at - 1])\n',
+           tests=['tests/test_cli_parsing.py::test_a_trace_must_be_one_run_named_as_its_folder_says']),
+    Mutant(id='content_fingerprint_of_a_view_is_the_whole_corpus', cites="content_fingerprint: corpus.json's recorded content_sha256 is the whole corpus's, not a view's",
+           path='topicbench/corpus.py',
+           find='    if corpus._rows is None and corpus.loaded_from is not None and isinstance(recorded, str) and recorded:',
+           replace='    if corpus._rows is None and corpus.loaded_from is not None or isinstance(recorded, str) and recorded:',
+           tests=['tests/test_corpus.py::test_a_views_fingerprint_is_its_own_and_stored_zeros_are_dropped']),
+    Mutant(id='corpus_writer_shard_room_ignores_rows_written', cites='CorpusWriter: shards are cut every shard_rows documents whatever the chunks appended',
+           path='topicbench/corpus.py', find='            room = self.shard_rows - self._shard["rows"]',
+           replace='            room = self.shard_rows',
+           tests=['tests/test_corpus.py::test_writer_cuts_shards_every_shard_rows_whatever_the_chunks']),
+    Mutant(id='ldac_one_based_ids_not_shifted', cites='LDA-C with id_base=1: id i is vocabulary word i - 1',
+           path='topicbench/readers.py', find='            ids = ids - base', replace='            ids = ids',
+           tests=['tests/test_readers.py::test_one_based_ldac_ids_and_int32_max_counts']),
+    Mutant(id='shard_validation_lets_a_word_repeat_in_a_document', cites='corpus format: word ids strictly increase within a document (canonical CSR)',
+           path='topicbench/corpus.py', find='            step = np.diff(ids.astype(np.int64)) <= 0',
+           replace='            step = np.diff(ids.astype(np.int64)) < 0',
+           tests=['tests/test_corpus.py::test_shards_validate_block_by_block_to_the_token_total']),
+]
+# seventeenth red-team triage (mutant17). Killed by the new tests, not registered (cost; one registered per test
+# family above): streams' refusals (no document, passes rounding to none, batch_size 0, 0 checkpoints), the order's
+# memory budget at every factor and at equality, two tied documents, every_nth_batch n = 2 on a batch method, list
+# doc_ids/times; the token budget's slips (sum/mean, /, >=, axis, min); the probability-above-1 slack; NPMI's n < 2,
+# a topic list of no pair, one listed word, threshold > 1; run ids' default seed and format_value's integer cut;
+# control_character's ends; empty seeds/runs, one negative seed, a lone brace, a real corpus found, YAML merge keys;
+# lock/mark folder creation; stale_outputs' and stale_corpora's paths, breaks, code record and listed files;
+# planted-size checks (max_length, passes, a real corpus's run first, open lengths); readers' magic bytes and BOMs,
+# decode line numbers, UCI/LDA-C/Matrix Market bounds (0, 2^31 - 1, beyond int64, 1-based ids, lowest id), id and
+# number columns, CJK bigram spacing, LONG_TEXT counts, preprocessing bounds and defaults, report counts, CSV/JSONL
+# text fields; corpus split blocks and batches, RowRange slicing and bounds, quantiles, time span, int32 bounds,
+# leftovers and links, manifests (no row, no word, no document), shard validation by blocks, _ranges, Truth rows,
+# the writer's shard room and counts, a view's fingerprint and docs columns, text doc ids, never unpickling; cli's
+# NAME=VALUE parsing, _alive, --spec JSON, SIGTERM, run-folder identity, one corpus content per dataset, undecodable
+# or unexpanded arguments.
+# Equivalent, not registered: every "0 -> 0 * 2"; streams' passes < 0 (0 is refused as rounding to none), the
+# all-ties check against order[1], n_full == 0 (the same permutation without the copy), log_checkpoints' default
+# first = 0 (max(first, 1)), HeldoutPolicy's/make_holdout's default n and n_checkpoints and the initial
+# checkpoints/_next (the runner passes RunSpec's values; training_order resets them), FixedTestSet's _last start
+# (the end is a checkpoint), order[:-n]; evaluate's chunk size, fold_of's max(N_d, 1) -> 2 or 0, scored_documents'
+# splits[0][0], the 1e-9 slack at equality or doubled, Protocol's default seed; quality's chunking constants and step
+# (scores chunking-invariant), the zero-norm divisor and the padding rows (zero rows stay zero); grid's link-check
+# range (slices clamp), a batch method's stream length (only fixed and every_nth_batch n = 1 pass check()),
+# sort_keys in spec_of (dicts compare unordered), which trace an aggregate names first, the synthetic-or-recipe test
+# (every synthetic recipe has .recipe, no real one); readers' peek size, block size 200,000 and the header/first_line
+# bookkeeping, the Unicode tables' last code points (noncharacters), range merging and CJK compatibility ranges
+# (canonical singletons: NFKC = NFC), lru_cache sizes, the long-text cut's search start and its test at 0 or at
+# LONG_TEXT, max_df_count's // 1 -> * 1, LDA-C's max_docs break -> continue, bag_of_words' provisional shape and
+# int32 offsets (counts come from the indices); corpus' madvise, _docs_rows (buffer flush size), the corpus.json and
+# manifest whitespace, zip dates and zip64, 1-d .npy headers' fortran_order, copies, content digest without part
+# names, duplicate-id candidates and hash prefilter (ids verified), the npy header pad at 0, allow_pickle on writing,
+# split_rows' argmin start and an unrecognised block (the index array is the same rows), a view's frame cache.
+# Not closed (messages or locators only, or needing a damaged multi-batch docs.parquet, a corpus of > 4,096 or
+# 2^20 entries per check, or a file system that cannot lock): error-message wording and row/line locators (UCI
+# fallback INT32 equality, LDA-C hint choice, header shortening, _position's argmax, k offsets, time hints, report
+# notes); _check_docs_file's hashes over several batches; doc_lengths over several chunks; theta/truth writer
+# checks; lock_folders' OSError warning path; cli process control (_exit_with_parent, _stop_with_workflow),
+# cmd_run's spec merging and aggregate's --out and type checks: tests/faults/ exercise them in subprocesses, not run
+# here. Not run at all (time): grid.py's and cli.py's x2/+1 constant mutants, and of readers.py/corpus.py the x2/+1
+# constants and the part of the rest the shuffled order did not reach.
