@@ -148,11 +148,11 @@ def test_local_step_outputs_are_eq_11_24_at_the_returned_point(point):
     """What the local step hands the global step is eqs. 11.24 and 11.32 at the (u_d, alpha_d) it returns, written out
     in numpy: omega_kd = exp(alpha_d + l_k'u_d), p_k^(vd) ∝ exp(E ln beta_vk + l_k'u_d), expected_dk = sum_v X_vd p_k^(vd),
     sstats_kv = sum_d X_vd p_k^(vd), alpha_d = ln N_d - ln sum_k S_k exp(l_k'u_d); an empty document keeps alpha_d =
-    ln 0 and omega_kd = 0. tol = 0 runs every document until a line search finds no ascent, so the last trial point
-    was rejected: the kernel's scores must be those of the returned point, not of that trial."""
+    ln 0 and omega_kd = 0. Here max_iter = 13 ends every document's steepest ascent on a rejected trial point and
+    tol = 1e9 skips BFGS: the kernel's scores must be those of the returned point, not of that last trial."""
     counts, eb, mass, L, _, _ = point
     counts = sp.vstack([counts, sp.csr_matrix((1, counts.shape[1]))]).tocsr()  # the last document observes nothing
-    local = nmf_kernels.cnmf_local_step(counts, eb, mass, L, tol=0.0)
+    local = nmf_kernels.cnmf_local_step(counts, eb, mass, L, max_iter=13, tol=1e9)
     u, alpha, X = local["u"], local["alpha"], counts.toarray()
     n_tokens = X.sum(axis=1)
     assert n_tokens[-1] == 0 and alpha[-1] == -np.inf and np.all(local["omega"][-1] == 0) and np.all(local["expected"][-1] == 0)
@@ -163,6 +163,8 @@ def test_local_step_outputs_are_eq_11_24_at_the_returned_point(point):
     p /= p.sum(axis=2, keepdims=True)
     np.testing.assert_allclose(local["expected"][:-1], np.einsum("dv,dvk->dk", X, p), rtol=1e-12)
     np.testing.assert_allclose(local["sstats"], np.einsum("dv,dvk->kv", X, p), rtol=1e-12, atol=1e-300)
+    # the path this test is for: each document's last trial rejected (one more evaluation, at the returned point)
+    assert np.all(local["ascent_steps"][:-1] == 13) and np.all(local["evaluations"][:-1] == 13 + 2)
 
 
 def test_bfgs_starts_from_the_concave_parts_curvature(point, monkeypatch):
