@@ -210,6 +210,32 @@ def test_bfgs_starts_from_the_concave_parts_curvature(point, monkeypatch):
     np.testing.assert_allclose(grad, want[0], rtol=1e-12, atol=1e-12)
 
 
+def test_bfgs_update_meets_the_secant_equation(point):
+    """After a BFGS step the inverse Hessian maps the change in gradient to the step taken: H_1 y = s, with s = u_2 - u_1
+    and y = -(grad_2 - grad_1), the pair of -f (Nocedal and Wright 2006, eq. 6.17 is built to satisfy it). Document 0
+    from u_d = 0 with H_0 = I (curvature 0) backtracks once in its first BFGS step (t = 1/2), so s is t times the
+    direction. _cnmf_doc with max_iter = 1: tol = 1e9 stops after the one steepest-ascent step (u_1, grad_1), tol = 0
+    takes the same step and then one BFGS step (u_2, grad_2, H_1)."""
+    counts, eb, mass, L, _, _ = point
+    K, m = L.shape
+    ids, cts = counts[0].indices.astype(np.int64), counts[0].data.astype(np.float64)
+
+    def run(tol):
+        u, grad, inv_hessian = np.zeros(m), np.full(m, np.nan), np.full((m, m), np.nan)
+        buffers = [np.empty(K), np.empty(K), np.empty(len(ids)), np.empty(K), np.empty(K * len(ids)), np.empty(len(ids)), grad]
+        buffers += [np.empty(m) for _ in range(3)] + [inv_hessian, np.empty(m), np.empty(m)]
+        steps = nmf_kernels._cnmf_doc(ids, cts, np.ascontiguousarray(eb.T), mass, L, np.ascontiguousarray(L.T), np.zeros(m),
+                                      u, 1, tol, *buffers)[1:]
+        return u, grad, inv_hessian, steps
+
+    u1, grad1, _, steps = run(1e9)
+    assert steps == (1, 0, 2)
+    u2, grad2, inv_hessian, steps = run(0.0)
+    assert steps == (1, 1, 4)  # one ascent step, one BFGS step whose line search halved t once
+    np.testing.assert_allclose(inv_hessian @ (grad1 - grad2), u2 - u1, rtol=1e-10, atol=1e-14)
+    np.testing.assert_allclose(inv_hessian, inv_hessian.T, rtol=1e-12, atol=1e-15)
+
+
 @pytest.fixture(scope="module")
 def fitted():
     corpus = build_planted_corpus("cnmf_small", 3000, 0, 1000, 10, 0.01, 0.1, lambda r, n: r.integers(80, 150, size=n), 4)

@@ -459,3 +459,11 @@ MUTANTS = [
 # n_curv_q_unnormalised ("q = topic_mass / topic_mass.sum()" -> "q = topic_mass"), n_curv_uncentred ("centred = locations -
 #   q @ locations" -> "locations") -- same (run against the new tests only: like n_h0_no_tokens they change only BFGS's
 #   start, so the suite's fixed-point tests are not expected to see them)
+# later in kmut17: n_bfgs_rho_plus1 ("rho = 1.0 / sy" -> "1.0 / (sy + 1.0)") -- C test_local_step_converges_at_defaults;
+# n_ascent_halving_quarter ("step *= 0.5" -> "0.25") -- C test_local_step_outputs_are_eq_11_24_at_the_returned_point (its path check)
+# n_bfgs_s_not_scaled ("direction[i] *= t" -> "*= 1.0": the BFGS pair's s without the line search's t) survived the
+#   suite (t = 1 in most steps, and a poorer H only lengthens the path); killed by C test_bfgs_update_meets_the_secant_equation
+#   (H_1 y = s after a step with t = 1/2), which also kills n_bfgs_cross_index directly
+# Survivor judged not an equation error: n_slope_gg (Armijo's "slope += grad[i] * direction[i]" -> "grad[i] * grad[i]"),
+#   like n_armijo_sign above: it moves only the acceptance threshold 1e-4 t slope of an ascent step, and the step still
+#   stops on |eq. 11.31| <= tol N_d at the same stationary point (C test_local_step_converges_at_defaults passes).
