@@ -144,6 +144,98 @@ def test_local_step_ascends_to_a_stationary_point(point):
     assert np.abs(grad).max() < 1e-3 * max(1.0, np.abs(local["u"]).max())
 
 
+def test_local_step_outputs_are_eq_11_24_at_the_returned_point(point):
+    """What the local step hands the global step is eqs. 11.24 and 11.32 at the (u_d, alpha_d) it returns, written out
+    in numpy: omega_kd = exp(alpha_d + l_k'u_d), p_k^(vd) ∝ exp(E ln beta_vk + l_k'u_d), expected_dk = sum_v X_vd p_k^(vd),
+    sstats_kv = sum_d X_vd p_k^(vd), alpha_d = ln N_d - ln sum_k S_k exp(l_k'u_d); an empty document keeps alpha_d =
+    ln 0 and omega_kd = 0. Here max_iter = 13 ends every document's steepest ascent on a rejected trial point and
+    tol = 1e9 skips BFGS: the kernel's scores must be those of the returned point, not of that last trial."""
+    counts, eb, mass, L, _, _ = point
+    counts = sp.vstack([counts, sp.csr_matrix((1, counts.shape[1]))]).tocsr()  # the last document observes nothing
+    local = nmf_kernels.cnmf_local_step(counts, eb, mass, L, max_iter=13, tol=1e9)
+    u, alpha, X = local["u"], local["alpha"], counts.toarray()
+    n_tokens = X.sum(axis=1)
+    assert n_tokens[-1] == 0 and alpha[-1] == -np.inf and np.all(local["omega"][-1] == 0) and np.all(local["expected"][-1] == 0)
+    u, alpha, X, n_tokens = u[:-1], alpha[:-1], X[:-1], n_tokens[:-1]
+    np.testing.assert_allclose(alpha, np.log(n_tokens) - np.log(np.exp(u @ L.T) @ mass), rtol=1e-12)
+    np.testing.assert_allclose(local["omega"][:-1], np.exp(alpha[:, None] + u @ L.T), rtol=1e-12)
+    p = eb.T[None, :, :] * np.exp(u @ L.T)[:, None, :]  # d, v, k
+    p /= p.sum(axis=2, keepdims=True)
+    np.testing.assert_allclose(local["expected"][:-1], np.einsum("dv,dvk->dk", X, p), rtol=1e-12)
+    np.testing.assert_allclose(local["sstats"], np.einsum("dv,dvk->kv", X, p), rtol=1e-12, atol=1e-300)
+    # the path this test is for: each document's last trial rejected (one more evaluation, at the returned point)
+    assert np.all(local["ascent_steps"][:-1] == 13) and np.all(local["evaluations"][:-1] == 13 + 2)
+
+
+def test_bfgs_starts_from_the_concave_parts_curvature(point, monkeypatch):
+    """The BFGS phase's first inverse Hessian is (I + N_d Cov_q(l))^-1, q_k ∝ S_k (``_cnmf_doc``): minus the Hessian
+    at u_d = 0 of the concave part -|u|^2/2 - N_d ln sum_k S_k exp(l_k'u) (alpha_d profiled out, eq. 11.32), here by
+    central differences. cnmf_local_step rotates u so that Cov_q(l) is diag(curvature); _cnmf_doc with max_iter = 0
+    leaves its starting inverse Hessian and eq. 11.31's gradient at u_d in its buffers."""
+    counts, eb, mass, L, u, _ = point
+    K, m = L.shape
+    seen = {}
+
+    def capture(indptr, indices, data, eb_t, topic_mass, locations, curvature, z, *rest):
+        seen.update(locations=locations.copy(), curvature=curvature.copy())
+        return np.zeros((1, K)), np.zeros((len(indptr) - 1, 3), dtype=np.int64)
+
+    monkeypatch.setattr(nmf_kernels, "_cnmf_local_step", capture)
+    nmf_kernels.cnmf_local_step(counts, eb, mass, L, want_sstats=False)
+    rotation = np.linalg.lstsq(L, seen["locations"], rcond=None)[0]  # locations are L @ rotation
+    np.testing.assert_allclose(rotation.T @ rotation, np.eye(m), atol=1e-12)
+
+    def log_sum(v):
+        return np.log(mass @ np.exp(L @ v))
+
+    h, hessian = 1e-4, np.zeros((m, m))
+    for i in range(m):
+        for j in range(m):
+            e_i, e_j = np.eye(m)[i] * h, np.eye(m)[j] * h
+            hessian[i, j] = (log_sum(e_i + e_j) - log_sum(e_i - e_j) - log_sum(e_j - e_i) + log_sum(-e_i - e_j)) / (4 * h * h)
+    np.testing.assert_allclose(rotation.T @ hessian @ rotation, np.diag(seen["curvature"]), atol=1e-7)
+
+    d = 1
+    ids, cts = counts[d].indices.astype(np.int64), counts[d].data.astype(np.float64)
+    curvature = np.array([0.3, 1.7, 4.0])
+    inv_hessian, grad = np.full((m, m), np.nan), np.full(m, np.nan)
+    buffers = [np.empty(K), np.empty(K), np.empty(len(ids)), np.empty(K), np.empty(K * len(ids)), np.empty(len(ids)), grad]
+    buffers += [np.empty(m) for _ in range(3)] + [inv_hessian, np.empty(m), np.empty(m)]
+    alpha, ascent, bfgs, evaluations = nmf_kernels._cnmf_doc(
+        ids, cts, np.ascontiguousarray(eb.T), mass, L, np.ascontiguousarray(L.T), curvature, u[d].copy(), 0, 0.0, *buffers)
+    assert (ascent, bfgs, evaluations) == (0, 0, 1)
+    np.testing.assert_array_equal(inv_hessian, np.diag(1.0 / (1.0 + cts.sum() * curvature)))
+    np.testing.assert_allclose(alpha, np.log(cts.sum()) - np.log(mass @ np.exp(L @ u[d])), rtol=1e-12)
+    _, want, _, _ = nmf_kernels.cnmf_objective(counts[d], eb, mass, L, u[d:d + 1], np.array([alpha]))
+    np.testing.assert_allclose(grad, want[0], rtol=1e-12, atol=1e-12)
+
+
+def test_bfgs_update_meets_the_secant_equation(point):
+    """After a BFGS step the inverse Hessian maps the change in gradient to the step taken: H_1 y = s, with s = u_2 - u_1
+    and y = -(grad_2 - grad_1), the pair of -f (Nocedal and Wright 2006, eq. 6.17 is built to satisfy it). Document 0
+    from u_d = 0 with H_0 = I (curvature 0) backtracks once in its first BFGS step (t = 1/2), so s is t times the
+    direction. _cnmf_doc with max_iter = 1: tol = 1e9 stops after the one steepest-ascent step (u_1, grad_1), tol = 0
+    takes the same step and then one BFGS step (u_2, grad_2, H_1)."""
+    counts, eb, mass, L, _, _ = point
+    K, m = L.shape
+    ids, cts = counts[0].indices.astype(np.int64), counts[0].data.astype(np.float64)
+
+    def run(tol):
+        u, grad, inv_hessian = np.zeros(m), np.full(m, np.nan), np.full((m, m), np.nan)
+        buffers = [np.empty(K), np.empty(K), np.empty(len(ids)), np.empty(K), np.empty(K * len(ids)), np.empty(len(ids)), grad]
+        buffers += [np.empty(m) for _ in range(3)] + [inv_hessian, np.empty(m), np.empty(m)]
+        steps = nmf_kernels._cnmf_doc(ids, cts, np.ascontiguousarray(eb.T), mass, L, np.ascontiguousarray(L.T), np.zeros(m),
+                                      u, 1, tol, *buffers)[1:]
+        return u, grad, inv_hessian, steps
+
+    u1, grad1, _, steps = run(1e9)
+    assert steps == (1, 0, 2)
+    u2, grad2, inv_hessian, steps = run(0.0)
+    assert steps == (1, 1, 4)  # one ascent step, one BFGS step whose line search halved t once
+    np.testing.assert_allclose(inv_hessian @ (grad1 - grad2), u2 - u1, rtol=1e-10, atol=1e-14)
+    np.testing.assert_allclose(inv_hessian, inv_hessian.T, rtol=1e-12, atol=1e-15)
+
+
 @pytest.fixture(scope="module")
 def fitted():
     corpus = build_planted_corpus("cnmf_small", 3000, 0, 1000, 10, 0.01, 0.1, lambda r, n: r.integers(80, 150, size=n), 4)

@@ -370,7 +370,7 @@ def test_e_step_sweep_helpers_by_hand():
     a = np.full(5, 0.5)
     assert es._skipped_ok(theta, tmax, pos, a, 1.0, 0.3, 0.01)  # terms 1e-3 < 0.01 * 0.5; mass 2e-3 < 0.01 * 0.3
     assert not es._skipped_ok(theta, tmax, pos, a, 10.0, 0.3, 0.01)  # a term 1e-3 * 10 >= 0.01 * 0.5
-    assert not es._skipped_ok(theta, tmax, pos, a, 1.0, 0.1, 0.01)  # the mass 2e-3 >= 0.01 * 0.1
+    assert not es._skipped_ok(theta, tmax, pos, a, 1.0, 0.15, 0.01)  # the mass 2e-3 >= 0.01 * 0.15 > each term
 
 
 @pytest.mark.parametrize("user, expected", [(None, "PASSIVE"), ("active", "active")])

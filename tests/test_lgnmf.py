@@ -729,7 +729,9 @@ def test_hals_sweeps_are_coordinate_descent_stopped_at_tol_squared(kernel):
     F_k <- max(0, F_k + (L_k - F H_k) / H_kk), sweeps over k = 0..K-1 until a sweep's squared change is at most
     tol^2 ||F||^2 (relative change tol in the 2-norm). The kernels (rows in parallel, or in one thread, gradients kept
     current) must take the same number of sweeps and reach the same F. tol = 1e-3 stops after several sweeps, where
-    tol (not squared) or tol^2 without ||F||^2 would stop elsewhere."""
+    tol (not squared) or tol^2 without ||F||^2 would stop elsewhere. The rule is scale-free (F and L scaled by 1e-4
+    take the same sweeps), which a norm not squared (sum F_ik, ~1e4 x ||F||^2 there) would not be; max_iter = 2
+    stops after exactly two sweeps."""
     from topicbench import lgnmf_kernels
 
     rng = np.random.default_rng(11)
@@ -746,10 +748,16 @@ def test_hals_sweeps_are_coordinate_descent_stopped_at_tol_squared(kernel):
             new = np.maximum(0.0, F[:, k] + (L[:, k] - F @ H[:, k]) / H[k, k])
             change += np.sum((new - F[:, k]) ** 2)
             F[:, k] = new
+        if sweeps == 2:
+            F_two = F.copy()  # where max_iter = 2 stops
         if change <= tol ** 2 * np.sum(F ** 2):
             break
     assert 4 <= sweeps < max_iter and (F == 0).any() and (F > 0).any()  # several sweeps; the projection at work
+    for scale in (1.0, 1e-4):
+        got = F0 * scale
+        got_sweeps = getattr(lgnmf_kernels, kernel)(got, got @ H - L * scale, np.ascontiguousarray(H.T), tol, max_iter)
+        assert got_sweeps == sweeps, scale
+        np.testing.assert_allclose(got, F * scale, rtol=1e-10, atol=1e-12 * scale)
     got = F0.copy()
-    got_sweeps = getattr(lgnmf_kernels, kernel)(got, got @ H - L, np.ascontiguousarray(H.T), tol, max_iter)
-    assert got_sweeps == sweeps
-    np.testing.assert_allclose(got, F, rtol=1e-10, atol=1e-12)
+    assert getattr(lgnmf_kernels, kernel)(got, got @ H - L, np.ascontiguousarray(H.T), tol, 2) == 2  # max_iter sweeps
+    np.testing.assert_allclose(got, F_two, rtol=1e-10, atol=1e-12)

@@ -448,3 +448,48 @@ MUTANTS = [
 # (the sweep's gammaln -> digamma raised NameError), psi for gammaln in eq. 4's bounds (lda.py, streaming_vb.py,
 # lda_reference.py) is killed by the bound tests. Settings, not a paper's: SVB's batch_size 256, rel_tol 1e-4,
 # max_inner_iter 50; online's batch_size 256; PRIOR_MAX + 1 (x2 is killed by tests/faults/test_numerics.py).
+
+
+# seventeenth red-team (kmut17, kernel round 2), fresh numba cache each, not registered (recompile cost).
+# K = tests/test_kernels.py::, EQ = tests/test_equations_lda.py::. Killed by tests already in the suite:
+# kernels/lda_bound.py (eq. 4), EQ test_bounds_match_eq4_term_by_term: b_total_last ("total += g[k]" -> "total = g[k]"),
+#   b_word_theta_no_psi_total ("exp_theta[k] = math.exp(elog_theta)" -> "math.exp(digamma(g[k]))"), b_lgamma_gamma_sign
+#   ("+ math.lgamma(g[k])" -> "-"), b_theta_prior_term_dropped ("(alpha - g[k]) * elog_theta" dropped), b_normaliser_sign
+#   ("- n_topics * math.lgamma(alpha))" -> "+"); EQ test_streaming_vb_bound_is_eq4_under_the_previous_posterior:
+#   b_topic_psi_row0 ("digamma(lam_rows[k])" -> "lam_rows[0]"), b_topic_lam_by_position ("lam[k, words[j]]" -> "lam[k, j]"),
+#   b_topic_equal_test_inverted ("if value != prior[k, j]" -> "=="), b_topic_lgamma_prior_dropped ("- math.lgamma(prior[k, j])"
+#   dropped), b_topic_elog_no_psi_row ("digamma(value) - psi_row" -> "digamma(value)")
+# kernels/special.py: s_digamma_recurrence_to_1 ("while x < 6.0" -> "< 1.0"), s_digamma_1_252_to_250 (digamma's 1/252 ->
+#   1/250), s_dirichlet_total_last (dirichlet_expectation "total += param[i, j]" -> "=") -- K test_dirichlet_expectation_matches_scipy;
+#   s_one_division_c_sign ("math.log(y) - c" -> "+ c") -- K test_one_division_digamma_matches_scipy; s_parts_shift_5
+#   ("x + 6.0 if small" -> "x + 5.0"), s_parts_range5 (the product rule over range(5)), s_exp_poly_720 (1/720 -> 1/740),
+#   s_exp_r_lo_dropped ("- m * _LN2_LO" dropped) -- K test_fixed_iterations_match_reference; s_exp_m_floor_1021 (m floored at
+#   -1021), s_exp_bias_1022 ("(m + 1023) << 52" -> "+ 1022"), s_exp_fallback_no_y (libm fall-back "y * math.exp(-c - psi_total)"
+#   -> "math.exp(...)") -- K test_vectorised_exp_theta_matches_libm
+# kernels/dense.py: d_wr_t2_for_t3 ("t3 * s3[j]" -> "t2 * s3[j]"), d_wr_weights_swap (weights a+2, a+3 swapped), d_dot4_s0_b1
+#   ("a[k] * b0[k]" -> "b1[k]"), d_transpose_last_block_dropped ("(n_cols + block - 1) // block" -> "n_cols // block") -- K
+#   test_fixed_iterations_match_reference; d_wr_tail_assign (tail "out[j] += t0 * s0[j]" -> "=") -- K
+#   test_converged_e_step_matches_reference[0.5-1e-05]; d_gather_r4_r5_swap (r4/r5 swapped in the 8-word gather) -- K
+#   test_converged_e_step_matches_reference[0.01-0.001]; d_ngs_one_plus_rho ("(1 - rho) * lam" -> "(1 + rho)") -- K test_natural_gradient_step_matches_numpy
+# kernels/sparse.py: sp_cumsum_not_accumulated ("word_start[w + 1] += word_start[w]" -> "="), sp_doc_of_word ("doc_of[fill[w]]
+#   = d" -> "= w") -- K test_fixed_iterations_match_reference; sp_mixture_theta_row0 ("theta[d, k]" -> "theta[0, k]") -- K test_mixture_probs_by_hand
+# kernels/lda_estep.py: e_gamma_sweep_w2_for_w3 ("w3 * row3[k]" -> "w2 * row3[k]"), e_uniform_s2_s3_swap (the uniform first
+#   sweep's s2, s3 words swapped), e_w3_count_of_j2 ("cts[j + 3]" -> "cts[j + 2]"), e_topic_sweep_dot4_swap (rows a+2, a+3
+#   swapped), e_word_total_word0 ("_sum(exp_elog_beta_t[w])" -> "[0]"), e_sstats_no_weight (_lda_sstats "weight * source[k]"
+#   -> "source[k]"), e_theta_active_by_index ("theta_active[n_active] = exp_theta[k]" -> "exp_theta[n_active]") -- K
+#   test_fixed_iterations_match_reference; e_topic_sweep_tail_by_position ("sub[rows[a]]" -> "sub[a]"), e_lanes_floor
+#   ("(n_active + LANES - 1) // LANES * LANES" -> "n_active // LANES * LANES") -- K test_converged_e_step_matches_reference[0.01-0.001];
+#   e_skipped_alpha_one ("skipped_alpha += alpha[k]" -> "+= 1.0") -- K test_adversarial_topics_match_reference[0];
+#   e_min_phinorm_max_tail (tail "min(min_phinorm, s + 1e-100)" -> "max") -- K test_e_step_sweep_helpers_by_hand
+#   e_final_phinorm_word0 ("exp_elog_beta_t[ids[j]]) + 1e-100" -> "[ids[0]]") and e_topic_max_row3_dropped (topic_max
+#   without row3: the skip bound's factor) -- K test_fixed_iterations_match_reference, K test_adversarial_topics_match_reference[0];
+#   s_exp_no_y ("exp_theta[k] = x * p" -> "p"), d_dot_square_a (_dot "a[k] * b[k]" -> "a[k] * a[k]") -- K
+#   test_fixed_iterations_match_reference; sp_fill_from_next ("word_start[:-1].copy()" -> "[1:]") aborts the kernel (exit -6)
+# Survived, a real gap in the by-hand check, killed by K test_e_step_sweep_helpers_by_hand as changed in kmut17:
+#   e_skipped_ok_mass_last (_skipped_ok "mass += term" -> "mass = term": the phinorm check read only the last skipped
+#   topic's term); the test's failing case had each term equal to the bound, now each is below it and only the sum above
+# Survivor judged equivalent: e_reentering_theta_bound_kept ("if sparse and position[k] < 0:" -> ">= 0", at a gather): a
+#   topic re-entering the active set keeps the bound exp(psi(alpha_k)) exp(-psi(sum gamma)) (1 + 2^-40) for one sweep
+#   instead of its exact exp_theta_k (gamma_k = alpha_k exactly, so they differ by ~2^-40 relative), and the topics already
+#   active are recomputed to the value they hold (to an ulp). The re-entering topic's term had just been proved < 2^-60
+#   alpha_k, so the change in gamma is ~2^-100 relative, far below rounding (as e_reactivated_theta_no_total, above).

@@ -231,3 +231,16 @@ MUTANTS = [
 # += 2 or 0, the initial weights 2/M or 0, the empty search record's shape, the validation count's other bounds.
 # Collection errors (exit 2): LOG10_ALPHA_RANGE's sign, log10_alpha_min's default sign, "widest - h > widest", and
 # defaults that check_params refuses (K, grid_size, search_iters, tolerances, floor or priors at 0).
+
+# seventeenth red-team (kmut17, kernel round 2): 11 mutants of lgnmf_kernels.py, fresh numba cache each, not registered.
+# L = tests/test_lgnmf.py::, T = L test_hals_sweeps_are_coordinate_descent_stopped_at_tol_squared. Killed by the suite:
+# l_proj_no_value ("acc[k] += v * B[j, k]" -> "B[j, k]"), l_proj_step_sign ("F[i, k] - step * ((FH" -> "+") -- L test_runner_beats_unigram_and_is_deterministic[online]
+# l_proj_prior_sign ("+ prior * F[i, k]))" -> "-"), l_proj_FH_col ("FH[i, k]" -> "FH[i, 0]") -- L test_online_approaches_the_batch_map
+# l_hals_delta_sign ("delta = new - F[i, k]" -> reversed), l_hals_grad_diag_only ("delta * Ht[k, j]" -> "Ht[k, k]"),
+#   l_hals_only_increases ("if delta != 0.0" -> "> 0.0") -- L test_block_updates_never_increase_objective
+# l_hals_change_abs ("c += delta * delta" -> "abs(delta)"), l_hals_norm_from_change (parallel "norm += s" -> "norm += c") -- T[hals_sweeps]
+# Survived, real gaps, killed by T as extended in kmut17:
+# l_hals_norm_not_squared (_hals_row "s += F[i, k] * F[i, k]" -> "s += F[i, k]"): the stop compared tol^2 sum F with the
+#   squared change; T now runs the same problem scaled by 1e-4, where the scale-free rule takes the same sweeps
+# l_hals_one_sweep_short (hals_sweeps "range(1, max_iter + 1)" -> "range(1, max_iter)"): T now checks max_iter = 2 stops
+#   after exactly two sweeps at the two-sweep F

@@ -428,3 +428,42 @@ MUTANTS = [
 # Killed, not registered (cost or a repeat of a registered guard): docs_seen -= |batch| (B-NMF, C-NMF), train_elbo
 # of elbo_trace[-2] or [0], K and |C_t| defaults (Fig. 11.4's 100 and 1000), first_step 0 (tau0 = 0.5 refused),
 # mixture_with_floor's "> 1" for "> 0". E ln beta with psi(g) dropped segfaults the kernel (exit -11).
+
+# seventeenth red-team (kmut17, kernel round 2): 36 mutants of nmf_kernels.py (C-NMF local step), each run with a fresh
+# numba cache, not registered (recompile cost). C = tests/test_cnmf.py::. Killed by tests already in the suite:
+# n_gte_exp_c_sign ("y * math.exp(-c) / h[k]" -> "exp(c)"), n_gte_mass_last_chunk ("mass[k] += partial" -> "=") -- C test_gamma_topic_expectations_match_scipy
+# n_scores_sign ("scores[k] += ui * row[k]" -> "-="), n_scores_u0 ("ui = u[i]" -> "u[0]"), n_scores_start_one (scores start
+#   at 1.0: killed because cnmf_objective takes alpha_d as given), n_value_count_dropped ("cts[j] * math.log(phinorm[j])" ->
+#   "math.log(...)"), n_value_tokens_count_one ("n_tokens += cts[j]" -> "+= 1.0" in _cnmf_value), n_value_mass_sign
+#   ("- math.exp(alpha + top) * _dot" -> "+"), n_value_exp_top_sign ("exp(alpha + top)" -> "exp(alpha - top)") -- C test_objective_matches_direct_formula
+# eq. 11.31: n_grad_weight_no_count ("weight[j] = cts[j] / phinorm[j]" -> "1.0 / phinorm[j]"), n_grad_tail_topic_shift
+#   ("_dot(weight, sub[k])" -> "sub[k - 1]"), n_grad_dot4_swap ("e0, e1, e2, e3" -> "e0, e1, e3, e2"), n_grad_scale_top_sign
+#   ("scale = math.exp(alpha + top)" -> "alpha - top"), n_grad_omega_no_scale ("omega[k] = scale * scores[k]" -> "scores[k]"),
+#   n_grad_sign ("grad[i] += coef * locations[k, i]" -> "-="), n_grad_loc_col0 ("locations[k, i]" -> "locations[k, 0]") -- C test_gradient_u_matches_finite_differences
+# eq. 11.32: n_best_alpha_total_sign ("- math.log(total) - top" -> "+ math.log(total)") -- C test_local_step_ascends_to_a_stationary_point
+# n_cnmf_doc_tokens_one (_cnmf_doc "n_tokens += cts[j]" -> "+= 1.0") -- same
+# BFGS (Nocedal and Wright eq. 6.17): n_bfgs_coef_rho_sign ("rho * rho * yhy + rho" -> "- rho"), n_bfgs_cross_sign
+#   ("- rho * (hy[i] * s[p] + ...)" -> "+"), n_bfgs_cross_index ("s[i] * hy[p]" -> "s[i] * hy[i]") -- C test_local_step_ascends_to_a_stationary_point;
+#   n_bfgs_yhy_s ("yhy += y[i] * hy[i]" -> "s[i] * hy[i]"), n_bfgs_pair_sign ("pair[i] = grad[i] - new_grad[i]" -> reversed),
+#   n_bfgs_no_hessian ("direction[i] = _dot(inv_hessian[i], grad)" -> "grad[i]"), n_bfgs_curv_inverted ("if sy > 1e-12 * ..."
+#   -> "<"), n_stop_tol_x1000 ("<= tol * n_tokens" -> "<= 1e3 * tol * n_tokens") -- C test_local_step_converges_at_defaults
+# sec. 11.5.1's steepest ascent: n_first_step_one ("step = 1.0 / (1.0 + n_tokens)" -> "1.0"), n_ascent_tol_1e-2 (ASCENT_TOL
+#   1e-5 -> 1e-2), n_ascent_stop_inverted ("if gain <= ASCENT_TOL" -> ">"), n_ascent_descends ("u[i] + step * grad[i]" ->
+#   "-") -- C test_local_step_keeps_the_steepest_ascents_maximum
+# Survived the suite, real gaps, killed by tests added in kmut17:
+# n_final_refresh_inverted ("if not current:  # scores" -> "if current:") -- after a rejected last trial the global
+#   statistics used that trial's scores and phinorm -- C test_local_step_outputs_are_eq_11_24_at_the_returned_point
+# n_empty_alpha_zero ("alpha[d] = -np.inf" -> "0.0", an empty document) -- same
+# n_sum_by_word_no_weight (_sum_by_word "row[k] += weight * source[k]" -> "source[k]") -- same (first to fail under -x)
+# n_h0_no_tokens ("1.0 / (1.0 + n_tokens * curvature[i])" -> "1.0 / (1.0 + curvature[i])") -- C test_bfgs_starts_from_the_concave_parts_curvature
+# n_curv_q_unnormalised ("q = topic_mass / topic_mass.sum()" -> "q = topic_mass"), n_curv_uncentred ("centred = locations -
+#   q @ locations" -> "locations") -- same (run against the new tests only: like n_h0_no_tokens they change only BFGS's
+#   start, so the suite's fixed-point tests are not expected to see them)
+# later in kmut17: n_bfgs_rho_plus1 ("rho = 1.0 / sy" -> "1.0 / (sy + 1.0)") -- C test_local_step_converges_at_defaults;
+# n_ascent_halving_quarter ("step *= 0.5" -> "0.25") -- C test_local_step_outputs_are_eq_11_24_at_the_returned_point (its path check)
+# n_bfgs_s_not_scaled ("direction[i] *= t" -> "*= 1.0": the BFGS pair's s without the line search's t) survived the
+#   suite (t = 1 in most steps, and a poorer H only lengthens the path); killed by C test_bfgs_update_meets_the_secant_equation
+#   (H_1 y = s after a step with t = 1/2), which also kills n_bfgs_cross_index directly
+# Survivor judged not an equation error: n_slope_gg (Armijo's "slope += grad[i] * direction[i]" -> "grad[i] * grad[i]"),
+#   like n_armijo_sign above: it moves only the acceptance threshold 1e-4 t slope of an ascent step, and the step still
+#   stops on |eq. 11.31| <= tol N_d at the same stationary point (C test_local_step_converges_at_defaults passes).
