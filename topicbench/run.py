@@ -22,7 +22,7 @@ import zipfile
 from dataclasses import asdict, dataclass, field, fields
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 import pandas as pd
@@ -36,11 +36,25 @@ from .evaluate import (Protocol, Unigram, available_memory, completable, loglik_
 from .method import (REPO_ROOT, SAFE_NAME, SAFE_RULES, Method, ParamError, PluginError, coerce, get_method, global_generators,
                      plugin_file)
 from .quality import final_checkpoint_quality, planted_recovery
-from .streams import STREAMS, Evaluation, Minibatch, Stream, StreamError, make_holdout, stream_order
+from .streams import POLICIES, STREAMS, Evaluation, Minibatch, Stream, StreamError, make_holdout, stream_order
 from .workers import descendants_cpu_s
 
 
 _FIELD_TYPES = {"str": str, "int": int, "float": float, "bool": bool}
+
+
+# settings that only some held-out policies read (streams.py): given beside another policy they would be recorded
+# in the spec and never used, so a run that looks configured one way would be scored another
+POLICY_SETTINGS = {"holdout_n": ("every_nth_batch", "lookahead"), "n_checkpoints": ("fixed", "lookahead")}
+
+
+def check_policy_settings(given: Mapping[str, Any]) -> None:
+    """ValueError naming a setting in ``given`` (the settings a user wrote) that its held-out policy ignores."""
+    policy = given.get("holdout", RunSpec.holdout)
+    for name, policies in POLICY_SETTINGS.items():
+        if name in given and policy in POLICIES and policy not in policies:
+            raise ValueError(f"run setting {name!r} does not apply to the held-out policy {policy!r} (only to "
+                             f"{' and '.join(policies)}); remove it, or choose one of those policies")
 
 
 @dataclass
