@@ -497,8 +497,8 @@ def test_figure_drawn_by_other_code_is_stale(tmp_path):
 
 
 def test_figure_code_covers_its_helpers_and_figlib(tmp_path, monkeypatch):
-    """A helper the figure imports (through another helper too) or figlib.py edited -> another recorded code, so the
-    figure is stale; a helper it does not import edited -> the same code."""
+    """A helper the figure imports (through another helper too), figlib.py or draw_figure.py edited -> another
+    recorded code, so the figure is stale; a helper it does not import edited -> the same code."""
     import sys
 
     from _run_util import REPO
@@ -510,12 +510,13 @@ def test_figure_code_covers_its_helpers_and_figlib(tmp_path, monkeypatch):
     for name, text in files.items():
         (tmp_path / name).write_text(text)
     (tmp_path / "figlib.py").write_text(Path(figlib.__file__).read_text())
+    (tmp_path / "draw_figure.py").write_text((Path(figlib.__file__).parent / "draw_figure.py").read_text())
     monkeypatch.setattr(figlib, "PLUGIN_DIR", tmp_path)
     monkeypatch.setattr(figlib, "__file__", str(tmp_path / "figlib.py"))
     before = figlib.code_sha256("fig")
     (tmp_path / "_unused.py").write_text("Y = 2\n")
     assert figlib.code_sha256("fig") == before
-    for name in ("fig.py", "_b.py", "figlib.py"):
+    for name in ("fig.py", "_b.py", "figlib.py", "draw_figure.py"):
         (tmp_path / name).write_text((tmp_path / name).read_text() + "# edited\n")
         assert figlib.code_sha256("fig") != before, name
         before = figlib.code_sha256("fig")

@@ -186,9 +186,11 @@ def files_sha256(paths) -> str:
 
 
 def code_sha256(name: str) -> str:
-    """The sha256 of the code that draws figure file ``name``: the file, its helpers (helper_files) and this figlib,
-    each by name and content; recorded in the figure's part (DRAWN_BY) and compared by stale_figures."""
-    return files_sha256((PLUGIN_DIR / f"{name}.py", *helper_files(name), Path(__file__).resolve()))
+    """The sha256 of the code that draws figure file ``name``: the file, its helpers (helper_files), this figlib and
+    draw_figure.py (the rule's entry point beside it), each by name and content; recorded in the figure's part
+    (DRAWN_BY) and compared by stale_figures."""
+    here = Path(__file__).resolve()
+    return files_sha256((PLUGIN_DIR / f"{name}.py", *helper_files(name), here, here.parent / "draw_figure.py"))
 
 
 def benchmarks_code_sha256() -> str:
