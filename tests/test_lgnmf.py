@@ -470,6 +470,21 @@ def test_search_maximises_the_density_of_log_alpha(monkeypatch):
     assert method.curvature == pytest.approx(1.0, rel=1e-9)
 
 
+
+def test_search_brackets_the_best_scan_points_neighbours_near_the_end(monkeypatch):
+    """Sec. 3.4's Brent runs between the best scan point's two neighbours wherever it lies: with eq. 8 planted as
+    -(log alpha - 4.3)^2 / 2 the density of u = log alpha is exp(u - (u - 4.3)^2 / 2), mode u = 5.3 (log10 alpha
+    2.30), and the scan's best point is log10 alpha = 2, the last but one of [-3, 3]: Brent searches (1, 3)."""
+    monkeypatch.setattr(lg, "log_posterior_alpha", lambda X, D, S, alpha, *args, **kwargs: -0.5 * (np.log(alpha) - 4.3) ** 2)
+    X, _, _ = lg_model_data(30, 40, 2, 1.0, seed=6)
+    method = LGNMF(30, seed=0, corpus_size=40, K=2, grid_size=3, criterion="evidence", search_tol=0.002, search_iters=1)
+    brent = lg.minimize_scalar
+    brackets = []
+    monkeypatch.setattr(lg, "minimize_scalar", lambda f, **kwargs: brackets.append(kwargs["bounds"]) or brent(f, **kwargs))
+    method.place_grid(sp.csr_matrix(X))
+    assert brackets == [(1.0, 3.0)]
+    assert method.mode_log10_alpha * np.log(10) == pytest.approx(5.3, abs=0.002 * np.log(10))
+
 def test_search_scans_at_least_three_points(monkeypatch):
     """Sec. 3.4's scan: one point per decade of [log10_alpha_min, log10_alpha_max], but never fewer than 3."""
     monkeypatch.setattr(lg, "log_posterior_alpha", lambda X, D, S, alpha, *args, **kwargs: -0.5 * np.log(alpha) ** 2)
