@@ -121,7 +121,7 @@ def test_bounds_match_eq4_term_by_term(counts):
 
 
 def test_doc_bound_floors_a_word_no_topic_can_emit():
-    """Hoffman's onlineldavb.py guard in eq. 4's word term, log(phinorm + 1e-100): a word whose exp E[log beta_kw]
+    """Hoffman's onlineldavb.py guard in eq. 4's word term, log(phinorm + 1e-100), in both bounds: a word whose exp E[log beta_kw]
     underflows to 0 in every topic (eta = 1e-8 and never seen: Psi(1e-8) ~ -1e8, e.g. a held-out document's word
     absent from training) adds log(1e-100) per token, not -inf or NaN. Same gamma with and without the word: the
     difference is that term alone."""
@@ -133,6 +133,10 @@ def test_doc_bound_floors_a_word_no_topic_can_emit():
     with_word, without = sp.csr_matrix([[2.0, 1.0, 0.0, 3.0]]), sp.csr_matrix([[2.0, 1.0, 0.0, 0.0]])
     difference = method.doc_bound(with_word, gamma) - method.doc_bound(without, gamma)
     assert difference == pytest.approx(3 * np.log(1e-100), rel=1e-12)
+    # streaming VB's numba bound over the minibatch's own columns (topicbench/kernels/lda_bound.py) floors it alike
+    numba_bound = [lda_bound.doc_bound(lda_bound.minibatch_columns(c, 4), method.exp_elog_beta, gamma, 0.1)
+                   for c in (with_word, without)]
+    assert numba_bound[0] - numba_bound[1] == pytest.approx(3 * np.log(1e-100), rel=1e-12)
 
 
 # -- population VB: McInerney et al. 2015, Alg. 1 ----------------------------------------------------------------
