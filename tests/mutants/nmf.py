@@ -390,6 +390,12 @@ MUTANTS = [
     Mutant(id="elog_beta_without_digamma", cites="Paisley et al. 2014, sec. 11.5.1: E[ln beta_vk] = psi(g_vk) - ln h_vk",
            path="topicbench/nmf.py", find="return digamma(self.g) - np.log(self.h)", replace="return (-(np.log(self.h)))",
            tests=["tests/test_bnmf.py::test_elbo_matches_direct_sum"]),
+    Mutant(id="gensim_nmf_h_stop_condition_not_gensims", cites="gensim Nmf(h_stop_condition=1e-3): the peer runs gensim's own default",
+           path="methods/gensim_nmf.py", find='"h_stop_condition": 1e-3,', replace='"h_stop_condition": 2e-3,',
+           tests=["tests/test_nmf_peers.py::test_nmf_peer_defaults_are_the_libraries_own"]),
+    Mutant(id="sklearn_nmf_transform_max_iter_not_sklearns", cites="sklearn MiniBatchNMF: transform runs max_iter = 200 steps "
+           "when transform_max_iter is None", path="methods/sklearn_nmf.py", find='"transform_max_iter": 200,',
+           replace='"transform_max_iter": 201,', tests=["tests/test_nmf_peers.py::test_nmf_peer_defaults_are_the_libraries_own"]),
 ]
 # verified killed, not registered (recompile cost): id -- find -> replace -- killed by node (tests/test_cnmf.py::)
 # n_value_u_prior_no_half -- "value -= 0.5 * u[i] * u[i]" -> "value -= u[i] * u[i]" -- test_objective_matches_direct_formula
