@@ -471,19 +471,21 @@ def test_search_maximises_the_density_of_log_alpha(monkeypatch):
 
 
 
-def test_search_brackets_the_best_scan_points_neighbours_near_the_end(monkeypatch):
+@pytest.mark.parametrize("centre, bracket", [(4.3, (1.0, 3.0)), (-6.3, (-3.0, -1.0))], ids=["right", "left"])
+def test_search_brackets_the_best_scan_points_neighbours_near_the_end(monkeypatch, centre, bracket):
     """Sec. 3.4's Brent runs between the best scan point's two neighbours wherever it lies: with eq. 8 planted as
-    -(log alpha - 4.3)^2 / 2 the density of u = log alpha is exp(u - (u - 4.3)^2 / 2), mode u = 5.3 (log10 alpha
-    2.30), and the scan's best point is log10 alpha = 2, the last but one of [-3, 3]: Brent searches (1, 3)."""
-    monkeypatch.setattr(lg, "log_posterior_alpha", lambda X, D, S, alpha, *args, **kwargs: -0.5 * (np.log(alpha) - 4.3) ** 2)
+    -(log alpha - c)^2 / 2 the density of u = log alpha is exp(u - (u - c)^2 / 2), mode u = c + 1. At c = 4.3 (mode
+    log10 alpha 2.30) the scan's best point is log10 alpha = 2, the last but one of [-3, 3], and Brent searches (1, 3);
+    at c = -6.3 (mode -2.30) it is -2, the second, and Brent searches (-3, -1)."""
+    monkeypatch.setattr(lg, "log_posterior_alpha", lambda X, D, S, alpha, *args, **kwargs: -0.5 * (np.log(alpha) - centre) ** 2)
     X, _, _ = lg_model_data(30, 40, 2, 1.0, seed=6)
     method = LGNMF(30, seed=0, corpus_size=40, K=2, grid_size=3, criterion="evidence", search_tol=0.002, search_iters=1)
     brent = lg.minimize_scalar
     brackets = []
     monkeypatch.setattr(lg, "minimize_scalar", lambda f, **kwargs: brackets.append(kwargs["bounds"]) or brent(f, **kwargs))
     method.place_grid(sp.csr_matrix(X))
-    assert brackets == [(1.0, 3.0)]
-    assert method.mode_log10_alpha * np.log(10) == pytest.approx(5.3, abs=0.002 * np.log(10))
+    assert brackets == [bracket]
+    assert method.mode_log10_alpha * np.log(10) == pytest.approx(centre + 1, abs=0.002 * np.log(10))
 
 
 def test_batch_passes_place_the_grid_once_and_warm_start_the_scores(monkeypatch):
