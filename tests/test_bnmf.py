@@ -351,3 +351,28 @@ def test_initial_topics_are_the_prior_plus_uniform_scaled_as_a_minibatch(name):
     batch = get_method("bnmf")(V, seed=3, corpus_size=D, K=K, batch_size=None)
     for draws in (batch.g - c0 / V, batch.h - c0):
         assert draws.min() >= 0.0 and draws.max() <= 1.0 and draws.max() > 0.5
+
+
+def test_bound_floors_zero_rates_and_zero_p(tiny):
+    """Eq. 11.23's terms where a float is exactly 0: a word whose exp(E ln beta_vk) underflows in every topic adds
+    log(1e-300) per token to the p-optimal bound (not -inf), and a p^(vd) with zeros adds 0 ln 0 = 0 (not NaN): with
+    one-hot p the word term is X_vd (E ln beta_vk* + E ln theta_k*d), below the optimum by the log-sum-exp gap."""
+    from scipy.special import digamma, gammaln, logsumexp
+
+    counts = tiny
+    method = BNMF(counts.shape[1], seed=2, corpus_size=counts.shape[0], batch_size=None, **TIGHT)
+    shape = np.random.default_rng(1).uniform(0.5, 3.0, size=(counts.shape[0], 3))
+    word = int(np.argmax(np.asarray(counts.sum(axis=0)).ravel()))
+    method.g[word] = 1e-10  # psi(1e-10) = -1e10: exp(E ln beta) = 0 in every topic
+    X = counts.toarray()
+    without = X.copy()
+    without[:, word] = 0
+    gap = method.elbo(counts, shape) - method.elbo(sp.csr_matrix(without), shape)
+    assert gap == pytest.approx(X[:, word].sum() * np.log(1e-300) - gammaln(X[:, word] + 1).sum(), rel=1e-9)
+    method.g[word] = 0.5
+    rows = np.repeat(np.arange(counts.shape[0]), np.diff(counts.indptr))
+    one_hot = np.zeros((counts.nnz, 3))
+    one_hot[np.arange(counts.nnz), counts.indices % 3] = 1.0
+    logits = (digamma(method.g) - np.log(method.h))[counts.indices] + (digamma(shape) - np.log(method.weight_rate()))[rows]
+    below = counts.data @ (logsumexp(logits, axis=1) - logits[np.arange(counts.nnz), counts.indices % 3])
+    assert method.elbo(counts, shape) - method.elbo(counts, shape, p=one_hot) == pytest.approx(below, rel=1e-9)

@@ -63,6 +63,7 @@ def svi_steps(method, counts, data_size, tau0, kappa, size=20, steps=3):
                                                               TIGHT["e_step_tol"])
         lam = (1 - rho) * lam + rho * lam_tilde
         np.testing.assert_allclose(method.lam, lam, rtol=RTOL, atol=0, err_msg=f"after step {t}")
+        assert (method.updates, method.docs_seen) == (t + 1, size * (t + 1))  # the trace's counters
 
 
 def test_online_lda_step_matches_alg2_by_hand(counts):
@@ -117,6 +118,25 @@ def test_bounds_match_eq4_term_by_term(counts):
     # elbo(): the whole of eq. 4 for ``counts`` as the corpus, the fitted document terms plus the topic terms
     whole = reference_doc_terms(counts, fitted, method.lam, ALPHA) + reference_topic_terms(method.lam, ETA)
     assert method.elbo(counts) == pytest.approx(whole, rel=RTOL)
+
+
+def test_doc_bound_floors_a_word_no_topic_can_emit():
+    """Hoffman's onlineldavb.py guard in eq. 4's word term, log(phinorm + 1e-100), in both bounds: a word whose exp E[log beta_kw]
+    underflows to 0 in every topic (eta = 1e-8 and never seen: Psi(1e-8) ~ -1e8, e.g. a held-out document's word
+    absent from training) adds log(1e-100) per token, not -inf or NaN. Same gamma with and without the word: the
+    difference is that term alone."""
+    method = get_method("batch_lda")(4, seed=0, K=2, alpha=0.1, eta=1e-8)
+    method.lam = np.array([[5.0, 3.0, 1.0, 1e-8], [1.0, 2.0, 6.0, 1e-8]])
+    method._refresh()
+    assert not method.exp_elog_beta[:, 3].any()
+    gamma = np.array([[1.5, 2.5]])
+    with_word, without = sp.csr_matrix([[2.0, 1.0, 0.0, 3.0]]), sp.csr_matrix([[2.0, 1.0, 0.0, 0.0]])
+    difference = method.doc_bound(with_word, gamma) - method.doc_bound(without, gamma)
+    assert difference == pytest.approx(3 * np.log(1e-100), rel=1e-12)
+    # streaming VB's numba bound over the minibatch's own columns (topicbench/kernels/lda_bound.py) floors it alike
+    numba_bound = [lda_bound.doc_bound(lda_bound.minibatch_columns(c, 4), method.exp_elog_beta, gamma, 0.1)
+                   for c in (with_word, without)]
+    assert numba_bound[0] - numba_bound[1] == pytest.approx(3 * np.log(1e-100), rel=1e-12)
 
 
 # -- population VB: McInerney et al. 2015, Alg. 1 ----------------------------------------------------------------

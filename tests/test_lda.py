@@ -156,7 +156,7 @@ def test_batch_lda_stops_once_the_relative_improvement_no_longer_exceeds_rel_tol
     """Hoffman et al. 2010, Alg. 1: 'while relative improvement in L(w, phi, gamma, lambda) > 0.00001' (the default
     rel_tol): a pass whose (L_t - L_{t-1}) / |L_{t-1}| is at most rel_tol is the last, with the ELBO of each pass fed
     in by hand (rel_tol 1/4 and the improvements exact in binary, so 'at most' is tested at equality). Each pass
-    counts its documents once."""
+    counts its documents once and is one update (the trace's ``updates`` column counts passes)."""
     assert get_method("batch_lda").params["rel_tol"] == 1e-5
     method = get_method("batch_lda")(6, seed=0, K=2, rel_tol=0.25)
     values = iter(elbos)
@@ -167,4 +167,4 @@ def test_batch_lda_stops_once_the_relative_improvement_no_longer_exceeds_rel_tol
     for _ in elbos:
         method.partial_fit(Minibatch(counts, np.arange(2), np.arange(2), None, 0))
         seen.append(method.converged)
-    assert seen == stops and method.docs_seen == 2 * len(elbos)
+    assert seen == stops and method.docs_seen == 2 * len(elbos) and method.updates == len(elbos)

@@ -470,6 +470,48 @@ def test_search_maximises_the_density_of_log_alpha(monkeypatch):
     assert method.curvature == pytest.approx(1.0, rel=1e-9)
 
 
+
+@pytest.mark.parametrize("centre, bracket", [(4.3, (1.0, 3.0)), (-6.3, (-3.0, -1.0))], ids=["right", "left"])
+def test_search_brackets_the_best_scan_points_neighbours_near_the_end(monkeypatch, centre, bracket):
+    """Sec. 3.4's Brent runs between the best scan point's two neighbours wherever it lies: with eq. 8 planted as
+    -(log alpha - c)^2 / 2 the density of u = log alpha is exp(u - (u - c)^2 / 2), mode u = c + 1. At c = 4.3 (mode
+    log10 alpha 2.30) the scan's best point is log10 alpha = 2, the last but one of [-3, 3], and Brent searches (1, 3);
+    at c = -6.3 (mode -2.30) it is -2, the second, and Brent searches (-3, -1)."""
+    monkeypatch.setattr(lg, "log_posterior_alpha", lambda X, D, S, alpha, *args, **kwargs: -0.5 * (np.log(alpha) - centre) ** 2)
+    X, _, _ = lg_model_data(30, 40, 2, 1.0, seed=6)
+    method = LGNMF(30, seed=0, corpus_size=40, K=2, grid_size=3, criterion="evidence", search_tol=0.002, search_iters=1)
+    brent = lg.minimize_scalar
+    brackets = []
+    monkeypatch.setattr(lg, "minimize_scalar", lambda f, **kwargs: brackets.append(kwargs["bounds"]) or brent(f, **kwargs))
+    method.place_grid(sp.csr_matrix(X))
+    assert brackets == [bracket]
+    assert method.mode_log10_alpha * np.log(10) == pytest.approx(centre + 1, abs=0.002 * np.log(10))
+
+
+def test_batch_passes_place_the_grid_once_and_warm_start_the_scores(monkeypatch):
+    """Sec. 3.4: the search places the grid once, on the first pass, and the grid is then fixed; sec. 3.1's block
+    cycles go on pass after pass from the last pass's S, so after the first pass no S-block is solved from scratch."""
+    X, _, _ = lg_model_data(30, 40, 2, 1.0, seed=6)
+    method = LGNMF(30, seed=0, corpus_size=40, K=2, grid_size=3, criterion="evidence", search_iters=1)
+    calls = {"placed": 0, "cold": 0}
+    place, solve = LGNMF.place_grid, lg.solve_scores
+
+    def counted_place(self, *args, **kwargs):
+        calls["placed"] += 1
+        return place(self, *args, **kwargs)
+
+    def counted_solve(X, D, alpha, tol, max_iter, S=None, parallel=True):
+        calls["cold"] += S is None
+        return solve(X, D, alpha, tol, max_iter, S, parallel)
+
+    monkeypatch.setattr(LGNMF, "place_grid", counted_place)
+    monkeypatch.setattr(lg, "solve_scores", counted_solve)
+    method.partial_fit(whole(X))
+    grid, calls["cold"] = method.grid_log_alpha.copy(), 0
+    method.partial_fit(whole(X))
+    assert calls == {"placed": 1, "cold": 0}
+    np.testing.assert_array_equal(method.grid_log_alpha, grid)
+
 def test_search_scans_at_least_three_points(monkeypatch):
     """Sec. 3.4's scan: one point per decade of [log10_alpha_min, log10_alpha_max], but never fewer than 3."""
     monkeypatch.setattr(lg, "log_posterior_alpha", lambda X, D, S, alpha, *args, **kwargs: -0.5 * np.log(alpha) ** 2)

@@ -164,3 +164,23 @@ def test_nmf_peer_hyperparameters_reach_the_library():
                                   h_max_iter=13, h_stop_condition=5e-4).model
     assert (gs.num_topics, gs.chunksize, gs._kappa, gs._w_max_iter, gs._w_stop_condition, gs._h_max_iter,
             gs._h_stop_condition, gs.normalize) == (4, 64, 0.4, 21, 2e-3, 13, 5e-4, True)
+
+
+def test_nmf_peer_defaults_are_the_libraries_own():
+    """The NMF peers run as their users run them: each solver default is the library's own, read from its signature
+    (sklearn's transform_max_iter is the max_iter that transform uses when it is None)."""
+    import inspect
+
+    from gensim.models.nmf import Nmf
+    from sklearn.decomposition import MiniBatchNMF
+
+    gensim_own = inspect.signature(Nmf.__init__).parameters
+    gensim_params = get_method("gensim_nmf").params
+    for key in ("kappa", "w_max_iter", "w_stop_condition", "h_max_iter", "h_stop_condition"):
+        assert gensim_params[key] == gensim_own[key].default, key
+    sklearn_own = inspect.signature(MiniBatchNMF).parameters
+    sklearn_params = get_method("sklearn_nmf").params
+    for key in ("batch_size", "forget_factor", "tol"):
+        assert sklearn_params[key] == sklearn_own[key].default, key
+    assert sklearn_own["transform_max_iter"].default is None
+    assert sklearn_params["transform_max_iter"] == sklearn_own["max_iter"].default

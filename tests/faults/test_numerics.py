@@ -206,3 +206,24 @@ def test_streaming_vb_tiny_eta_bound_stays_finite_and_exact():
     assert (svb.exp_elog_beta[1:, ::3] == 0).all()  # the underflow the bound must not read
     value = svb.topic_bound_under(prior, np.arange(300), prior.sum(axis=1))
     assert value == pytest.approx(reference_topic_terms(svb.lam, prior), rel=1e-10)
+
+
+@pytest.mark.parametrize("flaw", ["transposed", "flat"])
+def test_kernel_given_a_misshapen_topic_matrix(flaw):
+    """A topic matrix passed transposed (V x K) or without its word axis to mixture_probs or lda_e_step -> ValueError
+    naming the kernel and the shapes, before the kernel (no bounds checks) reads past the arrays.
+
+    Was: lda_e_step given B-NMF's E[ln beta] without its V axis crashed the process (segmentation fault);
+    mixture_probs given V x K topics returned reads past the array (denormals and non-finite numbers)."""
+    import scipy.sparse as sp
+
+    from topicbench import kernels
+
+    rng = np.random.default_rng(0)
+    topics, theta = rng.dirichlet(np.ones(12), 3), rng.dirichlet(np.ones(3), 4)
+    counts = sp.csr_matrix(rng.poisson(1.0, (4, 12)).astype(np.float64))
+    wrong = topics.T if flaw == "transposed" else topics[:, 0]
+    with pytest.raises(ValueError, match=r"mixture_probs: topics must be K x V .*\(4, 12\)"):
+        kernels.mixture_probs(counts, theta, wrong)
+    with pytest.raises(ValueError, match=r"lda_e_step: exp_elog_beta must be K x V with V = 12"):
+        kernels.lda_e_step(counts, wrong, 0.1)

@@ -26,6 +26,8 @@ PEER_MASS = "tests/test_peer_equations.py::test_peer_step_moves_the_token_mass_a
 PEER_START = "tests/test_peer_equations.py::test_peer_starts_from_online_ldas_lambda"
 PEER_SHORT = "tests/test_peer_equations.py::test_peer_short_minibatch_scales_by_its_own_size"
 REF_STATIONARY = EQ + "test_reference_bound_is_stationary_at_the_reference_batch_vb_fixed_point"
+FLOOR = EQ + "test_doc_bound_floors_a_word_no_topic_can_emit"
+BATCH_STOP = "tests/test_lda.py::test_batch_lda_stops_once_the_relative_improvement_no_longer_exceeds_rel_tol[elbos0-stops0]"
 THETA_MEAN = "theta = gamma / gamma.sum(axis=1, keepdims=True)"
 
 LDA = "topicbench/lda.py"
@@ -353,6 +355,19 @@ MUTANTS = [
            path='methods/gensim_lda.py', find='                          update_every=1, eval_every=0)\n',
            replace='                          update_every=1, eval_every=(0 + 1))\n',
            tests=['tests/test_peer_equations.py::test_gensim_update_scores_nothing']),
+    # mutant18: the counters the trace reports and eq. 4's phinorm guard
+    Mutant(id="batch_lda_pass_counted_down", cites="Hoffman et al. 2010, Alg. 1: one pass, one update (the trace's updates)",
+           path="methods/batch_lda.py", find="        self.updates += 1\n", replace="        self.updates -= 1\n",
+           tests=[BATCH_STOP]),
+    Mutant(id="batch_lda_pass_not_counted", cites="Hoffman et al. 2010, Alg. 1: one pass, one update (the trace's updates)",
+           path="methods/batch_lda.py", find="        self.updates += 1\n", replace="        self.updates += 0\n",
+           tests=[BATCH_STOP]),
+    Mutant(id="online_step_documents_counted_down", cites="Hoffman et al. 2010, Alg. 2: documents seen after t steps of S",
+           path=LDA, find="        self.docs_seen += len(batch)\n", replace="        self.docs_seen -= len(batch)\n", tests=[ONLINE]),
+    Mutant(id="phinorm_guard_subtracted", cites="Hoffman et al. 2010, eq. 4's word term, onlineldavb.py's phinorm + 1e-100",
+           path=LDA, find="np.log(phinorm + 1e-100)", replace="np.log(phinorm - 1e-100)", tests=[FLOOR]),
+    Mutant(id="phinorm_guard_dropped", cites="Hoffman et al. 2010, eq. 4's word term, onlineldavb.py's phinorm + 1e-100",
+           path=LDA, find="np.log(phinorm + 1e-100)", replace="np.log(phinorm + 0)", tests=[FLOOR]),
 ]
 # verified killed, not registered (recompile cost): id -- find -> replace -- killed by node (K = tests/test_kernels.py)
 # (registered in session 11's red-team, then taken out of the registry for CI time: fresh-clone CI had reached 13 min)

@@ -195,6 +195,20 @@ MUTANTS = [
     Mutant(id="hu_eq18_small_rates_uniform", cites="Hu et al. 2014, sec. 3.3 / eq. 18 (rates normalised however "
            "small; 1/V only for an all-zero rate)", path=PATH, find="live = total > 0", replace="live = total > 1",
            tests=[T + "test_completion_normalises_small_rates"]),
+    # mutant18
+    Mutant(id="hu_sec34_bracket_short_of_the_right_neighbour", cites="Hu et al. 2014, sec. 3.4: the mode's search between the best "
+           "scan point's neighbours", path=PATH, find="scan[min(best + 1, len(scan) - 1)]", replace="scan[min(best + 1, len(scan) - 2)]",
+           tests=[T + "test_search_brackets_the_best_scan_points_neighbours_near_the_end[right]"]),
+    Mutant(id="hu_sec34_grid_placed_every_pass", cites="Hu et al. 2014, sec. 3.4: the grid is placed once, then fixed", path=PATH,
+           find="        self.placed = True\n", replace="        self.placed = False\n",
+           tests=[T + "test_batch_passes_place_the_grid_once_and_warm_start_the_scores"]),
+    Mutant(id="hu_sec31_batch_pass_never_warm", cites="Hu et al. 2014, sec. 3.1: block cycles continue from the last pass's S",
+           path=PATH, find="warm = self._batch_rows is not None and np.array_equal(self._batch_rows, rows)",
+           replace="warm = self._batch_rows is None and np.array_equal(self._batch_rows, rows)",
+           tests=[T + "test_batch_passes_place_the_grid_once_and_warm_start_the_scores"]),
+    Mutant(id="hu_sec34_bracket_short_of_the_left_neighbour", cites="Hu et al. 2014, sec. 3.4: the mode's search between the best "
+           "scan point's neighbours", path=PATH, find="scan[max(best - 1, 0)]", replace="scan[max(best - 1, 1)]",
+           tests=[T + "test_search_brackets_the_best_scan_points_neighbours_near_the_end[left]"]),
 ]
 # verified killed, not registered (recompile cost): id -- find -> replace -- killed by node
 # l_hals_serial_tol_not_squared -- serial "change <= tol * tol * norm" -> "tol * norm" -- test_hals_sweeps_are_coordinate_descent_stopped_at_tol_squared[hals_sweeps_serial]

@@ -15,6 +15,7 @@ CNMF_PRECISION = "tests/test_cnmf.py::test_newton_precision_is_negative_hessian_
 GENSIM_NMF = "tests/test_nmf_peers.py::test_gensim_nmf_predicts_the_normalised_reconstruction_and_keeps_running_means"
 CNMF_NEWTON = "tests/test_cnmf.py::test_location_newton_step"
 INIT = "tests/test_bnmf.py::test_initial_topics_are_the_prior_plus_uniform_scaled_as_a_minibatch"
+BNMF_FLOOR = "tests/test_bnmf.py::test_bound_floors_zero_rates_and_zero_p"
 
 MUTANTS = [
     Mutant(id="paisley_batch_forgets_q_theta",
@@ -379,6 +380,22 @@ MUTANTS = [
            path='methods/gensim_nmf.py', find='        self.docs_seen += len(batch)\n',
            replace='        self.docs_seen -= len(batch)\n',
            tests=['tests/test_peer_equations.py::test_peer_state_counts_its_steps_and_restores_the_same_model[gensim_nmf]']),
+    # mutant18: eq. 11.23's terms where a float is exactly 0, and E[ln beta] (sec. 11.5.1)
+    Mutant(id="bnmf_bound_rate_guard_subtracted", cites="Paisley et al. 2014, eq. 11.23 with the optimal p (11.24): log of a zero rate",
+           path="methods/bnmf.py", find="np.log(probs + 1e-300)", replace="np.log(probs - 1e-300)", tests=[BNMF_FLOOR]),
+    Mutant(id="bnmf_bound_rate_guard_dropped", cites="Paisley et al. 2014, eq. 11.23 with the optimal p (11.24): log of a zero rate",
+           path="methods/bnmf.py", find="np.log(probs + 1e-300)", replace="np.log(probs + 0)", tests=[BNMF_FLOOR]),
+    Mutant(id="bnmf_bound_p_log_p_unguarded", cites="Paisley et al. 2014, eq. 11.23: p ln p = 0 at p = 0",
+           path="methods/bnmf.py", find="np.log(np.maximum(p, 1e-300))", replace="np.log(np.maximum(p, 0))", tests=[BNMF_FLOOR]),
+    Mutant(id="elog_beta_without_digamma", cites="Paisley et al. 2014, sec. 11.5.1: E[ln beta_vk] = psi(g_vk) - ln h_vk",
+           path="topicbench/nmf.py", find="return digamma(self.g) - np.log(self.h)", replace="return (-(np.log(self.h)))",
+           tests=["tests/test_bnmf.py::test_elbo_matches_direct_sum"]),
+    Mutant(id="gensim_nmf_h_stop_condition_not_gensims", cites="gensim Nmf(h_stop_condition=1e-3): the peer runs gensim's own default",
+           path="methods/gensim_nmf.py", find='"h_stop_condition": 1e-3,', replace='"h_stop_condition": 2e-3,',
+           tests=["tests/test_nmf_peers.py::test_nmf_peer_defaults_are_the_libraries_own"]),
+    Mutant(id="sklearn_nmf_transform_max_iter_not_sklearns", cites="sklearn MiniBatchNMF: transform runs max_iter = 200 steps "
+           "when transform_max_iter is None", path="methods/sklearn_nmf.py", find='"transform_max_iter": 200,',
+           replace='"transform_max_iter": 201,', tests=["tests/test_nmf_peers.py::test_nmf_peer_defaults_are_the_libraries_own"]),
 ]
 # verified killed, not registered (recompile cost): id -- find -> replace -- killed by node (tests/test_cnmf.py::)
 # n_value_u_prior_no_half -- "value -= 0.5 * u[i] * u[i]" -> "value -= u[i] * u[i]" -- test_objective_matches_direct_formula

@@ -453,6 +453,9 @@ def lda_e_step(counts: sp.csr_matrix, exp_elog_beta: np.ndarray, alpha, max_iter
         raise ValueError(f"skip_margin must be > 0, got {skip_margin!r}")
     counts = sp.csr_matrix(counts)
     n_docs = counts.shape[0]
+    if np.ndim(exp_elog_beta) != 2 or np.shape(exp_elog_beta)[1] != counts.shape[1]:  # the kernel does not check bounds
+        raise ValueError(f"lda_e_step: exp_elog_beta must be K x V with V = {counts.shape[1]} (the counts' columns), "
+                         f"got shape {np.shape(exp_elog_beta)}")
     n_topics = exp_elog_beta.shape[0]
     alpha = np.broadcast_to(np.asarray(alpha, dtype=np.float64), (n_topics,)).copy()
     gamma = np.ones((n_docs, n_topics)) if gamma is None else np.array(gamma, dtype=np.float64, copy=True)

@@ -50,5 +50,10 @@ def mixture_probs(word_ids: sp.csr_matrix, theta: np.ndarray, topics: np.ndarray
     NMF: normalised means of the gamma factors).
     """
     word_ids = sp.csr_matrix(word_ids)
+    theta, topics = np.asarray(theta), np.asarray(topics)
+    # the kernel indexes without bounds checks: a transposed or 1-d argument would read past the arrays
+    if topics.ndim != 2 or topics.shape[1] != word_ids.shape[1] or theta.shape != (word_ids.shape[0], topics.shape[0]):
+        raise ValueError(f"mixture_probs: topics must be K x V and theta documents x K for word ids of shape "
+                         f"{word_ids.shape}, got topics {topics.shape} and theta {theta.shape}")
     return _mixture_probs(word_ids.indptr.astype(np.int64), word_ids.indices.astype(np.int64),
                           np.ascontiguousarray(theta, dtype=np.float64), np.ascontiguousarray(topics.T, dtype=np.float64))
