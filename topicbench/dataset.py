@@ -247,7 +247,7 @@ def check_out_dir(out_dir: str | os.PathLike, inputs: list[Path] = (), corpora_d
                          foreign_counts_entries)
 
     given = Path(out_dir)
-    out = given.resolve()
+    out = _resolve(given, "--out")
     refuse = lambda why: CorpusError(f"{given}: refusing to write the corpus here: {why}")  # noqa: E731
     cwd, home = Path.cwd().resolve(), Path.home().resolve()
     if out == home or out == Path(out.anchor):
@@ -255,7 +255,7 @@ def check_out_dir(out_dir: str | os.PathLike, inputs: list[Path] = (), corpora_d
     if out == cwd or out in cwd.parents:
         raise refuse("it is the current folder or one above it, which prepare would replace")
     for inp in [*inputs, *([Path(corpora_dir)] if corpora_dir else [])]:
-        real = inp.resolve()
+        real = _resolve(inp, "--corpora-dir" if corpora_dir and inp == Path(corpora_dir) else "a path parameter")
         if real == out or out in real.parents:
             raise refuse(f"it is or holds an input of this prepare ({inp}), which replacing it would delete")
     for inp in inputs:
@@ -294,6 +294,16 @@ def check_out_dir(out_dir: str | os.PathLike, inputs: list[Path] = (), corpora_d
             raise refuse(f"it is a non-empty folder that is not a topicbench corpus ({len(entries)} entries, e.g. "
                          f"{(foreign or entries)[0]!r}); choose a new or empty folder")
     return out
+
+
+def _resolve(path: Path, what: str) -> Path:
+    """``path`` with its symbolic links followed; a loop of links is a CorpusError naming it (pathlib raises a bare
+    RuntimeError, a traceback naming neither the flag nor the cure)."""
+    try:
+        return path.resolve()
+    except (RuntimeError, OSError) as err:
+        raise CorpusError(f"{what} {str(path)!r}: cannot follow its symbolic links ({err}); remove the loop or "
+                          f"name the folder itself") from None
 
 
 @contextlib.contextmanager

@@ -188,6 +188,22 @@ def test_out_cannot_be_created(tmp_path, capsys, src, out):
     assert (tmp_path / "a-file").read_text() == "x"
 
 
+@pytest.mark.parametrize("flag", ["out", "out-below", "corpora-dir", "path-parameter"])
+def test_symlink_loop_named(tmp_path, capsys, src, flag):
+    """--out, --corpora-dir or a path parameter through a loop of symbolic links -> exit 2 naming it, not pathlib's
+    RuntimeError traceback; the input kept."""
+    os.symlink(tmp_path / "loop-b", tmp_path / "loop-a")
+    os.symlink(tmp_path / "loop-a", tmp_path / "loop-b")
+    before = digest(tmp_path / "src")
+    loop = tmp_path / "loop-a"
+    args = {"out": uci_args(*src, loop), "out-below": uci_args(*src, loop / "corpus"),
+            "corpora-dir": uci_args(*src, tmp_path / "corpus") + ["--corpora-dir", loop],
+            "path-parameter": uci_args(loop, src[1], tmp_path / "corpus")}[flag]
+    code, err = run_cli(args, capsys)
+    assert code == 2 and "cannot follow its symbolic links" in err and str(loop) in err, err
+    assert digest(tmp_path / "src") == before and not (tmp_path / "corpus").exists()
+
+
 def test_out_left_by_snakemake_without_corpus_json_is_replaced(tmp_path, capsys, src):
     """--out holding only corpus files minus corpus.json (Snakemake deleted its output) -> replaced, exit 0."""
     out = tmp_path / "corpus"
