@@ -357,8 +357,16 @@ def _check_room(dataset_cls, resolved: dict, out_dir: Path) -> None:
     free = shutil.disk_usage(folder).free
     if n_docs * MIN_DOC_BYTES > free:
         raise CorpusError(f"dataset {dataset_cls.name}: n_train + n_test = {n_docs:,} documents need at least "
-                          f"{n_docs * MIN_DOC_BYTES / 2**30:,.1f} GiB in {folder}, more than its {free / 2**30:,.1f} "
-                          f"GiB free; lower n_train or n_test")
+                          f"{_size(n_docs * MIN_DOC_BYTES)} in {folder}, more than its {_size(free)} free; lower "
+                          f"n_train or n_test, or free some space")
+
+
+def _size(n_bytes: int) -> str:
+    """A size in the largest unit that still shows it (a nearly full disk: '2,400 bytes', not '0.0 GiB')."""
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n_bytes >= scale:
+            return f"{n_bytes / scale:,.1f} {unit}"
+    return f"{n_bytes:,} bytes"
 
 
 def prepare(name: str, out_dir: str | os.PathLike, corpora_dir=None, corpus_name: str | None = None, **params) -> Path:

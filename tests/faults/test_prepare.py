@@ -381,6 +381,20 @@ def test_synthetic_corpus_larger_than_the_disk(tmp_path, capsys):
     assert not (tmp_path / "out").exists()
 
 
+def test_nearly_full_disk_named_in_a_unit_that_shows_it(tmp_path, capsys, monkeypatch):
+    """A planted corpus over a nearly full disk (a few KiB free) -> exit 2 giving both amounts in units that show
+    them (was: 'need at least 0.0 GiB ..., more than its 0.0 GiB free')."""
+    import collections
+    import shutil
+
+    usage = collections.namedtuple("usage", "total used free")
+    monkeypatch.setattr(shutil, "disk_usage", lambda path: usage(2**30, 2**30 - 3000, 3000))
+    code, err = run_cli(["prepare", "nyt_like", "--out", tmp_path / "out", "--param", "n_train=1000", "--param",
+                         "n_test=200"], capsys)
+    assert code == 2 and "need at least 18.8 KiB in" in err and "more than its 2.9 KiB free" in err, err
+    assert not (tmp_path / "out").exists()
+
+
 def test_synthetic_negative_seed(tmp_path, capsys):
     """seed=-1 for a synthetic corpus -> exit 2 naming seed (not numpy's 'expected non-negative integer')."""
     code, err = run_cli(["prepare", "nyt_like", "--out", tmp_path / "out", "--param", "n_train=10", "--param", "n_test=2",
