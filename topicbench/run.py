@@ -49,10 +49,14 @@ POLICY_SETTINGS = {"holdout_n": ("every_nth_batch", "lookahead"), "n_checkpoints
 
 
 def check_policy_settings(given: Mapping[str, Any]) -> None:
-    """ValueError naming a setting in ``given`` (the settings a user wrote) that its held-out policy ignores."""
+    """ValueError naming a setting in ``given`` (the settings a user wrote) that its held-out policy ignores.
+
+    Its default value passes: it says nothing a reader could take for a choice, and a whole recorded spec (the
+    workflow's --spec-json) carries every setting."""
     policy = given.get("holdout", RunSpec.holdout)
     for name, policies in POLICY_SETTINGS.items():
-        if name in given and policy in POLICIES and policy not in policies:
+        chosen = given.get(name, getattr(RunSpec, name)) != getattr(RunSpec, name)
+        if chosen and policy in POLICIES and policy not in policies:
             raise ValueError(f"run setting {name!r} does not apply to the held-out policy {policy!r} (only to "
                              f"{' and '.join(policies)}); remove it, or choose one of those policies")
 

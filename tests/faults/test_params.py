@@ -368,7 +368,7 @@ def test_one_setting_given_two_ways(tmp_path, capsys, args, culprit):
     assert code == 2 and culprit in err and "given twice" in err, err
 
 
-@pytest.mark.parametrize("holdout", [pytest.param([], id="fixed-test-split-holds-out-nothing"),
+@pytest.mark.parametrize("holdout", [pytest.param(["--set", "n_checkpoints=2"], id="fixed-test-split-holds-out-nothing"),
                                      pytest.param(["--set", "holdout=every_nth_batch", "--set", "holdout_n=2"],
                                                   id="every-nth-batch-holds-out-nothing")])
 def test_document_completion_that_holds_out_no_token(tmp_path, capsys, holdout):
@@ -382,8 +382,7 @@ def test_document_completion_that_holds_out_no_token(tmp_path, capsys, holdout):
     corpus = prepare("user_bow", tmp_path / "c", format="uci", path=str(tmp_path / "docword.txt"),
                      vocab=str(tmp_path / "vocab.txt"), test_fraction=0.2)
     code = cli(["run", "--corpus", str(corpus), "--out", str(tmp_path / "out"), "--method", "online_lda",
-                "--param", "K=3", "--param", "batch_size=10", "--set", "n_checkpoints=2",
-                "--set", "observed_fraction=0.9", *holdout])
+                "--param", "K=3", "--param", "batch_size=10", "--set", "observed_fraction=0.9", *holdout])
     err = capsys.readouterr().err
     assert code == 2 and "holds out no token" in err and "observed_fraction=0.9" in err, err
     assert not (tmp_path / "out").exists()
