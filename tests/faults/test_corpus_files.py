@@ -359,6 +359,42 @@ def test_corpus_prepared_again_while_a_run_reads_it(tmp_path):
     assert first.sum() > 0
 
 
+@pytest.mark.parametrize("at", ["vocab.txt", "manifest.json", "docs-column-after-load"])
+def test_corpus_prepared_again_while_it_loads(tmp_path, monkeypatch, at):
+    """A corpus prepared again while a run loads it, or before a docs column it reads later -> CorpusError naming it.
+
+    The swap lands after corpus.json and the checksums were read, before the vocabulary or the manifest, or after
+    the load, before a docs column: never the new files under the old corpus.json (a mix that keeps the old
+    content's sha256 as the runs' provenance)."""
+    from topicbench import corpus as corpus_module
+    from topicbench.corpus import CorpusError, load_corpus
+
+    path = tiny(tmp_path, shard_rows=2)
+    # the same shape, split and token counts (every summary check passes), other words and counts per word
+    other = Corpus(sp.csr_matrix(np.array(TINY)[:, ::-1]), ["yam", "zest", "ziti"],
+                   make_docs_frame(4, split=["train", "train", "test", "train"]), {"name": "tiny"})
+    if at == "docs-column-after-load":
+        corpus = load_corpus(path)
+        save_corpus(other, path, shard_rows=2)
+        with pytest.raises(CorpusError, match=rf"{path / 'docs.parquet'}: replaced while this process was reading"):
+            corpus.docs
+        return
+    read_text, swapped = corpus_module.read_text_file, []
+
+    def swap_then_read(file, *args, **kwargs):  # the prepare's swap lands just before this read
+        if file.name == at and not swapped:
+            swapped.append(file)
+            save_corpus(other, path, shard_rows=2)
+        return read_text(file, *args, **kwargs)
+
+    monkeypatch.setattr(corpus_module, "read_text_file", swap_then_read)
+    with pytest.raises(CorpusError, match=rf"{path}: replaced while this process was loading it"):
+        load_corpus(path)
+    assert swapped
+    monkeypatch.undo()
+    assert load_corpus(path).vocab == ["yam", "zest", "ziti"]  # the new corpus, whole, on the next load
+
+
 @pytest.mark.parametrize("file, key", [pytest.param("corpus.json", "n_tokens", id="corpus-json-n_tokens-edited"),
                                        pytest.param("corpus.json", "n_train", id="corpus-json-n_train-edited"),
                                        pytest.param("counts/manifest.json", "n_tokens", id="manifest-n_tokens-edited")])
