@@ -506,13 +506,14 @@ def _as_rows(rows):
 class Truth(Mapping):
     """Planted parameters; ``theta`` (documents x K) is read only when asked, and only a view's rows."""
 
-    def __init__(self, arrays: Mapping, rows: np.ndarray | None = None, path: Path | None = None):
-        self._arrays, self._rows, self._path = arrays, rows, path
+    def __init__(self, arrays: Mapping, rows: np.ndarray | None = None, path: Path | None = None,
+                 inode: int | None = None):
+        self._arrays, self._rows, self._path, self._inode = arrays, rows, path, inode  # inode: the file loaded
 
     def __getitem__(self, key):
         value = self._arrays[key]
         if isinstance(value, str):  # a member of truth.npz not read yet
-            value = self._arrays[key] = _read_npz_member(self._path, key)
+            value = self._arrays[key] = _read_npz_member(self._path, key, self._inode)
         return value[np.asarray(self._rows)] if (key == "theta" and self._rows is not None) else value
 
     def __iter__(self):
@@ -523,15 +524,24 @@ class Truth(Mapping):
 
     def select(self, rows) -> "Truth":
         rows = _as_rows(rows)
-        return Truth(self._arrays, rows if self._rows is None else self._rows[np.asarray(rows)], self._path)
+        return Truth(self._arrays, rows if self._rows is None else self._rows[np.asarray(rows)], self._path, self._inode)
 
 
-def _read_npz_member(path: Path, key: str) -> np.ndarray:
+def _read_npz_member(path: Path, key: str, inode: int | None = None) -> np.ndarray:
+    """One array of an .npz; with ``inode``, only from that file (not one a prepare has put at its path since)."""
     try:
-        with np.load(path, allow_pickle=False) as archive:
-            return archive[key]
-    except READ_ERRORS as err:
+        handle = open(path, "rb")
+    except OSError as err:
         raise CorpusError(f"{path}: cannot read {key!r} ({_why(err)})") from err
+    with handle:
+        if inode is not None and os.fstat(handle.fileno()).st_ino != inode:
+            raise CorpusError(f"{path}: replaced while this process was reading the corpus (prepared again into "
+                              f"the same folder?): its {key!r} would be another corpus's; rerun")
+        try:
+            with np.load(handle, allow_pickle=False) as archive:
+                return archive[key]
+        except READ_ERRORS as err:
+            raise CorpusError(f"{path}: cannot read {key!r} ({_why(err)})") from err
 
 
 def _npz_shapes(path: Path) -> dict[str, tuple]:
@@ -1342,7 +1352,7 @@ def load_corpus(path: str | os.PathLike, verify_checksums: bool = True) -> Corpu
         arrays = {key: key for key in shapes}  # members are read on first use (theta is documents x K)
         if "topics" in arrays:
             arrays["topics"] = _read_npz_member(path / TRUTH_FILE, "topics")
-        truth = Truth(arrays, None, path / TRUTH_FILE)
+        truth = Truth(arrays, None, path / TRUTH_FILE, _inode(path / TRUTH_FILE))
     release_memory()
     if _folder_identity(path) != folder:  # files read before the swap are the old corpus's, the rest the new one's
         raise CorpusError(f"{path}: replaced while this process was loading it (prepared again into the same folder?): "
@@ -1350,6 +1360,13 @@ def load_corpus(path: str | os.PathLike, verify_checksums: bool = True) -> Corpu
     corpus = Corpus(store, vocab, docs, meta, truth)
     corpus.loaded_from = path if verify_checksums else None  # only verified checksums name its content
     return corpus
+
+
+def _inode(path: Path) -> int | None:
+    try:
+        return os.stat(path).st_ino
+    except OSError:
+        return None
 
 
 def _folder_identity(path: Path) -> tuple[int, int] | None:

@@ -359,7 +359,7 @@ def test_corpus_prepared_again_while_a_run_reads_it(tmp_path):
     assert first.sum() > 0
 
 
-@pytest.mark.parametrize("at", ["vocab.txt", "manifest.json", "docs-column-after-load"])
+@pytest.mark.parametrize("at", ["vocab.txt", "manifest.json", "docs-column-after-load", "truth-theta-after-load"])
 def test_corpus_prepared_again_while_it_loads(tmp_path, monkeypatch, at):
     """A corpus prepared again while a run loads it, or before a docs column it reads later -> CorpusError naming it.
 
@@ -373,11 +373,15 @@ def test_corpus_prepared_again_while_it_loads(tmp_path, monkeypatch, at):
     # the same shape, split and token counts (every summary check passes), other words and counts per word
     other = Corpus(sp.csr_matrix(np.array(TINY)[:, ::-1]), ["yam", "zest", "ziti"],
                    make_docs_frame(4, split=["train", "train", "test", "train"]), {"name": "tiny"})
-    if at == "docs-column-after-load":
+    if at.endswith("after-load"):
+        path = tiny(tmp_path, truth=True, shard_rows=2)
         corpus = load_corpus(path)
+        other = Corpus(other.counts, other.vocab, make_docs_frame(4, split=["train", "train", "test", "train"]),
+                       {"name": "tiny"}, {"topics": np.full((2, 3), 1 / 3), "theta": np.full((4, 2), 0.25)})
         save_corpus(other, path, shard_rows=2)
-        with pytest.raises(CorpusError, match=rf"{path / 'docs.parquet'}: replaced while this process was reading"):
-            corpus.docs
+        culprit = "docs.parquet" if at.startswith("docs") else "truth.npz"
+        with pytest.raises(CorpusError, match=rf"{path / culprit}: replaced while this process was reading"):
+            corpus.docs if at.startswith("docs") else corpus.truth["theta"]
         return
     read_text, swapped = corpus_module.read_text_file, []
 
