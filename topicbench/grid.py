@@ -12,6 +12,7 @@ import contextlib
 import itertools
 import math
 import os
+import tempfile
 from pathlib import Path
 from dataclasses import fields
 from typing import Any
@@ -331,6 +332,34 @@ def _check_writable(key: str, root: Path) -> None:
     except OSError as err:
         raise GridError(f"{key} {str(root)!r} is not writable: nothing can be written in {str(folder)!r} "
                         f"({err.strerror or err})") from None
+
+
+TEMP_VARIABLES = ("TMPDIR", "TMP", "TEMP")
+
+
+def check_temp_folders(environ=os.environ) -> None:
+    """A TMPDIR (or TMP, TEMP) naming an existing folder that takes no file (read-only, or a full disk) is a GridError
+    naming it at DAG build: Snakemake's job scheduler writes its problem file there (through pulp) and stops with a
+    traceback naming neither the variable nor the cure. A variable naming no folder is skipped, as pulp skips it."""
+    for name in TEMP_VARIABLES:
+        folder = environ.get(name)
+        if not folder or not os.path.isdir(folder):
+            continue
+        probe = None
+        try:
+            fd, probe = tempfile.mkstemp(dir=folder, prefix=".topicbench-probe-")
+            try:
+                os.write(fd, b"\0" * 4096)  # a full disk takes the name but not the bytes
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        except OSError as err:
+            raise GridError(f"{name} {folder!r} cannot hold a temporary file ({err.strerror or err}): Snakemake's job "
+                            f"scheduler and the jobs write there; point {name} at a folder with room, or unset it") from None
+        finally:
+            if probe is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(probe)
 
 
 # Snakemake deletes a job's existing outputs before it runs the job. A results_dir or data_dir that already holds

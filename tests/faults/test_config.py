@@ -1,6 +1,7 @@
 """The workflow config at DAG-build time: schema (unknown keys, unsafe names), grids (types, duplicates,
 unknown names), datasets (recipes and their params) and paths all fail before any job, naming the culprit."""
 import copy
+import os
 from pathlib import Path
 
 import pytest
@@ -238,6 +239,27 @@ def test_output_folder_in_a_read_only_place(tmp_path, key):
                                         f"in '/proc'"):
         check_paths(cfg, expand_all(cfg))
     assert not Path("/proc/topicbench-results").exists()
+
+
+@pytest.mark.parametrize("variable, fault", [pytest.param("TMPDIR", "read-only", id="TMPDIR-read-only"),
+                                             pytest.param("TMPDIR", "full", id="TMPDIR-on-a-full-disk"),
+                                             pytest.param("TMP", "full", id="TMP-on-a-full-disk")])
+def test_temporary_folder_that_takes_no_file(tmp_path, monkeypatch, variable, fault):
+    """TMPDIR (or TMP) a read-only folder or one on a full disk -> GridError at DAG build naming the variable and the
+    error (was: Snakemake's job scheduler stopped with a traceback writing its pulp problem file there)."""
+    from topicbench.grid import check_temp_folders
+
+    folder = "/proc" if fault == "read-only" else str(tmp_path)
+    if fault == "full":
+        def full(fd, data):
+            raise OSError(28, "No space left on device")
+        monkeypatch.setattr(os, "write", full)
+    with pytest.raises(GridError, match=rf"{variable} '{folder}' cannot hold a temporary file \((No such file|No space)"):
+        check_temp_folders({variable: folder})
+    monkeypatch.undo()
+    assert list(tmp_path.iterdir()) == []  # the probe removed
+    check_temp_folders({variable: str(tmp_path), "TEMP": str(tmp_path / "none")})  # a folder with room; none at all
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_results_dir_that_is_a_file(tmp_path):
