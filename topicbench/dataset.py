@@ -147,6 +147,25 @@ def source_dirs(recipe: type[Dataset]) -> list[str]:
     return re.findall(r"source_dir\(\s*corpora_dir\s*,\s*[\"']([^\"']+)[\"']", inspect.getsource(recipe))
 
 
+# the recipe parameters that name a file to read (user_text's path, user_bow's path and vocab, a fixed vocab_file)
+PATH_PARAMS = ("path", "vocab", "vocab_file")
+
+
+def missing_path_params(params: dict[str, Any], corpora_dir=None) -> list[tuple[str, Path]]:
+    """(parameter, path) of each file parameter whose path names nothing readable: missing, a dangling link or a loop
+    of links, or under a corpora_dir that is not mounted."""
+    missing = []
+    for key in PATH_PARAMS:
+        value = params.get(key)
+        if isinstance(value, str) and value:
+            path = param_path(value, corpora_dir)
+            try:
+                path.stat()
+            except (OSError, RuntimeError):
+                missing.append((key, path))
+    return missing
+
+
 def param_path(value: str, corpora_dir=None) -> Path:
     """The file a parameter names (user_text's ``path``, a ``vocab_file``): as given when absolute, else under
     ``corpora_dir`` when there is one, else under the current folder. One rule for every path parameter, so one

@@ -168,7 +168,7 @@ def expand_experiment(name: str, experiment: dict, datasets: dict) -> dict[str, 
 def check_datasets(datasets: dict, used: set[str] = frozenset(), corpora_dir: str | None = None) -> None:
     """Every dataset entry names a known recipe with known parameters, and every dataset an experiment uses
     that reads a real corpus finds ``corpora_dir``: before any job (DAG build), not in the prepare job."""
-    from .dataset import get_dataset, input_paths, reads_corpora_dir, source_dirs
+    from .dataset import get_dataset, input_paths, missing_path_params, reads_corpora_dir, source_dirs
 
     for name, entry in datasets.items():
         _safe_component("dataset name", name)
@@ -187,6 +187,11 @@ def check_datasets(datasets: dict, used: set[str] = frozenset(), corpora_dir: st
                 raise GridError(f"dataset {name}: parameter {key} {value!r} names a file whose path holds a control "
                                 f"character ({control_character(value)!r}), which breaks the prepare job's logs and "
                                 f"path lists; rename it")
+        gone = missing_path_params(resolved, corpora_dir) if name in used else []
+        if gone:  # found in the prepare job, after Snakemake deleted the old corpus's corpus.json
+            key, path = gone[0]
+            raise GridError(f"dataset {name}: parameter {key} {resolved[key]!r} names no readable file ({str(path)!r} "
+                            f"is missing, a dangling link, or under a corpora_dir that is not there); fix the path")
         if name in used and reads_corpora_dir(recipe):
             missing = [sub for sub in source_dirs(recipe) if not (Path(corpora_dir or ".") / sub).is_dir()]
             if not (corpora_dir and Path(corpora_dir).is_dir()) or missing:

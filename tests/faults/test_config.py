@@ -576,6 +576,36 @@ def test_brace_in_a_dataset_file_path(tmp_path, relative):
         expand_all(cfg)
 
 
+@pytest.mark.parametrize("case", ["path-missing", "path-a-dangling-link", "path-a-link-loop", "corpora_dir-not-mounted",
+                                  "vocab_file-missing"])
+def test_dataset_file_parameter_naming_nothing(tmp_path, case):
+    """A used dataset's file parameter naming nothing (missing, a dangling link or a loop, corpora_dir not there) ->
+    GridError at DAG build naming the dataset and the parameter.
+
+    (Was: passed; the changed config forced the prepare, Snakemake deleted the old corpus's corpus.json and the
+    prepare failed, leaving the old corpus unloadable.)"""
+    corpora = tmp_path / "corpora"
+    corpora.mkdir()
+    (corpora / "d.jsonl").write_text('{"text": "apple bread"}\n')
+    (corpora / "dangling.jsonl").symlink_to(corpora / "gone.jsonl")
+    (corpora / "loop.jsonl").symlink_to(corpora / "loop.jsonl")
+    params, corpora_dir = {"path": "d.jsonl"}, str(corpora)
+    if case == "corpora_dir-not-mounted":
+        corpora_dir = str(tmp_path / "unmounted")
+    elif case == "vocab_file-missing":
+        params["vocab_file"] = "v.txt"
+    else:
+        params["path"] = {"path-missing": "nope.jsonl", "path-a-dangling-link": "dangling.jsonl",
+                          "path-a-link-loop": "loop.jsonl"}[case]
+    cfg = config(results_dir=str(tmp_path / "results"), data_dir=str(tmp_path / "data"), corpora_dir=corpora_dir,
+                 datasets={"d": {"recipe": "user_text", "params": params}})
+    key = "vocab_file" if case == "vocab_file-missing" else "path"
+    with pytest.raises(GridError, match=rf"dataset d: parameter {key} '{params[key]}' names no readable file"):
+        expand_all(cfg)
+    params.update(path="d.jsonl", vocab_file=None)
+    expand_all({**cfg, "corpora_dir": str(corpora)})  # the file there: no error
+
+
 @pytest.mark.parametrize("where", ["data_dir-corpora-d", "results_dir-runs-e"])
 def test_symlink_below_an_output_folder(tmp_path, where):
     """data_dir/corpora/d (or results_dir/runs/e) a symlink to a user's folder elsewhere -> GridError naming it; kept."""
