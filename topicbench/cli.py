@@ -181,29 +181,11 @@ def _corpus_command(func):
     return wrapper
 
 
-@contextlib.contextmanager
 def _sigterm_as_exit():
-    """SIGTERM (Snakemake cancelling a job, a scheduler before its SIGKILL) as SystemExit(143) while inside: the write
-    under way is undone on the way out, as on any error (the staging folder of a corpus removed), where the signal's
-    default action would end the process with no clean-up. The handler before is put back (tests call main in-process).
-    Only for prepare, which runs Python between its steps; a fit may sit in a long numba kernel, so it keeps the
-    default action (its staging folder goes with the next run of its folder)."""
-    import signal
-    import threading
+    """SIGTERM as SystemExit(143) while inside: ``io.sigterm_as_exit`` (prepare's whole command, a fit's write)."""
+    from .io import sigterm_as_exit
 
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def stop(signum, frame):
-        print("topicbench: stopped by SIGTERM; what this command was writing is discarded", file=sys.stderr, flush=True)
-        raise SystemExit(128 + signum)
-
-    before = signal.signal(signal.SIGTERM, stop)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, before)
+    return sigterm_as_exit()
 
 
 @_corpus_command

@@ -93,6 +93,34 @@ def test_full_disk_while_writing_over_an_old_run(tmp_path, tiny_corpus, capsys, 
     assert hidden_leftovers(tmp_path) == []
 
 
+@pytest.mark.parametrize("step, expect", [("run.trace", "old"), ("run.discard_old", "new")])
+def test_sigterm_while_writing_over_an_old_run(tmp_path, tiny_corpus, step, expect):
+    """SIGTERM at a write step of a run over an earlier one (Snakemake cancelling the job) -> exit 143, the whole old run
+    or the whole new one, and no staging folder left beside it.
+
+    (Was: ended by the signal's default action: the staged copy of a whole run stayed hidden beside the run folder
+    until the next run of that folder, forever if the config moved on.)"""
+    old = make_old_run(tmp_path, tiny_corpus)
+
+    class DefaultAction(BaseException):
+        """Stands in for SIGTERM's default action, which would end this process with no clean-up at all."""
+
+    def default(signum, frame):
+        raise DefaultAction
+
+    before = signal.signal(signal.SIGTERM, default)  # (a forked child cannot run the kernels: libgomp stops it)
+    try:
+        os.environ["TOPICBENCH_FAULT_AT"] = f"term:{step}"
+        with pytest.raises(SystemExit) as stop:
+            run(RunSpec(**SPEC, seed=1), tiny_corpus, old.dir)
+        assert stop.value.code == 143 and signal.getsignal(signal.SIGTERM) is default
+    finally:
+        os.environ.pop("TOPICBENCH_FAULT_AT", None)
+        signal.signal(signal.SIGTERM, before)
+    assert_whole(old.dir, old.sums, expect)
+    assert hidden_leftovers(tmp_path) == []
+
+
 def test_no_atomic_exchange_kill_between_renames(tmp_path, tiny_corpus, monkeypatch):
     """A file system without RENAME_EXCHANGE, killed between its two renames -> the next run restores the old
     run first (it is never lost), then replaces it whole."""
