@@ -1296,7 +1296,10 @@ def load_corpus(path: str | os.PathLike, verify_checksums: bool = True) -> Corpu
     try:
         recover_directory(path, is_corpus_dir, holds_only_corpus_files)
     except OSError as err:
-        raise CorpusError(f"{path}: cannot recover an interrupted prepare ({_why(err)})") from err
+        # a whole corpus beside a killed prepare's leftovers that cannot be removed (a read-only copy) is read as it
+        # is, as recovery would leave it; only a swap left half done (no whole corpus at the path) stops the load
+        if not is_corpus_dir(path):
+            raise CorpusError(f"{path}: cannot recover an interrupted prepare ({_why(err)})") from err
     if not path.is_dir():
         raise CorpusError(f"{path}: corpus directory does not exist" if not path.exists() else f"{path}: not a directory")
     folder = _folder_identity(path)  # a prepare swapping in a new folder while its files are read: checked at the end

@@ -359,6 +359,27 @@ def test_corpus_prepared_again_while_a_run_reads_it(tmp_path):
     assert first.sum() > 0
 
 
+def test_whole_corpus_beside_leftovers_on_a_read_only_copy(tmp_path, monkeypatch):
+    """A whole corpus on a read-only copy, beside a killed prepare's staging folder -> it loads, the leftover kept.
+
+    (Was: 'cannot recover an interrupted prepare (Read-only file system)': the loader insisted on removing the
+    leftover, so no run could read a whole corpus.)"""
+    from topicbench import io as tb_io
+    from topicbench.corpus import load_corpus
+
+    path = tiny(tmp_path)
+    leftover = tmp_path / ".tiny.staging-4000000"  # no live process holds its lock: a dead prepare's
+    leftover.mkdir()
+    (leftover / "vocab.txt").write_text("apple\n")
+
+    def read_only(*args, **kwargs):
+        raise OSError(30, "Read-only file system")
+
+    monkeypatch.setattr(tb_io.shutil, "rmtree", read_only)
+    assert load_corpus(path).vocab == ["apple", "bread", "cheese"]
+    assert (leftover / "vocab.txt").read_text() == "apple\n"
+
+
 @pytest.mark.parametrize("at", ["vocab.txt", "manifest.json", "docs-column-after-load", "truth-theta-after-load"])
 def test_corpus_prepared_again_while_it_loads(tmp_path, monkeypatch, at):
     """A corpus prepared again while a run loads it, or before a docs column it reads later -> CorpusError naming it.
