@@ -323,8 +323,8 @@ def _inside(path, folder) -> bool:
 def _check_writable(key: str, root: Path) -> None:
     """``root`` exists as a folder we can write in, or can be made: found at DAG build, not as a traceback from the
     workflow's onstart (or a failed job) after other jobs ran. The nearest existing ancestor must be a folder that
-    takes a file (a probe file, removed at once; read-only places such as /proc refuse it even to root)."""
-    import tempfile
+    takes a file (a probe file of 4 KiB, removed at once; read-only places such as /proc refuse it even to root, a full
+    disk its bytes)."""
 
     folder = root.absolute()
     while not os.path.lexists(folder) and folder != folder.parent:
@@ -332,8 +332,10 @@ def _check_writable(key: str, root: Path) -> None:
     if not folder.is_dir():
         raise GridError(f"{key} {str(root)!r} cannot be made: {str(folder)!r} is not a folder")
     try:
-        with tempfile.NamedTemporaryFile(dir=folder, prefix=".topicbench-probe-"):
-            pass
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".topicbench-probe-") as probe:
+            probe.write(b"\0" * 4096)  # a full disk takes the name but not the bytes (then: the onstart's bare ENOSPC)
+            probe.flush()
+            os.fsync(probe.fileno())
     except OSError as err:
         raise GridError(f"{key} {str(root)!r} is not writable: nothing can be written in {str(folder)!r} "
                         f"({err.strerror or err})") from None

@@ -262,6 +262,28 @@ def test_temporary_folder_that_takes_no_file(tmp_path, monkeypatch, variable, fa
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("key", ["results_dir", "data_dir"])
+def test_output_folder_on_a_full_disk(tmp_path, monkeypatch, key):
+    """results_dir/data_dir on a full disk (a file can be made there, its bytes not written) -> GridError at DAG build
+    naming it and the error (was: passed, then the onstart's bare '[Errno 28] No space left on device')."""
+    (tmp_path / "full").mkdir()
+    fsync = os.fsync
+
+    def full_disk(fd):  # where a full disk's error surfaces at the latest
+        if os.readlink(f"/proc/self/fd/{fd}").startswith(str(tmp_path / "full")):
+            raise OSError(28, "No space left on device")
+        fsync(fd)
+
+    folders = {"results_dir": str(tmp_path / "results"), "data_dir": str(tmp_path / "data")}
+    folders[key] = str(tmp_path / "full" / "out")
+    cfg = config(**folders)
+    monkeypatch.setattr(os, "fsync", full_disk)
+    with pytest.raises(GridError, match=rf"{key} '{folders[key]}' is not writable: .*\(No space left on device\)"):
+        check_paths(cfg, expand_all(cfg))
+    monkeypatch.undo()
+    assert list((tmp_path / "full").iterdir()) == []  # no folder made, the probe removed
+
+
 def test_results_dir_that_is_a_file(tmp_path):
     """results_dir naming an existing file -> GridError naming it, the file untouched."""
     target = tmp_path / "results"
