@@ -6,6 +6,7 @@ import contextlib
 import json
 import os
 import sys
+from io import BytesIO
 from pathlib import Path
 
 import yaml
@@ -180,29 +181,11 @@ def _corpus_command(func):
     return wrapper
 
 
-@contextlib.contextmanager
 def _sigterm_as_exit():
-    """SIGTERM (Snakemake cancelling a job, a scheduler before its SIGKILL) as SystemExit(143) while inside: the write
-    under way is undone on the way out, as on any error (the staging folder of a corpus removed), where the signal's
-    default action would end the process with no clean-up. The handler before is put back (tests call main in-process).
-    Only for prepare, which runs Python between its steps; a fit may sit in a long numba kernel, so it keeps the
-    default action (its staging folder goes with the next run of its folder)."""
-    import signal
-    import threading
+    """SIGTERM as SystemExit(143) while inside: ``io.sigterm_as_exit`` (prepare's whole command, a fit's write)."""
+    from .io import sigterm_as_exit
 
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def stop(signum, frame):
-        print("topicbench: stopped by SIGTERM; what this command was writing is discarded", file=sys.stderr, flush=True)
-        raise SystemExit(128 + signum)
-
-    before = signal.signal(signal.SIGTERM, stop)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, before)
+    return sigterm_as_exit()
 
 
 @_corpus_command
@@ -338,19 +321,21 @@ def cmd_aggregate(args) -> int:
             raise UsageError(f"--out {out} exists and is not an earlier aggregate table (a Parquet file recording "
                              f"the traces it holds, {AGGREGATE_INPUTS}, outside a run folder); it is left as it is")
     seen: dict[str, str] = {}  # one run's rows twice would count twice in every mean of every figure
+    contents = []  # each trace read once: a run swapping in a new trace meanwhile cannot put its rows under the old sha
     for path in args.traces:
         try:
-            key = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+            contents.append(Path(path).read_bytes())
         except OSError as err:
             raise UsageError(f"trace {path} is unreadable ({err.strerror or err})") from None
+        key = hashlib.sha256(contents[-1]).hexdigest()
         if key in seen:
             same = "is given twice" if Path(seen[key]).resolve() == Path(path).resolve() else "is a copy of"
             raise UsageError(f"trace {path} {same} {seen[key]}: the same run would count twice")
         seen[key] = path
     frames = []
-    for path in args.traces:
+    for path, content in zip(args.traces, contents):
         try:
-            frames.append(pd.read_parquet(path))
+            frames.append(pd.read_parquet(BytesIO(content)))
         except Exception as err:  # pyarrow raises several types for a truncated or foreign file; name it
             raise UsageError(f"trace {path} is unreadable ({type(err).__name__}: {err})") from None
     kinds: dict[str, dict[str, str]] = {}

@@ -339,34 +339,54 @@ class DocsFile:
     def __init__(self, path: Path, n_docs: int):
         self.path, self.n_docs = Path(path), n_docs
         self._columns: dict[str, object] = {}
+        try:  # the file loaded: a column read later must come from it, not from a corpus prepared again since
+            self._inode = os.stat(self.path).st_ino
+        except OSError:
+            self._inode = None
+
+    @contextlib.contextmanager
+    def _open(self):
+        """The file as loaded, open; a CorpusError if a prepare has since put another docs.parquet at its path."""
+        try:
+            handle = open(self.path, "rb")
+        except OSError as err:
+            raise CorpusError(f"{self.path}: cannot be read ({_why(err)})") from err
+        with handle:
+            if self._inode is not None and os.fstat(handle.fileno()).st_ino != self._inode:
+                raise CorpusError(f"{self.path}: replaced while this process was reading the corpus (prepared again "
+                                  f"into the same folder?): its columns would mix two corpora; rerun")
+            yield handle
 
     def names(self) -> list[str]:
         import pyarrow.parquet as pq
 
-        try:
-            return list(pq.read_schema(self.path).names)
-        except Exception as err:  # pyarrow's several error types for a bad file
-            raise CorpusError(f"{self.path}: cannot be read as parquet ({_why(err)})") from err
+        with self._open() as handle:
+            try:
+                return list(pq.read_schema(handle).names)
+            except Exception as err:  # pyarrow's several error types for a bad file
+                raise CorpusError(f"{self.path}: cannot be read as parquet ({_why(err)})") from err
 
     def arrow(self, name: str):
         """One column as a pyarrow ChunkedArray (strings stay in Arrow buffers: ~12 bytes per short id)."""
         if name not in self._columns:
             import pyarrow.parquet as pq
 
-            try:
-                self._columns[name] = pq.read_table(self.path, columns=[name]).column(0)
-            except Exception as err:
-                raise CorpusError(f"{self.path}: cannot read column {name!r} ({_why(err)})") from err
+            with self._open() as handle:
+                try:
+                    self._columns[name] = pq.read_table(handle, columns=[name]).column(0)
+                except Exception as err:
+                    raise CorpusError(f"{self.path}: cannot read column {name!r} ({_why(err)})") from err
         return self._columns[name]
 
     def arrow_batches(self, columns: list[str], size: int = SHARD_ROWS):
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        try:
-            yield from pq.ParquetFile(self.path).iter_batches(batch_size=size, columns=columns)
-        except Exception as err:
-            raise CorpusError(f"{self.path}: cannot be read as parquet ({_why(err)})") from err
+        with self._open() as handle:
+            try:
+                yield from pq.ParquetFile(handle).iter_batches(batch_size=size, columns=columns)
+            except Exception as err:
+                raise CorpusError(f"{self.path}: cannot be read as parquet ({_why(err)})") from err
         pa.default_memory_pool().release_unused()
 
     def batches(self, columns: list[str], size: int = SHARD_ROWS):
@@ -376,7 +396,11 @@ class DocsFile:
             yield batch.to_pandas()
 
     def frame(self) -> pd.DataFrame:
-        return read_parquet(self.path)
+        with self._open() as handle:
+            try:
+                return pd.read_parquet(handle)
+            except Exception as err:  # as read_parquet: pyarrow's several types for a bad file
+                raise CorpusError(f"{self.path}: cannot be read as parquet ({_why(err)})") from err
 
 
 class Column:
@@ -482,13 +506,14 @@ def _as_rows(rows):
 class Truth(Mapping):
     """Planted parameters; ``theta`` (documents x K) is read only when asked, and only a view's rows."""
 
-    def __init__(self, arrays: Mapping, rows: np.ndarray | None = None, path: Path | None = None):
-        self._arrays, self._rows, self._path = arrays, rows, path
+    def __init__(self, arrays: Mapping, rows: np.ndarray | None = None, path: Path | None = None,
+                 inode: int | None = None):
+        self._arrays, self._rows, self._path, self._inode = arrays, rows, path, inode  # inode: the file loaded
 
     def __getitem__(self, key):
         value = self._arrays[key]
         if isinstance(value, str):  # a member of truth.npz not read yet
-            value = self._arrays[key] = _read_npz_member(self._path, key)
+            value = self._arrays[key] = _read_npz_member(self._path, key, self._inode)
         return value[np.asarray(self._rows)] if (key == "theta" and self._rows is not None) else value
 
     def __iter__(self):
@@ -499,15 +524,24 @@ class Truth(Mapping):
 
     def select(self, rows) -> "Truth":
         rows = _as_rows(rows)
-        return Truth(self._arrays, rows if self._rows is None else self._rows[np.asarray(rows)], self._path)
+        return Truth(self._arrays, rows if self._rows is None else self._rows[np.asarray(rows)], self._path, self._inode)
 
 
-def _read_npz_member(path: Path, key: str) -> np.ndarray:
+def _read_npz_member(path: Path, key: str, inode: int | None = None) -> np.ndarray:
+    """One array of an .npz; with ``inode``, only from that file (not one a prepare has put at its path since)."""
     try:
-        with np.load(path, allow_pickle=False) as archive:
-            return archive[key]
-    except READ_ERRORS as err:
+        handle = open(path, "rb")
+    except OSError as err:
         raise CorpusError(f"{path}: cannot read {key!r} ({_why(err)})") from err
+    with handle:
+        if inode is not None and os.fstat(handle.fileno()).st_ino != inode:
+            raise CorpusError(f"{path}: replaced while this process was reading the corpus (prepared again into "
+                              f"the same folder?): its {key!r} would be another corpus's; rerun")
+        try:
+            with np.load(handle, allow_pickle=False) as archive:
+                return archive[key]
+        except READ_ERRORS as err:
+            raise CorpusError(f"{path}: cannot read {key!r} ({_why(err)})") from err
 
 
 def _npz_shapes(path: Path) -> dict[str, tuple]:
@@ -1262,9 +1296,13 @@ def load_corpus(path: str | os.PathLike, verify_checksums: bool = True) -> Corpu
     try:
         recover_directory(path, is_corpus_dir, holds_only_corpus_files)
     except OSError as err:
-        raise CorpusError(f"{path}: cannot recover an interrupted prepare ({_why(err)})") from err
+        # a whole corpus beside a killed prepare's leftovers that cannot be removed (a read-only copy) is read as it
+        # is, as recovery would leave it; only a swap left half done (no whole corpus at the path) stops the load
+        if not is_corpus_dir(path):
+            raise CorpusError(f"{path}: cannot recover an interrupted prepare ({_why(err)})") from err
     if not path.is_dir():
         raise CorpusError(f"{path}: corpus directory does not exist" if not path.exists() else f"{path}: not a directory")
+    folder = _folder_identity(path)  # a prepare swapping in a new folder while its files are read: checked at the end
     legacy = not (path / MANIFEST_FILE).exists() and (path / LEGACY_COUNTS_FILE).exists()
     counts_name = LEGACY_COUNTS_FILE if legacy else MANIFEST_FILE
     for name in (counts_name, VOCAB_FILE, DOCS_FILE, META_FILE):
@@ -1317,8 +1355,27 @@ def load_corpus(path: str | os.PathLike, verify_checksums: bool = True) -> Corpu
         arrays = {key: key for key in shapes}  # members are read on first use (theta is documents x K)
         if "topics" in arrays:
             arrays["topics"] = _read_npz_member(path / TRUTH_FILE, "topics")
-        truth = Truth(arrays, None, path / TRUTH_FILE)
+        truth = Truth(arrays, None, path / TRUTH_FILE, _inode(path / TRUTH_FILE))
     release_memory()
+    if _folder_identity(path) != folder:  # files read before the swap are the old corpus's, the rest the new one's
+        raise CorpusError(f"{path}: replaced while this process was loading it (prepared again into the same folder?): "
+                          f"its files would mix two corpora under the old corpus.json; rerun")
     corpus = Corpus(store, vocab, docs, meta, truth)
     corpus.loaded_from = path if verify_checksums else None  # only verified checksums name its content
     return corpus
+
+
+def _inode(path: Path) -> int | None:
+    try:
+        return os.stat(path).st_ino
+    except OSError:
+        return None
+
+
+def _folder_identity(path: Path) -> tuple[int, int] | None:
+    """(device, inode) of a corpus folder: a prepare's swap (atomic_directory) puts another folder at its path."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino

@@ -147,6 +147,25 @@ def source_dirs(recipe: type[Dataset]) -> list[str]:
     return re.findall(r"source_dir\(\s*corpora_dir\s*,\s*[\"']([^\"']+)[\"']", inspect.getsource(recipe))
 
 
+# the recipe parameters that name a file to read (user_text's path, user_bow's path and vocab, a fixed vocab_file)
+PATH_PARAMS = ("path", "vocab", "vocab_file")
+
+
+def missing_path_params(params: dict[str, Any], corpora_dir=None) -> list[tuple[str, Path]]:
+    """(parameter, path) of each file parameter whose path names nothing readable: missing, a dangling link or a loop
+    of links, or under a corpora_dir that is not mounted."""
+    missing = []
+    for key in PATH_PARAMS:
+        value = params.get(key)
+        if isinstance(value, str) and value:
+            path = param_path(value, corpora_dir)
+            try:
+                path.stat()
+            except (OSError, RuntimeError):
+                missing.append((key, path))
+    return missing
+
+
 def param_path(value: str, corpora_dir=None) -> Path:
     """The file a parameter names (user_text's ``path``, a ``vocab_file``): as given when absolute, else under
     ``corpora_dir`` when there is one, else under the current folder. One rule for every path parameter, so one
@@ -247,7 +266,7 @@ def check_out_dir(out_dir: str | os.PathLike, inputs: list[Path] = (), corpora_d
                          foreign_counts_entries)
 
     given = Path(out_dir)
-    out = given.resolve()
+    out = _resolve(given, "--out")
     refuse = lambda why: CorpusError(f"{given}: refusing to write the corpus here: {why}")  # noqa: E731
     cwd, home = Path.cwd().resolve(), Path.home().resolve()
     if out == home or out == Path(out.anchor):
@@ -255,7 +274,7 @@ def check_out_dir(out_dir: str | os.PathLike, inputs: list[Path] = (), corpora_d
     if out == cwd or out in cwd.parents:
         raise refuse("it is the current folder or one above it, which prepare would replace")
     for inp in [*inputs, *([Path(corpora_dir)] if corpora_dir else [])]:
-        real = inp.resolve()
+        real = _resolve(inp, "--corpora-dir" if corpora_dir and inp == Path(corpora_dir) else "a path parameter")
         if real == out or out in real.parents:
             raise refuse(f"it is or holds an input of this prepare ({inp}), which replacing it would delete")
     for inp in inputs:
@@ -294,6 +313,16 @@ def check_out_dir(out_dir: str | os.PathLike, inputs: list[Path] = (), corpora_d
             raise refuse(f"it is a non-empty folder that is not a topicbench corpus ({len(entries)} entries, e.g. "
                          f"{(foreign or entries)[0]!r}); choose a new or empty folder")
     return out
+
+
+def _resolve(path: Path, what: str) -> Path:
+    """``path`` with its symbolic links followed; a loop of links is a CorpusError naming it (pathlib raises a bare
+    RuntimeError, a traceback naming neither the flag nor the cure)."""
+    try:
+        return path.resolve()
+    except (RuntimeError, OSError) as err:
+        raise CorpusError(f"{what} {str(path)!r}: cannot follow its symbolic links ({err}); remove the loop or "
+                          f"name the folder itself") from None
 
 
 @contextlib.contextmanager
@@ -347,8 +376,16 @@ def _check_room(dataset_cls, resolved: dict, out_dir: Path) -> None:
     free = shutil.disk_usage(folder).free
     if n_docs * MIN_DOC_BYTES > free:
         raise CorpusError(f"dataset {dataset_cls.name}: n_train + n_test = {n_docs:,} documents need at least "
-                          f"{n_docs * MIN_DOC_BYTES / 2**30:,.1f} GiB in {folder}, more than its {free / 2**30:,.1f} "
-                          f"GiB free; lower n_train or n_test")
+                          f"{_size(n_docs * MIN_DOC_BYTES)} in {folder}, more than its {_size(free)} free; lower "
+                          f"n_train or n_test, or free some space")
+
+
+def _size(n_bytes: int) -> str:
+    """A size in the largest unit that still shows it (a nearly full disk: '2,400 bytes', not '0.0 GiB')."""
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n_bytes >= scale:
+            return f"{n_bytes / scale:,.1f} {unit}"
+    return f"{n_bytes:,} bytes"
 
 
 def prepare(name: str, out_dir: str | os.PathLike, corpora_dir=None, corpus_name: str | None = None, **params) -> Path:

@@ -12,6 +12,7 @@ import contextlib
 import itertools
 import math
 import os
+import tempfile
 from pathlib import Path
 from dataclasses import fields
 from typing import Any
@@ -167,7 +168,7 @@ def expand_experiment(name: str, experiment: dict, datasets: dict) -> dict[str, 
 def check_datasets(datasets: dict, used: set[str] = frozenset(), corpora_dir: str | None = None) -> None:
     """Every dataset entry names a known recipe with known parameters, and every dataset an experiment uses
     that reads a real corpus finds ``corpora_dir``: before any job (DAG build), not in the prepare job."""
-    from .dataset import get_dataset, input_paths, reads_corpora_dir, source_dirs
+    from .dataset import get_dataset, input_paths, missing_path_params, reads_corpora_dir, source_dirs
 
     for name, entry in datasets.items():
         _safe_component("dataset name", name)
@@ -186,6 +187,11 @@ def check_datasets(datasets: dict, used: set[str] = frozenset(), corpora_dir: st
                 raise GridError(f"dataset {name}: parameter {key} {value!r} names a file whose path holds a control "
                                 f"character ({control_character(value)!r}), which breaks the prepare job's logs and "
                                 f"path lists; rename it")
+        gone = missing_path_params(resolved, corpora_dir) if name in used else []
+        if gone:  # found in the prepare job, after Snakemake deleted the old corpus's corpus.json
+            key, path = gone[0]
+            raise GridError(f"dataset {name}: parameter {key} {resolved[key]!r} names no readable file ({str(path)!r} "
+                            f"is missing, a dangling link, or under a corpora_dir that is not there); fix the path")
         if name in used and reads_corpora_dir(recipe):
             missing = [sub for sub in source_dirs(recipe) if not (Path(corpora_dir or ".") / sub).is_dir()]
             if not (corpora_dir and Path(corpora_dir).is_dir()) or missing:
@@ -317,8 +323,8 @@ def _inside(path, folder) -> bool:
 def _check_writable(key: str, root: Path) -> None:
     """``root`` exists as a folder we can write in, or can be made: found at DAG build, not as a traceback from the
     workflow's onstart (or a failed job) after other jobs ran. The nearest existing ancestor must be a folder that
-    takes a file (a probe file, removed at once; read-only places such as /proc refuse it even to root)."""
-    import tempfile
+    takes a file (a probe file of 4 KiB, removed at once; read-only places such as /proc refuse it even to root, a full
+    disk its bytes)."""
 
     folder = root.absolute()
     while not os.path.lexists(folder) and folder != folder.parent:
@@ -326,11 +332,41 @@ def _check_writable(key: str, root: Path) -> None:
     if not folder.is_dir():
         raise GridError(f"{key} {str(root)!r} cannot be made: {str(folder)!r} is not a folder")
     try:
-        with tempfile.NamedTemporaryFile(dir=folder, prefix=".topicbench-probe-"):
-            pass
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".topicbench-probe-") as probe:
+            probe.write(b"\0" * 4096)  # a full disk takes the name but not the bytes (then: the onstart's bare ENOSPC)
+            probe.flush()
+            os.fsync(probe.fileno())
     except OSError as err:
         raise GridError(f"{key} {str(root)!r} is not writable: nothing can be written in {str(folder)!r} "
                         f"({err.strerror or err})") from None
+
+
+TEMP_VARIABLES = ("TMPDIR", "TMP", "TEMP")
+
+
+def check_temp_folders(environ=os.environ) -> None:
+    """A TMPDIR (or TMP, TEMP) naming an existing folder that takes no file (read-only, or a full disk) is a GridError
+    naming it at DAG build: Snakemake's job scheduler writes its problem file there (through pulp) and stops with a
+    traceback naming neither the variable nor the cure. A variable naming no folder is skipped, as pulp skips it."""
+    for name in TEMP_VARIABLES:
+        folder = environ.get(name)
+        if not folder or not os.path.isdir(folder):
+            continue
+        probe = None
+        try:
+            fd, probe = tempfile.mkstemp(dir=folder, prefix=".topicbench-probe-")
+            try:
+                os.write(fd, b"\0" * 4096)  # a full disk takes the name but not the bytes
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        except OSError as err:
+            raise GridError(f"{name} {folder!r} cannot hold a temporary file ({err.strerror or err}): Snakemake's job "
+                            f"scheduler and the jobs write there; point {name} at a folder with room, or unset it") from None
+        finally:
+            if probe is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(probe)
 
 
 # Snakemake deletes a job's existing outputs before it runs the job. A results_dir or data_dir that already holds

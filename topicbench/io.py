@@ -49,6 +49,32 @@ def fault_point(step: str) -> None:
 
 
 @contextlib.contextmanager
+def sigterm_as_exit():
+    """SIGTERM (Snakemake cancelling a job, a scheduler before its SIGKILL) as SystemExit(143) while inside: the write
+    under way is undone on the way out, as on any error (a corpus's or a run's staging folder removed), where the
+    signal's default action would end the process with no clean-up, leaving the staged copy hidden beside the result
+    until the next write of that name, forever if the config moved on. The handler before is put back (tests call
+    main in-process). For Python between write steps: a fit in a long numba kernel would not see the signal until the
+    kernel returns, so only its write is inside."""
+    import sys
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum, frame):
+        print("topicbench: stopped by SIGTERM; a result not yet in place is discarded", file=sys.stderr, flush=True)
+        raise SystemExit(128 + signum)
+
+    before = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
+
+
+@contextlib.contextmanager
 def atomic_path(path: str | os.PathLike):
     """Yield a temporary path beside ``path``; rename it over ``path`` only if the block succeeds."""
     path = Path(path)

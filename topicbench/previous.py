@@ -14,6 +14,7 @@ them at DAG build for the workflow to force their rerun, until a new file replac
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import shutil
@@ -24,6 +25,9 @@ from pathlib import Path
 AREA = ".topicbench-previous"
 RESTORED = "restored.json"
 SET_RECORD = "set.json"
+# what os.link raises on a file system (or a folder across mounts) without hard links: the set is left unprotected,
+# with a warning; any other error (ENOSPC, EIO, EDQUOT) stops the workflow before a job can lose the set
+CANNOT_LINK = {errno.EPERM, errno.EXDEV, errno.EMLINK, errno.ENOTSUP, errno.EOPNOTSUPP, errno.ENOSYS}
 
 
 def _identity(path: Path) -> list[int] | None:
@@ -61,17 +65,23 @@ def keep(results_dir, output_sets) -> int:
         rels = [_relative(root, path) for path in outputs]
         if not rels or None in rels or not all((root / rel).is_file() for rel in rels):
             continue
-        area.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=".new-", dir=area))
+        staging = None
         try:
+            area.mkdir(parents=True, exist_ok=True)
+            staging = Path(tempfile.mkdtemp(prefix=".new-", dir=area))
             for i, rel in enumerate(rels):
                 os.link(root / rel, staging / str(i))
-        except OSError as err:  # no hard links on this file system: the set is not protected, as before
-            shutil.rmtree(staging, ignore_errors=True)
-            unkept.append(f"{rels[0]} ({err.strerror or err})")
+            (staging / SET_RECORD).write_text(json.dumps({"outputs": rels}))
+            os.rename(staging, area / f"set-{staging.name[len('.new-'):]}")
+        except OSError as err:
+            if staging is not None:
+                shutil.rmtree(staging, ignore_errors=True)
+            if err.errno not in CANNOT_LINK:  # a full or failing disk: the rerun, unprotected, would lose the set
+                raise OSError(err.errno, f"cannot keep the previous result of {rels[0]} in {area} while its job "
+                                         f"reruns ({err.strerror or err}), so a failed rerun would lose it; stopping "
+                                         f"before any job runs: free the disk or fix the folder, then start again") from err
+            unkept.append(f"{rels[0]} ({err.strerror or err})")  # no hard links here: not protected, as before
             continue
-        (staging / SET_RECORD).write_text(json.dumps({"outputs": rels}))
-        os.rename(staging, area / f"set-{staging.name[len('.new-'):]}")
         kept += 1
     if unkept:
         print(f"topicbench: warning: the previous result of {len(unkept)} job(s) cannot be kept while they rerun, so a "

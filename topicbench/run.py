@@ -544,7 +544,8 @@ def _run(spec, corpus, out_dir, progress_every_s):
         if topic_history:
             history = {"_topic_history": np.stack(topic_history),
                        "_topic_history_docs": trace.loc[trace["eval_kind"] == "test", "docs_seen"].to_numpy()}
-        write_outputs(Path(out_dir), trace, method, corpus.vocab, spec, history)
+        with io.sigterm_as_exit():  # a cancelled job's staging folder removed, not left hidden beside the run
+            write_outputs(Path(out_dir), trace, method, corpus.vocab, spec, history)
     return trace, method
 
 

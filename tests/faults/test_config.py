@@ -1,6 +1,7 @@
 """The workflow config at DAG-build time: schema (unknown keys, unsafe names), grids (types, duplicates,
 unknown names), datasets (recipes and their params) and paths all fail before any job, naming the culprit."""
 import copy
+import os
 from pathlib import Path
 
 import pytest
@@ -238,6 +239,49 @@ def test_output_folder_in_a_read_only_place(tmp_path, key):
                                         f"in '/proc'"):
         check_paths(cfg, expand_all(cfg))
     assert not Path("/proc/topicbench-results").exists()
+
+
+@pytest.mark.parametrize("variable, fault", [pytest.param("TMPDIR", "read-only", id="TMPDIR-read-only"),
+                                             pytest.param("TMPDIR", "full", id="TMPDIR-on-a-full-disk"),
+                                             pytest.param("TMP", "full", id="TMP-on-a-full-disk")])
+def test_temporary_folder_that_takes_no_file(tmp_path, monkeypatch, variable, fault):
+    """TMPDIR (or TMP) a read-only folder or one on a full disk -> GridError at DAG build naming the variable and the
+    error (was: Snakemake's job scheduler stopped with a traceback writing its pulp problem file there)."""
+    from topicbench.grid import check_temp_folders
+
+    folder = "/proc" if fault == "read-only" else str(tmp_path)
+    if fault == "full":
+        def full(fd, data):
+            raise OSError(28, "No space left on device")
+        monkeypatch.setattr(os, "write", full)
+    with pytest.raises(GridError, match=rf"{variable} '{folder}' cannot hold a temporary file \((No such file|No space)"):
+        check_temp_folders({variable: folder})
+    monkeypatch.undo()
+    assert list(tmp_path.iterdir()) == []  # the probe removed
+    check_temp_folders({variable: str(tmp_path), "TEMP": str(tmp_path / "none")})  # a folder with room; none at all
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("key", ["results_dir", "data_dir"])
+def test_output_folder_on_a_full_disk(tmp_path, monkeypatch, key):
+    """results_dir/data_dir on a full disk (a file can be made there, its bytes not written) -> GridError at DAG build
+    naming it and the error (was: passed, then the onstart's bare '[Errno 28] No space left on device')."""
+    (tmp_path / "full").mkdir()
+    fsync = os.fsync
+
+    def full_disk(fd):  # where a full disk's error surfaces at the latest
+        if os.readlink(f"/proc/self/fd/{fd}").startswith(str(tmp_path / "full")):
+            raise OSError(28, "No space left on device")
+        fsync(fd)
+
+    folders = {"results_dir": str(tmp_path / "results"), "data_dir": str(tmp_path / "data")}
+    folders[key] = str(tmp_path / "full" / "out")
+    cfg = config(**folders)
+    monkeypatch.setattr(os, "fsync", full_disk)
+    with pytest.raises(GridError, match=rf"{key} '{folders[key]}' is not writable: .*\(No space left on device\)"):
+        check_paths(cfg, expand_all(cfg))
+    monkeypatch.undo()
+    assert list((tmp_path / "full").iterdir()) == []  # no folder made, the probe removed
 
 
 def test_results_dir_that_is_a_file(tmp_path):
@@ -552,6 +596,36 @@ def test_brace_in_a_dataset_file_path(tmp_path, relative):
     with pytest.raises(GridError, match=r"dataset d: parameter path .*we\{ird\}.jsonl' names a file whose path holds a "
                                         r"brace"):
         expand_all(cfg)
+
+
+@pytest.mark.parametrize("case", ["path-missing", "path-a-dangling-link", "path-a-link-loop", "corpora_dir-not-mounted",
+                                  "vocab_file-missing"])
+def test_dataset_file_parameter_naming_nothing(tmp_path, case):
+    """A used dataset's file parameter naming nothing (missing, a dangling link or a loop, corpora_dir not there) ->
+    GridError at DAG build naming the dataset and the parameter.
+
+    (Was: passed; the changed config forced the prepare, Snakemake deleted the old corpus's corpus.json and the
+    prepare failed, leaving the old corpus unloadable.)"""
+    corpora = tmp_path / "corpora"
+    corpora.mkdir()
+    (corpora / "d.jsonl").write_text('{"text": "apple bread"}\n')
+    (corpora / "dangling.jsonl").symlink_to(corpora / "gone.jsonl")
+    (corpora / "loop.jsonl").symlink_to(corpora / "loop.jsonl")
+    params, corpora_dir = {"path": "d.jsonl"}, str(corpora)
+    if case == "corpora_dir-not-mounted":
+        corpora_dir = str(tmp_path / "unmounted")
+    elif case == "vocab_file-missing":
+        params["vocab_file"] = "v.txt"
+    else:
+        params["path"] = {"path-missing": "nope.jsonl", "path-a-dangling-link": "dangling.jsonl",
+                          "path-a-link-loop": "loop.jsonl"}[case]
+    cfg = config(results_dir=str(tmp_path / "results"), data_dir=str(tmp_path / "data"), corpora_dir=corpora_dir,
+                 datasets={"d": {"recipe": "user_text", "params": params}})
+    key = "vocab_file" if case == "vocab_file-missing" else "path"
+    with pytest.raises(GridError, match=rf"dataset d: parameter {key} '{params[key]}' names no readable file"):
+        expand_all(cfg)
+    params.update(path="d.jsonl", vocab_file=None)
+    expand_all({**cfg, "corpora_dir": str(corpora)})  # the file there: no error
 
 
 @pytest.mark.parametrize("where", ["data_dir-corpora-d", "results_dir-runs-e"])

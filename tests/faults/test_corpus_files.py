@@ -359,6 +359,67 @@ def test_corpus_prepared_again_while_a_run_reads_it(tmp_path):
     assert first.sum() > 0
 
 
+def test_whole_corpus_beside_leftovers_on_a_read_only_copy(tmp_path, monkeypatch):
+    """A whole corpus on a read-only copy, beside a killed prepare's staging folder -> it loads, the leftover kept.
+
+    (Was: 'cannot recover an interrupted prepare (Read-only file system)': the loader insisted on removing the
+    leftover, so no run could read a whole corpus.)"""
+    from topicbench import io as tb_io
+    from topicbench.corpus import load_corpus
+
+    path = tiny(tmp_path)
+    leftover = tmp_path / ".tiny.staging-4000000"  # no live process holds its lock: a dead prepare's
+    leftover.mkdir()
+    (leftover / "vocab.txt").write_text("apple\n")
+
+    def read_only(*args, **kwargs):
+        raise OSError(30, "Read-only file system")
+
+    monkeypatch.setattr(tb_io.shutil, "rmtree", read_only)
+    assert load_corpus(path).vocab == ["apple", "bread", "cheese"]
+    assert (leftover / "vocab.txt").read_text() == "apple\n"
+
+
+@pytest.mark.parametrize("at", ["vocab.txt", "manifest.json", "docs-column-after-load", "truth-theta-after-load"])
+def test_corpus_prepared_again_while_it_loads(tmp_path, monkeypatch, at):
+    """A corpus prepared again while a run loads it, or before a docs column it reads later -> CorpusError naming it.
+
+    The swap lands after corpus.json and the checksums were read, before the vocabulary or the manifest, or after
+    the load, before a docs column: never the new files under the old corpus.json (a mix that keeps the old
+    content's sha256 as the runs' provenance)."""
+    from topicbench import corpus as corpus_module
+    from topicbench.corpus import CorpusError, load_corpus
+
+    path = tiny(tmp_path, shard_rows=2)
+    # the same shape, split and token counts (every summary check passes), other words and counts per word
+    other = Corpus(sp.csr_matrix(np.array(TINY)[:, ::-1]), ["yam", "zest", "ziti"],
+                   make_docs_frame(4, split=["train", "train", "test", "train"]), {"name": "tiny"})
+    if at.endswith("after-load"):
+        path = tiny(tmp_path, truth=True, shard_rows=2)
+        corpus = load_corpus(path)
+        other = Corpus(other.counts, other.vocab, make_docs_frame(4, split=["train", "train", "test", "train"]),
+                       {"name": "tiny"}, {"topics": np.full((2, 3), 1 / 3), "theta": np.full((4, 2), 0.25)})
+        save_corpus(other, path, shard_rows=2)
+        culprit = "docs.parquet" if at.startswith("docs") else "truth.npz"
+        with pytest.raises(CorpusError, match=rf"{path / culprit}: replaced while this process was reading"):
+            corpus.docs if at.startswith("docs") else corpus.truth["theta"]
+        return
+    read_text, swapped = corpus_module.read_text_file, []
+
+    def swap_then_read(file, *args, **kwargs):  # the prepare's swap lands just before this read
+        if file.name == at and not swapped:
+            swapped.append(file)
+            save_corpus(other, path, shard_rows=2)
+        return read_text(file, *args, **kwargs)
+
+    monkeypatch.setattr(corpus_module, "read_text_file", swap_then_read)
+    with pytest.raises(CorpusError, match=rf"{path}: replaced while this process was loading it"):
+        load_corpus(path)
+    assert swapped
+    monkeypatch.undo()
+    assert load_corpus(path).vocab == ["yam", "zest", "ziti"]  # the new corpus, whole, on the next load
+
+
 @pytest.mark.parametrize("file, key", [pytest.param("corpus.json", "n_tokens", id="corpus-json-n_tokens-edited"),
                                        pytest.param("corpus.json", "n_train", id="corpus-json-n_train-edited"),
                                        pytest.param("counts/manifest.json", "n_tokens", id="manifest-n_tokens-edited")])

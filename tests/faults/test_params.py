@@ -413,6 +413,30 @@ def test_damaged_numba_cache_is_recompiled(tmp_path):
     assert "Traceback" not in again.stderr, again.stderr
 
 
+def test_numba_cache_on_a_full_disk(tmp_path, monkeypatch, capsys):
+    """A numba cache folder on a full disk (its data file cannot be written) -> the kernel runs, one warning naming the
+    folder (was: numba's bare '[Errno 28] No space left on device' stopped the fit, naming no file)."""
+    import importlib
+
+    from numba.core import caching
+
+    import topicbench.kernels  # noqa: F401 (registers the package's cache handling)
+    from topicbench.kernels import _cache
+
+    monkeypatch.setattr(_cache, "_UNSAVED", [])  # its one warning per process not spent by an earlier test
+
+    (tmp_path / "full_disk_kernel.py").write_text("import numba\n\n@numba.njit(cache=True)\ndef f(x):\n    return x + 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+    def full(self, name, data):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(caching.IndexDataCacheFile, "_save_data", full)
+    assert importlib.import_module("full_disk_kernel").f(1) == 2
+    err = capsys.readouterr().err
+    assert "cannot write the numba kernel cache in" in err and "(No space left on device)" in err, err
+
+
 def test_no_writable_numba_cache_location(tmp_path):
     """A read-only install, an unwritable home folder, NUMBA_CACHE_DIR unset -> kernels load, cached in TMPDIR.
 

@@ -188,6 +188,22 @@ def test_out_cannot_be_created(tmp_path, capsys, src, out):
     assert (tmp_path / "a-file").read_text() == "x"
 
 
+@pytest.mark.parametrize("flag", ["out", "out-below", "corpora-dir", "path-parameter"])
+def test_symlink_loop_named(tmp_path, capsys, src, flag):
+    """--out, --corpora-dir or a path parameter through a loop of symbolic links -> exit 2 naming it, not pathlib's
+    RuntimeError traceback; the input kept."""
+    os.symlink(tmp_path / "loop-b", tmp_path / "loop-a")
+    os.symlink(tmp_path / "loop-a", tmp_path / "loop-b")
+    before = digest(tmp_path / "src")
+    loop = tmp_path / "loop-a"
+    args = {"out": uci_args(*src, loop), "out-below": uci_args(*src, loop / "corpus"),
+            "corpora-dir": uci_args(*src, tmp_path / "corpus") + ["--corpora-dir", loop],
+            "path-parameter": uci_args(loop, src[1], tmp_path / "corpus")}[flag]
+    code, err = run_cli(args, capsys)
+    assert code == 2 and "cannot follow its symbolic links" in err and str(loop) in err, err
+    assert digest(tmp_path / "src") == before and not (tmp_path / "corpus").exists()
+
+
 def test_out_left_by_snakemake_without_corpus_json_is_replaced(tmp_path, capsys, src):
     """--out holding only corpus files minus corpus.json (Snakemake deleted its output) -> replaced, exit 0."""
     out = tmp_path / "corpus"
@@ -362,6 +378,20 @@ def test_synthetic_corpus_larger_than_the_disk(tmp_path, capsys):
     (was: it generated documents until the disk filled)."""
     code, err = run_cli(["prepare", "nyt_like", "--out", tmp_path / "out", "--param", "n_train=1e15"], capsys)
     assert code == 2 and "n_train + n_test = 1,000,000,000,001,000 documents need at least" in err, err
+    assert not (tmp_path / "out").exists()
+
+
+def test_nearly_full_disk_named_in_a_unit_that_shows_it(tmp_path, capsys, monkeypatch):
+    """A planted corpus over a nearly full disk (a few KiB free) -> exit 2 giving both amounts in units that show
+    them (was: 'need at least 0.0 GiB ..., more than its 0.0 GiB free')."""
+    import collections
+    import shutil
+
+    usage = collections.namedtuple("usage", "total used free")
+    monkeypatch.setattr(shutil, "disk_usage", lambda path: usage(2**30, 2**30 - 3000, 3000))
+    code, err = run_cli(["prepare", "nyt_like", "--out", tmp_path / "out", "--param", "n_train=1000", "--param",
+                         "n_test=200"], capsys)
+    assert code == 2 and "need at least 18.8 KiB in" in err and "more than its 2.9 KiB free" in err, err
     assert not (tmp_path / "out").exists()
 
 

@@ -1,6 +1,7 @@
 """A job's rerun that fails or is killed (Snakemake deleted its outputs first): topicbench.previous keeps the old set
 and puts it back whole, or keeps the whole new set; never a mix, and only its own names are deleted. The workflow
 end to end: tests/faults/test_workflow.py (test_failed_rerun_*, test_killed_rerun_*)."""
+import errno
 import json
 import os
 import signal
@@ -147,6 +148,31 @@ def test_set_that_cannot_be_linked_is_named_and_left(results, monkeypatch, capsy
     err = capsys.readouterr().err
     assert "of 1 job(s) cannot be kept" in err and f"{RUN}/trace.parquet (Operation not permitted)" in err
     assert contents(results) == {name: f"old {name}" for name in FILES} and len(previous.pending(results)) == 1
+
+
+@pytest.mark.parametrize("call, error", [pytest.param("link", errno.ENOSPC, id="enospc-linking"),
+                                         pytest.param("link", errno.EIO, id="eio-linking"),
+                                         pytest.param("write_text", errno.ENOSPC, id="enospc-writing-the-set-record")])
+def test_disk_error_while_keeping_stops_before_the_rerun(tmp_path, monkeypatch, capsys, call, error):
+    """A full or failing disk while the onstart keeps a set (not a file system without hard links) -> OSError naming
+    the result and the error, stopping the workflow before its job can lose the set; the files untouched, no staging.
+
+    (It was taken for 'no hard links': one warning, and the job reran with nothing kept.)"""
+    for name in FILES:
+        (tmp_path / RUN).mkdir(parents=True, exist_ok=True)
+        (tmp_path / RUN / name).write_text(f"old {name}")
+
+    def fail(*args, **kwargs):
+        raise OSError(error, os.strerror(error))
+
+    monkeypatch.setattr(os, "link", fail) if call == "link" else monkeypatch.setattr(Path, "write_text", fail)
+    with pytest.raises(OSError, match=rf"cannot keep the previous result of {RUN}/trace.parquet .*"
+                                      rf"\({os.strerror(error)}\).*stopping before any job runs") as raised:
+        previous.keep(tmp_path, [[tmp_path / RUN / name for name in FILES]])
+    monkeypatch.undo()
+    assert raised.value.errno == error and "cannot be kept" not in capsys.readouterr().err
+    assert contents(tmp_path) == {name: f"old {name}" for name in FILES}
+    assert previous.pending(tmp_path) == [] and list((tmp_path / previous.AREA).iterdir()) == []
 
 
 def test_user_folder_holding_the_keeping_area_name_is_refused(tmp_path):

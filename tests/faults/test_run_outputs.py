@@ -93,6 +93,34 @@ def test_full_disk_while_writing_over_an_old_run(tmp_path, tiny_corpus, capsys, 
     assert hidden_leftovers(tmp_path) == []
 
 
+@pytest.mark.parametrize("step, expect", [("run.trace", "old"), ("run.discard_old", "new")])
+def test_sigterm_while_writing_over_an_old_run(tmp_path, tiny_corpus, step, expect):
+    """SIGTERM at a write step of a run over an earlier one (Snakemake cancelling the job) -> exit 143, the whole old run
+    or the whole new one, and no staging folder left beside it.
+
+    (Was: ended by the signal's default action: the staged copy of a whole run stayed hidden beside the run folder
+    until the next run of that folder, forever if the config moved on.)"""
+    old = make_old_run(tmp_path, tiny_corpus)
+
+    class DefaultAction(BaseException):
+        """Stands in for SIGTERM's default action, which would end this process with no clean-up at all."""
+
+    def default(signum, frame):
+        raise DefaultAction
+
+    before = signal.signal(signal.SIGTERM, default)  # (a forked child cannot run the kernels: libgomp stops it)
+    try:
+        os.environ["TOPICBENCH_FAULT_AT"] = f"term:{step}"
+        with pytest.raises(SystemExit) as stop:
+            run(RunSpec(**SPEC, seed=1), tiny_corpus, old.dir)
+        assert stop.value.code == 143 and signal.getsignal(signal.SIGTERM) is default
+    finally:
+        os.environ.pop("TOPICBENCH_FAULT_AT", None)
+        signal.signal(signal.SIGTERM, before)
+    assert_whole(old.dir, old.sums, expect)
+    assert hidden_leftovers(tmp_path) == []
+
+
 def test_no_atomic_exchange_kill_between_renames(tmp_path, tiny_corpus, monkeypatch):
     """A file system without RENAME_EXCHANGE, killed between its two renames -> the next run restores the old
     run first (it is never lost), then replaces it whole."""
@@ -331,6 +359,39 @@ def test_aggregate_full_disk_keeps_the_old_table(tmp_path, tiny_corpus, capsys, 
     err = capsys.readouterr().err
     assert code == 2 and "No space left" in err and str(table) in err, err
     assert checksums(tmp_path) == before and hidden_leftovers(tmp_path) == []
+
+
+def test_aggregate_while_a_run_swaps_in_a_new_trace(tmp_path, tiny_corpus, monkeypatch):
+    """A run writing its folder again while aggregate reads its trace -> the table holds the rows of the very trace
+    whose sha256 it records, so its record tells a stale table (it recorded the old trace's sha256 beside the new
+    trace's rows)."""
+    import hashlib
+    from pathlib import Path
+
+    from topicbench import io as tb_io
+    from topicbench.grid import AGGREGATE_INPUTS
+
+    old = make_old_run(tmp_path, tiny_corpus)
+    trace, method = run(RunSpec(**SPEC, seed=1), tiny_corpus)  # no out_dir: nothing written yet
+    read_bytes, swapped = Path.read_bytes, []
+
+    def read_then_swap(path):  # the run's swap lands just after aggregate's first read of the trace
+        data = read_bytes(path)
+        if path.name == "trace.parquet" and not swapped:
+            swapped.append(path)
+            run_module.write_outputs(old.dir, trace, method, [f"w{i}" for i in range(method.n_words)],
+                                     RunSpec(**SPEC, seed=1))
+        return data
+
+    monkeypatch.setattr(Path, "read_bytes", read_then_swap)
+    table = tmp_path / "all.parquet"
+    assert cli(["aggregate", "--out", str(table), str(old.dir / "trace.parquet")]) == 0
+    monkeypatch.undo()
+    assert swapped
+    recorded = json.loads(tb_io.parquet_metadata(table, AGGREGATE_INPUTS))
+    seeds = set(pd.read_parquet(table)["seed"])
+    held = old.sums["trace.parquet"] if seeds == {0} else hashlib.sha256((old.dir / "trace.parquet").read_bytes()).hexdigest()
+    assert len(seeds) == 1 and list(recorded.values()) == [held], f"rows of seed {seeds} under another trace's sha256"
 
 
 def test_empty_trace_is_never_written_as_a_run(tmp_path, tiny_corpus):

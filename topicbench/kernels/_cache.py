@@ -13,6 +13,7 @@ import functools
 import hashlib
 import os
 import pickle
+import sys
 import tempfile
 from pathlib import Path
 
@@ -75,7 +76,8 @@ _DAMAGED = (EOFError, ValueError, TypeError, AttributeError, ImportError, IndexE
 def _tolerate_damaged_cache_files() -> None:
     """A damaged cache index or data file (a full disk or a crash while numba wrote it, a bad copy of the cache
     folder) is a cache miss: the kernel is compiled again and its entry rewritten. numba itself raises the
-    unpickling error from inside the first kernel call, a traceback naming neither the file nor the cure."""
+    unpickling error from inside the first kernel call, a traceback naming neither the file nor the cure. A cache
+    that cannot be written (a full disk) is a warning: numba's OSError stopped the fit, naming no file."""
     cache_file = caching.IndexDataCacheFile
     if getattr(cache_file, "_topicbench_tolerant", False):
         return
@@ -93,8 +95,22 @@ def _tolerate_damaged_cache_files() -> None:
         except _DAMAGED:
             return None  # a miss: compile again (the new data file is written under a fresh name)
 
-    cache_file._load_index, cache_file.load = _load_index, _load
+    save = cache_file.save
+
+    def _save(self, key, data):
+        try:
+            save(self, key, data)
+        except OSError as err:  # a full disk or a read-only cache folder: the kernel runs, only uncached
+            if not _UNSAVED:
+                print(f"topicbench: warning: cannot write the numba kernel cache in {self._cache_path} "
+                      f"({err.strerror or err}); the kernels are compiled again next time", file=sys.stderr)
+            _UNSAVED.append(self._cache_path)
+
+    cache_file._load_index, cache_file.load, cache_file.save = _load_index, _load, _save
     cache_file._topicbench_tolerant = True
+
+
+_UNSAVED: list[str] = []  # cache folders that could not be written (one warning per process)
 
 
 def register() -> None:

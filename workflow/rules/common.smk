@@ -10,8 +10,8 @@ from snakemake.exceptions import WorkflowError
 from topicbench import previous
 from topicbench.cli import WORKFLOW_PID_ENV
 from topicbench.run import RUN_FILES
-from topicbench.grid import (GridError, check_config_file, check_folders_owned, check_paths, expand_all, lock_folders,
-                            mark_folders, stale_corpora, stale_outputs)
+from topicbench.grid import (GridError, check_config_file, check_folders_owned, check_paths, check_temp_folders, expand_all,
+                            lock_folders, mark_folders, stale_corpora, stale_outputs)
 
 # every topicbench prepare, run and aggregate a job starts watches this Snakemake and stops when it is gone (a killed
 # Snakemake leaves no job writing data_dir or results_dir later); the fit rule's --exit-with-parent also uses it, so
@@ -30,6 +30,7 @@ DATA = config["data_dir"]
 RUNS = expand_all(config)  # raises GridError naming the experiment, run and grid point
 check_paths(config, RUNS)  # no run or corpus folder outside results_dir / data_dir
 check_folders_owned(config)  # no user file where a job writes (Snakemake deletes a job's old outputs)
+check_temp_folders()  # a TMPDIR that takes no file (read-only, full) stops Snakemake's scheduler with a traceback
 # Rules whose declared outputs are their whole result, so their previous result can be kept while they rerun: the
 # fits, the aggregate, the benchmarks table, the paper and every figure_* rule (a prepare's corpus.json is one file of
 # its corpus folder: putting back the old one could pair it with new shards).
