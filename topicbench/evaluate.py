@@ -162,7 +162,9 @@ def loglik_sum(method, observed: sp.csr_matrix, heldout: sp.csr_matrix) -> tuple
                              f"({probs.max():.6g}); it returns p(w | observed part) at each held-out word")
         if np.any(~np.isfinite(probs)) or np.any(probs <= 0):
             raise FloatingPointError(f"{getattr(method, 'name', method)}.predict_words returned a non-positive or non-finite probability")
-        total += float(np.dot(held.data, np.log(probs)))
+        # numpy's pairwise sum, not BLAS's dot: ddot splits its sum between the run's threads, so the score would
+        # change with the thread count in the last digits
+        total += float(np.sum(held.data * np.log(probs)))
         tokens += int(held.data.sum())
     return total, tokens
 

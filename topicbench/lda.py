@@ -84,7 +84,7 @@ class VariationalLDA(Method):
         """
         elog_theta = kernels.dirichlet_expectation(gamma)
         phinorm = kernels.mixture_probs(counts, np.exp(elog_theta), self.exp_elog_beta)
-        score = float(np.dot(sp.csr_matrix(counts).data, np.log(phinorm + 1e-100)))
+        score = float(np.sum(sp.csr_matrix(counts).data * np.log(phinorm + 1e-100)))  # not BLAS ddot: any thread count
         n_topics = gamma.shape[1]
         score += float(np.sum((self.alpha - gamma) * elog_theta) + np.sum(gammaln(gamma)) - np.sum(gammaln(gamma.sum(axis=1))))
         score += gamma.shape[0] * (gammaln(n_topics * self.alpha) - n_topics * gammaln(self.alpha))
