@@ -48,6 +48,12 @@ def _relative(root: Path, path) -> str | None:
         return None
 
 
+def lies_under(results_dir, outputs) -> bool:
+    """Whether every file of ``outputs`` lies under ``results_dir`` (a set :func:`keep` keeps there)."""
+    root = Path(results_dir).absolute()
+    return all(_relative(root, path) is not None for path in outputs)
+
+
 def pending(results_dir) -> list[Path]:
     """Kept sets not finished yet (a workflow still running, or one that was killed)."""
     area = Path(results_dir).absolute() / AREA

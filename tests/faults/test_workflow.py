@@ -22,6 +22,7 @@ import yaml
 
 from _run_util import REPO, TINY, env, hidden_leftovers
 from topicbench import io, previous
+from topicbench.corpus import load_corpus
 from topicbench import grid
 from topicbench.grid import AGGREGATE_INPUTS, FOLDER_LOCK, FOLDER_MARK, expand_all, stale_corpora, stale_outputs
 
@@ -171,6 +172,28 @@ def test_second_workflow_on_the_data_dir_refused(tmp_path):
 def run_files(run_dir) -> dict[str, tuple[bytes, int]]:
     """{name: (bytes, inode)} of a run folder's files; {} when there is no folder."""
     return {p.name: (p.read_bytes(), p.stat().st_ino) for p in run_dir.iterdir()} if run_dir.is_dir() else {}
+
+
+def test_failed_prepare_keeps_the_old_corpus(killed_then_resumed, tmp_path):
+    """A prepare rerun that fails (its process killed while it stages the new corpus) -> the old corpus.json back, the
+    very file, beside the old corpus it describes, with a message; the next run prepares it again.
+
+    Was: Snakemake deleted corpus.json before the job ran and prepares kept no previous result, so the old corpus could
+    no longer be loaded and no run could read it. The folder is swapped in whole (io.atomic_directory), so a missing
+    corpus.json after the job means the folder is still the old one."""
+    workdir = tmp_path / "wf"
+    shutil.copytree(killed_then_resumed[0], workdir, symlinks=True)  # the module's results stay as they are
+    meta = workdir / "data" / "corpora" / "tiny" / "corpus.json"
+    old = (meta.read_bytes(), meta.stat().st_ino)
+    target = str(meta.relative_to(workdir))
+    failed = snakemake(workdir, "--cores", "1", "--forcerun", "prepare_corpus", "--", target,
+                       TOPICBENCH_FAULT_AT="kill:prepare.stage")
+    assert failed.returncode != 0 and "its previous result was put back" in failed.stderr, failed.stderr[-3000:]
+    assert (meta.read_bytes(), meta.stat().st_ino) == old
+    assert load_corpus(meta.parent).n_docs > 0  # the old corpus whole again
+    fixed = snakemake(workdir, "--cores", "1", target)
+    assert fixed.returncode == 0 and "put back after its rerun failed" in fixed.stderr, fixed.stderr[-3000:]
+    assert meta.stat().st_ino != old[1] and not (workdir / "data" / previous.AREA).exists()
 
 
 @pytest.fixture(scope="module")

@@ -31,10 +31,11 @@ RUNS = expand_all(config)  # raises GridError naming the experiment, run and gri
 check_paths(config, RUNS)  # no run or corpus folder outside results_dir / data_dir
 check_folders_owned(config)  # no user file where a job writes (Snakemake deletes a job's old outputs)
 check_temp_folders()  # a TMPDIR that takes no file (read-only, full) stops Snakemake's scheduler with a traceback
-# Rules whose declared outputs are their whole result, so their previous result can be kept while they rerun: the
-# fits, the aggregate, the benchmarks table, the paper and every figure_* rule (a prepare's corpus.json is one file of
-# its corpus folder: putting back the old one could pair it with new shards).
-KEEP_PREVIOUS_RULES = ("fit", "aggregate", "benchmarks", "paper")
+# Rules whose previous result can be kept while they rerun: the fits, the aggregate, the benchmarks table, the paper,
+# every figure_* rule, and the prepares. A prepare's declared output, corpus.json, is one file of its corpus folder,
+# but the folder is replaced whole (io.atomic_directory swaps in a staged copy holding its own corpus.json), so after
+# a failed prepare a missing corpus.json means the folder is still the old one, and the old corpus.json fits it.
+KEEP_PREVIOUS_RULES = ("fit", "aggregate", "benchmarks", "paper", "prepare_corpus")
 
 
 def keeps_previous(rule_name):
@@ -47,26 +48,30 @@ def keep_previous():
         sets = [list(map(str, job.output)) for job in workflow.dag.needrun_jobs() if keeps_previous(job.rule.name)]
     except AttributeError:
         sets = [[f"{RESULTS}/runs/{rid}/{name}" for name in RUN_FILES]
-                for rid in RUNS] + [[f"{RESULTS}/all_traces.parquet"]]
-    previous.keep(RESULTS, sets)
+                for rid in RUNS] + [[f"{RESULTS}/all_traces.parquet"]] + [
+                [f"{DATA}/corpora/{name}/corpus.json"] for name in {entry["dataset"] for entry in RUNS.values()}]
+    previous.keep(RESULTS, sets)  # each kept under the folder it lies in: corpora under data_dir
+    previous.keep(DATA, [outputs for outputs in sets if not previous.lies_under(RESULTS, outputs)])
 
 
 def finish_previous():
     """onsuccess, onerror (and the next start after a kill): end the kept sets, naming what was put back."""
-    try:
-        restored = previous.finish(RESULTS)
-    except OSError as err:
-        print(f"topicbench: warning: could not put back or clear the previous results kept in "
-              f"{os.path.join(RESULTS, previous.AREA)} ({err.strerror or err}); the next run finishes it", file=sys.stderr)
-        return
-    for outputs in restored:
-        print(f"topicbench: the rerun of {', '.join(outputs)} did not complete, so its previous result was put back "
-              f"(it reruns next time)", file=sys.stderr)
+    for root in dict.fromkeys((RESULTS, DATA)):
+        try:
+            restored = previous.finish(root)
+        except OSError as err:
+            print(f"topicbench: warning: could not put back or clear the previous results kept in "
+                  f"{os.path.join(root, previous.AREA)} ({err.strerror or err}); the next run finishes it",
+                  file=sys.stderr)
+            continue
+        for outputs in restored:
+            print(f"topicbench: the rerun of {', '.join(outputs)} did not complete, so its previous result was put "
+                  f"back (it reruns next time)", file=sys.stderr)
 
 
 # A workflow killed while a job reran left that job's previous result kept aside (topicbench.previous): put it back
 # (or keep the new one it completed) before the DAG is built, under the folder lock (not while another workflow runs).
-if workflow.is_main_process and previous.pending(RESULTS):
+if workflow.is_main_process and (previous.pending(RESULTS) or previous.pending(DATA)):
     try:
         lock_folders(config)
     except GridError:
@@ -117,7 +122,8 @@ def force_stale(found: dict) -> None:
 if workflow.is_main_process:
     force_stale({**stale_corpora(DATA, config["datasets"], {entry["dataset"] for entry in RUNS.values()},
                                  config.get("corpora_dir")),
-                 **stale_outputs(RESULTS, RUNS, DATA), **previous.restored_stale(RESULTS)})
+                 **stale_outputs(RESULTS, RUNS, DATA), **previous.restored_stale(RESULTS),
+                 **previous.restored_stale(DATA)})
 
 
 FIGURE_TARGETS = []  # each figures_*.smk appends the files it draws for experiments in the config
