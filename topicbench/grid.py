@@ -376,7 +376,7 @@ FOLDER_MARK = ".topicbench-folder"
 WORKFLOW_ENTRIES = {
     "results_dir": ("all_traces.parquet", "benchmarks", "figures", "logs", "paper", "report", "runs", "tables",
                     previous.AREA),  # kept results (topicbench.previous), removed by the workflow
-    "data_dir": ("corpora",),
+    "data_dir": ("corpora", previous.AREA),  # a prepare's corpus.json kept while it reruns
 }
 
 
