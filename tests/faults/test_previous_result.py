@@ -232,3 +232,44 @@ def test_failed_rerun_whose_folders_were_removed_gets_its_folders_back(results):
     shutil.rmtree(results / "runs")
     previous.finish(results)
     assert contents(results) == {name: f"old {name}" for name in FILES}
+
+
+def test_set_of_a_replaced_folder_is_not_put_back_into_the_new_one(tmp_path):
+    """A prepare killed after swapping in its new corpus folder (Snakemake then removes its corpus.json) -> the old
+    corpus.json is not put into the new folder (it would describe other files), with a warning; the new files stay.
+
+    Was: the old corpus.json went back beside the new counts, a mix that failed to load (checksum mismatch)."""
+    corpus = tmp_path / "corpora" / "tiny"
+    corpus.mkdir(parents=True)
+    (corpus / "corpus.json").write_text("old")
+    assert previous.keep(tmp_path, [[corpus / "corpus.json"]], folder_swapped=lambda outputs: True) == 1
+    corpus.rename(tmp_path / "corpora" / ".tiny.old")  # the swap: a new folder in its place
+    corpus.mkdir()
+    (corpus / "counts").write_text("new")  # the new corpus; its corpus.json removed by Snakemake
+    assert previous.finish(tmp_path) == []
+    assert sorted(p.name for p in corpus.iterdir()) == ["counts"] and previous.restored_stale(tmp_path) == {}
+    assert not (tmp_path / previous.AREA).exists()
+
+
+def test_set_of_a_kept_folder_is_put_back(tmp_path):
+    """A prepare that failed before its swap (the folder still the old one) -> the old corpus.json back in it."""
+    corpus = tmp_path / "corpora" / "tiny"
+    corpus.mkdir(parents=True)
+    (corpus / "corpus.json").write_text("old")
+    previous.keep(tmp_path, [[corpus / "corpus.json"]], folder_swapped=lambda outputs: True)
+    (corpus / "corpus.json").unlink()
+    assert previous.finish(tmp_path) == [[str(corpus / "corpus.json")]]
+    assert (corpus / "corpus.json").read_text() == "old"
+
+
+def test_set_of_a_folder_killed_mid_swap_is_not_put_back(tmp_path):
+    """A prepare killed between the two renames of the fallback swap (its folder missing) -> no folder is made to hold
+    the old corpus.json alone: the next load finishes the swap from the staged copy.
+
+    Was: a folder holding only the old corpus.json, and the load then deleted both the old and the staged copies."""
+    corpus = tmp_path / "corpora" / "tiny"
+    corpus.mkdir(parents=True)
+    (corpus / "corpus.json").write_text("old")
+    previous.keep(tmp_path, [[corpus / "corpus.json"]], folder_swapped=lambda outputs: True)
+    corpus.rename(tmp_path / "corpora" / ".tiny.old-1")
+    assert previous.finish(tmp_path) == [] and not corpus.exists()
