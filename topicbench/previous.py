@@ -115,13 +115,15 @@ def finish(results_dir) -> list[list[str]]:
         old = [_identity(folder / str(i)) for i in range(len(rels))]
         now = [_identity(root / rel) for rel in rels]
         home = _identity(root / Path(rels[0]).parent)
-        if now != old and "folder" in record and (home or [])[:2] != record["folder"]:
+        if now == old or all(n is not None and n[:2] != o[:2] for n, o in zip(now, old)):
+            pass  # the job did not run, or wrote its whole new set
+        elif "folder" in record and (home or [])[:2] != record["folder"]:
             # the job swapped in a new folder (or was killed mid-swap) and then failed, and Snakemake removed the
             # new folder's outputs: the old files in the new folder would describe files they did not come from
             print(f"topicbench: warning: the rerun of {root / rels[0]} replaced its folder and did not complete "
                   f"(Snakemake removed its outputs), so its previous result cannot be put back without mixing old and "
                   f"new files; it reruns next time", file=sys.stderr)
-        elif now != old and not all(n is not None and n[:2] != o[:2] for n, o in zip(now, old)):
+        else:
             _record_restored(root, {rel: ident for rel, ident in zip(rels, old)})
             for i, rel in enumerate(rels):
                 target = root / rel

@@ -234,7 +234,7 @@ def test_failed_rerun_whose_folders_were_removed_gets_its_folders_back(results):
     assert contents(results) == {name: f"old {name}" for name in FILES}
 
 
-def test_set_of_a_replaced_folder_is_not_put_back_into_the_new_one(tmp_path):
+def test_set_of_a_replaced_folder_is_not_put_back_into_the_new_one(tmp_path, capsys):
     """A prepare killed after swapping in its new corpus folder (Snakemake then removes its corpus.json) -> the old
     corpus.json is not put into the new folder (it would describe other files), with a warning; the new files stay.
 
@@ -247,6 +247,7 @@ def test_set_of_a_replaced_folder_is_not_put_back_into_the_new_one(tmp_path):
     corpus.mkdir()
     (corpus / "counts").write_text("new")  # the new corpus; its corpus.json removed by Snakemake
     assert previous.finish(tmp_path) == []
+    assert "replaced its folder and did not complete" in capsys.readouterr().err
     assert sorted(p.name for p in corpus.iterdir()) == ["counts"] and previous.restored_stale(tmp_path) == {}
     assert not (tmp_path / previous.AREA).exists()
 
@@ -273,3 +274,18 @@ def test_set_of_a_folder_killed_mid_swap_is_not_put_back(tmp_path):
     previous.keep(tmp_path, [[corpus / "corpus.json"]], folder_swapped=lambda outputs: True)
     corpus.rename(tmp_path / "corpora" / ".tiny.old-1")
     assert previous.finish(tmp_path) == [] and not corpus.exists()
+
+
+def test_set_of_a_replaced_folder_with_its_new_output_is_kept_quietly(tmp_path, capsys):
+    """A prepare that swapped in its whole new corpus folder and succeeded -> kept, nothing put back, no warning.
+
+    Was (for a moment, found with two datasets in one run): the warning that its rerun did not complete."""
+    corpus = tmp_path / "corpora" / "tiny"
+    corpus.mkdir(parents=True)
+    (corpus / "corpus.json").write_text("old")
+    previous.keep(tmp_path, [[corpus / "corpus.json"]], folder_swapped=lambda outputs: True)
+    corpus.rename(tmp_path / "corpora" / ".tiny.old")
+    corpus.mkdir()
+    (corpus / "corpus.json").write_text("new")
+    assert previous.finish(tmp_path) == [] and (corpus / "corpus.json").read_text() == "new"
+    assert capsys.readouterr().err == "" and not (tmp_path / previous.AREA).exists()
