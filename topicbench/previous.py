@@ -150,11 +150,13 @@ def restored_stale(results_dir) -> dict[str, str]:
     except (FileNotFoundError, ValueError):
         return {}
     return {str(Path(results_dir) / rel): "the previous result, put back after its rerun failed"
-            for rel, ident in record.items() if _identity(Path(results_dir) / rel) == ident}
+            for rel, ident in record.items() if _identity(Path(results_dir) / rel) in (ident, None)}
 
 
 def _record_restored(root: Path, entries: dict) -> None:
-    """Add ``entries`` to restored.json, dropping files replaced since (their rerun succeeded); atomic."""
+    """Add ``entries`` to restored.json, dropping files replaced since (their rerun succeeded); atomic. A restored
+    file deleted since stays listed: Snakemake recorded its failed job as done, and would rebuild none of a missing
+    file's downstream results (made from the old one), so it is forced until a rerun writes it."""
     from .io import write_text
 
     path = root / AREA / RESTORED
@@ -162,7 +164,7 @@ def _record_restored(root: Path, entries: dict) -> None:
         record = json.loads(path.read_text())
     except (FileNotFoundError, ValueError):
         record = {}
-    record = {rel: ident for rel, ident in record.items() if _identity(root / rel) == ident}
+    record = {rel: ident for rel, ident in record.items() if _identity(root / rel) in (ident, None)}
     record.update(entries)
     if record:
         write_text(path, json.dumps(record, sort_keys=True))

@@ -289,3 +289,15 @@ def test_set_of_a_replaced_folder_with_its_new_output_is_kept_quietly(tmp_path, 
     (corpus / "corpus.json").write_text("new")
     assert previous.finish(tmp_path) == [] and (corpus / "corpus.json").read_text() == "new"
     assert capsys.readouterr().err == "" and not (tmp_path / previous.AREA).exists()
+
+
+def test_restored_file_deleted_by_hand_is_still_stale(results):
+    """A restored set whose file the user deleted before the next run -> still named stale (forced), not forgotten.
+
+    Was: forgotten, and Snakemake, which recorded the failed job as done, rebuilt nothing under an up-to-date target:
+    found with a corpus folder deleted after a failed prepare, its old fits kept as current for the new parameters."""
+    snakemake_deletes(results)
+    previous.finish(results)
+    (results / RUN / "model.npz").unlink()
+    previous.finish(results)  # the next workflow's prune
+    assert str(results / RUN / "model.npz") in previous.restored_stale(results)
