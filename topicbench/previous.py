@@ -60,10 +60,11 @@ def pending(results_dir) -> list[Path]:
     return sorted(p for p in area.glob("set-*") if (p / SET_RECORD).is_file()) if area.is_dir() else []
 
 
-def keep(results_dir, output_sets) -> int:
+def keep(results_dir, output_sets, folder_swapped=lambda outputs: False) -> int:
     """Hard-link every complete output set (each a job's outputs) that lies under ``results_dir`` into the area;
     returns how many were kept. A set with a missing file has no old result to keep. A set is kept whole or not
-    at all: its folder gets its final name only when every link is made."""
+    at all: its folder gets its final name only when every link is made. ``folder_swapped(outputs)``: the job
+    replaces the whole folder of its outputs (a prepare's corpus folder), so its set goes back only into that folder."""
     root = Path(results_dir).absolute()
     area = root / AREA
     kept, unkept = 0, []
@@ -77,7 +78,10 @@ def keep(results_dir, output_sets) -> int:
             staging = Path(tempfile.mkdtemp(prefix=".new-", dir=area))
             for i, rel in enumerate(rels):
                 os.link(root / rel, staging / str(i))
-            (staging / SET_RECORD).write_text(json.dumps({"outputs": rels}))
+            record = {"outputs": rels}
+            if folder_swapped(outputs):
+                record["folder"] = _identity(root / Path(rels[0]).parent)[:2]
+            (staging / SET_RECORD).write_text(json.dumps(record))
             os.rename(staging, area / f"set-{staging.name[len('.new-'):]}")
         except OSError as err:
             if staging is not None:
@@ -106,10 +110,20 @@ def finish(results_dir) -> list[list[str]]:
         shutil.rmtree(leftover, ignore_errors=True)
     restored = []
     for folder in pending(root):
-        rels = json.loads((folder / SET_RECORD).read_text())["outputs"]
+        record = json.loads((folder / SET_RECORD).read_text())
+        rels = record["outputs"]
         old = [_identity(folder / str(i)) for i in range(len(rels))]
         now = [_identity(root / rel) for rel in rels]
-        if now != old and not all(n is not None and n[:2] != o[:2] for n, o in zip(now, old)):
+        home = _identity(root / Path(rels[0]).parent)
+        if now == old or all(n is not None and n[:2] != o[:2] for n, o in zip(now, old)):
+            pass  # the job did not run, or wrote its whole new set
+        elif "folder" in record and (home or [])[:2] != record["folder"]:
+            # the job swapped in a new folder (or was killed mid-swap) and then failed, and Snakemake removed the
+            # new folder's outputs: the old files in the new folder would describe files they did not come from
+            print(f"topicbench: warning: the rerun of {root / rels[0]} replaced its folder and did not complete "
+                  f"(Snakemake removed its outputs), so its previous result cannot be put back without mixing old and "
+                  f"new files; it reruns next time", file=sys.stderr)
+        else:
             _record_restored(root, {rel: ident for rel, ident in zip(rels, old)})
             for i, rel in enumerate(rels):
                 target = root / rel
@@ -136,11 +150,13 @@ def restored_stale(results_dir) -> dict[str, str]:
     except (FileNotFoundError, ValueError):
         return {}
     return {str(Path(results_dir) / rel): "the previous result, put back after its rerun failed"
-            for rel, ident in record.items() if _identity(Path(results_dir) / rel) == ident}
+            for rel, ident in record.items() if _identity(Path(results_dir) / rel) in (ident, None)}
 
 
 def _record_restored(root: Path, entries: dict) -> None:
-    """Add ``entries`` to restored.json, dropping files replaced since (their rerun succeeded); atomic."""
+    """Add ``entries`` to restored.json, dropping files replaced since (their rerun succeeded); atomic. A restored
+    file deleted since stays listed: Snakemake recorded its failed job as done, and would rebuild none of a missing
+    file's downstream results (made from the old one), so it is forced until a rerun writes it."""
     from .io import write_text
 
     path = root / AREA / RESTORED
@@ -148,7 +164,7 @@ def _record_restored(root: Path, entries: dict) -> None:
         record = json.loads(path.read_text())
     except (FileNotFoundError, ValueError):
         record = {}
-    record = {rel: ident for rel, ident in record.items() if _identity(root / rel) == ident}
+    record = {rel: ident for rel, ident in record.items() if _identity(root / rel) in (ident, None)}
     record.update(entries)
     if record:
         write_text(path, json.dumps(record, sort_keys=True))

@@ -232,3 +232,72 @@ def test_failed_rerun_whose_folders_were_removed_gets_its_folders_back(results):
     shutil.rmtree(results / "runs")
     previous.finish(results)
     assert contents(results) == {name: f"old {name}" for name in FILES}
+
+
+def test_set_of_a_replaced_folder_is_not_put_back_into_the_new_one(tmp_path, capsys):
+    """A prepare killed after swapping in its new corpus folder (Snakemake then removes its corpus.json) -> the old
+    corpus.json is not put into the new folder (it would describe other files), with a warning; the new files stay.
+
+    Was: the old corpus.json went back beside the new counts, a mix that failed to load (checksum mismatch)."""
+    corpus = tmp_path / "corpora" / "tiny"
+    corpus.mkdir(parents=True)
+    (corpus / "corpus.json").write_text("old")
+    assert previous.keep(tmp_path, [[corpus / "corpus.json"]], folder_swapped=lambda outputs: True) == 1
+    corpus.rename(tmp_path / "corpora" / ".tiny.old")  # the swap: a new folder in its place
+    corpus.mkdir()
+    (corpus / "counts").write_text("new")  # the new corpus; its corpus.json removed by Snakemake
+    assert previous.finish(tmp_path) == []
+    assert "replaced its folder and did not complete" in capsys.readouterr().err
+    assert sorted(p.name for p in corpus.iterdir()) == ["counts"] and previous.restored_stale(tmp_path) == {}
+    assert not (tmp_path / previous.AREA).exists()
+
+
+def test_set_of_a_kept_folder_is_put_back(tmp_path):
+    """A prepare that failed before its swap (the folder still the old one) -> the old corpus.json back in it."""
+    corpus = tmp_path / "corpora" / "tiny"
+    corpus.mkdir(parents=True)
+    (corpus / "corpus.json").write_text("old")
+    previous.keep(tmp_path, [[corpus / "corpus.json"]], folder_swapped=lambda outputs: True)
+    (corpus / "corpus.json").unlink()
+    assert previous.finish(tmp_path) == [[str(corpus / "corpus.json")]]
+    assert (corpus / "corpus.json").read_text() == "old"
+
+
+def test_set_of_a_folder_killed_mid_swap_is_not_put_back(tmp_path):
+    """A prepare killed between the two renames of the fallback swap (its folder missing) -> no folder is made to hold
+    the old corpus.json alone: the next load finishes the swap from the staged copy.
+
+    Was: a folder holding only the old corpus.json, and the load then deleted both the old and the staged copies."""
+    corpus = tmp_path / "corpora" / "tiny"
+    corpus.mkdir(parents=True)
+    (corpus / "corpus.json").write_text("old")
+    previous.keep(tmp_path, [[corpus / "corpus.json"]], folder_swapped=lambda outputs: True)
+    corpus.rename(tmp_path / "corpora" / ".tiny.old-1")
+    assert previous.finish(tmp_path) == [] and not corpus.exists()
+
+
+def test_set_of_a_replaced_folder_with_its_new_output_is_kept_quietly(tmp_path, capsys):
+    """A prepare that swapped in its whole new corpus folder and succeeded -> kept, nothing put back, no warning.
+
+    Was (for a moment, found with two datasets in one run): the warning that its rerun did not complete."""
+    corpus = tmp_path / "corpora" / "tiny"
+    corpus.mkdir(parents=True)
+    (corpus / "corpus.json").write_text("old")
+    previous.keep(tmp_path, [[corpus / "corpus.json"]], folder_swapped=lambda outputs: True)
+    corpus.rename(tmp_path / "corpora" / ".tiny.old")
+    corpus.mkdir()
+    (corpus / "corpus.json").write_text("new")
+    assert previous.finish(tmp_path) == [] and (corpus / "corpus.json").read_text() == "new"
+    assert capsys.readouterr().err == "" and not (tmp_path / previous.AREA).exists()
+
+
+def test_restored_file_deleted_by_hand_is_still_stale(results):
+    """A restored set whose file the user deleted before the next run -> still named stale (forced), not forgotten.
+
+    Was: forgotten, and Snakemake, which recorded the failed job as done, rebuilt nothing under an up-to-date target:
+    found with a corpus folder deleted after a failed prepare, its old fits kept as current for the new parameters."""
+    snakemake_deletes(results)
+    previous.finish(results)
+    (results / RUN / "model.npz").unlink()
+    previous.finish(results)  # the next workflow's prune
+    assert str(results / RUN / "model.npz") in previous.restored_stale(results)

@@ -196,6 +196,26 @@ def test_failed_prepare_keeps_the_old_corpus(killed_then_resumed, tmp_path):
     assert meta.stat().st_ino != old[1] and not (workdir / "data" / previous.AREA).exists()
 
 
+def test_prepare_killed_after_its_swap_leaves_no_mix(killed_then_resumed, tmp_path):
+    """A prepare rerun killed after swapping in its new corpus folder (Snakemake then removes its corpus.json) -> the
+    new corpus's files only, never the old corpus.json beside them, with a warning; the next run prepares it again.
+
+    Was: the old corpus.json was put back into the new folder, a mix that failed to load (checksum mismatch)."""
+    workdir = tmp_path / "wf"
+    shutil.copytree(killed_then_resumed[0], workdir, symlinks=True)
+    meta = workdir / "data" / "corpora" / "tiny" / "corpus.json"
+    old_ino = meta.stat().st_ino
+    target = str(meta.relative_to(workdir))
+    failed = snakemake(workdir, "--cores", "1", "--forcerun", "prepare_corpus", "--", target,
+                       TOPICBENCH_FAULT_AT="kill:prepare.done")
+    assert failed.returncode != 0 and "replaced its folder and did not complete" in failed.stderr, failed.stderr[-3000:]
+    assert not meta.exists() and meta.parent.is_dir()  # the new folder, its corpus.json removed: no old one put in it
+    assert not (workdir / "data" / previous.AREA).exists()
+    fixed = snakemake(workdir, "--cores", "1", target)
+    assert fixed.returncode == 0, fixed.stderr[-3000:]
+    assert meta.stat().st_ino != old_ino and load_corpus(meta.parent).n_docs > 0
+
+
 @pytest.fixture(scope="module")
 def failed_reruns(killed_then_resumed):
     """The module's workflow after a change only Snakemake's records see (corpus.json reformatted: the same corpus, so

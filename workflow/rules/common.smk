@@ -45,13 +45,16 @@ def keeps_previous(rule_name):
 def keep_previous():
     """onstart: keep the previous outputs of each job about to rerun (topicbench.previous.keep)."""
     try:  # the jobs Snakemake will run (an internal of Snakemake 8-9); else every configured set, which costs links
-        sets = [list(map(str, job.output)) for job in workflow.dag.needrun_jobs() if keeps_previous(job.rule.name)]
+        jobs = [job for job in workflow.dag.needrun_jobs() if keeps_previous(job.rule.name)]
+        sets = [list(map(str, job.output)) for job in jobs]
+        corpora = {str(job.output[0]) for job in jobs if job.rule.name == "prepare_corpus"}
     except AttributeError:
+        corpora = {f"{DATA}/corpora/{name}/corpus.json" for name in {entry["dataset"] for entry in RUNS.values()}}
         sets = [[f"{RESULTS}/runs/{rid}/{name}" for name in RUN_FILES]
-                for rid in RUNS] + [[f"{RESULTS}/all_traces.parquet"]] + [
-                [f"{DATA}/corpora/{name}/corpus.json"] for name in {entry["dataset"] for entry in RUNS.values()}]
-    previous.keep(RESULTS, sets)  # each kept under the folder it lies in: corpora under data_dir
-    previous.keep(DATA, [outputs for outputs in sets if not previous.lies_under(RESULTS, outputs)])
+                for rid in RUNS] + [[f"{RESULTS}/all_traces.parquet"]] + [[path] for path in corpora]
+    swapped = lambda outputs: outputs[0] in corpora  # noqa: E731 -- a prepare swaps its corpus folder in whole
+    previous.keep(RESULTS, sets, swapped)  # each kept under the folder it lies in: corpora under data_dir
+    previous.keep(DATA, [outputs for outputs in sets if not previous.lies_under(RESULTS, outputs)], swapped)
 
 
 def finish_previous():
