@@ -232,3 +232,11 @@ def test_failed_rerun_whose_folders_were_removed_gets_its_folders_back(results):
     shutil.rmtree(results / "runs")
     previous.finish(results)
     assert contents(results) == {name: f"old {name}" for name in FILES}
+
+
+def test_a_set_partly_outside_the_results_folder_is_not_kept_there(tmp_path):
+    """An output set with one file outside the results folder -> not one keep() can keep there (every file must lie
+    under it)."""
+    results = tmp_path / "results"
+    assert previous.lies_under(results, [results / "a" / "trace.parquet", results / "b.csv"])
+    assert not previous.lies_under(results, [results / "b.csv", tmp_path / "elsewhere.csv"])
