@@ -2049,3 +2049,29 @@ def test_paper_assembles_its_sections_by_hand(tmp_path):
     # it ends with the record of the code that built it, which the workflow compares at DAG build (stale_paper)
     assert md.endswith(f"{BUILT_BY}{build_paper.code_sha256(build_paper.__file__, tmp_path / 'template.md')} -->\n")
     assert build_paper.stale_paper(out["md"], build_paper.__file__, tmp_path / "template.md") == {}
+
+
+def test_benchmarks_table_is_stale_only_for_other_code_or_another_picture(tmp_path):
+    """stale_benchmarks: a table recording the current drawing code and the picture beside it is current; other code,
+    or another picture, is stale; a table recording no code (drawn before the record) or a missing picture is left to
+    Snakemake."""
+    from topicbench.traces import BENCHMARKS_DRAWN_BY, BENCHMARKS_PICTURE
+    from topicbench import io as tio
+
+    picture = tmp_path / "benchmarks.png"
+    picture.write_bytes(b"png")
+    table = tmp_path / "benchmarks.csv"
+
+    def stale(drawn_by, picture_sha, at=picture):
+        cols = {"rule": ["a", "b"]}
+        if drawn_by is not None:
+            cols.update({BENCHMARKS_DRAWN_BY: [drawn_by] * 2, BENCHMARKS_PICTURE: [picture_sha] * 2})
+        pd.DataFrame(cols).to_csv(table, index=False)
+        return figlib.stale_benchmarks(table, at)
+
+    now, sha = figlib.benchmarks_code_sha256(), tio.file_sha256(picture)
+    assert stale(now, sha) == {}
+    assert "other code" in stale("0" * 64, sha)[str(table)]
+    assert "not the picture written with it" in stale(now, "0" * 64)[str(table)]
+    assert stale(None, None) == {}
+    assert stale(now, sha, at=tmp_path / "gone.png") == {}
