@@ -2075,3 +2075,25 @@ def test_benchmarks_table_is_stale_only_for_other_code_or_another_picture(tmp_pa
     assert "not the picture written with it" in stale(now, "0" * 64)[str(table)]
     assert stale(None, None) == {}
     assert stale(now, sha, at=tmp_path / "gone.png") == {}
+
+
+def test_a_curve_of_two_runs_of_one_seed_is_refused_naming_what_differs():
+    """plot_mean_spread: one run per seed is a curve; two runs of seed 0 (K 5 and 10, tau0 missing and 64) are
+    refused, naming both as what tells them apart (a missing value counts as a value)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    def runs(seeds_ks, tau0=(np.nan,)):
+        return pd.DataFrame([dict(experiment="e", dataset="d", method="online_lda", label="l", seed=s, p_K=k,
+                                  p_tau0=tau0[min(i, len(tau0) - 1)], docs_seen=n, loglik_per_word=-7.0 - n / 100)
+                             for i, (s, k) in enumerate(seeds_ks) for n in (10, 20)])
+
+    fig, ax = plt.subplots()
+    try:
+        figlib.plot_mean_spread(ax, runs([(0, 5), (1, 5)]), "docs_seen", "loglik_per_word", label="one per seed")
+        with pytest.raises(ValueError, match=r"holds 2 runs of seed 0 \(they differ in p_K, p_tau0\)"):
+            figlib.plot_mean_spread(ax, runs([(0, 5), (0, 10), (1, 5)], (np.nan, 64.0)),
+                                     "docs_seen", "loglik_per_word", label="two")
+    finally:
+        plt.close(fig)
