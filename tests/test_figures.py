@@ -2097,3 +2097,19 @@ def test_a_curve_of_two_runs_of_one_seed_is_refused_naming_what_differs():
                                      "docs_seen", "loglik_per_word", label="two")
     finally:
         plt.close(fig)
+
+
+@pytest.mark.parametrize("keys, where", [(["method"], "method a"), (["method", "seed"], "method a, seed 0")])
+def test_several_runs_under_one_key_name_the_key_and_what_differs(keys, where):
+    """_claims.several_runs: two runs of method a, seed 0 (K 5 and 10, tau0 missing and 64) share the key -> 'cannot be
+    judged', naming the key and both columns (a missing value counts); one run per key -> None; a missing key value
+    is a key like any other."""
+    def frame(rows):
+        return pd.DataFrame([dict(experiment="e", dataset="d", method=m, label="l", seed=0, p_K=k, p_tau0=t,
+                                  docs_seen=n) for m, k, t in rows for n in (10, 20)])
+
+    two = _claims.several_runs(frame([("a", 5, np.nan), ("a", 10, 64.0), ("b", 5, np.nan)]), keys, "batch VB")
+    assert two.verdict == "cannot be judged"
+    assert f"2 runs of batch VB share {where} (they differ in p_K, p_tau0)" in two.spread + two.test + two.numbers
+    assert _claims.several_runs(frame([("a", 5, np.nan), ("b", 5, np.nan)]), keys, "batch VB") is None
+    assert _claims.several_runs(frame([(None, 5, np.nan), (None, 10, np.nan)]), keys, "x").verdict == "cannot be judged"
