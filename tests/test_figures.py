@@ -2113,3 +2113,31 @@ def test_several_runs_under_one_key_name_the_key_and_what_differs(keys, where):
     assert f"2 runs of batch VB share {where} (they differ in p_K, p_tau0)" in two.spread + two.test + two.numbers
     assert _claims.several_runs(frame([("a", 5, np.nan), ("b", 5, np.nan)]), keys, "batch VB") is None
     assert _claims.several_runs(frame([(None, 5, np.nan), (None, 10, np.nan)]), keys, "x").verdict == "cannot be judged"
+
+
+@pytest.mark.parametrize("record, provenance, refused", [
+    pytest.param("s\n1.5\n", "x", "not a Snakemake benchmark record", id="record-without-max_rss"),
+    pytest.param("s\tmax_rss\n1.5\t10\n", ["x", "y"], "records no single", id="trace-of-two-provenances"),
+])
+def test_benchmarks_table_refuses_a_row_it_cannot_fill(tmp_path, record, provenance, refused):
+    """benchmarks_table.py: a record without max_rss, or a trace whose rows disagree on their provenance -> stopped
+    naming the file, before any table is written."""
+    import runpy
+    from types import SimpleNamespace
+
+    from topicbench.traces import PROVENANCE
+
+    records = tmp_path / "benchmarks" / "runs" / "exp" / "ds" / "oLDA" / "r.tsv"
+    records.parent.mkdir(parents=True)
+    records.write_text(record)
+    trace = tmp_path / "runs" / "exp" / "ds" / "oLDA" / "r" / "trace.parquet"
+    trace.parent.mkdir(parents=True)
+    values = provenance if isinstance(provenance, list) else [provenance]
+    pd.DataFrame([{column: v for column in PROVENANCE} for v in values]).to_parquet(trace)
+    smk = SimpleNamespace(scriptdir=str(REPO / "workflow" / "scripts"),
+                          input=SimpleNamespace(records=[str(records)], traces=[str(trace)], corpora=[]),
+                          output=SimpleNamespace(table=str(tmp_path / "tables" / "b.csv"),
+                                                 figure=str(tmp_path / "figures" / "b.png")))
+    with pytest.raises(SystemExit, match=refused):
+        runpy.run_path(str(REPO / "workflow" / "scripts" / "benchmarks_table.py"), init_globals={"snakemake": smk})
+    assert not (tmp_path / "tables" / "b.csv").exists()
