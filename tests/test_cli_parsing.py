@@ -67,6 +67,8 @@ def test_sigterm_inside_a_prepare_exits_143_and_the_handler_is_put_back():
     before = signal.getsignal(signal.SIGTERM)
     with pytest.raises(SystemExit) as stopped:
         with _sigterm_as_exit():
+            # installed before the signal is sent: without it SIGTERM would end pytest itself
+            assert signal.getsignal(signal.SIGTERM) is not before
             os.kill(os.getpid(), signal.SIGTERM)
     assert stopped.value.code == 143 and signal.getsignal(signal.SIGTERM) is before
 

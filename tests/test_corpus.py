@@ -475,3 +475,23 @@ def test_numeric_doc_ids_are_saved_as_text(tmp_path):
     docs = pd.DataFrame({"doc_id": [10, 2], "split": ["train", "train"]})
     corpus = Corpus(sp.csr_matrix(np.ones((2, 2), dtype=np.int32)), ["a", "b"], docs, {"name": "t"})
     assert load_corpus(save_corpus(corpus, tmp_path / "c")).docs["doc_id"].tolist() == ["10", "2"]
+
+
+def test_foreign_counts_entries_are_all_but_the_manifest_and_shard_files(tmp_path):
+    """counts/ holding the manifest and a shard file, a user's note, a folder, a folder and a link named as shard
+    files -> all but the first two are foreign (replacing the corpus would delete them)."""
+    import os
+
+    from topicbench.corpus import foreign_counts_entries
+
+    counts = tmp_path / "counts"
+    counts.mkdir()
+    (counts / "manifest.json").write_text("{}")
+    (counts / "00000.indptr.npy").write_bytes(b"")
+    (counts / "notes.txt").write_text("mine")
+    (counts / "old").mkdir()
+    (counts / "00002.data.npy").mkdir()
+    os.symlink(counts / "00000.indptr.npy", counts / "00001.data.npy")
+    assert foreign_counts_entries(tmp_path) == ["counts/00001.data.npy", "counts/00002.data.npy", "counts/notes.txt",
+                                                "counts/old"]
+    assert foreign_counts_entries(tmp_path / "none") == []

@@ -2049,3 +2049,95 @@ def test_paper_assembles_its_sections_by_hand(tmp_path):
     # it ends with the record of the code that built it, which the workflow compares at DAG build (stale_paper)
     assert md.endswith(f"{BUILT_BY}{build_paper.code_sha256(build_paper.__file__, tmp_path / 'template.md')} -->\n")
     assert build_paper.stale_paper(out["md"], build_paper.__file__, tmp_path / "template.md") == {}
+
+
+def test_benchmarks_table_is_stale_only_for_other_code_or_another_picture(tmp_path):
+    """stale_benchmarks: a table recording the current drawing code and the picture beside it is current; other code,
+    or another picture, is stale; a table recording no code (drawn before the record) or a missing picture is left to
+    Snakemake."""
+    from topicbench.traces import BENCHMARKS_DRAWN_BY, BENCHMARKS_PICTURE
+    from topicbench import io as tio
+
+    picture = tmp_path / "benchmarks.png"
+    picture.write_bytes(b"png")
+    table = tmp_path / "benchmarks.csv"
+
+    def stale(drawn_by, picture_sha, at=picture):
+        cols = {"rule": ["a", "b"]}
+        if drawn_by is not None:
+            cols.update({BENCHMARKS_DRAWN_BY: [drawn_by] * 2, BENCHMARKS_PICTURE: [picture_sha] * 2})
+        pd.DataFrame(cols).to_csv(table, index=False)
+        return figlib.stale_benchmarks(table, at)
+
+    now, sha = figlib.benchmarks_code_sha256(), tio.file_sha256(picture)
+    assert stale(now, sha) == {}
+    assert "other code" in stale("0" * 64, sha)[str(table)]
+    assert "not the picture written with it" in stale(now, "0" * 64)[str(table)]
+    assert stale(None, None) == {}
+    assert stale(now, sha, at=tmp_path / "gone.png") == {}
+
+
+def test_a_curve_of_two_runs_of_one_seed_is_refused_naming_what_differs():
+    """plot_mean_spread: one run per seed is a curve; two runs of seed 0 (K 5 and 10, tau0 missing and 64) are
+    refused, naming both as what tells them apart (a missing value counts as a value)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    def runs(seeds_ks, tau0=(np.nan,)):
+        return pd.DataFrame([dict(experiment="e", dataset="d", method="online_lda", label="l", seed=s, p_K=k,
+                                  p_tau0=tau0[min(i, len(tau0) - 1)], docs_seen=n, loglik_per_word=-7.0 - n / 100)
+                             for i, (s, k) in enumerate(seeds_ks) for n in (10, 20)])
+
+    fig, ax = plt.subplots()
+    try:
+        figlib.plot_mean_spread(ax, runs([(0, 5), (1, 5)]), "docs_seen", "loglik_per_word", label="one per seed")
+        with pytest.raises(ValueError, match=r"holds 2 runs of seed 0 \(they differ in p_K, p_tau0\)"):
+            figlib.plot_mean_spread(ax, runs([(0, 5), (0, 10), (1, 5)], (np.nan, 64.0)),
+                                     "docs_seen", "loglik_per_word", label="two")
+    finally:
+        plt.close(fig)
+
+
+@pytest.mark.parametrize("keys, where", [(["method"], "method a"), (["method", "seed"], "method a, seed 0")])
+def test_several_runs_under_one_key_name_the_key_and_what_differs(keys, where):
+    """_claims.several_runs: two runs of method a, seed 0 (K 5 and 10, tau0 missing and 64) share the key -> 'cannot be
+    judged', naming the key and both columns (a missing value counts); one run per key -> None; a missing key value
+    is a key like any other."""
+    def frame(rows):
+        return pd.DataFrame([dict(experiment="e", dataset="d", method=m, label="l", seed=0, p_K=k, p_tau0=t,
+                                  docs_seen=n) for m, k, t in rows for n in (10, 20)])
+
+    two = _claims.several_runs(frame([("a", 5, np.nan), ("a", 10, 64.0), ("b", 5, np.nan)]), keys, "batch VB")
+    assert two.verdict == "cannot be judged"
+    assert f"2 runs of batch VB share {where} (they differ in p_K, p_tau0)" in two.spread + two.test + two.numbers
+    assert _claims.several_runs(frame([("a", 5, np.nan), ("b", 5, np.nan)]), keys, "batch VB") is None
+    assert _claims.several_runs(frame([(None, 5, np.nan), (None, 10, np.nan)]), keys, "x").verdict == "cannot be judged"
+
+
+@pytest.mark.parametrize("record, provenance, refused", [
+    pytest.param("s\n1.5\n", "x", "not a Snakemake benchmark record", id="record-without-max_rss"),
+    pytest.param("s\tmax_rss\n1.5\t10\n", ["x", "y"], "records no single", id="trace-of-two-provenances"),
+])
+def test_benchmarks_table_refuses_a_row_it_cannot_fill(tmp_path, record, provenance, refused):
+    """benchmarks_table.py: a record without max_rss, or a trace whose rows disagree on their provenance -> stopped
+    naming the file, before any table is written."""
+    import runpy
+    from types import SimpleNamespace
+
+    from topicbench.traces import PROVENANCE
+
+    records = tmp_path / "benchmarks" / "runs" / "exp" / "ds" / "oLDA" / "r.tsv"
+    records.parent.mkdir(parents=True)
+    records.write_text(record)
+    trace = tmp_path / "runs" / "exp" / "ds" / "oLDA" / "r" / "trace.parquet"
+    trace.parent.mkdir(parents=True)
+    values = provenance if isinstance(provenance, list) else [provenance]
+    pd.DataFrame([{column: v for column in PROVENANCE} for v in values]).to_parquet(trace)
+    smk = SimpleNamespace(scriptdir=str(REPO / "workflow" / "scripts"),
+                          input=SimpleNamespace(records=[str(records)], traces=[str(trace)], corpora=[]),
+                          output=SimpleNamespace(table=str(tmp_path / "tables" / "b.csv"),
+                                                 figure=str(tmp_path / "figures" / "b.png")))
+    with pytest.raises(SystemExit, match=refused):
+        runpy.run_path(str(REPO / "workflow" / "scripts" / "benchmarks_table.py"), init_globals={"snakemake": smk})
+    assert not (tmp_path / "tables" / "b.csv").exists()

@@ -233,3 +233,13 @@ def test_planted_checks_reach_runs_after_a_real_corpus_and_take_open_lengths(tmp
     wiki = config()
     wiki["datasets"]["d"] = {"recipe": "planted_lda", "params": {"like": "wiki", "n_train": 300}}
     assert list(expand_all(wiki)) == ["e/d/online_lda/label~x/K~3/seed~0"]
+
+
+def test_recorded_sizes_take_corpus_json_and_every_shard_file():
+    """_recorded_sizes: corpus.json's 'bytes' and each shard's, the shards' under counts/; a shard recording none adds
+    nothing (a corpus written before sizes were recorded)."""
+    meta = {"bytes": {"corpus.json": "10"}}
+    shards = [{"files": {"train": "a.npz", "test": "b.npz"}, "bytes": {"train": 5, "test": "7"}},
+              {"files": {"train": "c.npz"}}]
+    assert grid._recorded_sizes(meta, shards) == {"corpus.json": 10, "counts/a.npz": 5, "counts/b.npz": 7}
+    assert grid._recorded_sizes({}, []) == {}

@@ -387,3 +387,25 @@ def test_openmp_threads_sleep_while_they_wait_unless_the_user_says_otherwise(use
     code = "import os, topicbench.kernels; print(os.environ['OMP_WAIT_POLICY'])"
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout.split()
     assert out[0] == expected
+
+
+@pytest.mark.parametrize("theta, topics", [
+    pytest.param(np.full((2, 2), 0.5), np.full((2, 4), 0.25), id="topics-of-another-vocabulary"),
+    pytest.param(np.full((2, 3), 1 / 3), np.full((2, 3), 1 / 3), id="theta-of-another-topic-count"),
+    pytest.param(np.full((2, 2), 0.5), np.full(3, 1 / 3), id="topics-1-d"),
+])
+def test_mixture_probs_refuses_arrays_that_do_not_fit(theta, topics):
+    """Each shape check alone refuses: the kernel indexes without bounds checks, so one that slips through reads
+    past an array."""
+    from topicbench.kernels.sparse import mixture_probs
+
+    word_ids = sp.csr_matrix((np.ones(3), np.array([2, 0, 1]), np.array([0, 2, 3])), shape=(2, 3))
+    with pytest.raises(ValueError, match="mixture_probs: topics must be K x V"):
+        mixture_probs(word_ids, theta, topics)
+
+
+def test_e_step_refuses_topics_of_another_vocabulary(problem):
+    """A 2-d exp_elog_beta with one column too many is refused, not read at the counts' word ids."""
+    counts, exp_elog_beta = problem
+    with pytest.raises(ValueError, match="exp_elog_beta must be K x V"):
+        kernels.lda_e_step(counts, np.hstack([exp_elog_beta, exp_elog_beta[:, :1]]), 0.05)

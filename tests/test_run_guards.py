@@ -160,3 +160,16 @@ def test_a_workers_cpu_is_its_own_clock_plus_its_waited_for_childrens(monkeypatc
 
     monkeypatch.setattr(workers.time, "clock_gettime", no_clock)
     assert workers._own_and_waited_cpu_s(os.getpid()) == 15.0
+
+
+@pytest.mark.parametrize("folds, longest, refused", [(1, 0, False), (2, 1, True), (2, 2, False), (5, 5, False),
+                                                     (6, 5, True)])
+def test_folds_refused_only_past_the_longest_document(folds, longest, refused):
+    """folds = the longest document's length is leave-one-out, still allowed; one more holds out nothing new.
+    folds = 1 (no k-fold completion) passes even with no tokens at all."""
+    spec = SimpleNamespace(folds=folds)
+    if refused:
+        with pytest.raises(StreamError, match=f"'folds' = {folds} exceeds the {longest} tokens"):
+            run_module._check_folds(longest, spec, "of the test split")
+    else:
+        run_module._check_folds(longest, spec, "of the test split")

@@ -284,3 +284,12 @@ def test_stream_takes_doc_ids_and_times_given_as_lists():
     first, second = stream
     assert first.doc_ids.tolist() == ["c", "a"] and first.times.tolist() == [12.0, 10.0]
     assert second.doc_ids.tolist() == ["d", "b"] and second.times.tolist() == [13.0, 11.0]
+
+
+def test_checkpoints_denser_than_the_documents_are_every_count():
+    """n_checkpoints far past the document count gives every count from first to total_docs (as rounding would),
+    without n_checkpoints floats; a schedule too sparse for that keeps at most n_checkpoints points."""
+    np.testing.assert_array_equal(log_checkpoints(10, 10 ** 12), np.arange(1, 11))
+    np.testing.assert_array_equal(log_checkpoints(20, 10 ** 6, first=5), np.arange(5, 21))
+    sparse = log_checkpoints(1000, 300)
+    assert len(sparse) <= 300 and sparse[0] == 1 and sparse[-1] == 1000

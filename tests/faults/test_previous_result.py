@@ -301,3 +301,11 @@ def test_restored_file_deleted_by_hand_is_still_stale(results):
     (results / RUN / "model.npz").unlink()
     previous.finish(results)  # the next workflow's prune
     assert str(results / RUN / "model.npz") in previous.restored_stale(results)
+
+
+def test_a_set_partly_outside_the_results_folder_is_not_kept_there(tmp_path):
+    """An output set with one file outside the results folder -> not one keep() can keep there (every file must lie
+    under it)."""
+    results = tmp_path / "results"
+    assert previous.lies_under(results, [results / "a" / "trace.parquet", results / "b.csv"])
+    assert not previous.lies_under(results, [results / "b.csv", tmp_path / "elsewhere.csv"])

@@ -521,4 +521,13 @@ MUTANTS = [
            find="batch VB {best:.1f} at {time_to(batch, column, best, 'fit_cpu_s'):.3g} s",
            replace="batch VB {best:.1f} at {time_to(batch, column, target, 'fit_cpu_s'):.3g} s",
            tests=[FIG + "test_hoffman_faster_says_where_online_got_when_it_never_reached_batch_vb"]),
+    # mutant18b: _claims.several_runs (one run per claim cell)
+    Mutant(id='several_runs_wrong_key_column', cites="_claims.several_runs: the runs of the key's own column",
+           path='workflow/figures/_claims.py', find='    same = runs.set_index(keys).loc[[key]] if len(keys) > 1 else runs[runs[keys[0]] == key[0]]\n',
+           replace='    same = runs.set_index(keys).loc[[key]] if len(keys) > 1 else runs[runs[keys[1]] == key[0]]\n',
+           tests=['tests/test_figures.py::test_several_runs_under_one_key_name_the_key_and_what_differs']),
+    Mutant(id='several_runs_differ_drops_missing', cites='_claims.several_runs: a missing value differs from a value',
+           path='workflow/figures/_claims.py', find='    differ = [c for c in figlib.run_columns(runs) if c not in keys and same[c].nunique(dropna=False) > 1]\n',
+           replace='    differ = [c for c in figlib.run_columns(runs) if c not in keys and same[c].nunique(dropna=True) > 1]\n',
+           tests=['tests/test_figures.py::test_several_runs_under_one_key_name_the_key_and_what_differs']),
 ]
