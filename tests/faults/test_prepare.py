@@ -509,6 +509,22 @@ def test_out_inside_another_corpus(tmp_path, capsys, src, where):
     assert digest(outer) == before
 
 
+def test_out_a_corpus_whose_counts_were_deleted(tmp_path, capsys, src):
+    """--out a corpus whose corpus.json and counts/ are gone (Snakemake deleted the first, the user the second) ->
+    refused naming what it holds and what is missing, the files kept (was: 'not a topicbench corpus (4 entries, e.g.
+    'docs.parquet')', as for a folder of someone else's)."""
+    import shutil
+
+    out = tmp_path / "corpus"
+    assert run_cli(uci_args(*src, out), capsys)[0] == 0
+    (out / "corpus.json").unlink()
+    shutil.rmtree(out / "counts")
+    before = digest(out)
+    code, err = run_cli(uci_args(*src, out), capsys)
+    assert code == 2 and "without the rest of its data" in err and "docs.parquet, vocab.txt" in err, err
+    assert digest(out) == before
+
+
 def test_out_left_by_snakemake_beside_a_users_file(tmp_path, capsys, src):
     """--out a corpus's data files without corpus.json (what Snakemake leaves) plus a user's file -> refused as no
     corpus, the files kept: only the data files alone are the remains of a corpus."""
