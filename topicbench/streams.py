@@ -141,7 +141,7 @@ def log_checkpoints(total_docs: int, n_checkpoints: int, first: int = 1) -> np.n
     # would round to, without n_checkpoints floats in memory (1e12 of them raised MemoryError)
     if total_docs >= first and n_checkpoints - 1 >= 2 * total_docs * np.log(total_docs / first):
         return np.arange(first, total_docs + 1, dtype=np.int64)
-    points = np.unique(np.round(np.geomspace(max(first, 1), total_docs, n_checkpoints)).astype(np.int64))
+    points = np.unique(np.round(np.geomspace(first, total_docs, n_checkpoints)).astype(np.int64))
     return points
 
 
