@@ -194,10 +194,11 @@ def hoffman_larger_corpus(ctx, experiment="hoffman_fig1"):
     """Per seed: final per-word log predictive of online LDA on the full corpus minus on the subset."""
     if experiment not in ctx.experiments:
         return missing(experiment)
-    duplicated = several_runs(finals(ctx, experiment), ["label", "seed"], experiment)
+    final = finals(ctx, experiment)
+    duplicated = several_runs(final, ["label", "seed"], experiment)
     if duplicated:
         return duplicated
-    final = finals(ctx, experiment).set_index(["label", "seed"])["loglik_per_word"]
+    final = final.set_index(["label", "seed"])["loglik_per_word"]
     if not {"online_full", "online_subset"} <= set(final.index.get_level_values("label")):
         return missing(f"{experiment} runs online_full and online_subset")
     d = (final["online_full"] - final["online_subset"]).dropna()
@@ -320,8 +321,9 @@ def mcinerney_pvb_beats_svb(ctx):
     final = mcinerney_rows(ctx)
     if final is None:
         return missing("mcinerney_fig1_*")
-    if mcinerney_several(final):
-        return mcinerney_several(final)
+    duplicated = mcinerney_several(final)
+    if duplicated:
+        return duplicated
     d = []
     for (dataset, seed), runs in final.groupby(["dataset", "seed"]):
         pvb = runs[runs["method"] == "population_vb"]
@@ -343,8 +345,9 @@ def mcinerney_alpha_not_n(ctx):
     final = mcinerney_rows(ctx)
     if final is None:
         return missing("mcinerney_fig1_*")
-    if mcinerney_several(final):
-        return mcinerney_several(final)
+    duplicated = mcinerney_several(final)
+    if duplicated:
+        return duplicated
     parts, differs, elsewhere, n_seeds = [], [], [], []
     for dataset, runs in final.groupby("dataset", sort=False):
         pvb = runs[runs["method"] == "population_vb"]

@@ -33,8 +33,8 @@ check_folders_owned(config)  # no user file where a job writes (Snakemake delete
 check_temp_folders()  # a TMPDIR that takes no file (read-only, full) stops Snakemake's scheduler with a traceback
 # Rules whose previous result can be kept while they rerun: the fits, the aggregate, the benchmarks table, the paper,
 # every figure_* rule, and the prepares. A prepare's declared output, corpus.json, is one file of its corpus folder,
-# but the folder is replaced whole (io.atomic_directory swaps in a staged copy holding its own corpus.json), so after
-# a failed prepare a missing corpus.json means the folder is still the old one, and the old corpus.json fits it.
+# which is replaced whole (io.atomic_directory), so its kept corpus.json goes back only into the folder it came from
+# (previous.keep's folder_swapped): never into a new folder whose own corpus.json Snakemake removed after a failure.
 KEEP_PREVIOUS_RULES = ("fit", "aggregate", "benchmarks", "paper", "prepare_corpus")
 
 
