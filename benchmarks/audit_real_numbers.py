@@ -79,8 +79,7 @@ if __name__ == "__main__":
         run("x-bnmf-3fold", c, "bnmf", 10, 0, None, dict(folds=3))
     if which == "papers":
         c = "nyt_topmost"
-        pz = dict(holdout="every_nth_batch", holdout_n=10, folds=3, passes=1, report_elbo=False, n_checkpoints=4)
-        pz.pop("n_checkpoints")
+        pz = dict(holdout="every_nth_batch", holdout_n=10, folds=3, passes=1, report_elbo=False)
         def runp(tag, m, p, s):
             out = ROOT / "runs" / tag
             if (out / "trace.parquet").exists(): return

@@ -152,8 +152,9 @@ def test_stream_over_shards_same_order_and_trace(sharded, stream, holdout, subse
     from topicbench.run import RunSpec, run
 
     memory, disk = sharded
-    spec = RunSpec("online_lda", {"K": 5, "batch_size": 64}, seed=3, stream=stream, holdout=holdout, holdout_n=3,
-                   n_checkpoints=4, max_docs=700, train_subset=subset, max_test_docs=150)
+    reads = {"fixed": {"n_checkpoints": 4}, "every_nth_batch": {"holdout_n": 3}}  # the settings each policy reads
+    spec = RunSpec("online_lda", {"K": 5, "batch_size": 64}, seed=3, stream=stream, holdout=holdout, max_docs=700,
+                   train_subset=subset, max_test_docs=150, **reads.get(holdout, {"holdout_n": 3, "n_checkpoints": 4}))
     a, method_a = run(spec, memory)
     b, method_b = run(spec, disk)
     numbers = [c for c in a.columns if not c.endswith(("wall_s", "cpu_s"))]

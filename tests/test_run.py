@@ -206,7 +206,7 @@ def test_every_nth_batch_rows_carry_the_training_size_and_their_own_token_split(
     from topicbench.streams import stream_order
 
     spec = RunSpec(method="online_lda", params={"K": 3, "batch_size": 100}, holdout="every_nth_batch", holdout_n=2,
-                   max_docs=400, n_checkpoints=1, topic_history_words=0, report_elbo=False)
+                   max_docs=400, topic_history_words=0, report_elbo=False)
     trace, _ = run(spec, small_corpus)
     train = small_corpus.split("train").counts
     freq = np.asarray(train.sum(axis=0)).ravel() + 1.0
@@ -226,8 +226,7 @@ def test_every_nth_batch_rows_count_the_already_trained_documents_they_drop(smal
     from topicbench.streams import stream_order
 
     spec = RunSpec(method="online_lda", params={"K": 3, "batch_size": 100}, holdout="every_nth_batch", holdout_n=2,
-                   stream="with_replacement", passes=4.0, max_docs=400, n_checkpoints=1, topic_history_words=0,
-                   report_elbo=False)
+                   stream="with_replacement", passes=4.0, max_docs=400, topic_history_words=0, report_elbo=False)
     trace, _ = run(spec, small_corpus)
     order = stream_order("with_replacement", small_corpus.split("train").n_docs, 0, 4.0)[:400]
     expected = [int(np.isin(order[100 * i: 100 * (i + 1)], order[: 100 * i]).sum()) for i in (1, 3)]

@@ -114,7 +114,7 @@ def test_scoring_before_a_minibatch_stays_off_the_fit_clock(timed, small_corpus)
     tokens are those of the protocol's definition (N_d - round(N_d / 2) per document)."""
     from topicbench.streams import stream_order
 
-    trace, _ = run(spec(holdout="every_nth_batch", holdout_n=2, max_docs=400, n_checkpoints=1), small_corpus)
+    trace, _ = run(spec(holdout="every_nth_batch", holdout_n=2, max_docs=400), small_corpus)
     assert trace["docs_seen"].tolist() == [100, 300]
     assert trace["fit_wall_s"].tolist() == [1.0, 3.0] and trace["fit_cpu_s"].tolist() == [0.25, 0.75]
     assert trace["updates"].tolist() == [1, 3]
@@ -130,8 +130,8 @@ def test_heldout_counts_of_the_test_split_and_of_dropped_documents(timed, small_
     trace, _ = run(spec(max_docs=200, n_checkpoints=1), small_corpus)
     assert (trace["heldout_docs"] == 200).all()
     assert (trace["heldout_tokens"] == held_out_tokens(small_corpus.split("test").counts)).all()
-    trace, _ = run(spec(holdout="every_nth_batch", holdout_n=2, stream="with_replacement", passes=4.0, max_docs=400,
-                        n_checkpoints=1), small_corpus)
+    trace, _ = run(spec(holdout="every_nth_batch", holdout_n=2, stream="with_replacement", passes=4.0, max_docs=400),
+                   small_corpus)
     assert trace["heldout_excluded"].iloc[-1] > 0  # the draws repeat documents, so the count is tested
     assert ((trace["heldout_docs"] + trace["heldout_excluded"]) == 100).all()
     assert (trace["heldout_unscored"] == 0).all()  # every document here has tokens to observe and to hold out
@@ -304,7 +304,7 @@ def test_in_stream_splits_are_drawn_by_the_eval_seed(timed, small_corpus):
     """every_nth_batch scores a minibatch with a split of its own (salted by the batch index), still drawn by the eval
     seed: two eval seeds under one seed train identically and score the same minibatches on other splits (here the
     word-frequency baseline, which no training touches, differs)."""
-    one = dict(holdout="every_nth_batch", holdout_n=1, max_docs=200, n_checkpoints=1)
+    one = dict(holdout="every_nth_batch", holdout_n=1, max_docs=200)
     t0, m0 = run(spec(eval_seed=0, **one), small_corpus)
     t1, m1 = run(spec(eval_seed=1, **one), small_corpus)
     assert m0.trained_ids == m1.trained_ids and t0["docs_seen"].tolist() == t1["docs_seen"].tolist()

@@ -19,7 +19,7 @@ from typing import Any
 
 from . import previous
 from .method import SAFE_NAME, SAFE_RULES, SAFE_VALUE, check_yaml11_number, coerce, get_method
-from .run import RUN_FILES, RunSpec, check_policy_settings
+from .run import RUN_FILES, RunSpec
 from .streams import StreamError, make_holdout
 
 SETTING_NAMES = {f.name for f in fields(RunSpec)} - {"method", "params", "seed", "experiment", "dataset", "threads", "label"}
@@ -140,7 +140,6 @@ def expand_experiment(name: str, experiment: dict, datasets: dict) -> dict[str, 
             for dataset in exp_datasets:
                 for seed in seeds:
                     try:
-                        check_policy_settings(settings)
                         spec = RunSpec(method=group["method"], params=params, seed=seed, experiment=name,
                                        dataset=dataset, label=label, **settings)
                         spec.check()  # converts the given hyperparameters to their declared types

@@ -136,6 +136,7 @@ class RunSpec:
         for name in ("experiment", "dataset", "label"):
             if getattr(self, name) and not SAFE_NAME.fullmatch(getattr(self, name)):
                 raise ValueError(f"run setting {name!r} = {getattr(self, name)!r} is not a safe name ({SAFE_RULES})")
+        check_policy_settings(asdict(self))  # library callers too, not only the CLI and the grid
         make_holdout(self.holdout, self.holdout_n, self.n_checkpoints).check(batch_method=typed.get("batch_size") is None)
         Protocol(self.observed_fraction, self.folds, self.eval_seed)
         if self.stream not in STREAMS:

@@ -158,6 +158,21 @@ def test_tau0_zero_is_fine_without_decay():
     assert p["tau0"] == 0.0 and not math.isnan(p["tau0"])
 
 
+@pytest.mark.parametrize("settings, culprit", [
+    pytest.param({"holdout": "every_nth_batch", "n_checkpoints": 5}, "'n_checkpoints'", id="n_checkpoints-every_nth_batch"),
+    pytest.param({"holdout_n": 300}, "'holdout_n'", id="holdout_n-fixed"),
+])
+def test_library_run_setting_its_policy_ignores(monkeypatch, tiny_corpus, settings, culprit):
+    """A RunSpec built in Python with a setting its held-out policy never reads -> ValueError naming it, before the
+    corpus is read (the CLI and the grid refuse it too; here no front end stands between the caller and run)."""
+    import topicbench.run as run_module
+
+    monkeypatch.setattr(run_module, "load_corpus", lambda *a, **k: pytest.fail("the corpus was read before the check"))
+    spec = RunSpec(method="online_lda", params={"K": 3, "batch_size": 20}, **settings)
+    with pytest.raises(ValueError, match=f"{culprit} does not apply to the held-out policy"):
+        run_module.run(spec, "/nonexistent/corpus")
+
+
 def test_cli_param_given_twice(tmp_path, capsys):
     """--param K=3 --param K=4 -> exit 2 naming K, not a silent last-wins."""
     code, err = run_cli(tmp_path, capsys, "--method", "online_lda", "--param", "K=3", "--param", "K=4")

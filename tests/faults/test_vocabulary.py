@@ -190,8 +190,9 @@ def test_stream_window_too_short_to_complete_late_in_the_stream(holdout, monkeyp
     corpus = Corpus(counts, [f"w{i}" for i in range(30)], docs, {"name": "short_tail"})
     monkeypatch.setattr(run_module, "_warm_up", lambda *a: pytest.fail("the warm-up ran: the check came after compute"))
     spec = run_module.RunSpec(method="online_lda", params={"K": 2, "batch_size": 10}, stream="time_ordered",
-                              holdout=holdout, holdout_n=20 if holdout == "every_nth_batch" else 10, n_checkpoints=3,
-                              observed_fraction=0.9, topic_history_words=3)
+                              holdout=holdout, holdout_n=20 if holdout == "every_nth_batch" else 10,
+                              observed_fraction=0.9, topic_history_words=3,
+                              **({} if holdout == "every_nth_batch" else {"n_checkpoints": 3}))  # what each policy reads
     with pytest.raises(StreamError, match=f"{holdout} holds out no token at 190 documents: observed_fraction=0.9"):
         run_module.run(spec, corpus)
 
