@@ -220,6 +220,16 @@ def test_mcinerney_pvb_beats_svb_compares_the_best_alpha_with_streaming_vbs_best
     assert "mean 0.0240 over 3" in j.numbers and j.verdict == "reproduced", j.numbers
 
 
+def test_mcinerney_pvb_beats_svb_names_each_methods_eta():
+    """The judgement states the topic prior each method ran at: streaming VB's topics are smoothed by eta alone, so a
+    reader must see whether the comparison was at one small eta (here population VB 0.01, streaming VB 0.01 and 0.5)."""
+    frame = _mcinerney({"a": 4.0}).frames["mcinerney_fig1_a"].assign(p_eta=0.01)
+    svb = [{**frame.iloc[0].to_dict(), "method": "streaming_vb", "label": f"svb_eta{eta}", "p_log10_population": np.nan,
+            "p_eta": eta, "seed": seed, "loglik_per_word": -7.1} for seed in range(3) for eta in (0.01, 0.5)]
+    j = _claims.mcinerney_pvb_beats_svb(_Ctx({"mcinerney_fig1_a": pd.concat([frame, pd.DataFrame(svb)], ignore_index=True)}))
+    assert "topic prior eta: population VB 0.01, streaming VB 0.01, 0.5" in j.test, j.test
+
+
 def test_mcinerney_best_setting_has_the_best_mean_over_seeds():
     """McInerney et al. 2015, Figs. 1 and 3 draw each method at its best setting: the highest final score averaged over
     seeds. S = 64 scores -7.0 and -7.3 (mean -7.15), S = 256 -7.2 twice: S = 64, though S = 256 wins on seed 1."""
