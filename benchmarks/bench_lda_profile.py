@@ -39,8 +39,8 @@ def profile(corpus, K, batch_size, threads, seed=0):
     for counts in batches:
         diagnostics = {}
         t0 = time.process_time()
-        _, sstats, its = kernels.lda_e_step(counts, lda.exp_elog_beta, lda.alpha, lda.hyper["e_step_max_iter"],
-                                            lda.hyper["e_step_tol"], diagnostics=diagnostics)
+        _, sstats, its = kernels.lda_e_step(counts, lda.exp_elog_beta_t, lda.alpha, lda.hyper["e_step_max_iter"],
+                                            lda.hyper["e_step_tol"], diagnostics=diagnostics, word_major=True)
         t1 = time.process_time()
         lda.lam = kernels.natural_gradient_step(lda.lam, lda.step_size(), lda.eta, train.n_docs / counts.shape[0], sstats)
         t2 = time.process_time()

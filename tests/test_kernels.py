@@ -156,7 +156,33 @@ def test_dirichlet_expectation_matches_scipy():
 def test_exp_dirichlet_expectation_matches_scipy():
     lam = np.random.default_rng(3).gamma(0.5, 3.0, (7, 300)) + 1e-3
     expected = np.exp(psi(lam) - psi(lam.sum(axis=1, keepdims=True)))
-    np.testing.assert_allclose(kernels.exp_dirichlet_expectation(lam), expected, rtol=1e-10)
+    np.testing.assert_allclose(kernels.exp_dirichlet_expectation_t(lam), expected.T, rtol=1e-10)
+
+
+@pytest.mark.parametrize("n_words", [1, 63, 64, 65, 1001])
+def test_word_major_exp_dirichlet_expectation_over_its_column_blocks(n_words):
+    """exp(E[log beta]) written V x K (the E step's layout) in blocks of 64 columns: eq. 6 against scipy at widths
+    around the block size, C-contiguous (the E step reads it without a copy)."""
+    lam = np.random.default_rng(n_words).gamma(0.5, 3.0, (7, n_words)) + 1e-3
+    word_major = kernels.exp_dirichlet_expectation_t(lam)
+    assert word_major.shape == (n_words, 7) and word_major.flags.c_contiguous
+    expected = np.exp(psi(lam) - psi(lam.sum(axis=1, keepdims=True)))
+    np.testing.assert_allclose(word_major, expected.T, rtol=1e-10, atol=1e-300)  # subnormals hold few bits
+
+
+def test_e_step_on_word_major_topics_is_the_e_step_on_topic_major_ones():
+    """lda_e_step(..., word_major=True) reads a V x K array as the transposed K x V one: same gamma, sstats, iterations;
+    a K x V array passed as word-major is refused naming the shape the kernel would read past."""
+    rng = np.random.default_rng(5)
+    lam = rng.gamma(0.3, 2.0, (6, 40)) + 0.01
+    counts = sp.random(30, 40, density=0.2, random_state=1, format="csr", data_rvs=lambda n: rng.integers(1, 5, n))
+    topics_t = kernels.exp_dirichlet_expectation_t(lam)
+    a = kernels.lda_e_step(counts, np.ascontiguousarray(topics_t.T), 0.1)
+    b = kernels.lda_e_step(counts, topics_t, 0.1, word_major=True)
+    for x, y in zip(a, b):
+        assert np.array_equal(x, y)
+    with pytest.raises(ValueError, match="V x K with V = 40"):
+        kernels.lda_e_step(counts, rng.random((6, 41)), 0.1, word_major=True)
 
 
 def adversarial_problem(seed):

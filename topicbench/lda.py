@@ -48,13 +48,19 @@ class VariationalLDA(Method):
         self.last_elbo = np.nan
 
     def _refresh(self) -> None:
-        self.exp_elog_beta = kernels.exp_dirichlet_expectation(self.lam)
+        """exp(E[log beta]) (Hoffman et al. 2010, eq. 6) of the current lambda, kept word-major (V x K) as the E step
+        reads it; ``exp_elog_beta`` is its K x V view."""
+        self.exp_elog_beta_t = kernels.exp_dirichlet_expectation_t(self.lam)
+
+    @property
+    def exp_elog_beta(self) -> np.ndarray:
+        return self.exp_elog_beta_t.T
 
     def e_step(self, counts: sp.csr_matrix, want_sstats: bool = True, gamma: np.ndarray | None = None):
         """Per-document (gamma, phi) with lambda fixed (Hoffman et al. 2010, Alg. 2 E step), from ``gamma`` if given
         (else from gamma = 1, as Algs. 1 and 2 start)."""
-        return kernels.lda_e_step(counts, self.exp_elog_beta, self.alpha, self.hyper["e_step_max_iter"],
-                                  self.hyper["e_step_tol"], gamma=gamma, want_sstats=want_sstats)
+        return kernels.lda_e_step(counts, self.exp_elog_beta_t, self.alpha, self.hyper["e_step_max_iter"],
+                                  self.hyper["e_step_tol"], gamma=gamma, want_sstats=want_sstats, word_major=True)
 
     # -- the stochastic natural-gradient step (online LDA, SVI, population VB) -----------------
     def step_size(self) -> float:

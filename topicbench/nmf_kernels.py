@@ -33,7 +33,9 @@ def bnmf_local_step(counts: sp.csr_matrix, exp_elog_beta: np.ndarray, weight_rat
     a (n_docs x K), sum_d X_vd p_k^(vd) as K x V (the statistic of eqs. 11.25 and 11.33), iterations.
     """
     rate = np.asarray(weight_rate, dtype=np.float64)
-    return lda_e_step(counts, exp_elog_beta / rate[:, None], a0, max_iter, tol, gamma=shape, want_sstats=want_sstats)
+    # V x K, the layout the kernel reads: no copy when exp_elog_beta is the transpose of a V x K array (B-NMF's)
+    topics_t = np.ascontiguousarray((exp_elog_beta / rate[:, None]).T)
+    return lda_e_step(counts, topics_t, a0, max_iter, tol, gamma=shape, want_sstats=want_sstats, word_major=True)
 
 
 # -- C-NMF (Paisley, Blei and Jordan 2014, secs. 11.3.2, 11.5) -----------------------------------------

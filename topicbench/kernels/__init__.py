@@ -54,10 +54,10 @@ _cache.register()  # before any kernel is defined
 from .dense import N_CHUNKS, natural_gradient_step  # noqa: E402
 from .lda_estep import SKIP_EPS, SKIP_MARGIN, lda_e_step  # noqa: E402
 from .sparse import mixture_probs  # noqa: E402
-from .special import digamma, dirichlet_expectation, exp_dirichlet_expectation  # noqa: E402
+from .special import digamma, dirichlet_expectation, exp_dirichlet_expectation_t  # noqa: E402
 
 __all__ = ["N_CHUNKS", "SKIP_EPS", "SKIP_MARGIN", "digamma",
-           "dirichlet_expectation", "exp_dirichlet_expectation", "lda_e_step", "mixture_probs", "natural_gradient_step",
+           "dirichlet_expectation", "exp_dirichlet_expectation_t", "lda_e_step", "mixture_probs", "natural_gradient_step",
            "numba", "set_threads"]
 
 

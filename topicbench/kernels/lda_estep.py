@@ -436,12 +436,15 @@ def _lda_sstats(indptr, indices, token_weight, exp_theta, exp_elog_beta_t):
 
 def lda_e_step(counts: sp.csr_matrix, exp_elog_beta: np.ndarray, alpha, max_iter: int = 100, tol: float = 1e-3,
                gamma: np.ndarray | None = None, want_sstats: bool = True, skip_margin: float = SKIP_MARGIN,
-               diagnostics: dict | None = None):
+               diagnostics: dict | None = None, word_major: bool = False):
     """Fit (gamma, phi) for each document of ``counts`` with the topics fixed.
 
     Returns ``gamma`` (n_docs x K) and ``sstats`` (K x V), sum_d n_dw phi_dwk, the statistic of
     Hoffman et al. 2010, eq. 5 / Alg. 2 (already multiplied by exp E[log beta]), and the
     iterations each document used. ``gamma`` starts at 1 for every topic (Alg. 1 and 2).
+
+    With ``word_major``, ``exp_elog_beta`` is given V x K (``exp_dirichlet_expectation_t``), the layout the kernel
+    reads, and is not transposed (a K x V pass per call that a caller keeping that layout saves).
 
     ``skip_margin`` scales the bound at which topics are chosen to be skipped (see SKIP_EPS); it changes
     only the speed, never the result, which is what lets a test force the fall-back path. If given,
@@ -453,13 +456,17 @@ def lda_e_step(counts: sp.csr_matrix, exp_elog_beta: np.ndarray, alpha, max_iter
         raise ValueError(f"skip_margin must be > 0, got {skip_margin!r}")
     counts = sp.csr_matrix(counts)
     n_docs = counts.shape[0]
-    if np.ndim(exp_elog_beta) != 2 or np.shape(exp_elog_beta)[1] != counts.shape[1]:  # the kernel does not check bounds
-        raise ValueError(f"lda_e_step: exp_elog_beta must be K x V with V = {counts.shape[1]} (the counts' columns), "
-                         f"got shape {np.shape(exp_elog_beta)}")
-    n_topics = exp_elog_beta.shape[0]
+    words_axis = 0 if word_major else 1
+    if np.ndim(exp_elog_beta) != 2 or np.shape(exp_elog_beta)[words_axis] != counts.shape[1]:  # the kernel does not check bounds
+        raise ValueError(f"lda_e_step: exp_elog_beta must be {'V x K' if word_major else 'K x V'} with V = "
+                         f"{counts.shape[1]} (the counts' columns), got shape {np.shape(exp_elog_beta)}")
+    n_topics = exp_elog_beta.shape[1 - words_axis]
     alpha = np.broadcast_to(np.asarray(alpha, dtype=np.float64), (n_topics,)).copy()
     gamma = np.ones((n_docs, n_topics)) if gamma is None else np.array(gamma, dtype=np.float64, copy=True)
-    exp_elog_beta_t = _transpose(np.ascontiguousarray(exp_elog_beta, dtype=np.float64))
+    if word_major:
+        exp_elog_beta_t = np.ascontiguousarray(exp_elog_beta, dtype=np.float64)
+    else:
+        exp_elog_beta_t = _transpose(np.ascontiguousarray(exp_elog_beta, dtype=np.float64))
     n_chunks = max(1, min(N_CHUNKS, n_docs))
     doc_counts = np.zeros((n_docs, 5), dtype=np.int64)
     # numba's prange splits the chunks into one contiguous share per thread up front; with chunk size 1 they are

@@ -73,15 +73,27 @@ def _digamma_one_division(x: float) -> float:
 
 
 @njit(parallel=True, cache=True)
-def exp_dirichlet_expectation(param: np.ndarray) -> np.ndarray:
-    """exp(E[log x]) row-wise; the form the E-step multiplies with (each row by ``_exp_theta_block``)."""
+def exp_dirichlet_expectation_t(param: np.ndarray) -> np.ndarray:
+    """exp(E[log x]) of each row of ``param`` (Hoffman et al. 2010, eq. 6), each by ``_exp_theta_block``, written
+    word-major: V x K for a K x V ``param``, the layout the E step reads (a word's K topics contiguous), so it need not
+    transpose K x V at every call."""
     n, k = param.shape
-    out = np.empty((n, k))
+    psi_total = np.empty(n)
     for i in prange(n):
         total = 0.0
         for j in range(k):
             total += param[i, j]
-        _exp_theta_block(param[i], _digamma_one_division(total), out[i], np.empty(k, dtype=np.int64))
+        psi_total[i] = _digamma_one_division(total)
+    out = np.empty((k, n))
+    block = 64  # columns of param per task: n rows of 64 read, 64 rows of n written, all in cache
+    for b in prange((k + block - 1) // block):
+        start, stop = b * block, min(k, (b + 1) * block)
+        row = np.empty(block)
+        bits = np.empty(block, dtype=np.int64)
+        for i in range(n):
+            _exp_theta_block(param[i, start:stop], psi_total[i], row[:stop - start], bits)
+            for j in range(stop - start):
+                out[start + j, i] = row[j]
     return out
 
 
