@@ -9,6 +9,7 @@ so an impossible grid fails in seconds, not after hours of compute.
 from __future__ import annotations
 
 import contextlib
+import errno
 import itertools
 import math
 import os
@@ -319,6 +320,21 @@ def _inside(path, folder) -> bool:
                for outer in {os.path.abspath(folder), os.path.realpath(folder)})
 
 
+def _probe_write(folder) -> None:
+    """Write 4 KiB to a new file in ``folder``, sync it and remove it: OSError if the folder takes no file (read-only) or
+    not its bytes (a full disk fails the write, a short write or, at the latest, the sync)."""
+    fd, probe = tempfile.mkstemp(dir=folder, prefix=".topicbench-probe-")
+    try:
+        block = b"\0" * 4096
+        if os.write(fd, block) != len(block):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+        with contextlib.suppress(OSError):
+            os.unlink(probe)
+
+
 def _check_writable(key: str, root: Path) -> None:
     """``root`` exists as a folder we can write in, or can be made: found at DAG build, not as a traceback from the
     workflow's onstart (or a failed job) after other jobs ran. The nearest existing ancestor must be a folder that
@@ -331,10 +347,7 @@ def _check_writable(key: str, root: Path) -> None:
     if not folder.is_dir():
         raise GridError(f"{key} {str(root)!r} cannot be made: {str(folder)!r} is not a folder")
     try:
-        with tempfile.NamedTemporaryFile(dir=folder, prefix=".topicbench-probe-") as probe:
-            probe.write(b"\0" * 4096)  # a full disk takes the name but not the bytes (then: the onstart's bare ENOSPC)
-            probe.flush()
-            os.fsync(probe.fileno())
+        _probe_write(folder)  # a full disk takes the name but not the bytes (then: the onstart's bare ENOSPC)
     except OSError as err:
         raise GridError(f"{key} {str(root)!r} is not writable: nothing can be written in {str(folder)!r} "
                         f"({err.strerror or err})") from None
@@ -351,21 +364,11 @@ def check_temp_folders(environ=os.environ) -> None:
         folder = environ.get(name)
         if not folder or not os.path.isdir(folder):
             continue
-        probe = None
         try:
-            fd, probe = tempfile.mkstemp(dir=folder, prefix=".topicbench-probe-")
-            try:
-                os.write(fd, b"\0" * 4096)  # a full disk takes the name but not the bytes
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+            _probe_write(folder)  # a full disk takes the name but not the bytes
         except OSError as err:
             raise GridError(f"{name} {folder!r} cannot hold a temporary file ({err.strerror or err}): Snakemake's job "
                             f"scheduler and the jobs write there; point {name} at a folder with room, or unset it") from None
-        finally:
-            if probe is not None:
-                with contextlib.suppress(OSError):
-                    os.unlink(probe)
 
 
 # Snakemake deletes a job's existing outputs before it runs the job. A results_dir or data_dir that already holds

@@ -243,10 +243,12 @@ def test_output_folder_in_a_read_only_place(tmp_path, key):
 
 @pytest.mark.parametrize("variable, fault", [pytest.param("TMPDIR", "read-only", id="TMPDIR-read-only"),
                                              pytest.param("TMPDIR", "full", id="TMPDIR-on-a-full-disk"),
-                                             pytest.param("TMP", "full", id="TMP-on-a-full-disk")])
+                                             pytest.param("TMP", "full", id="TMP-on-a-full-disk"),
+                                             pytest.param("TMPDIR", "short", id="TMPDIR-takes-part-of-the-probe")])
 def test_temporary_folder_that_takes_no_file(tmp_path, monkeypatch, variable, fault):
     """TMPDIR (or TMP) a read-only folder or one on a full disk -> GridError at DAG build naming the variable and the
-    error (was: Snakemake's job scheduler stopped with a traceback writing its pulp problem file there)."""
+    error (was: Snakemake's job scheduler stopped with a traceback writing its pulp problem file there). A full disk
+    fails the write, or writes only part of the probe."""
     from topicbench.grid import check_temp_folders
 
     folder = "/proc" if fault == "read-only" else str(tmp_path)
@@ -254,6 +256,9 @@ def test_temporary_folder_that_takes_no_file(tmp_path, monkeypatch, variable, fa
         def full(fd, data):
             raise OSError(28, "No space left on device")
         monkeypatch.setattr(os, "write", full)
+    if fault == "short":
+        write = os.write
+        monkeypatch.setattr(os, "write", lambda fd, data: write(fd, data[:len(data) // 2]))
     with pytest.raises(GridError, match=rf"{variable} '{folder}' cannot hold a temporary file \((No such file|No space)"):
         check_temp_folders({variable: folder})
     monkeypatch.undo()
