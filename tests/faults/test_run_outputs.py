@@ -426,9 +426,16 @@ def test_out_holding_a_user_file_with_a_run_file_name(tmp_path, tiny_corpus, nam
     pytest.param("run-trace", id="aggregate-out-a-run-trace"),
     pytest.param("user-parquet", id="aggregate-out-a-users-parquet-table"),
     pytest.param("corpus-docs", id="aggregate-out-a-corpus-docs-parquet"),
+    pytest.param("link-to-table", id="aggregate-out-a-symlink-to-an-earlier-table"),
+    pytest.param("table-in-run-folder", id="aggregate-out-an-earlier-table-inside-a-run-folder"),
+    pytest.param("folder", id="aggregate-out-a-folder"),
+    pytest.param("dangling-link", id="aggregate-out-a-dangling-symlink"),
 ])
 def test_aggregate_never_overwrites_what_is_not_its_table(tmp_path, tiny_corpus, capsys, target):
     """aggregate --out naming a user's file, one of its inputs or a run's trace -> exit 2 naming it; the file kept.
+
+    Also a symlink (dangling, or to an earlier table: the link is the user's), a folder, and an earlier table inside a
+    run folder.
 
     A Parquet file that is not an aggregate table too: a user's own, or a corpus's docs.parquet (was: any Parquet file
     outside a run folder was taken for an earlier table and replaced)."""
@@ -437,18 +444,30 @@ def test_aggregate_never_overwrites_what_is_not_its_table(tmp_path, tiny_corpus,
         assert cli(["run", "--corpus", str(tiny_corpus), "--out", str(folder), "--seed", str(seed), *FAST_RUN]) == 0
     out = {"user-file": tmp_path / "notes.txt", "input": runs[0] / "trace.parquet",
            "run-trace": runs[1] / "trace.parquet", "user-parquet": tmp_path / "mine.parquet",
-           "corpus-docs": tmp_path / "corpus" / "docs.parquet"}[target]
+           "corpus-docs": tmp_path / "corpus" / "docs.parquet", "link-to-table": tmp_path / "link.parquet",
+           "table-in-run-folder": runs[1] / "all.parquet", "folder": tmp_path / "folder",
+           "dangling-link": tmp_path / "dangling.parquet"}[target]
+    if target in ("link-to-table", "table-in-run-folder"):  # a real earlier table, reached another way
+        table = tmp_path / "all.parquet" if target == "link-to-table" else out
+        assert cli(["aggregate", "--out", str(table), str(runs[1] / "trace.parquet")]) == 0
+        if target == "link-to-table":
+            out.symlink_to(table)
+    if target == "folder":
+        out.mkdir()
+        (out / "x").write_text("mine")
+    if target == "dangling-link":
+        out.symlink_to(tmp_path / "elsewhere.parquet")
     if target == "user-file":
         out.write_text("precious")
     if target == "user-parquet":
         pd.DataFrame({"my": [1.0, 2.0]}).to_parquet(out)
     if target == "corpus-docs":
         shutil.copytree(tiny_corpus, out.parent)
-    before = out.read_bytes()
+    before = checksums(tmp_path)
     capsys.readouterr()
     code = cli(["aggregate", "--out", str(out), str(runs[0] / "trace.parquet")])
     assert code == 2 and f"--out {out}" in capsys.readouterr().err
-    assert out.read_bytes() == before
+    assert checksums(tmp_path) == before and (target not in ("link-to-table", "dangling-link") or out.is_symlink())
 
 
 def test_killed_atomic_write_leaves_no_temporary_file(tmp_path, tiny_corpus):
