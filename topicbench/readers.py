@@ -468,15 +468,19 @@ def read_matrix_market(path, vocab_path, docs_in_rows: bool = True, encoding: st
         first = first[3:] if bom else first
         if not first.startswith(b"%%MatrixMarket"):
             raise ReaderError(f"{where(path, 1)}: bad header: expected '%%MatrixMarket matrix coordinate ...', got {first[:60]!r}")
-        field, symmetry = (first.decode("ascii", "replace").lower().split() + ["", "", "", ""])[3:5]
+        kind, layout, field, symmetry = (first.decode("ascii", "replace").lower().split() + ["", "", "", ""])[1:5]
+        if kind != "matrix":  # scipy refuses a vector file from inside a reader that aborts the process once freed
+            raise ReaderError(f"{where(path, 1)}: header says {kind!r}, but a documents x words count matrix is a "
+                              f"'matrix'; write it as '%%MatrixMarket matrix coordinate integer general'")
         if symmetry not in ("general", ""):  # scipy would mirror every entry: counts the file never wrote
             raise ReaderError(f"{where(path, 1)}: header says {symmetry!r}, but a documents x words count matrix is not "
                               f"{symmetry}; write it as 'general' (every entry listed)")
         if field == "pattern" and report is not None:  # positions without values: each is one occurrence
             report["matrix_market_field"] = "pattern (every entry read as a count of 1)"
+        _check_matrix_market_numbers(path, layout, field)  # before scipy, which a stray character can crash
         with open_binary(path) as handle:
             handle.read(3 if bom else 0)  # scipy reads on from here
-            matrix = scipy.io.mmread(handle)
+            matrix = scipy.io.mmread(io.BufferedReader(_EndsInNewline(handle)))
     except ReaderError:
         raise
     except (ValueError, OSError, EOFError, IndexError, TypeError, OverflowError, lzma.LZMAError, zlib_error()) as err:
@@ -503,6 +507,60 @@ def read_matrix_market(path, vocab_path, docs_in_rows: bool = True, encoding: st
     if not len(kept):
         raise ReaderError(f"{path}: no documents (every row of the {matrix.shape[0]} x {matrix.shape[1]} matrix is empty)")
     return counts, vocab, kept, matrix.shape[0]
+
+
+class _EndsInNewline(io.RawIOBase):
+    """A file read with one more line feed at its end: scipy's Matrix Market reader dies of a segmentation fault on a
+    last line that ends in a space, tab or CR instead of a line feed ('2 2 3 ' as the file's last bytes)."""
+
+    def __init__(self, handle):
+        self.handle, self.ended = handle, False
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        data = self.handle.read(len(buffer))
+        if not data and not self.ended:
+            self.ended, data = True, b"\n"
+        buffer[: len(data)] = data
+        return len(data)
+
+
+_MM_INDEX, _MM_INTEGER = r"\d+", r"[+-]?\d+"
+_MM_REAL = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eEdD][+-]?\d+)?|[+-]?(?i:inf|infinity|nan)"
+
+
+def _check_matrix_market_numbers(path, layout: str, field: str) -> None:
+    """Every entry line holds the numbers its header promises, whole: scipy's reader stops a number at its first bad
+    character and ignores a surplus column, so '3.5' or '1e3' in an integer file were read as 3 and 1, '3abc' as 3,
+    and '1 1 3 7' as 3, silently. One pattern over 16 MB pieces of the file; the first line it does not fit is named."""
+    values = {"pattern": [], "complex": [("real", _MM_REAL), ("imaginary", _MM_REAL)],
+              "integer": [("count", _MM_INTEGER)]}.get(field, [("count", _MM_REAL)])
+    numbers = [("row", _MM_INDEX), ("column", _MM_INDEX)] * (layout == "coordinate") + values
+    entry = r"[ \t]*" + r"[ \t]+".join(f"(?:{n})" for _, n in numbers) + r"[ \t]*"
+    misfit = re.compile(rf"^(?!(?:{entry}|%.*|[ \t]*)\r?$).*$", re.M)  # an entry, a comment or a blank line
+    with open_binary(path) as handle:  # bytes as Latin-1: a comment may be in any encoding, a number is ASCII
+        line_no = 0
+        while True:  # the header, comments and the size line, which scipy has read
+            line = handle.readline().decode("latin-1")
+            line_no += 1
+            if not line or line_no > 1 and line.strip() and not line.startswith("%"):
+                break
+        rest = b""
+        while True:
+            piece = handle.read(1 << 24)
+            whole = rest + piece
+            cut = len(whole) if not piece else whole.rfind(b"\n") + 1  # whole lines, and at the end what is left
+            text, rest = whole[:cut].decode("latin-1"), whole[cut:]
+            bad = misfit.search(text)
+            if bad:
+                raise ReaderError(f"{where(path, line_no + 1 + text.count(chr(10), 0, bad.start()))}: expected "
+                                  f"'{' '.join(name for name, _ in numbers)}' (the header says {layout} {field}), "
+                                  f"got {bad.group()[:60]!r}")
+            line_no += text.count("\n")
+            if not piece:
+                return
 
 
 # --------------------------------------------------------------------------------------------

@@ -7,6 +7,9 @@ import ast
 import gzip
 import json
 import lzma
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -15,9 +18,9 @@ import pytest
 import scipy.sparse as sp
 
 try:
-    from ._prepare_util import digest, run_cli, uci, uci_args
+    from ._prepare_util import digest, run_cli, run_subprocess, uci, uci_args
 except ImportError:
-    from _prepare_util import digest, run_cli, uci, uci_args
+    from _prepare_util import digest, run_cli, run_subprocess, uci, uci_args
 
 BIG = 10**10  # wraps to 1,410,065,408 in int32
 
@@ -532,3 +535,49 @@ def test_user_corpus_too_small_for_a_test_split(tmp_path, capsys):
     assert code == 2 and "corpus user_text (3 documents, split: seeded random: 10% test, seed 0) has none: prepare it " \
                          "with a test_fraction that leaves a test document" in err, err
     assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("header, entry, named", [
+    pytest.param("integer", "2 3 2.5", "c.mtx:4: expected 'row column count' (the header says coordinate integer), got "
+                                       "'2 3 2.5'", id="mm-integer-file-with-2.5"),
+    pytest.param("integer", "2 3 1e3", "c.mtx:4: expected 'row column count'", id="mm-integer-file-with-1e3"),
+    pytest.param("real", "2 3 4abc", "c.mtx:4: expected 'row column count' (the header says coordinate real)",
+                 id="mm-real-file-with-4abc"),
+    pytest.param("integer", "2 3 4 7", "c.mtx:4: expected 'row column count'", id="mm-surplus-column"),
+    pytest.param("pattern", "2 3 4", "c.mtx:4: expected 'row column' (the header says coordinate pattern)",
+                 id="mm-pattern-file-with-counts"),
+])
+def test_matrix_market_number_read_in_part_named(tmp_path, capsys, header, entry, named):
+    """A Matrix Market entry not of its header's numbers (2.5 in an integer file, 4abc) -> exit 2 naming file:line
+    (was: scipy read 2.5 as 2, 1e3 as 1 and 4abc as 4, and dropped a surplus column's 7, silently)."""
+    (tmp_path / "v.txt").write_text("apple\nbread\ncheese\n")
+    first = "1 1" if header == "pattern" else "1 1 2"
+    (tmp_path / "c.mtx").write_text(f"%%MatrixMarket matrix coordinate {header} general\n2 3 2\n{first}\n{entry}\n")
+    code, err = prepare_fails(capsys, bow_args("mm", tmp_path / "c.mtx", tmp_path / "v.txt", tmp_path / "out"),
+                              tmp_path / "out", tmp_path / "c.mtx")
+    assert code == 2 and named in err, err
+
+
+def test_matrix_market_last_line_without_line_feed_read(tmp_path):
+    """A Matrix Market file whose last line ends in a space, a tab or a CR, with no line feed after it -> read as with
+    one (was: scipy's reader died of a segmentation fault). In a child process, so a crash fails only this case."""
+    (tmp_path / "v.txt").write_text("apple\nbread\ncheese\n")
+    for n, end in enumerate((" ", "\t", "\r")):
+        (tmp_path / f"c{n}.mtx").write_text(f"%%MatrixMarket matrix coordinate integer general\n2 3 2\n1 1 2\n2 3 4{end}")
+    script = ("import sys; from topicbench.readers import read_matrix_market as r; "
+              "[print(r(f'{sys.argv[1]}/c{n}.mtx', f'{sys.argv[1]}/v.txt')[0].toarray().tolist()) for n in range(3)]")
+    proc = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+    assert proc.returncode == 0 and proc.stdout.splitlines() == ["[[2, 0, 0], [0, 0, 4]]"] * 3, (proc.returncode,
+                                                                                                  proc.stderr[-300:])
+
+
+def test_matrix_market_vector_header_named(tmp_path):
+    """A Matrix Market file whose header says 'vector' -> exit 2 naming file:1 (was: scipy's error printed, then the
+    process aborted (exit 134) as its reader, freed after the file had closed, seeked it). In a child process."""
+    (tmp_path / "v.txt").write_text("apple\nbread\ncheese\n")
+    (tmp_path / "c.mtx").write_text("%%MatrixMarket vector coordinate integer general\n3 2\n1 1\n3 4\n")
+    code, err = run_subprocess(bow_args("mm", tmp_path / "c.mtx", tmp_path / "v.txt", tmp_path / "out"))
+    assert code == 2 and "c.mtx:1: header says 'vector', but a documents x words count matrix is a 'matrix'" in err, \
+        (code, err[-300:])
+    assert not (tmp_path / "out").exists()
