@@ -581,3 +581,33 @@ def test_matrix_market_vector_header_named(tmp_path):
     assert code == 2 and "c.mtx:1: header says 'vector', but a documents x words count matrix is a 'matrix'" in err, \
         (code, err[-300:])
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("damage, named", [
+    pytest.param("decompressed", "docword.kos.txt.gz: file does not exist (docword.kos.txt is beside it",
+                 id="uci-bow-docword-decompressed-beside-a-filled-cache"),
+    pytest.param("folder", "docword.kos.txt.gz: not a file", id="uci-bow-folder-for-the-docword-file"),
+    pytest.param("broken-link", "docword.kos.txt.gz: a broken or looping symbolic link", id="uci-bow-docword-broken-link"),
+    pytest.param("no-vocab", "vocab.kos.txt: file does not exist", id="uci-bow-vocabulary-missing"),
+])
+def test_uci_bow_partial_corpora_dir_folder_named(tmp_path, capsys, monkeypatch, damage, named):
+    """corpora_dir/uci_bow/ with a collection's file missing, a folder, a broken link or decompressed -> exit 2 naming it
+    (was: the folder passed over for the download cache's copy: prepared from files the user never chose)."""
+    body = "3\n3\n3\n1 1 2\n2 2 1\n3 3 4\n"
+    monkeypatch.setenv("TOPICBENCH_CACHE", str(tmp_path / "cache"))
+    for folder in (tmp_path / "cache" / "uci_bow", tmp_path / "corpora" / "uci_bow"):  # a download in the cache
+        folder.mkdir(parents=True)
+        (folder / "vocab.kos.txt").write_text("apple\nbread\ncheese\n")
+    (tmp_path / "cache" / "uci_bow" / "docword.kos.txt.gz").write_bytes(gzip.compress(body.encode()))
+    if damage == "decompressed":
+        (folder / "docword.kos.txt").write_text(body)
+    elif damage == "folder":
+        (folder / "docword.kos.txt.gz").mkdir()
+    elif damage == "broken-link":
+        (folder / "docword.kos.txt.gz").symlink_to(tmp_path / "nowhere")
+    else:
+        (folder / "vocab.kos.txt").unlink()
+        (folder / "docword.kos.txt.gz").write_bytes(gzip.compress(body.encode()))
+    code, err = prepare_fails(capsys, ["prepare", "uci_bow", "--out", tmp_path / "out", "--corpora-dir",
+                                       tmp_path / "corpora", "--param", "test_fraction=0.34"], tmp_path / "out", folder)
+    assert code == 2 and f"{folder}/{named}" in err and "needs both docword.kos.txt.gz and vocab.kos.txt" in err, err
