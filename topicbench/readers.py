@@ -217,6 +217,8 @@ def read_vocab(path, encoding: str = "utf-8") -> list[str]:
         word = line.strip()
         if not word:
             raise ReaderError(f"{where(path, line_no)}: blank vocabulary entry")
+        if "\r" in word:  # lines ended by a bare CR: the whole file one 'word'
+            raise ReaderError(f"{where(path, line_no)}: a CR inside the word {word[:40]!r}{BARE_CR}")
         if word in seen:
             raise ReaderError(f"{where(path, line_no)}: duplicate word {word!r} (first on line {seen[word]})")
         if "\t" in word:  # a gensim or Mallet dictionary (id, word, frequency): the word would be the whole line
@@ -282,7 +284,7 @@ def read_uci_bow(docword, vocab_path, encoding: str = "utf-8", report: dict | No
             field = line.strip()
             if not re.fullmatch(r"\d+", field):
                 raise ReaderError(f"{where(docword, line_no)}: bad UCI header: expected a single integer "
-                                  f"({('D', 'W', 'NNZ')[len(header)]}), got {line[:60]!r}")
+                                  f"({('D', 'W', 'NNZ')[len(header)]}), got {line[:60]!r}{BARE_CR * (chr(13) in field)}")
             header.append(int(field))
             if len(header) == 3:
                 n_docs, n_words, nnz = header
@@ -414,7 +416,8 @@ def read_ldac(path, vocab_path, encoding: str = "utf-8", max_docs: int | None = 
             raise ReaderError(f"{where(path, line_no)}: blank line (an empty document is written '0')")
         n_read += 1
         if not pair.match(text):
-            raise ReaderError(f"{where(path, line_no)}: expected 'N id:count ...', got {line[:60]!r}")
+            raise ReaderError(f"{where(path, line_no)}: expected 'N id:count ...', got {line[:60]!r}"
+                              f"{BARE_CR * (chr(13) in line.strip())}")
         try:
             numbers = np.array(text.replace(":", " ").split(), dtype=np.int64)
         except OverflowError:
@@ -1196,7 +1199,13 @@ def max_df_count(max_df: float, n_docs: int) -> int:
 def read_fixed_vocab(path) -> list[str]:
     """A ``vocab_file`` (:func:`read_vocab`) whose every word is in NFC, the form the tokeniser gives every text: a
     decomposed 'café' (e + U+0301) could never match a token, so the user's entry would be without effect."""
-    vocab = read_vocab(path)
+    try:
+        vocab = read_vocab(path)
+    except ReaderError as err:  # the hint 'pass encoding=' is for the source: a vocab_file has no encoding parameter
+        if not isinstance(err.__cause__, UnicodeDecodeError):
+            raise
+        raise ReaderError(f"{str(err).split('; ')[0]}; a vocab_file is read as UTF-8 (the encoding parameter is the "
+                          f"source's): save it as UTF-8") from err
     for line_no, word in enumerate(vocab, start=1):  # read_vocab refuses blank lines: word i is on line i
         if not word.isascii() and unicodedata.normalize("NFC", word) != word:
             raise ReaderError(f"{where(path, line_no)}: vocabulary word {word!r} is not in Unicode NFC (composed) "
@@ -1267,6 +1276,9 @@ def bag_of_words(texts: Sequence[str], prep: Preprocess, source: str = "text") -
         report["not_applied_with_vocab_file"] = ["vocab_size", "min_df", "max_df"]  # recorded above, but not cut by
         # a word the tokeniser never yields (upper case, a stop word, short, two tokens) is a column of zeros
         never = [w for w in vocab if prep.tokenize(w, stop) != [w]]
+        if len(never) == len(vocab):  # else every document comes out empty, 'shorter than min_doc_length'
+            raise ReaderError(f"{prep.vocab_file}: no word of the vocab_file can ever be a token (upper case, a stop "
+                              f"word, too short, or not one token), e.g. {never[0]!r}: the corpus would be empty")
         if never:
             report["vocab_file_words_never_matched"] = {
                 "count": len(never), "first": never[:5],

@@ -611,3 +611,19 @@ def test_uci_bow_partial_corpora_dir_folder_named(tmp_path, capsys, monkeypatch,
     code, err = prepare_fails(capsys, ["prepare", "uci_bow", "--out", tmp_path / "out", "--corpora-dir",
                                        tmp_path / "corpora", "--param", "test_fraction=0.34"], tmp_path / "out", folder)
     assert code == 2 and f"{folder}/{named}" in err and "needs both docword.kos.txt.gz and vocab.kos.txt" in err, err
+
+
+@pytest.mark.parametrize("fmt, body, named", [
+    pytest.param("uci", "2\r3\r2\r1 1 2\r2 3 1\r", "c.txt:1: bad UCI header", id="uci-docword-bare-cr-lines"),
+    pytest.param("ldac", "2 0:1 1:2\r1 2:1\r", "c.txt:1: expected 'N id:count ...'", id="ldac-bare-cr-lines"),
+    pytest.param("uci-vocab", "apple\rbread\rcheese\r", "v.txt:1: a CR inside the word 'apple\\rbread\\rcheese'",
+                 id="uci-vocabulary-bare-cr-lines"),
+])
+def test_bag_of_words_bare_cr_lines_named(tmp_path, capsys, fmt, body, named):
+    """A UCI or LDA-C file, or its vocabulary, whose lines end in a bare CR (classic Mac OS) -> exit 2 naming file:1
+    and the line ends (was: 'bad UCI header' or 'W=3 but the vocabulary has 1 words', the cause unsaid)."""
+    (tmp_path / "c.txt").write_text("2\n3\n2\n1 1 2\n2 3 1\n" if fmt == "uci-vocab" else body, newline="")
+    (tmp_path / "v.txt").write_text(body if fmt == "uci-vocab" else "apple\nbread\ncheese\n", newline="")
+    code, err = prepare_fails(capsys, bow_args("ldac" if fmt == "ldac" else "uci", tmp_path / "c.txt", tmp_path / "v.txt",
+                                               tmp_path / "out"), tmp_path / "out", tmp_path / "c.txt")
+    assert code == 2 and named in err and "its lines end in a bare CR" in err, err

@@ -272,3 +272,25 @@ def test_case_is_lowered_not_folded():
     (folding would write every ς as σ, a spelling no Greek text uses)."""
     tokens = Preprocess(stop_words=False).tokenize("Maße Masse MASSE ΟΔΟΣ οδος")
     assert tokens == ["maße", "masse", "masse", "οδος", "οδος"], tokens
+
+
+@pytest.mark.parametrize("words, named", [
+    pytest.param(b"Bread\nthe\nx\n", "v.txt: no word of the vocab_file can ever be a token (upper case, a stop word, "
+                                     "too short, or not one token), e.g. 'Bread'", id="vocab-file-no-word-a-token"),
+    pytest.param(b"bread\rcafe\r", "v.txt:1: a CR inside the word 'bread\\rcafe'; its lines end in a bare CR",
+                 id="vocab-file-bare-cr-lines"),
+    pytest.param("bread\ncafé\n".encode("utf-16"), "v.txt:1: not valid utf-8 text (invalid start byte at byte 0); a "
+                 "vocab_file is read as UTF-8 (the encoding parameter is the source's)", id="vocab-file-utf16"),
+])
+def test_fixed_vocabulary_that_can_match_nothing_named(tmp_path, capsys, words, named):
+    """A vocab_file no token can match (every word upper case, a stop word or short; CR line ends) -> exit 2 naming it
+    (was: 'every document is shorter than min_doc_length', naming the text; for UTF-16: 'pass encoding=utf-16', the
+    source's parameter, which cannot read it)."""
+    from _prepare_util import run_cli
+
+    (tmp_path / "t.jsonl").write_text('{"text": "cafe bread bread"}\n{"text": "bread cafe bread"}\n')
+    (tmp_path / "v.txt").write_bytes(words)
+    code, err = run_cli(["prepare", "user_text", "--param", f"path={tmp_path / 't.jsonl'}", "--param",
+                         f"vocab_file={tmp_path / 'v.txt'}", "--out", str(tmp_path / "out")], capsys)
+    assert code == 2 and named in err, err
+    assert not (tmp_path / "out").exists()
