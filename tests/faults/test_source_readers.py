@@ -627,3 +627,21 @@ def test_bag_of_words_bare_cr_lines_named(tmp_path, capsys, fmt, body, named):
     code, err = prepare_fails(capsys, bow_args("ldac" if fmt == "ldac" else "uci", tmp_path / "c.txt", tmp_path / "v.txt",
                                                tmp_path / "out"), tmp_path / "out", tmp_path / "c.txt")
     assert code == 2 and named in err and "its lines end in a bare CR" in err, err
+
+
+@pytest.mark.parametrize("fmt, body", [
+    pytest.param("uci", "4\n3\n3\n1 1 2\n2 2 1\n4 3 4\n", id="uci-docids-1-2-4"),
+    pytest.param("mm", "%%MatrixMarket matrix coordinate integer general\n4 3 3\n1 1 2\n2 2 1\n4 3 4\n", id="mm-rows-1-2-4"),
+    pytest.param("ldac", "1 0:2\n1 1:1\n0\n1 2:4\n", id="ldac-lines-1-2-4"),
+])
+def test_user_bow_document_ids_are_the_files_own_numbers(tmp_path, capsys, fmt, body):
+    """A user_bow file whose documents 1, 2 and 4 hold counts (3 is empty) -> doc ids doc1, doc2, doc4: the file's own
+    numbers (was: doc0, doc1, doc3, so 'doc3' named the file's document 4, an off-by-one against every UCI docID)."""
+    (tmp_path / "c.txt").write_text(body)
+    (tmp_path / "v.txt").write_text("apple\nbread\ncheese\n")
+    code, err = run_cli([*bow_args(fmt, tmp_path / "c.txt", tmp_path / "v.txt", tmp_path / "out"), "--param",
+                         "test_fraction=0"], capsys)
+    assert code == 0, err
+    docs = pd.read_parquet(tmp_path / "out" / "docs.parquet")
+    assert docs["doc_id"].tolist() == ["doc1", "doc2", "doc4"]
+    assert json.loads((tmp_path / "out" / "corpus.json").read_text())["preprocessing"]["dropped_empty"] == 1
