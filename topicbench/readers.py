@@ -1018,11 +1018,13 @@ def cjk_bigrams(match: re.Match) -> str:
 
 
 _ASCII_WORD = re.compile("[a-z]+")  # token_pattern() on lower-cased ASCII text
-_INVISIBLE = re.compile("[\u00ad\u2060\ufeff]")  # soft hyphen, word joiner, BOM / zero-width no-break space
+# soft hyphen, word joiner, BOM / zero-width no-break space, and the bidirectional controls (LRM, RLM, ALM, embeddings,
+# overrides, isolates), which web text in Arabic, Hebrew or Persian carries and no reader sees
+_INVISIBLE = re.compile("[\u00ad\u2060\ufeff\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069]")
 TOKENIZER = ("HTML character references decoded (&eacute; -> e-acute, &amp; -> &; unknown ones removed); "
              "NFKC compatibility forms folded (ligatures, fullwidth and halfwidth forms, super/subscripts, Arabic "
              "presentation forms, non-breaking spaces; symbols such as the trade mark sign kept), lower-case (str.lower, not "
-             "case-folded: Maße and Masse stay two words, a final sigma stays ς), then NFC (Turkish dotted capital I as i); soft hyphens and word joiners removed; URLs, @mentions and retweet markers "
+             "case-folded: Maße and Masse stay two words, a final sigma stays ς), then NFC (Turkish dotted capital I as i); soft hyphens, word joiners and bidirectional marks (LRM, RLM, isolates) removed; URLs, @mentions and retweet markers "
              "(RT before an @mention) removed; a #hashtag is its word without the #; emoji and other symbols are word "
              "breaks, and so are digits, hyphens and apostrophes (', ’ and the modifier letter ʼ, U+02BC) (a number is no word; e-mail -> e, mail; don't -> don, t, each then "
              "subject to the length and stop rules); a letter then letters, combining marks, or a zero-width (non-)joiner between letters (one beside a "

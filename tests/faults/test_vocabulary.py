@@ -294,3 +294,13 @@ def test_fixed_vocabulary_that_can_match_nothing_named(tmp_path, capsys, words, 
                          f"vocab_file={tmp_path / 'v.txt'}", "--out", str(tmp_path / "out")], capsys)
     assert code == 2 and named in err, err
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("mark", [pytest.param("\u200f", id="right-to-left-mark"), pytest.param("\u200e", id="left-to-right-mark"),
+                                  pytest.param("\u061c", id="arabic-letter-mark"), pytest.param("\u2067", id="rtl-isolate")])
+def test_bidirectional_mark_inside_a_word(mark):
+    """A bidirectional mark (RLM, LRM, ALM, an isolate) inside a word -> one word, its plain spelling, as for a soft
+    hyphen (was: two tokens, 'infor' + 'mation'; and 'RT <RLM>@someone' kept 'rt', not read as a retweet marker)."""
+    prep = Preprocess(stop_words=False)
+    assert prep.tokenize(f"infor{mark}mation \u05e9\u05dc{mark}\u05d5\u05dd \u0633\u0644{mark}\u0627\u0645 RT {mark}@someone hi") == \
+        ["information", "\u05e9\u05dc\u05d5\u05dd", "\u0633\u0644\u0627\u0645", "hi"]
