@@ -828,7 +828,7 @@ def read_csv_text(path, text_column: str | Sequence[str] = "text", time_column: 
                               f"it; close or escape the quote (\"\" inside a quoted field)")
         if not record:
             continue
-        if record == header and columns["line"]:
+        if [record[0].removeprefix("\ufeff"), *record[1:]] == header and columns["line"]:  # a BOM: a file's start
             raise ReaderError(f"{where(path, first_line)}: the header row again (files joined with their headers?): "
                               f"{record[:4]}{'...' if len(record) > 4 else ''} would be read as a document")
         if len(record) != len(header):

@@ -33,6 +33,10 @@ def _source(tmp_path, damage):
         half = csv.splitlines(keepends=True)
         (src / "t.csv").write_text("".join(half[:3] + half[:1] + half[3:]))
         return "csv", src / "t.csv", []
+    if damage == "csv-header-repeated-with-bom":  # two exports, each with the byte-order mark Excel writes, joined
+        half = ("\ufeff" + csv).splitlines(keepends=True)
+        (src / "t.csv").write_text("".join(half[:3] + half[:1] + half[3:]), encoding="utf-8")
+        return "csv", src / "t.csv", []
     if damage in ("jsonl-text-twice", "jsonl-id-null", "jsonl-id-object"):
         bad = {"jsonl-text-twice": '{"id": 2, "text": "cheese dates apple", "text": "zebra"}',
                "jsonl-id-null": '{"id": null, "text": "cheese dates apple"}',
@@ -58,6 +62,8 @@ def _source(tmp_path, damage):
                  "to the end of the file and swallow the 1 line(s) after it", id="tsv-quote-never-closed"),
     pytest.param("csv-header-repeated", "t.csv:4: the header row again (files joined with their headers?): ['id', "
                  "'text'] would be read as a document", id="csv-header-repeated-mid-file"),
+    pytest.param("csv-header-repeated-with-bom", "t.csv:4: the header row again (files joined with their headers?)",
+                 id="csv-header-repeated-with-its-byte-order-mark"),
     pytest.param("jsonl-text-twice", "t.jsonl:3: field 'text' appears 2 times in the object: which one holds the data "
                  "is ambiguous", id="jsonl-field-written-twice"),
     pytest.param("jsonl-id-null", "t.jsonl:3: field 'id' is null, expected a document id", id="jsonl-id-null"),
@@ -75,7 +81,8 @@ def test_unseen_source_format_damage_named(tmp_path, capsys, damage, named):
 
     Damage: a quote never closed (CSV, or a TSV tweet starting with a quotation mark); the header row again mid-file;
     a JSON field written twice; a null or object id; UTF-8 read as Latin-1 / cp1252; decimal years read as ISO dates.
-    Was: the rows after the quote merged into one document; 'id text' prepared as a document; the last copy of the
+    Was: the rows after the quote merged into one document; 'id text' prepared as a document (also when the joined
+    file's header starts with a byte-order mark, as Excel's UTF-8 CSV does: found only without one); the last copy of the
     field taken; the id 'None' or "{'n': 2}"; 'cafÃ©' in the vocabulary; 2001.5 read as 2001-05-01 (2001.33)."""
     fmt, path, extra = _source(tmp_path, damage)
     before = digest(path)
