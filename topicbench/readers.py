@@ -219,6 +219,9 @@ def read_vocab(path, encoding: str = "utf-8") -> list[str]:
             raise ReaderError(f"{where(path, line_no)}: blank vocabulary entry")
         if "\r" in word:  # lines ended by a bare CR: the whole file one 'word'
             raise ReaderError(f"{where(path, line_no)}: a CR inside the word {word[:40]!r}{BARE_CR}")
+        if "\ufeff" in word:  # invisible: 'apple' and '<BOM>apple' would be two columns that print alike
+            raise ReaderError(f"{where(path, line_no)}: a byte-order mark (U+FEFF) inside the word {word[:40]!r} (files "
+                              f"joined, each saved with one?); remove it")
         if word in seen:
             raise ReaderError(f"{where(path, line_no)}: duplicate word {word!r} (first on line {seen[word]})")
         if "\t" in word:  # a gensim or Mallet dictionary (id, word, frequency): the word would be the whole line

@@ -618,15 +618,18 @@ def test_uci_bow_partial_corpora_dir_folder_named(tmp_path, capsys, monkeypatch,
     pytest.param("ldac", "2 0:1 1:2\r1 2:1\r", "c.txt:1: expected 'N id:count ...'", id="ldac-bare-cr-lines"),
     pytest.param("uci-vocab", "apple\rbread\rcheese\r", "v.txt:1: a CR inside the word 'apple\\rbread\\rcheese'",
                  id="uci-vocabulary-bare-cr-lines"),
+    pytest.param("uci-vocab", "\ufeffapple\nbread\n\ufeffcheese\n", "v.txt:3: a byte-order mark (U+FEFF) inside the word",
+                 id="uci-vocabulary-files-joined-with-their-byte-order-marks"),
 ])
-def test_bag_of_words_bare_cr_lines_named(tmp_path, capsys, fmt, body, named):
+def test_bag_of_words_bare_cr_lines_or_joined_files_named(tmp_path, capsys, fmt, body, named):
     """A UCI or LDA-C file, or its vocabulary, whose lines end in a bare CR (classic Mac OS) -> exit 2 naming file:1
-    and the line ends (was: 'bad UCI header' or 'W=3 but the vocabulary has 1 words', the cause unsaid)."""
+    and the line ends (was: 'bad UCI header' or 'W=3 but the vocabulary has 1 words', the cause unsaid); a vocabulary
+    joined from files with byte-order marks -> exit 2 naming the line (was: '<BOM>cheese', a column apart from cheese)."""
     (tmp_path / "c.txt").write_text("2\n3\n2\n1 1 2\n2 3 1\n" if fmt == "uci-vocab" else body, newline="")
     (tmp_path / "v.txt").write_text(body if fmt == "uci-vocab" else "apple\nbread\ncheese\n", newline="")
     code, err = prepare_fails(capsys, bow_args("ldac" if fmt == "ldac" else "uci", tmp_path / "c.txt", tmp_path / "v.txt",
                                                tmp_path / "out"), tmp_path / "out", tmp_path / "c.txt")
-    assert code == 2 and named in err and "its lines end in a bare CR" in err, err
+    assert code == 2 and named in err and ("its lines end in a bare CR" in err or "U+FEFF" in err), err
 
 
 @pytest.mark.parametrize("fmt, body", [
