@@ -52,9 +52,12 @@ def check_encoding(encoding: str, path) -> None:
     import codecs
 
     try:
-        codecs.lookup(encoding)
+        info = codecs.lookup(encoding)
     except (LookupError, TypeError):
         raise ReaderError(f"{path}: unknown text encoding {encoding!r}") from None
+    if not info._is_text_encoding or info.name in ("undefined", "punycode", "idna"):  # rot13, base64, zlib, ...
+        raise ReaderError(f"{path}: {encoding!r} is not a character encoding of text files; pass the file's, e.g. "
+                          f"utf-8, latin-1 or utf-16")
 
 
 COMPRESSED = (".gz", ".bz2", ".xz")

@@ -137,11 +137,18 @@ def test_all_documents_empty_after_pruning(tmp_path, capsys):
 
 @pytest.mark.parametrize("param, named", [
     pytest.param("encoding=klingon", "unknown text encoding 'klingon'", id="user-text-unknown-encoding"),
+    pytest.param("encoding=rot13", "'rot13' is not a character encoding of text files", id="user-text-encoding-rot13"),
+    pytest.param("encoding=base64", "'base64' is not a character encoding of text files", id="user-text-encoding-base64"),
+    pytest.param("encoding=punycode", "'punycode' is not a character encoding of text files",
+                 id="user-text-encoding-punycode"),
     pytest.param("sep=;;", "bad separator", id="user-text-two-char-separator"),
     pytest.param("text_column=body", "missing column(s) ['body']", id="user-text-missing-text-column"),
 ])
 def test_user_text_bad_reader_setting(tmp_path, capsys, param, named):
-    """A reader setting the CSV cannot be read with (encoding, separator, column) -> exit 2 naming the file."""
+    """A reader setting the CSV cannot be read with (encoding, separator, column) -> exit 2 naming the file.
+
+    (rot13 and base64 are codecs, not text encodings: was 'user_text.py: dataset user_text.build raised LookupError',
+    blaming the recipe; punycode: 'decoding with punycode codec failed', naming no file.)"""
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "t.csv").write_text("text\n" + "apple bread\n" * 4)
     args = ["prepare", "user_text", "--out", tmp_path / "out", "--param", "format=csv",
