@@ -22,6 +22,12 @@ class UserText(TextDataset):
         super().check_params(p)
         if not p["path"]:
             raise CorpusError("user_text: needs --param path=<folder or file>")
+        columns = p["text_column"] if isinstance(p["text_column"], list) else [p["text_column"]]
+        twice = sorted({c for c in columns if columns.count(c) > 1})
+        if not columns or twice or not all(isinstance(c, str) and c for c in columns):  # a column twice: its counts doubled
+            raise CorpusError(f"user_text: parameter text_column must name one or more distinct columns, got "
+                              f"{p['text_column']!r}" + (f" ({twice[0]!r} twice: every word of it would count twice)"
+                                                          if twice else ""))
 
     def read(self, corpora_dir, **p):
         path = param_path(p["path"], corpora_dir)

@@ -655,3 +655,18 @@ def test_user_bow_document_ids_are_the_files_own_numbers(tmp_path, capsys, fmt, 
     docs = pd.read_parquet(tmp_path / "out" / "docs.parquet")
     assert docs["doc_id"].tolist() == ["doc1", "doc2", "doc4"]
     assert json.loads((tmp_path / "out" / "corpus.json").read_text())["preprocessing"]["dropped_empty"] == 1
+
+
+@pytest.mark.parametrize("columns, named", [
+    pytest.param("[text, text]", "got ['text', 'text'] ('text' twice: every word of it would count twice)",
+                 id="user-text-text-column-listed-twice"),
+    pytest.param("[]", "got []", id="user-text-no-text-column"),
+])
+def test_user_text_text_columns_named(tmp_path, capsys, columns, named):
+    """user_text with text_column=[text, text] or [] -> exit 2 naming the parameter, before any read (was: every count
+    doubled, silently; or every document empty, refused as 'no word passes min_df')."""
+    (tmp_path / "t.csv").write_text("text\napple bread\nbread cheese\ncheese apple\n")
+    args = ["prepare", "user_text", "--out", tmp_path / "out", "--param", "format=csv", "--param",
+            f"path={tmp_path / 't.csv'}", "--param", f"text_column={columns}", "--param", "min_df=1", "--param", "max_df=1.0"]
+    code, err = prepare_fails(capsys, args, tmp_path / "out", tmp_path / "t.csv")
+    assert code == 2 and f"user_text: parameter text_column must name one or more distinct columns, {named}" in err, err
