@@ -670,3 +670,26 @@ def test_user_text_text_columns_named(tmp_path, capsys, columns, named):
             f"path={tmp_path / 't.csv'}", "--param", f"text_column={columns}", "--param", "min_df=1", "--param", "max_df=1.0"]
     code, err = prepare_fails(capsys, args, tmp_path / "out", tmp_path / "t.csv")
     assert code == 2 and f"user_text: parameter text_column must name one or more distinct columns, {named}" in err, err
+
+
+@pytest.mark.parametrize("fmt, param, named", [
+    pytest.param("files", "time_column=t", "parameter time_column does not apply to format=files (only to format=jsonl "
+                 "or csv)", id="user-text-files-with-a-time-column"),
+    pytest.param("files", "sep=;", "parameter sep does not apply to format=files (only to format=csv)",
+                 id="user-text-files-with-a-separator"),
+    pytest.param("jsonl", 'pattern="*.txt"', "parameter pattern does not apply to format=jsonl (only to format=files)",
+                 id="user-text-jsonl-with-a-file-pattern"),
+    pytest.param("jsonl", "time_format=unix_s", "time_format='unix_s' without a time_column to read it from",
+                 id="user-text-time-format-without-a-time-column"),
+])
+def test_user_text_setting_its_format_never_reads_named(tmp_path, capsys, fmt, param, named):
+    """A user_text setting its format never reads (a folder's time_column, a JSONL pattern) -> exit 2 naming it, before
+    any read; so is a time_format with no time column (was: ignored, a corpus without the times asked for)."""
+    (tmp_path / "d").mkdir()
+    for i in range(3):
+        (tmp_path / "d" / f"{i}.txt").write_text(f"apple bread w{i}\n")
+    (tmp_path / "t.jsonl").write_text("".join(json.dumps({"text": f"apple bread w{i}", "t": i}) + "\n" for i in range(3)))
+    args = ["prepare", "user_text", "--out", tmp_path / "out", "--param", f"format={fmt}", "--param",
+            f"path={tmp_path / ('d' if fmt == 'files' else 't.jsonl')}", "--param", param]
+    code, err = prepare_fails(capsys, args, tmp_path / "out", tmp_path / "d")
+    assert code == 2 and f"user_text: {named}" in err, err
