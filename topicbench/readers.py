@@ -66,6 +66,8 @@ COMPRESSED = (".gz", ".bz2", ".xz")
 def missing_file(path) -> ReaderError:
     """A missing input file, naming a compressed or decompressed copy beside it (``x.csv`` for ``x.csv.gz``)."""
     path = Path(path)
+    if path.is_symlink():  # listed by ls, so 'does not exist' would puzzle: the link is there, its target is not
+        return ReaderError(f"{path}: a broken or looping symbolic link (to {os.readlink(path)!r}): fix or remove it")
     base = path.with_suffix("") if path.suffix.lower() in COMPRESSED else path
     near = [p.name for p in [base, *(base.with_name(base.name + s) for s in COMPRESSED)] if p != path and p.is_file()]
     hint = (f" ({', '.join(near)} is beside it: this reader opens {path.name} by name, so compress or decompress "

@@ -693,3 +693,16 @@ def test_user_text_setting_its_format_never_reads_named(tmp_path, capsys, fmt, p
             f"path={tmp_path / ('d' if fmt == 'files' else 't.jsonl')}", "--param", param]
     code, err = prepare_fails(capsys, args, tmp_path / "out", tmp_path / "d")
     assert code == 2 and f"user_text: {named}" in err, err
+
+
+@pytest.mark.parametrize("target", [pytest.param("elsewhere.jsonl.gz", id="recipe-source-a-broken-link"),
+                                    pytest.param("jss_papers.jsonl.gz", id="recipe-source-a-link-to-itself")])
+def test_recipe_source_replaced_by_a_broken_link_named(tmp_path, capsys, target):
+    """A recipe's source under corpora_dir replaced by a symbolic link to nothing, or to itself -> exit 2 naming the
+    link and its target (was: 'file does not exist', of a name that ls lists)."""
+    folder = tmp_path / "corpora" / "jss_papers"
+    folder.mkdir(parents=True)
+    (folder / "jss_papers.jsonl.gz").symlink_to(folder / target)
+    code, err = prepare_fails(capsys, ["prepare", "jss_papers", "--out", tmp_path / "out", "--corpora-dir",
+                                       tmp_path / "corpora"], tmp_path / "out", folder)
+    assert code == 2 and f"jss_papers.jsonl.gz: a broken or looping symbolic link (to '{folder / target}')" in err, err
