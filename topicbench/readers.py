@@ -692,7 +692,10 @@ def read_jsonl(path, text_field: str | Sequence[str] = "text", time_field: str |
     used = [*text_fields, *(f for f in (time_field, id_field) if f is not None)]
     # one list per column, not a dict per record (a dict and its keys cost about 250 bytes a document)
     columns: dict[str, list] = {"doc_id": [], "text": [], "line": [], **({"time_raw": []} if time_field else {})}
+    joined = 0  # lines starting with a byte-order mark: files joined (cat), each saved with one; the mark is no text
     for line_no, line in read_lines(path, encoding):
+        if line.startswith("\ufeff"):
+            line, joined = line[1:], joined + 1
         if not line.strip():
             continue
         try:
@@ -744,7 +747,11 @@ def read_jsonl(path, text_field: str | Sequence[str] = "text", time_field: str |
     if not columns["line"]:
         raise ReaderError(f"{path}: no documents")
     check_unique_ids(columns["doc_id"], columns["line"], path, id_field)
-    return pd.DataFrame(columns)
+    frame = pd.DataFrame(columns)
+    if joined:
+        frame.attrs["byte_order_marks_inside_the_file"] = {"count": joined, "why": "files joined, each saved with a "
+                                                                                   "byte-order mark; skipped as at the start"}
+    return frame
 
 
 def _csv_lines(path, encoding: str) -> Iterable[str]:

@@ -103,3 +103,15 @@ def test_gensim_dictionary_as_vocabulary_named(tmp_path, capsys):
                          f"path={tmp_path / 'docword.txt'}", "--param", f"vocab={tmp_path / 'vocab.txt'}"], capsys)
     assert code == 2 and "vocab.txt:1: a tab inside the word '0\\tapple\\t5'" in err and "cut -f2" in err, err
     assert digest(tmp_path) == before and not (tmp_path / "out").exists()
+
+
+def test_jsonl_files_joined_with_their_byte_order_marks_read(tmp_path, capsys):
+    """Two JSONL files joined with cat, each saved with a UTF-8 byte-order mark -> every record read, the mark skipped
+    as at the file's start and counted in corpus.json (was: exit 2, 'not valid JSON (Unexpected UTF-8 BOM)')."""
+    part = "".join(json.dumps({"text": t}) + "\n" for t in TEXTS)
+    (tmp_path / "t.jsonl").write_text("\ufeff" + part + "\ufeff" + part, encoding="utf-8")
+    code, err = run_cli(["prepare", "user_text", "--out", tmp_path / "out", "--param", f"path={tmp_path / 't.jsonl'}",
+                         "--param", "min_df=1", "--param", "max_df=1.0"], capsys)
+    assert code == 0, err
+    meta = json.loads((tmp_path / "out" / "corpus.json").read_text())
+    assert meta["n_docs"] == 10 and meta["preprocessing"]["byte_order_marks_inside_the_file"]["count"] == 1
