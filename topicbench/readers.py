@@ -356,7 +356,9 @@ def read_uci_bow(docword, vocab_path, encoding: str = "utf-8", report: dict | No
     rows = np.concatenate(doc_ids) if doc_ids else np.zeros(0, np.int64)
     cols = np.concatenate(word_ids) if word_ids else np.zeros(0, np.int64)
     data = np.concatenate(values) if values else np.zeros(0, np.int64)
-    counts = sp.csr_matrix((data, (rows, cols)), shape=(n_docs, n_words), dtype=np.int64)
+    # rows up to the last document with an entry: the ones after it are empty, dropped and counted by the caller as
+    # the others are, and a header D of 10^11 (a typo) would otherwise allocate a row pointer for each
+    counts = sp.csr_matrix((data, (rows, cols)), shape=(int(rows.max()) + 1 if len(rows) else 0, n_words), dtype=np.int64)
     counts.sum_duplicates()
     _check_summed(counts, docword, "a docID, wordID pair repeated", len(data), report)
     counts, kept = _drop_empty(counts)
@@ -497,10 +499,16 @@ def read_matrix_market(path, vocab_path, docs_in_rows: bool = True, encoding: st
     except (ValueError, OSError, EOFError, IndexError, TypeError, OverflowError, lzma.LZMAError, zlib_error()) as err:
         raise ReaderError(f"{path}: cannot be read as Matrix Market ({err})") from err
     entries = matrix.nnz if sp.issparse(matrix) else None  # coordinate entries as read, before repeats are summed
-    matrix = sp.csr_matrix(matrix if docs_in_rows else matrix.T)
+    matrix = matrix if docs_in_rows else matrix.T
+    n_docs = matrix.shape[0]
+    if sp.issparse(matrix):  # rows up to the last document with an entry, as read_uci_bow: a size line's 10^11
+        matrix = sp.coo_matrix(matrix)  # documents (a typo) would otherwise allocate a row pointer for each
+        matrix = sp.coo_matrix((matrix.data, (matrix.row, matrix.col)),
+                               shape=(int(matrix.row.max()) + 1 if matrix.nnz else 0, matrix.shape[1]))
+    matrix = sp.csr_matrix(matrix)
     if matrix.shape[1] != len(vocab):
-        hint = (f" (its {matrix.shape[0]} rows match: documents in columns? pass docs_in_rows="
-                f"{str(not docs_in_rows).lower()})" if matrix.shape[0] == len(vocab) else "")
+        hint = (f" (its {n_docs} rows match: documents in columns? pass docs_in_rows="
+                f"{str(not docs_in_rows).lower()})" if n_docs == len(vocab) else "")
         raise ReaderError(f"{path}: matrix has {matrix.shape[1]} word {'columns' if docs_in_rows else 'rows'} but "
                           f"{vocab_path} has {len(vocab)} words{hint}")
     if matrix.data.dtype.kind not in "iuf":
@@ -516,8 +524,8 @@ def read_matrix_market(path, vocab_path, docs_in_rows: bool = True, encoding: st
     matrix.eliminate_zeros()
     counts, kept = _drop_empty(matrix)
     if not len(kept):
-        raise ReaderError(f"{path}: no documents (every row of the {matrix.shape[0]} x {matrix.shape[1]} matrix is empty)")
-    return counts, vocab, kept, matrix.shape[0]
+        raise ReaderError(f"{path}: no documents (every row of the {n_docs} x {matrix.shape[1]} matrix is empty)")
+    return counts, vocab, kept, n_docs
 
 
 class _EndsInNewline(io.RawIOBase):

@@ -706,3 +706,20 @@ def test_recipe_source_replaced_by_a_broken_link_named(tmp_path, capsys, target)
     code, err = prepare_fails(capsys, ["prepare", "jss_papers", "--out", tmp_path / "out", "--corpora-dir",
                                        tmp_path / "corpora"], tmp_path / "out", folder)
     assert code == 2 and f"jss_papers.jsonl.gz: a broken or looping symbolic link (to '{folder / target}')" in err, err
+
+
+@pytest.mark.parametrize("fmt, body", [
+    pytest.param("uci", "100000000000\n3\n3\n1 1 2\n2 2 1\n3 3 4\n", id="uci-header-d-of-10e11"),
+    pytest.param("mm", "%%MatrixMarket matrix coordinate integer general\n100000000000 3 3\n1 1 2\n2 2 1\n3 3 4\n",
+                 id="mm-size-line-of-10e11-rows"),
+])
+def test_header_document_count_far_beyond_the_body(tmp_path, capsys, fmt, body):
+    """A UCI header D or Matrix Market size line of 10^11 documents over a 3-document body -> prepared, the empty ones
+    dropped and counted (was: a MemoryError traceback, allocating a 745 GiB row pointer before dropping them)."""
+    (tmp_path / "c.txt").write_text(body)
+    (tmp_path / "v.txt").write_text("apple\nbread\ncheese\n")
+    code, err = run_cli([*bow_args(fmt, tmp_path / "c.txt", tmp_path / "v.txt", tmp_path / "out"), "--param",
+                         "test_fraction=0"], capsys)
+    assert code == 0, err
+    meta = json.loads((tmp_path / "out" / "corpus.json").read_text())
+    assert meta["n_docs"] == 3 and meta["preprocessing"]["dropped_empty"] == 10**11 - 3
