@@ -551,22 +551,31 @@ _MM_REAL = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eEdD][+-]?\d+)?|[+-]?(?i:inf|infinity|n
 
 
 def _check_matrix_market_numbers(path, layout: str, field: str) -> None:
-    """Every entry line holds the numbers its header promises, whole: scipy's reader stops a number at its first bad
-    character and ignores a surplus column, so '3.5' or '1e3' in an integer file were read as 3 and 1, '3abc' as 3,
-    and '1 1 3 7' as 3, silently. One pattern over 16 MB pieces of the file; the first line it does not fit is named."""
+    """Every entry line holds the numbers its header promises, whole, and there are as many as its size line says:
+    scipy's reader stops a number at its first bad character and ignores a surplus column, so '3.5' or '1e3' in an
+    integer file were read as 3 and 1, '3abc' as 3, and '1 1 3 7' as 3, silently; and it allocates what the size
+    line says before reading (an entry count of 10^11, a typo, was a MemoryError traceback). One pattern over 16 MB
+    pieces of the file; the first line it does not fit is named."""
     values = {"pattern": [], "complex": [("real", _MM_REAL), ("imaginary", _MM_REAL)],
               "integer": [("count", _MM_INTEGER)]}.get(field, [("count", _MM_REAL)])
     numbers = [("row", _MM_INDEX), ("column", _MM_INDEX)] * (layout == "coordinate") + values
     entry = r"[ \t]*" + r"[ \t]+".join(f"(?:{n})" for _, n in numbers) + r"[ \t]*"
     misfit = re.compile(rf"^(?!(?:{entry}|%.*|[ \t]*)\r?$).*$", re.M)  # an entry, a comment or a blank line
+    entry_start = re.compile(r"^(?![ \t]*(?:%|\r?$))", re.M)  # where a line that is no comment or blank begins
     with open_binary(path) as handle:  # bytes as Latin-1: a comment may be in any encoding, a number is ASCII
         line_no = 0
-        while True:  # the header, comments and the size line, which scipy has read
+        while True:  # the header, comments and the size line
             line = handle.readline().decode("latin-1")
             line_no += 1
             if not line or line_no > 1 and line.strip() and not line.startswith("%"):
                 break
-        rest = b""
+        size = line.split()
+        wanted = 3 if layout == "coordinate" else 2
+        if len(size) != wanted or not all(n.isdigit() for n in size):
+            raise ReaderError(f"{where(path, line_no)}: expected the size line 'rows columns{' entries' * (wanted == 3)}' "
+                              f"of a {layout} file, got {line.strip()[:60]!r}")
+        declared = int(size[2]) if layout == "coordinate" else int(size[0]) * int(size[1])
+        size_line, entries, rest = line_no, 0, b""
         while True:
             piece = handle.read(1 << 24)
             whole = rest + piece
@@ -577,9 +586,14 @@ def _check_matrix_market_numbers(path, layout: str, field: str) -> None:
                 raise ReaderError(f"{where(path, line_no + 1 + text.count(chr(10), 0, bad.start()))}: expected "
                                   f"'{' '.join(name for name, _ in numbers)}' (the header says {layout} {field}), "
                                   f"got {bad.group()[:60]!r}")
+            entries += len(entry_start.findall(text))
             line_no += text.count("\n")
             if not piece:
-                return
+                break
+    if entries != declared:
+        raise ReaderError(f"{where(path, size_line)}: the size line says {declared} entries"
+                          f"{f' ({size[0]} x {size[1]})' if layout == 'array' else ''} but the file has {entries} "
+                          f"({'truncated?' if entries < declared else 'lines beyond them'})")
 
 
 # --------------------------------------------------------------------------------------------

@@ -723,3 +723,22 @@ def test_header_document_count_far_beyond_the_body(tmp_path, capsys, fmt, body):
     assert code == 0, err
     meta = json.loads((tmp_path / "out" / "corpus.json").read_text())
     assert meta["n_docs"] == 3 and meta["preprocessing"]["dropped_empty"] == 10**11 - 3
+
+
+@pytest.mark.parametrize("body, named", [
+    pytest.param("coordinate integer general\n3 3 100000000000\n1 1 2\n2 2 1\n", "c.mtx:2: the size line says "
+                 "100000000000 entries but the file has 2 (truncated?)", id="mm-size-line-of-10e11-entries"),
+    pytest.param("array integer general\n1000000 1000000\n1\n2\n", "c.mtx:2: the size line says 1000000000000 entries "
+                 "(1000000 x 1000000) but the file has 2", id="mm-array-of-a-million-squared"),
+    pytest.param("coordinate integer general\n3 3\n1 1 2\n", "c.mtx:2: expected the size line 'rows columns entries'",
+                 id="mm-coordinate-size-line-without-entries"),
+])
+def test_matrix_market_size_line_beyond_the_file_named(tmp_path, capsys, body, named):
+    """A Matrix Market size line promising far more entries than the file holds (10^11, a typo) -> exit 2 naming
+    file:2, before any allocation (was: a MemoryError traceback, scipy allocating what the size line says); so is a
+    coordinate size line without its entry count (was: 'Invalid integer value.', naming no line)."""
+    (tmp_path / "v.txt").write_text("apple\nbread\ncheese\n")
+    (tmp_path / "c.mtx").write_text("%%MatrixMarket matrix " + body)
+    code, err = prepare_fails(capsys, bow_args("mm", tmp_path / "c.mtx", tmp_path / "v.txt", tmp_path / "out"),
+                              tmp_path / "out", tmp_path / "c.mtx")
+    assert code == 2 and named in err, err
