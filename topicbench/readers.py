@@ -623,7 +623,11 @@ def read_text_files(directory, pattern: str = "*", encoding: str = "utf-8") -> p
         raise ReaderError(f"{directory}: directory does not exist")
     files, skipped, unmatched, links = [], [], [], []
     seen = {directory.resolve()}
-    for root, dirs, names in os.walk(directory, followlinks=True):
+    def unreadable(err: OSError):  # os.walk would pass over a folder it cannot list, and every document in it
+        raise ReaderError(f"{err.filename}: a folder under {directory} that cannot be read ({type(err).__name__}: "
+                          f"{err.strerror}); its files would be left out") from err
+
+    for root, dirs, names in os.walk(directory, followlinks=True, onerror=unreadable):
         root = Path(root)
         # real folders first, so a link to one of them is the one skipped; then links, once per folder they reach
         for d in sorted(dirs, key=lambda d: ((root / d).is_symlink(), d)):

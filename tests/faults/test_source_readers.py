@@ -742,3 +742,24 @@ def test_matrix_market_size_line_beyond_the_file_named(tmp_path, capsys, body, n
     code, err = prepare_fails(capsys, bow_args("mm", tmp_path / "c.mtx", tmp_path / "v.txt", tmp_path / "out"),
                               tmp_path / "out", tmp_path / "c.mtx")
     assert code == 2 and named in err, err
+
+
+def test_user_text_folder_with_an_unreadable_subfolder_named(tmp_path, capsys, monkeypatch):
+    """A format=files folder with a subfolder that cannot be listed (mode 700, another user's) -> exit 2 naming it
+    (was: its documents left out, silently, as os.walk passes over it). Simulated: root reads anything."""
+    for folder, words in (("open", "apple bread"), ("locked", "cheese dates")):
+        (tmp_path / "d" / folder).mkdir(parents=True)
+        for i in range(3):
+            (tmp_path / "d" / folder / f"{i}.txt").write_text(f"{words} w{i}\n")
+    scandir = os.scandir
+
+    def denied(path="."):
+        if str(path).endswith("locked"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return scandir(path)
+
+    monkeypatch.setattr(os, "scandir", denied)
+    args = ["prepare", "user_text", "--out", tmp_path / "out", "--param", "format=files", "--param",
+            f"path={tmp_path / 'd'}", "--param", "min_df=1", "--param", "max_df=1.0"]
+    code, err = prepare_fails(capsys, args, tmp_path / "out", tmp_path / "d")
+    assert code == 2 and f"{tmp_path / 'd' / 'locked'}: a folder under {tmp_path / 'd'} that cannot be read" in err, err
