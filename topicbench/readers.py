@@ -1346,8 +1346,13 @@ def bag_of_words(texts: Sequence[str], prep: Preprocess, source: str = "text") -
                                   "max_df a fraction of them, as the decimal written); ties at the vocab_size cut "
                                   "broken by Unicode code-point order of the word (the first kept)")
         if not vocab:
+            why = (f": {int((df > max_count).sum())} in more than max_df's {max_count} documents, "
+                   f"{int((df < prep.min_df).sum())} in fewer than min_df's {prep.min_df}" if len(words) else
+                   f"; of {tally['word_tokens']} word tokens, {tally['dropped_tokens_stop']} were stop words and "
+                   f"{tally['dropped_tokens_short']} shorter than {prep.min_token_length} letters (digits and symbols are "
+                   f"no words)")
             raise CorpusError(f"{source}: no word passes min_df={prep.min_df}, max_df={prep.max_df} "
-                              f"({int((df > 0).sum())} distinct words in {n_docs} documents)")
+                              f"({int((df > 0).sum())} distinct words in {n_docs} documents{why})")
     column = np.full(max(len(words), 1), -1, dtype=np.int32)  # provisional id -> vocabulary column, -1 outside it
     for i, w in enumerate(vocab):
         if w in seen_ids:

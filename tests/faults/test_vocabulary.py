@@ -304,3 +304,20 @@ def test_bidirectional_mark_inside_a_word(mark):
     prep = Preprocess(stop_words=False)
     assert prep.tokenize(f"infor{mark}mation \u05e9\u05dc{mark}\u05d5\u05dd \u0633\u0644{mark}\u0627\u0645 RT {mark}@someone hi") == \
         ["information", "\u05e9\u05dc\u05d5\u05dd", "\u0633\u0644\u0627\u0645", "hi"]
+
+
+@pytest.mark.parametrize("texts, named", [
+    pytest.param(["the and of it"] * 4 + ["1999 2024 42"] * 2, "(0 distinct words in 6 documents; of 16 word tokens, 16 "
+                 "were stop words and 0 shorter than 2 letters (digits and symbols are no words))",
+                 id="every-token-a-stop-word-or-a-number"),
+    pytest.param(["apple bread cheese"] * 6, "(3 distinct words in 6 documents: 3 in more than max_df's 3 documents, 0 in "
+                 "fewer than min_df's 2)", id="every-document-identical"),
+])
+def test_vocabulary_cut_keeping_nothing_says_why(texts, named):
+    """Text whose every token is a stop word or a number, or whose documents are all identical -> refused saying which
+    rule left no word (was: 'no word passes min_df=2, max_df=0.5 (0 distinct words ...)', the cause unsaid)."""
+    from topicbench.corpus import CorpusError
+
+    with pytest.raises(CorpusError) as err:
+        bag_of_words(texts, Preprocess(), source="t.jsonl")
+    assert "t.jsonl: no word passes min_df=2, max_df=0.5 " + named in str(err.value), str(err.value)
