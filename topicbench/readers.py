@@ -296,6 +296,9 @@ def read_uci_bow(docword, vocab_path, encoding: str = "utf-8", report: dict | No
             header.append(int(field))
             if len(header) == 3:
                 n_docs, n_words, nnz = header
+                if n_docs > INT32_MAX:  # (documents up to the last with an entry are stored; the rest counted empty)
+                    raise ReaderError(f"{where(docword, 1)}: header says D={n_docs}, more than {INT32_MAX} documents "
+                                      f"(a typo?)")
                 if n_words != len(vocab):
                     raise ReaderError(f"{where(docword, 2)}: header says W={n_words} but {vocab_path} has {len(vocab)} words")
                 break
@@ -316,9 +319,10 @@ def read_uci_bow(docword, vocab_path, encoding: str = "utf-8", report: dict | No
                 if len(parts) != 3 or not all(p.isdigit() for p in parts):
                     raise ReaderError(f"{where(docword, first_line + offset)}: expected 'docID wordID count' "
                                       f"(non-negative integers), got {text[:60]!r}") from None
-                if any(int(p) > INT32_MAX for p in parts):
-                    raise ReaderError(f"{where(docword, first_line + offset)}: number {max(map(int, parts))} "
-                                      f"exceeds {INT32_MAX} (counts are stored as int32)") from None
+                big = [k for k, p in enumerate(parts) if int(p) > INT32_MAX]
+                if big:
+                    raise ReaderError(f"{where(docword, first_line + offset)}: {('docID', 'wordID', 'count')[big[0]]} "
+                                      f"{parts[big[0]]} exceeds {INT32_MAX} (ids and counts are stored as int32)") from None
             raise
         arr = arr.reshape(-1, 3)
         for column, upper, what in ((0, n_docs, "docID"), (1, n_words, "wordID")):
@@ -430,8 +434,11 @@ def read_ldac(path, vocab_path, encoding: str = "utf-8", max_docs: int | None = 
                               f"{BARE_CR * (chr(13) in line.strip())}")
         try:
             numbers = np.array(text.replace(":", " ").split(), dtype=np.int64)
-        except OverflowError:
-            numbers = np.array([min(int(t), INT32_MAX + 1) for t in text.replace(":", " ").split()], dtype=np.int64)
+        except OverflowError:  # beyond int64: named as written, not as the number it would be clamped to
+            tokens = text.replace(":", " ").split()
+            at = next(i for i, t in enumerate(tokens) if int(t) > INT32_MAX)
+            raise ReaderError(f"{where(path, line_no)}: {'N' if at == 0 else ('word id', 'count')[(at - 1) % 2]} "
+                              f"{tokens[at]} exceeds {INT32_MAX} (ids and counts are stored as int32)") from None
         n_terms, ids, cnts = int(numbers[0]), numbers[1::2], numbers[2::2]
         if n_terms != len(ids):
             raise ReaderError(f"{where(path, line_no)}: N={n_terms} but the line has {len(ids)} id:count pairs (truncated line?)")
@@ -574,6 +581,9 @@ def _check_matrix_market_numbers(path, layout: str, field: str) -> None:
         if len(size) != wanted or not all(n.isdigit() for n in size):
             raise ReaderError(f"{where(path, line_no)}: expected the size line 'rows columns{' entries' * (wanted == 3)}' "
                               f"of a {layout} file, got {line.strip()[:60]!r}")
+        if max(int(n) for n in size[:2]) > INT32_MAX:
+            raise ReaderError(f"{where(path, line_no)}: the size line says {size[0]} x {size[1]}: more than {INT32_MAX} "
+                              f"rows or columns (a typo?)")
         declared = int(size[2]) if layout == "coordinate" else int(size[0]) * int(size[1])
         size_line, entries, rest = line_no, 0, b""
         while True:

@@ -709,20 +709,29 @@ def test_recipe_source_replaced_by_a_broken_link_named(tmp_path, capsys, target)
 
 
 @pytest.mark.parametrize("fmt, body", [
-    pytest.param("uci", "100000000000\n3\n3\n1 1 2\n2 2 1\n3 3 4\n", id="uci-header-d-of-10e11"),
-    pytest.param("mm", "%%MatrixMarket matrix coordinate integer general\n100000000000 3 3\n1 1 2\n2 2 1\n3 3 4\n",
-                 id="mm-size-line-of-10e11-rows"),
+    pytest.param("uci", "50000000\n3\n3\n1 1 2\n2 2 1\n3 3 4\n", id="uci-header-d-of-5e7"),
+    pytest.param("mm", "%%MatrixMarket matrix coordinate integer general\n50000000 3 3\n1 1 2\n2 2 1\n3 3 4\n",
+                 id="mm-size-line-of-5e7-rows"),
 ])
-def test_header_document_count_far_beyond_the_body(tmp_path, capsys, fmt, body):
-    """A UCI header D or Matrix Market size line of 10^11 documents over a 3-document body -> prepared, the empty ones
-    dropped and counted (was: a MemoryError traceback, allocating a 745 GiB row pointer before dropping them)."""
+def test_header_document_count_far_beyond_the_body(tmp_path, fmt, body):
+    """A UCI header D or Matrix Market size line of 5*10^7 documents over a 3-document body -> read in memory of the
+    body's size, the empty ones dropped and counted (was: a row pointer for every document allocated first: 450 MB
+    here, a MemoryError traceback at D = 10^11 and an out-of-memory kill at 2*10^9)."""
+    import tracemalloc
+
+    from topicbench.readers import read_matrix_market, read_uci_bow
+
     (tmp_path / "c.txt").write_text(body)
     (tmp_path / "v.txt").write_text("apple\nbread\ncheese\n")
-    code, err = run_cli([*bow_args(fmt, tmp_path / "c.txt", tmp_path / "v.txt", tmp_path / "out"), "--param",
-                         "test_fraction=0"], capsys)
-    assert code == 0, err
-    meta = json.loads((tmp_path / "out" / "corpus.json").read_text())
-    assert meta["n_docs"] == 3 and meta["preprocessing"]["dropped_empty"] == 10**11 - 3
+    tracemalloc.start()
+    try:
+        counts, _, kept, n_input = (read_uci_bow if fmt == "uci" else read_matrix_market)(tmp_path / "c.txt",
+                                                                                          tmp_path / "v.txt")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert counts.shape == (3, 3) and kept.tolist() == [0, 1, 2] and n_input == 50_000_000
+    assert peak < 20e6, f"{peak / 1e6:.0f} MB allocated for a 3-document body"
 
 
 @pytest.mark.parametrize("body, named", [
@@ -732,6 +741,8 @@ def test_header_document_count_far_beyond_the_body(tmp_path, capsys, fmt, body):
                  "(1000000 x 1000000) but the file has 2", id="mm-array-of-a-million-squared"),
     pytest.param("coordinate integer general\n3 3\n1 1 2\n", "c.mtx:2: expected the size line 'rows columns entries'",
                  id="mm-coordinate-size-line-without-entries"),
+    pytest.param("coordinate integer general\n100000000000 3 2\n1 1 2\n2 2 1\n", "c.mtx:2: the size line says "
+                 "100000000000 x 3: more than 2147483647 rows or columns (a typo?)", id="mm-size-line-of-10e11-rows"),
 ])
 def test_matrix_market_size_line_beyond_the_file_named(tmp_path, capsys, body, named):
     """A Matrix Market size line promising far more entries than the file holds (10^11, a typo) -> exit 2 naming
@@ -763,3 +774,22 @@ def test_user_text_folder_with_an_unreadable_subfolder_named(tmp_path, capsys, m
             f"path={tmp_path / 'd'}", "--param", "min_df=1", "--param", "max_df=1.0"]
     code, err = prepare_fails(capsys, args, tmp_path / "out", tmp_path / "d")
     assert code == 2 and f"{tmp_path / 'd' / 'locked'}: a folder under {tmp_path / 'd'} that cannot be read" in err, err
+
+
+@pytest.mark.parametrize("fmt, body, named", [
+    pytest.param("uci", "100000000000\n3\n2\n1 1 2\n2 2 1\n", "c.txt:1: header says D=100000000000, more than "
+                 "2147483647 documents (a typo?)", id="uci-header-d-of-10e11"),
+    pytest.param("uci", "3\n3\n2\n99999999999999999999 1 2\n2 2 1\n", "c.txt:4: docID 99999999999999999999 exceeds",
+                 id="uci-docid-beyond-int64"),
+    pytest.param("ldac", "2 0:1 99999999999999999999:1\n1 1:1\n", "c.txt:1: word id 99999999999999999999 exceeds",
+                 id="ldac-word-id-beyond-int64"),
+])
+def test_number_beyond_int32_named_as_written(tmp_path, capsys, fmt, body, named):
+    """A UCI header D of 10^11, a docID or an LDA-C word id beyond int64 -> exit 2 naming file:line, the field and the
+    number as written (was: a MemoryError traceback; 'number ... (counts are stored as int32)' of a docID; and
+    'word id 2147483648', the value it was clamped to)."""
+    (tmp_path / "c.txt").write_text(body)
+    (tmp_path / "v.txt").write_text("apple\nbread\ncheese\n")
+    code, err = prepare_fails(capsys, bow_args(fmt, tmp_path / "c.txt", tmp_path / "v.txt", tmp_path / "out"),
+                              tmp_path / "out", tmp_path / "c.txt")
+    assert code == 2 and named in err, err
