@@ -504,7 +504,9 @@ def read_matrix_market(path, vocab_path, docs_in_rows: bool = True, encoding: st
     except ReaderError:
         raise
     except (ValueError, OSError, EOFError, IndexError, TypeError, OverflowError, lzma.LZMAError, zlib_error()) as err:
-        raise ReaderError(f"{path}: cannot be read as Matrix Market ({err})") from err
+        hint = ("; Matrix Market counts rows and columns from 1 up to the size line's (a 0-based file?)"
+                if "index out of bounds" in str(err) else "")
+        raise ReaderError(f"{path}: cannot be read as Matrix Market ({err}){hint}") from err
     entries = matrix.nnz if sp.issparse(matrix) else None  # coordinate entries as read, before repeats are summed
     matrix = matrix if docs_in_rows else matrix.T
     n_docs = matrix.shape[0]

@@ -92,9 +92,13 @@ def _mm(tmp_path, entries, field="integer", shape=(2, 3)):
     pytest.param([(1, 1, 1), (2, 2, 2.5)], "real", "non-negative integers", id="mm-fractional-count"),
     pytest.param([(1, 1, 1), (2, 2, -1)], "integer", "non-negative integers", id="mm-negative-count"),
     pytest.param([(1, 1, 0), (2, 2, 0)], "integer", "no documents", id="mm-all-rows-empty"),
+    pytest.param([(0, 0, 1), (1, 2, 1)], "integer", "(Line 3: Row index out of bounds); Matrix Market counts rows and "
+                 "columns from 1 up to the size line's (a 0-based file?)", id="mm-zero-based-indices"),
 ])
 def test_matrix_market_bad_counts(tmp_path, capsys, entries, field, named):
-    """Matrix Market counts over int32, fractional, negative, or all zero -> exit 2 naming the .mtx file."""
+    """Matrix Market counts over int32, fractional, negative, or all zero -> exit 2 naming the .mtx file.
+
+    (Indices from 0: was scipy's 'Row index out of bounds' alone, the cause unsaid.)"""
     args = _mm(tmp_path, entries, field)
     code, err = prepare_fails(capsys, args, tmp_path / "out", tmp_path / "src")
     assert code == 2 and "c.mtx" in err and named in err
