@@ -738,8 +738,9 @@ def read_jsonl(path, text_field: str | Sequence[str] = "text", time_field: str |
             continue
         try:
             pairs = json.loads(line, object_pairs_hook=_Pairs)
-        except json.JSONDecodeError as err:
-            raise ReaderError(f"{where(path, line_no)}: not valid JSON ({err.msg}){BARE_CR * (chr(13) in line)}"
+        except (ValueError, RecursionError) as err:  # also an integer of over 4300 digits, arrays nested too deep
+            raise ReaderError(f"{where(path, line_no)}: not valid JSON ({getattr(err, 'msg', str(err).split(';')[0])})"
+                              f"{BARE_CR * (chr(13) in line)}"
                               f"{JSON_ARRAY * (line_no == 1 and line.lstrip().startswith('['))}"
                               f"{PRETTY_JSON * (line.strip() == '{')}") from err
         if not isinstance(pairs, _Pairs):

@@ -115,3 +115,18 @@ def test_jsonl_files_joined_with_their_byte_order_marks_read(tmp_path, capsys):
     assert code == 0, err
     meta = json.loads((tmp_path / "out" / "corpus.json").read_text())
     assert meta["n_docs"] == 10 and meta["preprocessing"]["byte_order_marks_inside_the_file"]["count"] == 1
+
+
+@pytest.mark.parametrize("record, named", [
+    pytest.param('{"text": ' + "[" * 100_000 + "]" * 100_000 + "}", "t.jsonl:2: not valid JSON (maximum recursion depth "
+                 "exceeded", id="jsonl-arrays-nested-100000-deep"),
+    pytest.param('{"text": "apple", "id": 1' + "0" * 5000 + "}", "t.jsonl:2: not valid JSON (Exceeds the limit (4300 "
+                 "digits) for integer string conversion: value has 5001 digits)", id="jsonl-integer-of-5001-digits"),
+])
+def test_jsonl_record_json_cannot_hold_named(tmp_path, capsys, record, named):
+    """A JSONL record nested 100,000 deep or holding an integer of 5,001 digits -> exit 2 naming file:line (was:
+    'user_text.py: dataset user_text.build raised RecursionError / ValueError', blaming the recipe)."""
+    (tmp_path / "t.jsonl").write_text(json.dumps({"text": "apple bread", "id": 0}) + "\n" + record + "\n")
+    code, err = run_cli(["prepare", "user_text", "--out", tmp_path / "out", "--param", f"path={tmp_path / 't.jsonl'}",
+                         "--param", "id_column=id"], capsys)
+    assert code == 2 and named in err and not (tmp_path / "out").exists(), err
