@@ -272,6 +272,17 @@ def _check_two_columns(vocab: list[str], path) -> None:
 # bag-of-words formats
 
 
+def _beyond_int32(digits: str) -> bool:
+    """A non-negative integer written in decimal exceeds int32, told without int(), which refuses over 4300 digits."""
+    digits = digits.lstrip("+").lstrip("0")
+    return len(digits) > 10 or int(digits or "0") > INT32_MAX
+
+
+def _shown(digits: str) -> str:
+    """A number for a message: a long one cut, with its length."""
+    return digits if len(digits) <= 30 else f"{digits[:20]}... ({len(digits)} digits)"
+
+
 def _drop_empty(counts: sp.csr_matrix) -> tuple[sp.csr_matrix, np.ndarray]:
     keep = np.flatnonzero(np.diff(counts.indptr) > 0)
     return counts[keep], keep
@@ -293,6 +304,9 @@ def read_uci_bow(docword, vocab_path, encoding: str = "utf-8", report: dict | No
             if not re.fullmatch(r"\d+", field):
                 raise ReaderError(f"{where(docword, line_no)}: bad UCI header: expected a single integer "
                                   f"({('D', 'W', 'NNZ')[len(header)]}), got {line[:60]!r}{BARE_CR * (chr(13) in field)}")
+            if len(field.lstrip("0")) > 18:  # (int() refuses over 4300 digits)
+                raise ReaderError(f"{where(docword, line_no)}: header {('D', 'W', 'NNZ')[len(header)]} {_shown(field)} "
+                                  f"is no count of a real file (over 10^18)")
             header.append(int(field))
             if len(header) == 3:
                 n_docs, n_words, nnz = header
@@ -319,10 +333,10 @@ def read_uci_bow(docword, vocab_path, encoding: str = "utf-8", report: dict | No
                 if len(parts) != 3 or not all(p.isdigit() for p in parts):
                     raise ReaderError(f"{where(docword, first_line + offset)}: expected 'docID wordID count' "
                                       f"(non-negative integers), got {text[:60]!r}") from None
-                big = [k for k, p in enumerate(parts) if int(p) > INT32_MAX]
+                big = [k for k, p in enumerate(parts) if _beyond_int32(p)]
                 if big:
                     raise ReaderError(f"{where(docword, first_line + offset)}: {('docID', 'wordID', 'count')[big[0]]} "
-                                      f"{parts[big[0]]} exceeds {INT32_MAX} (ids and counts are stored as int32)") from None
+                                      f"{_shown(parts[big[0]])} exceeds {INT32_MAX} (ids and counts are stored as int32)") from None
             raise
         arr = arr.reshape(-1, 3)
         for column, upper, what in ((0, n_docs, "docID"), (1, n_words, "wordID")):
@@ -434,11 +448,11 @@ def read_ldac(path, vocab_path, encoding: str = "utf-8", max_docs: int | None = 
                               f"{BARE_CR * (chr(13) in line.strip())}")
         try:
             numbers = np.array(text.replace(":", " ").split(), dtype=np.int64)
-        except OverflowError:  # beyond int64: named as written, not as the number it would be clamped to
+        except (OverflowError, ValueError):  # beyond int64 (or Python's 4300 digits): named as written
             tokens = text.replace(":", " ").split()
-            at = next(i for i, t in enumerate(tokens) if int(t) > INT32_MAX)
+            at = next(i for i, t in enumerate(tokens) if _beyond_int32(t))
             raise ReaderError(f"{where(path, line_no)}: {'N' if at == 0 else ('word id', 'count')[(at - 1) % 2]} "
-                              f"{tokens[at]} exceeds {INT32_MAX} (ids and counts are stored as int32)") from None
+                              f"{_shown(tokens[at])} exceeds {INT32_MAX} (ids and counts are stored as int32)") from None
         n_terms, ids, cnts = int(numbers[0]), numbers[1::2], numbers[2::2]
         if n_terms != len(ids):
             raise ReaderError(f"{where(path, line_no)}: N={n_terms} but the line has {len(ids)} id:count pairs (truncated line?)")
@@ -583,9 +597,10 @@ def _check_matrix_market_numbers(path, layout: str, field: str) -> None:
         if len(size) != wanted or not all(n.isdigit() for n in size):
             raise ReaderError(f"{where(path, line_no)}: expected the size line 'rows columns{' entries' * (wanted == 3)}' "
                               f"of a {layout} file, got {line.strip()[:60]!r}")
-        if max(int(n) for n in size[:2]) > INT32_MAX:
-            raise ReaderError(f"{where(path, line_no)}: the size line says {size[0]} x {size[1]}: more than {INT32_MAX} "
-                              f"rows or columns (a typo?)")
+        if any(_beyond_int32(n) for n in size[:2]) or len(size[-1].lstrip("0")) > 18:
+            raise ReaderError(f"{where(path, line_no)}: the size line says {' x '.join(map(_shown, size[:2]))}"
+                              f"{f' with {_shown(size[2])} entries' if wanted == 3 else ''}: more than {INT32_MAX} rows "
+                              f"or columns, or 10^18 entries (a typo?)")
         declared = int(size[2]) if layout == "coordinate" else int(size[0]) * int(size[1])
         size_line, entries, rest = line_no, 0, b""
         while True:
@@ -942,7 +957,7 @@ def parse_time(values: Sequence, fmt: str | None = None, source: str = "time col
         if bad.size:
             row = int(bad[0])
             label = _time_label(source, line_numbers, row)
-            raise ReaderError(f"{label}: cannot parse time {series.iloc[row]!r} as a decimal year (a number such as "
+            raise ReaderError(f"{label}: cannot parse time {series.iloc[row][:60]!r} as a decimal year (a number such as "
                               f"2001.5) ({bad.size} unparseable)")
         return years
     if fmt is None:  # pandas' ISO 8601 reads '.' as a date separator: 2001.5 would be May 2001, not mid-2001
@@ -974,7 +989,7 @@ def parse_time(values: Sequence, fmt: str | None = None, source: str = "time col
         hint = ("; for Unix times pass time_format=unix_s (seconds) or unix_ms (milliseconds)" if number and fmt is None and
                 abs(float(series.iloc[row])) >= 1e5 else "; a date outside 1678-2261: seconds read as milliseconds?"
                 if number and fmt in UNIX_UNITS else "")
-        raise ReaderError(f"{label}: cannot parse time {series.iloc[row]!r}"
+        raise ReaderError(f"{label}: cannot parse time {series.iloc[row][:60]!r}"
                           f"{' with format ' + repr(fmt) if fmt else ' as ISO 8601'} ({bad.size} unparseable){hint}")
     years = decimal_year(parsed.dt.tz_convert(None))
     if fmt and "%y" in fmt.replace("%%", "") and report is not None:  # the century is strptime's guess: recorded

@@ -746,7 +746,7 @@ def test_header_document_count_far_beyond_the_body(tmp_path, fmt, body):
     pytest.param("coordinate integer general\n3 3\n1 1 2\n", "c.mtx:2: expected the size line 'rows columns entries'",
                  id="mm-coordinate-size-line-without-entries"),
     pytest.param("coordinate integer general\n100000000000 3 2\n1 1 2\n2 2 1\n", "c.mtx:2: the size line says "
-                 "100000000000 x 3: more than 2147483647 rows or columns (a typo?)", id="mm-size-line-of-10e11-rows"),
+                 "100000000000 x 3 with 2 entries: more than 2147483647 rows or columns", id="mm-size-line-of-10e11-rows"),
 ])
 def test_matrix_market_size_line_beyond_the_file_named(tmp_path, capsys, body, named):
     """A Matrix Market size line promising far more entries than the file holds (10^11, a typo) -> exit 2 naming
@@ -787,11 +787,18 @@ def test_user_text_folder_with_an_unreadable_subfolder_named(tmp_path, capsys, m
                  id="uci-docid-beyond-int64"),
     pytest.param("ldac", "2 0:1 99999999999999999999:1\n1 1:1\n", "c.txt:1: word id 99999999999999999999 exceeds",
                  id="ldac-word-id-beyond-int64"),
+    pytest.param("uci", "1" + "0" * 5000 + "\n3\n2\n1 1 2\n2 2 1\n", "c.txt:1: header D 10000000000000000000... (5001 "
+                 "digits) is no count of a real file", id="uci-header-d-of-5001-digits"),
+    pytest.param("uci", "3\n3\n2\n1 1 1" + "0" * 5000 + "\n2 2 1\n", "c.txt:4: count 10000000000000000000... (5001 "
+                 "digits) exceeds 2147483647", id="uci-count-of-5001-digits"),
+    pytest.param("ldac", "2 0:1 1:1" + "0" * 5000 + "\n1 1:1\n", "c.txt:1: count 10000000000000000000... (5001 digits) "
+                 "exceeds", id="ldac-count-of-5001-digits"),
 ])
 def test_number_beyond_int32_named_as_written(tmp_path, capsys, fmt, body, named):
     """A UCI header D of 10^11, a docID or an LDA-C word id beyond int64 -> exit 2 naming file:line, the field and the
     number as written (was: a MemoryError traceback; 'number ... (counts are stored as int32)' of a docID; and
-    'word id 2147483648', the value it was clamped to)."""
+    'word id 2147483648', the value it was clamped to); so is a number of 5001 digits (was: 'user_bow.py: dataset
+    user_bow.build raised ValueError (Exceeds the limit (4300 digits) ...)', blaming the recipe)."""
     (tmp_path / "c.txt").write_text(body)
     (tmp_path / "v.txt").write_text("apple\nbread\ncheese\n")
     code, err = prepare_fails(capsys, bow_args(fmt, tmp_path / "c.txt", tmp_path / "v.txt", tmp_path / "out"),
