@@ -33,6 +33,9 @@ class UserBow(Dataset):
     def build(self, corpora_dir=None, **p):
         path = param_path(p["path"], corpora_dir)
         vocab_path = param_path(p["vocab"], corpora_dir)
+        if path.resolve() == vocab_path.resolve():  # each line of counts a 'word': refused only by luck (a repeat)
+            raise CorpusError(f"user_bow: path and vocab name the same file, {path}: vocab= is the vocabulary file, "
+                              f"one word per line")
         extra = ({"docs_in_rows": p["docs_in_rows"]} if p["format"] == "mm" else
                  {"id_base": p["id_base"]} if p["format"] == "ldac" else {})
         summed: dict = {}  # repeated (document, word) entries, added up as the formats' readers do, and counted

@@ -804,3 +804,12 @@ def test_number_beyond_int32_named_as_written(tmp_path, capsys, fmt, body, named
     code, err = prepare_fails(capsys, bow_args(fmt, tmp_path / "c.txt", tmp_path / "v.txt", tmp_path / "out"),
                               tmp_path / "out", tmp_path / "c.txt")
     assert code == 2 and named in err, err
+
+
+def test_user_bow_vocabulary_that_is_the_counts_file_named(tmp_path, capsys):
+    """user_bow with vocab= the counts file itself (an LDA-C file of three distinct lines) -> exit 2 naming it (was:
+    prepared, its lines '2 0:2 1:1', '2 1:1 2:3', '2 0:4 2:1' the vocabulary's three words)."""
+    (tmp_path / "c.ldac").write_text("2 0:2 1:1\n2 1:1 2:3\n2 0:4 2:1\n")
+    code, err = prepare_fails(capsys, bow_args("ldac", tmp_path / "c.ldac", tmp_path / "c.ldac", tmp_path / "out"),
+                              tmp_path / "out", tmp_path / "c.ldac")
+    assert code == 2 and f"user_bow: path and vocab name the same file, {tmp_path / 'c.ldac'}" in err, err
