@@ -650,6 +650,7 @@ def read_text_files(directory, pattern: str = "*", encoding: str = "utf-8") -> p
         raise ReaderError(f"{directory}: directory does not exist")
     files, skipped, unmatched, links = [], [], [], []
     seen = {directory.resolve()}
+
     def unreadable(err: OSError):  # os.walk would pass over a folder it cannot list, and every document in it
         raise ReaderError(f"{err.filename}: a folder under {directory} that cannot be read ({type(err).__name__}: "
                           f"{err.strerror}); its files would be left out") from err
