@@ -1,4 +1,6 @@
 """The public UCI bag-of-words collections (NYTimes, KOS, NIPS, Enron, PubMed); downloads only when asked."""
+import os
+
 from topicbench.corpus import make_docs_frame
 from topicbench.dataset import Dataset, DatasetUnavailable
 from topicbench.download import UCI_BOW
@@ -24,6 +26,24 @@ class UCIBow(Dataset):
         found = next((d for d in candidates if (d / spec.docword).is_file() and (d / spec.vocab).is_file()), None)
         return candidates, found
 
+    @staticmethod
+    def _check_partial(folder, spec):
+        """corpora_dir/uci_bow/ holding one of a collection's two files, or a name of one that is no file (a folder, a
+        broken link), or its decompressed copy: an error saying which, where 'not found' would hide it and the download
+        cache could be read in its place."""
+        from topicbench.readers import missing_file
+
+        names = [folder / spec.docword, folder / spec.vocab]
+        beside = [p.with_suffix("") for p in names if p.suffix == ".gz"]
+        if not any(os.path.lexists(p) for p in names + beside):
+            return
+        for path in names:
+            if not path.is_file():
+                problem = (str(missing_file(path)) if not os.path.lexists(path) else
+                           f"{path}: {'a broken or looping symbolic link' if path.is_symlink() else 'not a file'}")
+                raise DatasetUnavailable(f"uci_bow: {problem}; corpora_dir/uci_bow/ needs both {spec.docword} and "
+                                         f"{spec.vocab} (collection={spec.name})")
+
     @classmethod
     def other_sources(cls, corpora_dir, params):
         """The two files read, where they are found (or, for a download, where it puts them): fingerprinted."""
@@ -37,6 +57,8 @@ class UCIBow(Dataset):
 
         candidates, found = self._folders(corpora_dir, p["collection"])
         spec = UCI_BOW[p["collection"]]
+        if corpora_dir and found != candidates[0]:  # the user's folder, partly filled: named, not passed over for the cache
+            self._check_partial(candidates[0], spec)
         if found is not None:
             docword, vocab_path = found / spec.docword, found / spec.vocab
         elif p["download"]:

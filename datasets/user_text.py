@@ -5,6 +5,11 @@ from topicbench.dataset import param_path
 from topicbench.readers import TEXT_PARAMS, TextDataset, parse_time, read_csv_text, read_jsonl, read_text_files
 
 
+# the parameters each format's reader reads (the others apply to every format)
+READS = {"files": {"pattern"}, "jsonl": {"text_column", "time_column", "time_format", "id_column"},
+         "csv": {"text_column", "time_column", "time_format", "id_column", "sep"}}
+
+
 class UserText(TextDataset):
     name = "user_text"
     description = ("Your own raw text: format=files (path=<folder>) | jsonl | csv, text/time/id columns, "
@@ -22,6 +27,19 @@ class UserText(TextDataset):
         super().check_params(p)
         if not p["path"]:
             raise CorpusError("user_text: needs --param path=<folder or file>")
+        fmt = p["format"]
+        unused = [k for k in sorted(set().union(*READS.values()) - READS[fmt]) if p[k] != cls.params[k]]
+        if unused:  # a setting the format's reader never reads (a folder of files has no columns): refused, not ignored
+            raise CorpusError(f"user_text: parameter {unused[0]} does not apply to format={fmt} (only to format="
+                              f"{' or '.join(f for f in READS if unused[0] in READS[f])}); remove it")
+        if p["time_format"] is not None and p["time_column"] is None:
+            raise CorpusError(f"user_text: time_format={p['time_format']!r} without a time_column to read it from")
+        columns = p["text_column"] if isinstance(p["text_column"], list) else [p["text_column"]]
+        twice = sorted({c for c in columns if columns.count(c) > 1})
+        if not columns or twice or not all(isinstance(c, str) and c for c in columns):  # a column twice: its counts doubled
+            raise CorpusError(f"user_text: parameter text_column must name one or more distinct columns, got "
+                              f"{p['text_column']!r}" + (f" ({twice[0]!r} twice: every word of it would count twice)"
+                                                          if twice else ""))
 
     def read(self, corpora_dir, **p):
         path = param_path(p["path"], corpora_dir)

@@ -52,9 +52,12 @@ def check_encoding(encoding: str, path) -> None:
     import codecs
 
     try:
-        codecs.lookup(encoding)
+        info = codecs.lookup(encoding)
     except (LookupError, TypeError):
         raise ReaderError(f"{path}: unknown text encoding {encoding!r}") from None
+    if not info._is_text_encoding or info.name in ("undefined", "punycode", "idna"):  # rot13, base64, zlib, ...
+        raise ReaderError(f"{path}: {encoding!r} is not a character encoding of text files; pass the file's, e.g. "
+                          f"utf-8, latin-1 or utf-16")
 
 
 COMPRESSED = (".gz", ".bz2", ".xz")
@@ -63,6 +66,8 @@ COMPRESSED = (".gz", ".bz2", ".xz")
 def missing_file(path) -> ReaderError:
     """A missing input file, naming a compressed or decompressed copy beside it (``x.csv`` for ``x.csv.gz``)."""
     path = Path(path)
+    if path.is_symlink():  # listed by ls, so 'does not exist' would puzzle: the link is there, its target is not
+        return ReaderError(f"{path}: a broken or looping symbolic link (to {os.readlink(path)!r}): fix or remove it")
     base = path.with_suffix("") if path.suffix.lower() in COMPRESSED else path
     near = [p.name for p in [base, *(base.with_name(base.name + s) for s in COMPRESSED)] if p != path and p.is_file()]
     hint = (f" ({', '.join(near)} is beside it: this reader opens {path.name} by name, so compress or decompress "
@@ -217,6 +222,11 @@ def read_vocab(path, encoding: str = "utf-8") -> list[str]:
         word = line.strip()
         if not word:
             raise ReaderError(f"{where(path, line_no)}: blank vocabulary entry")
+        if "\r" in word:  # lines ended by a bare CR: the whole file one 'word'
+            raise ReaderError(f"{where(path, line_no)}: a CR inside the word {word[:40]!r}{BARE_CR}")
+        if "\ufeff" in word:  # invisible: 'apple' and '<BOM>apple' would be two columns that print alike
+            raise ReaderError(f"{where(path, line_no)}: a byte-order mark (U+FEFF) inside the word {word[:40]!r} (files "
+                              f"joined, each saved with one?); remove it")
         if word in seen:
             raise ReaderError(f"{where(path, line_no)}: duplicate word {word!r} (first on line {seen[word]})")
         if "\t" in word:  # a gensim or Mallet dictionary (id, word, frequency): the word would be the whole line
@@ -262,6 +272,17 @@ def _check_two_columns(vocab: list[str], path) -> None:
 # bag-of-words formats
 
 
+def _beyond_int32(digits: str) -> bool:
+    """A non-negative integer written in decimal exceeds int32, told without int(), which refuses over 4300 digits."""
+    digits = digits.lstrip("+").lstrip("0")
+    return len(digits) > 10 or int(digits or "0") > INT32_MAX
+
+
+def _shown(digits: str) -> str:
+    """A number for a message: a long one cut, with its length."""
+    return digits if len(digits) <= 30 else f"{digits[:20]}... ({len(digits)} digits)"
+
+
 def _drop_empty(counts: sp.csr_matrix) -> tuple[sp.csr_matrix, np.ndarray]:
     keep = np.flatnonzero(np.diff(counts.indptr) > 0)
     return counts[keep], keep
@@ -282,10 +303,16 @@ def read_uci_bow(docword, vocab_path, encoding: str = "utf-8", report: dict | No
             field = line.strip()
             if not re.fullmatch(r"\d+", field):
                 raise ReaderError(f"{where(docword, line_no)}: bad UCI header: expected a single integer "
-                                  f"({('D', 'W', 'NNZ')[len(header)]}), got {line[:60]!r}")
+                                  f"({('D', 'W', 'NNZ')[len(header)]}), got {line[:60]!r}{BARE_CR * (chr(13) in field)}")
+            if len(field.lstrip("0")) > 18:  # (int() refuses over 4300 digits)
+                raise ReaderError(f"{where(docword, line_no)}: header {('D', 'W', 'NNZ')[len(header)]} {_shown(field)} "
+                                  f"is no count of a real file (over 10^18)")
             header.append(int(field))
             if len(header) == 3:
                 n_docs, n_words, nnz = header
+                if n_docs > INT32_MAX:  # (documents up to the last with an entry are stored; the rest counted empty)
+                    raise ReaderError(f"{where(docword, 1)}: header says D={n_docs}, more than {INT32_MAX} documents "
+                                      f"(a typo?)")
                 if n_words != len(vocab):
                     raise ReaderError(f"{where(docword, 2)}: header says W={n_words} but {vocab_path} has {len(vocab)} words")
                 break
@@ -306,9 +333,10 @@ def read_uci_bow(docword, vocab_path, encoding: str = "utf-8", report: dict | No
                 if len(parts) != 3 or not all(p.isdigit() for p in parts):
                     raise ReaderError(f"{where(docword, first_line + offset)}: expected 'docID wordID count' "
                                       f"(non-negative integers), got {text[:60]!r}") from None
-                if any(int(p) > INT32_MAX for p in parts):
-                    raise ReaderError(f"{where(docword, first_line + offset)}: number {max(map(int, parts))} "
-                                      f"exceeds {INT32_MAX} (counts are stored as int32)") from None
+                big = [k for k, p in enumerate(parts) if _beyond_int32(p)]
+                if big:
+                    raise ReaderError(f"{where(docword, first_line + offset)}: {('docID', 'wordID', 'count')[big[0]]} "
+                                      f"{_shown(parts[big[0]])} exceeds {INT32_MAX} (ids and counts are stored as int32)") from None
             raise
         arr = arr.reshape(-1, 3)
         for column, upper, what in ((0, n_docs, "docID"), (1, n_words, "wordID")):
@@ -346,7 +374,9 @@ def read_uci_bow(docword, vocab_path, encoding: str = "utf-8", report: dict | No
     rows = np.concatenate(doc_ids) if doc_ids else np.zeros(0, np.int64)
     cols = np.concatenate(word_ids) if word_ids else np.zeros(0, np.int64)
     data = np.concatenate(values) if values else np.zeros(0, np.int64)
-    counts = sp.csr_matrix((data, (rows, cols)), shape=(n_docs, n_words), dtype=np.int64)
+    # rows up to the last document with an entry: the ones after it are empty, dropped and counted by the caller as
+    # the others are, and a header D of 10^11 (a typo) would otherwise allocate a row pointer for each
+    counts = sp.csr_matrix((data, (rows, cols)), shape=(int(rows.max()) + 1 if len(rows) else 0, n_words), dtype=np.int64)
     counts.sum_duplicates()
     _check_summed(counts, docword, "a docID, wordID pair repeated", len(data), report)
     counts, kept = _drop_empty(counts)
@@ -414,11 +444,15 @@ def read_ldac(path, vocab_path, encoding: str = "utf-8", max_docs: int | None = 
             raise ReaderError(f"{where(path, line_no)}: blank line (an empty document is written '0')")
         n_read += 1
         if not pair.match(text):
-            raise ReaderError(f"{where(path, line_no)}: expected 'N id:count ...', got {line[:60]!r}")
+            raise ReaderError(f"{where(path, line_no)}: expected 'N id:count ...', got {line[:60]!r}"
+                              f"{BARE_CR * (chr(13) in line.strip())}")
         try:
             numbers = np.array(text.replace(":", " ").split(), dtype=np.int64)
-        except OverflowError:
-            numbers = np.array([min(int(t), INT32_MAX + 1) for t in text.replace(":", " ").split()], dtype=np.int64)
+        except (OverflowError, ValueError):  # beyond int64 (or Python's 4300 digits): named as written
+            tokens = text.replace(":", " ").split()
+            at = next(i for i, t in enumerate(tokens) if _beyond_int32(t))
+            raise ReaderError(f"{where(path, line_no)}: {'N' if at == 0 else ('word id', 'count')[(at - 1) % 2]} "
+                              f"{_shown(tokens[at])} exceeds {INT32_MAX} (ids and counts are stored as int32)") from None
         n_terms, ids, cnts = int(numbers[0]), numbers[1::2], numbers[2::2]
         if n_terms != len(ids):
             raise ReaderError(f"{where(path, line_no)}: N={n_terms} but the line has {len(ids)} id:count pairs (truncated line?)")
@@ -468,24 +502,36 @@ def read_matrix_market(path, vocab_path, docs_in_rows: bool = True, encoding: st
         first = first[3:] if bom else first
         if not first.startswith(b"%%MatrixMarket"):
             raise ReaderError(f"{where(path, 1)}: bad header: expected '%%MatrixMarket matrix coordinate ...', got {first[:60]!r}")
-        field, symmetry = (first.decode("ascii", "replace").lower().split() + ["", "", "", ""])[3:5]
+        kind, layout, field, symmetry = (first.decode("ascii", "replace").lower().split() + ["", "", "", ""])[1:5]
+        if kind != "matrix":  # scipy refuses a vector file from inside a reader that aborts the process once freed
+            raise ReaderError(f"{where(path, 1)}: header says {kind!r}, but a documents x words count matrix is a "
+                              f"'matrix'; write it as '%%MatrixMarket matrix coordinate integer general'")
         if symmetry not in ("general", ""):  # scipy would mirror every entry: counts the file never wrote
             raise ReaderError(f"{where(path, 1)}: header says {symmetry!r}, but a documents x words count matrix is not "
                               f"{symmetry}; write it as 'general' (every entry listed)")
         if field == "pattern" and report is not None:  # positions without values: each is one occurrence
             report["matrix_market_field"] = "pattern (every entry read as a count of 1)"
+        _check_matrix_market_numbers(path, layout, field)  # before scipy, which a stray character can crash
         with open_binary(path) as handle:
             handle.read(3 if bom else 0)  # scipy reads on from here
-            matrix = scipy.io.mmread(handle)
+            matrix = scipy.io.mmread(io.BufferedReader(_EndsInNewline(handle)))
     except ReaderError:
         raise
     except (ValueError, OSError, EOFError, IndexError, TypeError, OverflowError, lzma.LZMAError, zlib_error()) as err:
-        raise ReaderError(f"{path}: cannot be read as Matrix Market ({err})") from err
+        hint = ("; Matrix Market counts rows and columns from 1 up to the size line's (a 0-based file?)"
+                if "index out of bounds" in str(err) else "")
+        raise ReaderError(f"{path}: cannot be read as Matrix Market ({err}){hint}") from err
     entries = matrix.nnz if sp.issparse(matrix) else None  # coordinate entries as read, before repeats are summed
-    matrix = sp.csr_matrix(matrix if docs_in_rows else matrix.T)
+    matrix = matrix if docs_in_rows else matrix.T
+    n_docs = matrix.shape[0]
+    if sp.issparse(matrix):  # rows up to the last document with an entry, as read_uci_bow: a size line's 10^11
+        matrix = sp.coo_matrix(matrix)  # documents (a typo) would otherwise allocate a row pointer for each
+        matrix = sp.coo_matrix((matrix.data, (matrix.row, matrix.col)),
+                               shape=(int(matrix.row.max()) + 1 if matrix.nnz else 0, matrix.shape[1]))
+    matrix = sp.csr_matrix(matrix)
     if matrix.shape[1] != len(vocab):
-        hint = (f" (its {matrix.shape[0]} rows match: documents in columns? pass docs_in_rows="
-                f"{str(not docs_in_rows).lower()})" if matrix.shape[0] == len(vocab) else "")
+        hint = (f" (its {n_docs} rows match: documents in columns? pass docs_in_rows="
+                f"{str(not docs_in_rows).lower()})" if n_docs == len(vocab) else "")
         raise ReaderError(f"{path}: matrix has {matrix.shape[1]} word {'columns' if docs_in_rows else 'rows'} but "
                           f"{vocab_path} has {len(vocab)} words{hint}")
     if matrix.data.dtype.kind not in "iuf":
@@ -501,8 +547,80 @@ def read_matrix_market(path, vocab_path, docs_in_rows: bool = True, encoding: st
     matrix.eliminate_zeros()
     counts, kept = _drop_empty(matrix)
     if not len(kept):
-        raise ReaderError(f"{path}: no documents (every row of the {matrix.shape[0]} x {matrix.shape[1]} matrix is empty)")
-    return counts, vocab, kept, matrix.shape[0]
+        raise ReaderError(f"{path}: no documents (every row of the {n_docs} x {matrix.shape[1]} matrix is empty)")
+    return counts, vocab, kept, n_docs
+
+
+class _EndsInNewline(io.RawIOBase):
+    """A file read with one more line feed at its end: scipy's Matrix Market reader dies of a segmentation fault on a
+    last line that ends in a space, tab or CR instead of a line feed ('2 2 3 ' as the file's last bytes)."""
+
+    def __init__(self, handle):
+        self.handle, self.ended = handle, False
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        data = self.handle.read(len(buffer))
+        if not data and not self.ended:
+            self.ended, data = True, b"\n"
+        buffer[: len(data)] = data
+        return len(data)
+
+
+_MM_INDEX, _MM_INTEGER = r"\d+", r"[+-]?\d+"
+_MM_REAL = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eEdD][+-]?\d+)?|[+-]?(?i:inf|infinity|nan)"
+
+
+def _check_matrix_market_numbers(path, layout: str, field: str) -> None:
+    """Every entry line holds the numbers its header promises, whole, and there are as many as its size line says:
+    scipy's reader stops a number at its first bad character and ignores a surplus column, so '3.5' or '1e3' in an
+    integer file were read as 3 and 1, '3abc' as 3, and '1 1 3 7' as 3, silently; and it allocates what the size
+    line says before reading (an entry count of 10^11, a typo, was a MemoryError traceback). One pattern over 16 MB
+    pieces of the file; the first line it does not fit is named."""
+    values = {"pattern": [], "complex": [("real", _MM_REAL), ("imaginary", _MM_REAL)],
+              "integer": [("count", _MM_INTEGER)]}.get(field, [("count", _MM_REAL)])
+    numbers = [("row", _MM_INDEX), ("column", _MM_INDEX)] * (layout == "coordinate") + values
+    entry = r"[ \t]*" + r"[ \t]+".join(f"(?:{n})" for _, n in numbers) + r"[ \t]*"
+    misfit = re.compile(rf"^(?!(?:{entry}|%.*|[ \t]*)\r?$).*$", re.M)  # an entry, a comment or a blank line
+    entry_start = re.compile(r"^(?![ \t]*(?:%|\r?$))", re.M)  # where a line that is no comment or blank begins
+    with open_binary(path) as handle:  # bytes as Latin-1: a comment may be in any encoding, a number is ASCII
+        line_no = 0
+        while True:  # the header, comments and the size line
+            line = handle.readline().decode("latin-1")
+            line_no += 1
+            if not line or line_no > 1 and line.strip() and not line.startswith("%"):
+                break
+        size = line.split()
+        wanted = 3 if layout == "coordinate" else 2
+        if len(size) != wanted or not all(n.isdigit() for n in size):
+            raise ReaderError(f"{where(path, line_no)}: expected the size line 'rows columns{' entries' * (wanted == 3)}' "
+                              f"of a {layout} file, got {line.strip()[:60]!r}")
+        if any(_beyond_int32(n) for n in size[:2]) or len(size[-1].lstrip("0")) > 18:
+            raise ReaderError(f"{where(path, line_no)}: the size line says {' x '.join(map(_shown, size[:2]))}"
+                              f"{f' with {_shown(size[2])} entries' if wanted == 3 else ''}: more than {INT32_MAX} rows "
+                              f"or columns, or 10^18 entries (a typo?)")
+        declared = int(size[2]) if layout == "coordinate" else int(size[0]) * int(size[1])
+        size_line, entries, rest = line_no, 0, b""
+        while True:
+            piece = handle.read(1 << 24)
+            whole = rest + piece
+            cut = len(whole) if not piece else whole.rfind(b"\n") + 1  # whole lines, and at the end what is left
+            text, rest = whole[:cut].decode("latin-1"), whole[cut:]
+            bad = misfit.search(text)
+            if bad:
+                raise ReaderError(f"{where(path, line_no + 1 + text.count(chr(10), 0, bad.start()))}: expected "
+                                  f"'{' '.join(name for name, _ in numbers)}' (the header says {layout} {field}), "
+                                  f"got {bad.group()[:60]!r}")
+            entries += len(entry_start.findall(text))
+            line_no += text.count("\n")
+            if not piece:
+                break
+    if entries != declared:
+        raise ReaderError(f"{where(path, size_line)}: the size line says {declared} entries"
+                          f"{f' ({size[0]} x {size[1]})' if layout == 'array' else ''} but the file has {entries} "
+                          f"({'truncated?' if entries < declared else 'lines beyond them'})")
 
 
 # --------------------------------------------------------------------------------------------
@@ -532,7 +650,12 @@ def read_text_files(directory, pattern: str = "*", encoding: str = "utf-8") -> p
         raise ReaderError(f"{directory}: directory does not exist")
     files, skipped, unmatched, links = [], [], [], []
     seen = {directory.resolve()}
-    for root, dirs, names in os.walk(directory, followlinks=True):
+
+    def unreadable(err: OSError):  # os.walk would pass over a folder it cannot list, and every document in it
+        raise ReaderError(f"{err.filename}: a folder under {directory} that cannot be read ({type(err).__name__}: "
+                          f"{err.strerror}); its files would be left out") from err
+
+    for root, dirs, names in os.walk(directory, followlinks=True, onerror=unreadable):
         root = Path(root)
         # real folders first, so a link to one of them is the one skipped; then links, once per folder they reach
         for d in sorted(dirs, key=lambda d: ((root / d).is_symlink(), d)):
@@ -623,13 +746,17 @@ def read_jsonl(path, text_field: str | Sequence[str] = "text", time_field: str |
     used = [*text_fields, *(f for f in (time_field, id_field) if f is not None)]
     # one list per column, not a dict per record (a dict and its keys cost about 250 bytes a document)
     columns: dict[str, list] = {"doc_id": [], "text": [], "line": [], **({"time_raw": []} if time_field else {})}
+    joined = 0  # lines starting with a byte-order mark: files joined (cat), each saved with one; the mark is no text
     for line_no, line in read_lines(path, encoding):
+        if line.startswith("\ufeff"):
+            line, joined = line[1:], joined + 1
         if not line.strip():
             continue
         try:
             pairs = json.loads(line, object_pairs_hook=_Pairs)
-        except json.JSONDecodeError as err:
-            raise ReaderError(f"{where(path, line_no)}: not valid JSON ({err.msg}){BARE_CR * (chr(13) in line)}"
+        except (ValueError, RecursionError) as err:  # also an integer of over 4300 digits, arrays nested too deep
+            raise ReaderError(f"{where(path, line_no)}: not valid JSON ({getattr(err, 'msg', str(err).split(';')[0])})"
+                              f"{BARE_CR * (chr(13) in line)}"
                               f"{JSON_ARRAY * (line_no == 1 and line.lstrip().startswith('['))}"
                               f"{PRETTY_JSON * (line.strip() == '{')}") from err
         if not isinstance(pairs, _Pairs):
@@ -675,7 +802,11 @@ def read_jsonl(path, text_field: str | Sequence[str] = "text", time_field: str |
     if not columns["line"]:
         raise ReaderError(f"{path}: no documents")
     check_unique_ids(columns["doc_id"], columns["line"], path, id_field)
-    return pd.DataFrame(columns)
+    frame = pd.DataFrame(columns)
+    if joined:
+        frame.attrs["byte_order_marks_inside_the_file"] = {"count": joined, "why": "files joined, each saved with a "
+                                                                                   "byte-order mark; skipped as at the start"}
+    return frame
 
 
 def _csv_lines(path, encoding: str) -> Iterable[str]:
@@ -767,7 +898,7 @@ def read_csv_text(path, text_column: str | Sequence[str] = "text", time_column: 
                               f"it; close or escape the quote (\"\" inside a quoted field)")
         if not record:
             continue
-        if record == header and columns["line"]:
+        if [record[0].removeprefix("\ufeff"), *record[1:]] == header and columns["line"]:  # a BOM: a file's start
             raise ReaderError(f"{where(path, first_line)}: the header row again (files joined with their headers?): "
                               f"{record[:4]}{'...' if len(record) > 4 else ''} would be read as a document")
         if len(record) != len(header):
@@ -827,7 +958,7 @@ def parse_time(values: Sequence, fmt: str | None = None, source: str = "time col
         if bad.size:
             row = int(bad[0])
             label = _time_label(source, line_numbers, row)
-            raise ReaderError(f"{label}: cannot parse time {series.iloc[row]!r} as a decimal year (a number such as "
+            raise ReaderError(f"{label}: cannot parse time {series.iloc[row][:60]!r} as a decimal year (a number such as "
                               f"2001.5) ({bad.size} unparseable)")
         return years
     if fmt is None:  # pandas' ISO 8601 reads '.' as a date separator: 2001.5 would be May 2001, not mid-2001
@@ -859,7 +990,7 @@ def parse_time(values: Sequence, fmt: str | None = None, source: str = "time col
         hint = ("; for Unix times pass time_format=unix_s (seconds) or unix_ms (milliseconds)" if number and fmt is None and
                 abs(float(series.iloc[row])) >= 1e5 else "; a date outside 1678-2261: seconds read as milliseconds?"
                 if number and fmt in UNIX_UNITS else "")
-        raise ReaderError(f"{label}: cannot parse time {series.iloc[row]!r}"
+        raise ReaderError(f"{label}: cannot parse time {series.iloc[row][:60]!r}"
                           f"{' with format ' + repr(fmt) if fmt else ' as ISO 8601'} ({bad.size} unparseable){hint}")
     years = decimal_year(parsed.dt.tz_convert(None))
     if fmt and "%y" in fmt.replace("%%", "") and report is not None:  # the century is strptime's guess: recorded
@@ -957,11 +1088,13 @@ def cjk_bigrams(match: re.Match) -> str:
 
 
 _ASCII_WORD = re.compile("[a-z]+")  # token_pattern() on lower-cased ASCII text
-_INVISIBLE = re.compile("[\u00ad\u2060\ufeff]")  # soft hyphen, word joiner, BOM / zero-width no-break space
+# soft hyphen, word joiner, BOM / zero-width no-break space, and the bidirectional controls (LRM, RLM, ALM, embeddings,
+# overrides, isolates), which web text in Arabic, Hebrew or Persian carries and no reader sees
+_INVISIBLE = re.compile("[\u00ad\u2060\ufeff\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069]")
 TOKENIZER = ("HTML character references decoded (&eacute; -> e-acute, &amp; -> &; unknown ones removed); "
              "NFKC compatibility forms folded (ligatures, fullwidth and halfwidth forms, super/subscripts, Arabic "
              "presentation forms, non-breaking spaces; symbols such as the trade mark sign kept), lower-case (str.lower, not "
-             "case-folded: Maße and Masse stay two words, a final sigma stays ς), then NFC (Turkish dotted capital I as i); soft hyphens and word joiners removed; URLs, @mentions and retweet markers "
+             "case-folded: Maße and Masse stay two words, a final sigma stays ς), then NFC (Turkish dotted capital I as i); soft hyphens, word joiners and bidirectional marks (LRM, RLM, isolates) removed; URLs, @mentions and retweet markers "
              "(RT before an @mention) removed; a #hashtag is its word without the #; emoji and other symbols are word "
              "breaks, and so are digits, hyphens and apostrophes (', ’ and the modifier letter ʼ, U+02BC) (a number is no word; e-mail -> e, mail; don't -> don, t, each then "
              "subject to the length and stop rules); a letter then letters, combining marks, or a zero-width (non-)joiner between letters (one beside a "
@@ -1138,7 +1271,13 @@ def max_df_count(max_df: float, n_docs: int) -> int:
 def read_fixed_vocab(path) -> list[str]:
     """A ``vocab_file`` (:func:`read_vocab`) whose every word is in NFC, the form the tokeniser gives every text: a
     decomposed 'café' (e + U+0301) could never match a token, so the user's entry would be without effect."""
-    vocab = read_vocab(path)
+    try:
+        vocab = read_vocab(path)
+    except ReaderError as err:  # the hint 'pass encoding=' is for the source: a vocab_file has no encoding parameter
+        if not isinstance(err.__cause__, UnicodeDecodeError):
+            raise
+        raise ReaderError(f"{str(err).split('; ')[0]}; a vocab_file is read as UTF-8 (the encoding parameter is the "
+                          f"source's): save it as UTF-8") from err
     for line_no, word in enumerate(vocab, start=1):  # read_vocab refuses blank lines: word i is on line i
         if not word.isascii() and unicodedata.normalize("NFC", word) != word:
             raise ReaderError(f"{where(path, line_no)}: vocabulary word {word!r} is not in Unicode NFC (composed) "
@@ -1209,6 +1348,9 @@ def bag_of_words(texts: Sequence[str], prep: Preprocess, source: str = "text") -
         report["not_applied_with_vocab_file"] = ["vocab_size", "min_df", "max_df"]  # recorded above, but not cut by
         # a word the tokeniser never yields (upper case, a stop word, short, two tokens) is a column of zeros
         never = [w for w in vocab if prep.tokenize(w, stop) != [w]]
+        if len(never) == len(vocab):  # else every document comes out empty, 'shorter than min_doc_length'
+            raise ReaderError(f"{prep.vocab_file}: no word of the vocab_file can ever be a token (upper case, a stop "
+                              f"word, too short, or not one token), e.g. {never[0]!r}: the corpus would be empty")
         if never:
             report["vocab_file_words_never_matched"] = {
                 "count": len(never), "first": never[:5],
@@ -1233,8 +1375,13 @@ def bag_of_words(texts: Sequence[str], prep: Preprocess, source: str = "text") -
                                   "max_df a fraction of them, as the decimal written); ties at the vocab_size cut "
                                   "broken by Unicode code-point order of the word (the first kept)")
         if not vocab:
+            why = (f": {int((df > max_count).sum())} in more than max_df's {max_count} documents, "
+                   f"{int((df < prep.min_df).sum())} in fewer than min_df's {prep.min_df}" if len(words) else
+                   f"; of {tally['word_tokens']} word tokens, {tally['dropped_tokens_stop']} were stop words and "
+                   f"{tally['dropped_tokens_short']} shorter than {prep.min_token_length} letters (digits and symbols are "
+                   f"no words)")
             raise CorpusError(f"{source}: no word passes min_df={prep.min_df}, max_df={prep.max_df} "
-                              f"({int((df > 0).sum())} distinct words in {n_docs} documents)")
+                              f"({int((df > 0).sum())} distinct words in {n_docs} documents{why})")
     column = np.full(max(len(words), 1), -1, dtype=np.int32)  # provisional id -> vocabulary column, -1 outside it
     for i, w in enumerate(vocab):
         if w in seen_ids:

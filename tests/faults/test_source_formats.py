@@ -33,6 +33,10 @@ def _source(tmp_path, damage):
         half = csv.splitlines(keepends=True)
         (src / "t.csv").write_text("".join(half[:3] + half[:1] + half[3:]))
         return "csv", src / "t.csv", []
+    if damage == "csv-header-repeated-with-bom":  # two exports, each with the byte-order mark Excel writes, joined
+        half = ("\ufeff" + csv).splitlines(keepends=True)
+        (src / "t.csv").write_text("".join(half[:3] + half[:1] + half[3:]), encoding="utf-8")
+        return "csv", src / "t.csv", []
     if damage in ("jsonl-text-twice", "jsonl-id-null", "jsonl-id-object"):
         bad = {"jsonl-text-twice": '{"id": 2, "text": "cheese dates apple", "text": "zebra"}',
                "jsonl-id-null": '{"id": null, "text": "cheese dates apple"}',
@@ -58,6 +62,8 @@ def _source(tmp_path, damage):
                  "to the end of the file and swallow the 1 line(s) after it", id="tsv-quote-never-closed"),
     pytest.param("csv-header-repeated", "t.csv:4: the header row again (files joined with their headers?): ['id', "
                  "'text'] would be read as a document", id="csv-header-repeated-mid-file"),
+    pytest.param("csv-header-repeated-with-bom", "t.csv:4: the header row again (files joined with their headers?)",
+                 id="csv-header-repeated-with-its-byte-order-mark"),
     pytest.param("jsonl-text-twice", "t.jsonl:3: field 'text' appears 2 times in the object: which one holds the data "
                  "is ambiguous", id="jsonl-field-written-twice"),
     pytest.param("jsonl-id-null", "t.jsonl:3: field 'id' is null, expected a document id", id="jsonl-id-null"),
@@ -75,7 +81,8 @@ def test_unseen_source_format_damage_named(tmp_path, capsys, damage, named):
 
     Damage: a quote never closed (CSV, or a TSV tweet starting with a quotation mark); the header row again mid-file;
     a JSON field written twice; a null or object id; UTF-8 read as Latin-1 / cp1252; decimal years read as ISO dates.
-    Was: the rows after the quote merged into one document; 'id text' prepared as a document; the last copy of the
+    Was: the rows after the quote merged into one document; 'id text' prepared as a document (also when the joined
+    file's header starts with a byte-order mark, as Excel's UTF-8 CSV does: found only without one); the last copy of the
     field taken; the id 'None' or "{'n': 2}"; 'cafÃ©' in the vocabulary; 2001.5 read as 2001-05-01 (2001.33)."""
     fmt, path, extra = _source(tmp_path, damage)
     before = digest(path)
@@ -96,3 +103,30 @@ def test_gensim_dictionary_as_vocabulary_named(tmp_path, capsys):
                          f"path={tmp_path / 'docword.txt'}", "--param", f"vocab={tmp_path / 'vocab.txt'}"], capsys)
     assert code == 2 and "vocab.txt:1: a tab inside the word '0\\tapple\\t5'" in err and "cut -f2" in err, err
     assert digest(tmp_path) == before and not (tmp_path / "out").exists()
+
+
+def test_jsonl_files_joined_with_their_byte_order_marks_read(tmp_path, capsys):
+    """Two JSONL files joined with cat, each saved with a UTF-8 byte-order mark -> every record read, the mark skipped
+    as at the file's start and counted in corpus.json (was: exit 2, 'not valid JSON (Unexpected UTF-8 BOM)')."""
+    part = "".join(json.dumps({"text": t}) + "\n" for t in TEXTS)
+    (tmp_path / "t.jsonl").write_text("\ufeff" + part + "\ufeff" + part, encoding="utf-8")
+    code, err = run_cli(["prepare", "user_text", "--out", tmp_path / "out", "--param", f"path={tmp_path / 't.jsonl'}",
+                         "--param", "min_df=1", "--param", "max_df=1.0"], capsys)
+    assert code == 0, err
+    meta = json.loads((tmp_path / "out" / "corpus.json").read_text())
+    assert meta["n_docs"] == 10 and meta["preprocessing"]["byte_order_marks_inside_the_file"]["count"] == 1
+
+
+@pytest.mark.parametrize("record, named", [
+    pytest.param('{"text": ' + "[" * 100_000 + "]" * 100_000 + "}", "t.jsonl:2: not valid JSON (maximum recursion depth "
+                 "exceeded", id="jsonl-arrays-nested-100000-deep"),
+    pytest.param('{"text": "apple", "id": 1' + "0" * 5000 + "}", "t.jsonl:2: not valid JSON (Exceeds the limit (4300 "
+                 "digits) for integer string conversion: value has 5001 digits)", id="jsonl-integer-of-5001-digits"),
+])
+def test_jsonl_record_json_cannot_hold_named(tmp_path, capsys, record, named):
+    """A JSONL record nested 100,000 deep or holding an integer of 5,001 digits -> exit 2 naming file:line (was:
+    'user_text.py: dataset user_text.build raised RecursionError / ValueError', blaming the recipe)."""
+    (tmp_path / "t.jsonl").write_text(json.dumps({"text": "apple bread", "id": 0}) + "\n" + record + "\n")
+    code, err = run_cli(["prepare", "user_text", "--out", tmp_path / "out", "--param", f"path={tmp_path / 't.jsonl'}",
+                         "--param", "id_column=id"], capsys)
+    assert code == 2 and named in err and not (tmp_path / "out").exists(), err

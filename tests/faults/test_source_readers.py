@@ -7,6 +7,9 @@ import ast
 import gzip
 import json
 import lzma
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -15,9 +18,9 @@ import pytest
 import scipy.sparse as sp
 
 try:
-    from ._prepare_util import digest, run_cli, uci, uci_args
+    from ._prepare_util import digest, run_cli, run_subprocess, uci, uci_args
 except ImportError:
-    from _prepare_util import digest, run_cli, uci, uci_args
+    from _prepare_util import digest, run_cli, run_subprocess, uci, uci_args
 
 BIG = 10**10  # wraps to 1,410,065,408 in int32
 
@@ -89,9 +92,13 @@ def _mm(tmp_path, entries, field="integer", shape=(2, 3)):
     pytest.param([(1, 1, 1), (2, 2, 2.5)], "real", "non-negative integers", id="mm-fractional-count"),
     pytest.param([(1, 1, 1), (2, 2, -1)], "integer", "non-negative integers", id="mm-negative-count"),
     pytest.param([(1, 1, 0), (2, 2, 0)], "integer", "no documents", id="mm-all-rows-empty"),
+    pytest.param([(0, 0, 1), (1, 2, 1)], "integer", "(Line 3: Row index out of bounds); Matrix Market counts rows and "
+                 "columns from 1 up to the size line's (a 0-based file?)", id="mm-zero-based-indices"),
 ])
 def test_matrix_market_bad_counts(tmp_path, capsys, entries, field, named):
-    """Matrix Market counts over int32, fractional, negative, or all zero -> exit 2 naming the .mtx file."""
+    """Matrix Market counts over int32, fractional, negative, or all zero -> exit 2 naming the .mtx file.
+
+    (Indices from 0: was scipy's 'Row index out of bounds' alone, the cause unsaid.)"""
     args = _mm(tmp_path, entries, field)
     code, err = prepare_fails(capsys, args, tmp_path / "out", tmp_path / "src")
     assert code == 2 and "c.mtx" in err and named in err
@@ -134,11 +141,18 @@ def test_all_documents_empty_after_pruning(tmp_path, capsys):
 
 @pytest.mark.parametrize("param, named", [
     pytest.param("encoding=klingon", "unknown text encoding 'klingon'", id="user-text-unknown-encoding"),
+    pytest.param("encoding=rot13", "'rot13' is not a character encoding of text files", id="user-text-encoding-rot13"),
+    pytest.param("encoding=base64", "'base64' is not a character encoding of text files", id="user-text-encoding-base64"),
+    pytest.param("encoding=punycode", "'punycode' is not a character encoding of text files",
+                 id="user-text-encoding-punycode"),
     pytest.param("sep=;;", "bad separator", id="user-text-two-char-separator"),
     pytest.param("text_column=body", "missing column(s) ['body']", id="user-text-missing-text-column"),
 ])
 def test_user_text_bad_reader_setting(tmp_path, capsys, param, named):
-    """A reader setting the CSV cannot be read with (encoding, separator, column) -> exit 2 naming the file."""
+    """A reader setting the CSV cannot be read with (encoding, separator, column) -> exit 2 naming the file.
+
+    (rot13 and base64 are codecs, not text encodings: was 'user_text.py: dataset user_text.build raised LookupError',
+    blaming the recipe; punycode: 'decoding with punycode codec failed', naming no file.)"""
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "t.csv").write_text("text\n" + "apple bread\n" * 4)
     args = ["prepare", "user_text", "--out", tmp_path / "out", "--param", "format=csv",
@@ -532,3 +546,270 @@ def test_user_corpus_too_small_for_a_test_split(tmp_path, capsys):
     assert code == 2 and "corpus user_text (3 documents, split: seeded random: 10% test, seed 0) has none: prepare it " \
                          "with a test_fraction that leaves a test document" in err, err
     assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("header, entry, named", [
+    pytest.param("integer", "2 3 2.5", "c.mtx:4: expected 'row column count' (the header says coordinate integer), got "
+                                       "'2 3 2.5'", id="mm-integer-file-with-2.5"),
+    pytest.param("integer", "2 3 1e3", "c.mtx:4: expected 'row column count'", id="mm-integer-file-with-1e3"),
+    pytest.param("real", "2 3 4abc", "c.mtx:4: expected 'row column count' (the header says coordinate real)",
+                 id="mm-real-file-with-4abc"),
+    pytest.param("integer", "2 3 4 7", "c.mtx:4: expected 'row column count'", id="mm-surplus-column"),
+    pytest.param("pattern", "2 3 4", "c.mtx:4: expected 'row column' (the header says coordinate pattern)",
+                 id="mm-pattern-file-with-counts"),
+])
+def test_matrix_market_number_read_in_part_named(tmp_path, capsys, header, entry, named):
+    """A Matrix Market entry not of its header's numbers (2.5 in an integer file, 4abc) -> exit 2 naming file:line
+    (was: scipy read 2.5 as 2, 1e3 as 1 and 4abc as 4, and dropped a surplus column's 7, silently)."""
+    (tmp_path / "v.txt").write_text("apple\nbread\ncheese\n")
+    first = "1 1" if header == "pattern" else "1 1 2"
+    (tmp_path / "c.mtx").write_text(f"%%MatrixMarket matrix coordinate {header} general\n2 3 2\n{first}\n{entry}\n")
+    code, err = prepare_fails(capsys, bow_args("mm", tmp_path / "c.mtx", tmp_path / "v.txt", tmp_path / "out"),
+                              tmp_path / "out", tmp_path / "c.mtx")
+    assert code == 2 and named in err, err
+
+
+def test_matrix_market_last_line_without_line_feed_read(tmp_path):
+    """A Matrix Market file whose last line ends in a space, a tab or a CR, with no line feed after it -> read as with
+    one (was: scipy's reader died of a segmentation fault). In a child process, so a crash fails only this case."""
+    (tmp_path / "v.txt").write_text("apple\nbread\ncheese\n")
+    for n, end in enumerate((" ", "\t", "\r")):
+        (tmp_path / f"c{n}.mtx").write_text(f"%%MatrixMarket matrix coordinate integer general\n2 3 2\n1 1 2\n2 3 4{end}")
+    script = ("import sys; from topicbench.readers import read_matrix_market as r; "
+              "[print(r(f'{sys.argv[1]}/c{n}.mtx', f'{sys.argv[1]}/v.txt')[0].toarray().tolist()) for n in range(3)]")
+    proc = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+    assert proc.returncode == 0 and proc.stdout.splitlines() == ["[[2, 0, 0], [0, 0, 4]]"] * 3, (proc.returncode,
+                                                                                                  proc.stderr[-300:])
+
+
+def test_matrix_market_vector_header_named(tmp_path):
+    """A Matrix Market file whose header says 'vector' -> exit 2 naming file:1 (was: scipy's error printed, then the
+    process aborted (exit 134) as its reader, freed after the file had closed, seeked it). In a child process."""
+    (tmp_path / "v.txt").write_text("apple\nbread\ncheese\n")
+    (tmp_path / "c.mtx").write_text("%%MatrixMarket vector coordinate integer general\n3 2\n1 1\n3 4\n")
+    code, err = run_subprocess(bow_args("mm", tmp_path / "c.mtx", tmp_path / "v.txt", tmp_path / "out"))
+    assert code == 2 and "c.mtx:1: header says 'vector', but a documents x words count matrix is a 'matrix'" in err, \
+        (code, err[-300:])
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("damage, named", [
+    pytest.param("decompressed", "docword.kos.txt.gz: file does not exist (docword.kos.txt is beside it",
+                 id="uci-bow-docword-decompressed-beside-a-filled-cache"),
+    pytest.param("folder", "docword.kos.txt.gz: not a file", id="uci-bow-folder-for-the-docword-file"),
+    pytest.param("broken-link", "docword.kos.txt.gz: a broken or looping symbolic link", id="uci-bow-docword-broken-link"),
+    pytest.param("no-vocab", "vocab.kos.txt: file does not exist", id="uci-bow-vocabulary-missing"),
+])
+def test_uci_bow_partial_corpora_dir_folder_named(tmp_path, capsys, monkeypatch, damage, named):
+    """corpora_dir/uci_bow/ with a collection's file missing, a folder, a broken link or decompressed -> exit 2 naming it
+    (was: the folder passed over for the download cache's copy: prepared from files the user never chose)."""
+    body = "3\n3\n3\n1 1 2\n2 2 1\n3 3 4\n"
+    monkeypatch.setenv("TOPICBENCH_CACHE", str(tmp_path / "cache"))
+    for folder in (tmp_path / "cache" / "uci_bow", tmp_path / "corpora" / "uci_bow"):  # a download in the cache
+        folder.mkdir(parents=True)
+        (folder / "vocab.kos.txt").write_text("apple\nbread\ncheese\n")
+    (tmp_path / "cache" / "uci_bow" / "docword.kos.txt.gz").write_bytes(gzip.compress(body.encode()))
+    if damage == "decompressed":
+        (folder / "docword.kos.txt").write_text(body)
+    elif damage == "folder":
+        (folder / "docword.kos.txt.gz").mkdir()
+    elif damage == "broken-link":
+        (folder / "docword.kos.txt.gz").symlink_to(tmp_path / "nowhere")
+    else:
+        (folder / "vocab.kos.txt").unlink()
+        (folder / "docword.kos.txt.gz").write_bytes(gzip.compress(body.encode()))
+    code, err = prepare_fails(capsys, ["prepare", "uci_bow", "--out", tmp_path / "out", "--corpora-dir",
+                                       tmp_path / "corpora", "--param", "test_fraction=0.34"], tmp_path / "out", folder)
+    assert code == 2 and f"{folder}/{named}" in err and "needs both docword.kos.txt.gz and vocab.kos.txt" in err, err
+
+
+@pytest.mark.parametrize("fmt, body, named", [
+    pytest.param("uci", "2\r3\r2\r1 1 2\r2 3 1\r", "c.txt:1: bad UCI header", id="uci-docword-bare-cr-lines"),
+    pytest.param("ldac", "2 0:1 1:2\r1 2:1\r", "c.txt:1: expected 'N id:count ...'", id="ldac-bare-cr-lines"),
+    pytest.param("uci-vocab", "apple\rbread\rcheese\r", "v.txt:1: a CR inside the word 'apple\\rbread\\rcheese'",
+                 id="uci-vocabulary-bare-cr-lines"),
+    pytest.param("uci-vocab", "\ufeffapple\nbread\n\ufeffcheese\n", "v.txt:3: a byte-order mark (U+FEFF) inside the word",
+                 id="uci-vocabulary-files-joined-with-their-byte-order-marks"),
+])
+def test_bag_of_words_bare_cr_lines_or_joined_files_named(tmp_path, capsys, fmt, body, named):
+    """A UCI or LDA-C file, or its vocabulary, whose lines end in a bare CR (classic Mac OS) -> exit 2 naming file:1
+    and the line ends (was: 'bad UCI header' or 'W=3 but the vocabulary has 1 words', the cause unsaid); a vocabulary
+    joined from files with byte-order marks -> exit 2 naming the line (was: '<BOM>cheese', a column apart from cheese)."""
+    (tmp_path / "c.txt").write_text("2\n3\n2\n1 1 2\n2 3 1\n" if fmt == "uci-vocab" else body, newline="")
+    (tmp_path / "v.txt").write_text(body if fmt == "uci-vocab" else "apple\nbread\ncheese\n", newline="")
+    code, err = prepare_fails(capsys, bow_args("ldac" if fmt == "ldac" else "uci", tmp_path / "c.txt", tmp_path / "v.txt",
+                                               tmp_path / "out"), tmp_path / "out", tmp_path / "c.txt")
+    assert code == 2 and named in err and ("its lines end in a bare CR" in err or "U+FEFF" in err), err
+
+
+@pytest.mark.parametrize("fmt, body", [
+    pytest.param("uci", "4\n3\n3\n1 1 2\n2 2 1\n4 3 4\n", id="uci-docids-1-2-4"),
+    pytest.param("mm", "%%MatrixMarket matrix coordinate integer general\n4 3 3\n1 1 2\n2 2 1\n4 3 4\n", id="mm-rows-1-2-4"),
+    pytest.param("ldac", "1 0:2\n1 1:1\n0\n1 2:4\n", id="ldac-lines-1-2-4"),
+])
+def test_user_bow_document_ids_are_the_files_own_numbers(tmp_path, capsys, fmt, body):
+    """A user_bow file whose documents 1, 2 and 4 hold counts (3 is empty) -> doc ids doc1, doc2, doc4: the file's own
+    numbers (was: doc0, doc1, doc3, so 'doc3' named the file's document 4, an off-by-one against every UCI docID)."""
+    (tmp_path / "c.txt").write_text(body)
+    (tmp_path / "v.txt").write_text("apple\nbread\ncheese\n")
+    code, err = run_cli([*bow_args(fmt, tmp_path / "c.txt", tmp_path / "v.txt", tmp_path / "out"), "--param",
+                         "test_fraction=0"], capsys)
+    assert code == 0, err
+    docs = pd.read_parquet(tmp_path / "out" / "docs.parquet")
+    assert docs["doc_id"].tolist() == ["doc1", "doc2", "doc4"]
+    assert json.loads((tmp_path / "out" / "corpus.json").read_text())["preprocessing"]["dropped_empty"] == 1
+
+
+@pytest.mark.parametrize("columns, named", [
+    pytest.param("[text, text]", "got ['text', 'text'] ('text' twice: every word of it would count twice)",
+                 id="user-text-text-column-listed-twice"),
+    pytest.param("[]", "got []", id="user-text-no-text-column"),
+])
+def test_user_text_text_columns_named(tmp_path, capsys, columns, named):
+    """user_text with text_column=[text, text] or [] -> exit 2 naming the parameter, before any read (was: every count
+    doubled, silently; or every document empty, refused as 'no word passes min_df')."""
+    (tmp_path / "t.csv").write_text("text\napple bread\nbread cheese\ncheese apple\n")
+    args = ["prepare", "user_text", "--out", tmp_path / "out", "--param", "format=csv", "--param",
+            f"path={tmp_path / 't.csv'}", "--param", f"text_column={columns}", "--param", "min_df=1", "--param", "max_df=1.0"]
+    code, err = prepare_fails(capsys, args, tmp_path / "out", tmp_path / "t.csv")
+    assert code == 2 and f"user_text: parameter text_column must name one or more distinct columns, {named}" in err, err
+
+
+@pytest.mark.parametrize("fmt, param, named", [
+    pytest.param("files", "time_column=t", "parameter time_column does not apply to format=files (only to format=jsonl "
+                 "or csv)", id="user-text-files-with-a-time-column"),
+    pytest.param("files", "sep=;", "parameter sep does not apply to format=files (only to format=csv)",
+                 id="user-text-files-with-a-separator"),
+    pytest.param("jsonl", 'pattern="*.txt"', "parameter pattern does not apply to format=jsonl (only to format=files)",
+                 id="user-text-jsonl-with-a-file-pattern"),
+    pytest.param("jsonl", "time_format=unix_s", "time_format='unix_s' without a time_column to read it from",
+                 id="user-text-time-format-without-a-time-column"),
+])
+def test_user_text_setting_its_format_never_reads_named(tmp_path, capsys, fmt, param, named):
+    """A user_text setting its format never reads (a folder's time_column, a JSONL pattern) -> exit 2 naming it, before
+    any read; so is a time_format with no time column (was: ignored, a corpus without the times asked for)."""
+    (tmp_path / "d").mkdir()
+    for i in range(3):
+        (tmp_path / "d" / f"{i}.txt").write_text(f"apple bread w{i}\n")
+    (tmp_path / "t.jsonl").write_text("".join(json.dumps({"text": f"apple bread w{i}", "t": i}) + "\n" for i in range(3)))
+    args = ["prepare", "user_text", "--out", tmp_path / "out", "--param", f"format={fmt}", "--param",
+            f"path={tmp_path / ('d' if fmt == 'files' else 't.jsonl')}", "--param", param]
+    code, err = prepare_fails(capsys, args, tmp_path / "out", tmp_path / "d")
+    assert code == 2 and f"user_text: {named}" in err, err
+
+
+@pytest.mark.parametrize("target", [pytest.param("elsewhere.jsonl.gz", id="recipe-source-a-broken-link"),
+                                    pytest.param("jss_papers.jsonl.gz", id="recipe-source-a-link-to-itself")])
+def test_recipe_source_replaced_by_a_broken_link_named(tmp_path, capsys, target):
+    """A recipe's source under corpora_dir replaced by a symbolic link to nothing, or to itself -> exit 2 naming the
+    link and its target (was: 'file does not exist', of a name that ls lists)."""
+    folder = tmp_path / "corpora" / "jss_papers"
+    folder.mkdir(parents=True)
+    (folder / "jss_papers.jsonl.gz").symlink_to(folder / target)
+    code, err = prepare_fails(capsys, ["prepare", "jss_papers", "--out", tmp_path / "out", "--corpora-dir",
+                                       tmp_path / "corpora"], tmp_path / "out", folder)
+    assert code == 2 and f"jss_papers.jsonl.gz: a broken or looping symbolic link (to '{folder / target}')" in err, err
+
+
+@pytest.mark.parametrize("fmt, body", [
+    pytest.param("uci", "50000000\n3\n3\n1 1 2\n2 2 1\n3 3 4\n", id="uci-header-d-of-5e7"),
+    pytest.param("mm", "%%MatrixMarket matrix coordinate integer general\n50000000 3 3\n1 1 2\n2 2 1\n3 3 4\n",
+                 id="mm-size-line-of-5e7-rows"),
+])
+def test_header_document_count_far_beyond_the_body(tmp_path, fmt, body):
+    """A UCI header D or Matrix Market size line of 5*10^7 documents over a 3-document body -> read in memory of the
+    body's size, the empty ones dropped and counted (was: a row pointer for every document allocated first: 450 MB
+    here, a MemoryError traceback at D = 10^11 and an out-of-memory kill at 2*10^9)."""
+    import tracemalloc
+
+    from topicbench.readers import read_matrix_market, read_uci_bow
+
+    (tmp_path / "c.txt").write_text(body)
+    (tmp_path / "v.txt").write_text("apple\nbread\ncheese\n")
+    tracemalloc.start()
+    try:
+        counts, _, kept, n_input = (read_uci_bow if fmt == "uci" else read_matrix_market)(tmp_path / "c.txt",
+                                                                                          tmp_path / "v.txt")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert counts.shape == (3, 3) and kept.tolist() == [0, 1, 2] and n_input == 50_000_000
+    assert peak < 20e6, f"{peak / 1e6:.0f} MB allocated for a 3-document body"
+
+
+@pytest.mark.parametrize("body, named", [
+    pytest.param("coordinate integer general\n3 3 100000000000\n1 1 2\n2 2 1\n", "c.mtx:2: the size line says "
+                 "100000000000 entries but the file has 2 (truncated?)", id="mm-size-line-of-10e11-entries"),
+    pytest.param("array integer general\n1000000 1000000\n1\n2\n", "c.mtx:2: the size line says 1000000000000 entries "
+                 "(1000000 x 1000000) but the file has 2", id="mm-array-of-a-million-squared"),
+    pytest.param("coordinate integer general\n3 3\n1 1 2\n", "c.mtx:2: expected the size line 'rows columns entries'",
+                 id="mm-coordinate-size-line-without-entries"),
+    pytest.param("coordinate integer general\n100000000000 3 2\n1 1 2\n2 2 1\n", "c.mtx:2: the size line says "
+                 "100000000000 x 3 with 2 entries: more than 2147483647 rows or columns", id="mm-size-line-of-10e11-rows"),
+])
+def test_matrix_market_size_line_beyond_the_file_named(tmp_path, capsys, body, named):
+    """A Matrix Market size line promising far more entries than the file holds (10^11, a typo) -> exit 2 naming
+    file:2, before any allocation (was: a MemoryError traceback, scipy allocating what the size line says); so is a
+    coordinate size line without its entry count (was: 'Invalid integer value.', naming no line)."""
+    (tmp_path / "v.txt").write_text("apple\nbread\ncheese\n")
+    (tmp_path / "c.mtx").write_text("%%MatrixMarket matrix " + body)
+    code, err = prepare_fails(capsys, bow_args("mm", tmp_path / "c.mtx", tmp_path / "v.txt", tmp_path / "out"),
+                              tmp_path / "out", tmp_path / "c.mtx")
+    assert code == 2 and named in err, err
+
+
+def test_user_text_folder_with_an_unreadable_subfolder_named(tmp_path, capsys, monkeypatch):
+    """A format=files folder with a subfolder that cannot be listed (mode 700, another user's) -> exit 2 naming it
+    (was: its documents left out, silently, as os.walk passes over it). Simulated: root reads anything."""
+    for folder, words in (("open", "apple bread"), ("locked", "cheese dates")):
+        (tmp_path / "d" / folder).mkdir(parents=True)
+        for i in range(3):
+            (tmp_path / "d" / folder / f"{i}.txt").write_text(f"{words} w{i}\n")
+    scandir = os.scandir
+
+    def denied(path="."):
+        if str(path).endswith("locked"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return scandir(path)
+
+    monkeypatch.setattr(os, "scandir", denied)
+    args = ["prepare", "user_text", "--out", tmp_path / "out", "--param", "format=files", "--param",
+            f"path={tmp_path / 'd'}", "--param", "min_df=1", "--param", "max_df=1.0"]
+    code, err = prepare_fails(capsys, args, tmp_path / "out", tmp_path / "d")
+    assert code == 2 and f"{tmp_path / 'd' / 'locked'}: a folder under {tmp_path / 'd'} that cannot be read" in err, err
+
+
+@pytest.mark.parametrize("fmt, body, named", [
+    pytest.param("uci", "100000000000\n3\n2\n1 1 2\n2 2 1\n", "c.txt:1: header says D=100000000000, more than "
+                 "2147483647 documents (a typo?)", id="uci-header-d-of-10e11"),
+    pytest.param("uci", "3\n3\n2\n99999999999999999999 1 2\n2 2 1\n", "c.txt:4: docID 99999999999999999999 exceeds",
+                 id="uci-docid-beyond-int64"),
+    pytest.param("ldac", "2 0:1 99999999999999999999:1\n1 1:1\n", "c.txt:1: word id 99999999999999999999 exceeds",
+                 id="ldac-word-id-beyond-int64"),
+    pytest.param("uci", "1" + "0" * 5000 + "\n3\n2\n1 1 2\n2 2 1\n", "c.txt:1: header D 10000000000000000000... (5001 "
+                 "digits) is no count of a real file", id="uci-header-d-of-5001-digits"),
+    pytest.param("uci", "3\n3\n2\n1 1 1" + "0" * 5000 + "\n2 2 1\n", "c.txt:4: count 10000000000000000000... (5001 "
+                 "digits) exceeds 2147483647", id="uci-count-of-5001-digits"),
+    pytest.param("ldac", "2 0:1 1:1" + "0" * 5000 + "\n1 1:1\n", "c.txt:1: count 10000000000000000000... (5001 digits) "
+                 "exceeds", id="ldac-count-of-5001-digits"),
+])
+def test_number_beyond_int32_named_as_written(tmp_path, capsys, fmt, body, named):
+    """A UCI header D of 10^11, a docID or an LDA-C word id beyond int64 -> exit 2 naming file:line, the field and the
+    number as written (was: a MemoryError traceback; 'number ... (counts are stored as int32)' of a docID; and
+    'word id 2147483648', the value it was clamped to); so is a number of 5001 digits (was: 'user_bow.py: dataset
+    user_bow.build raised ValueError (Exceeds the limit (4300 digits) ...)', blaming the recipe)."""
+    (tmp_path / "c.txt").write_text(body)
+    (tmp_path / "v.txt").write_text("apple\nbread\ncheese\n")
+    code, err = prepare_fails(capsys, bow_args(fmt, tmp_path / "c.txt", tmp_path / "v.txt", tmp_path / "out"),
+                              tmp_path / "out", tmp_path / "c.txt")
+    assert code == 2 and named in err, err
+
+
+def test_user_bow_vocabulary_that_is_the_counts_file_named(tmp_path, capsys):
+    """user_bow with vocab= the counts file itself (an LDA-C file of three distinct lines) -> exit 2 naming it (was:
+    prepared, its lines '2 0:2 1:1', '2 1:1 2:3', '2 0:4 2:1' the vocabulary's three words)."""
+    (tmp_path / "c.ldac").write_text("2 0:2 1:1\n2 1:1 2:3\n2 0:4 2:1\n")
+    code, err = prepare_fails(capsys, bow_args("ldac", tmp_path / "c.ldac", tmp_path / "c.ldac", tmp_path / "out"),
+                              tmp_path / "out", tmp_path / "c.ldac")
+    assert code == 2 and f"user_bow: path and vocab name the same file, {tmp_path / 'c.ldac'}" in err, err

@@ -273,3 +273,52 @@ def test_case_is_lowered_not_folded():
     (folding would write every ς as σ, a spelling no Greek text uses)."""
     tokens = Preprocess(stop_words=False).tokenize("Maße Masse MASSE ΟΔΟΣ οδος")
     assert tokens == ["maße", "masse", "masse", "οδος", "οδος"], tokens
+
+
+@pytest.mark.parametrize("words, named", [
+    pytest.param(b"Bread\nthe\nx\n", "v.txt: no word of the vocab_file can ever be a token (upper case, a stop word, "
+                                     "too short, or not one token), e.g. 'Bread'", id="vocab-file-no-word-a-token"),
+    pytest.param(b"bread\rcafe\r", "v.txt:1: a CR inside the word 'bread\\rcafe'; its lines end in a bare CR",
+                 id="vocab-file-bare-cr-lines"),
+    pytest.param("bread\ncafé\n".encode("utf-16"), "v.txt:1: not valid utf-8 text (invalid start byte at byte 0); a "
+                 "vocab_file is read as UTF-8 (the encoding parameter is the source's)", id="vocab-file-utf16"),
+])
+def test_fixed_vocabulary_that_can_match_nothing_named(tmp_path, capsys, words, named):
+    """A vocab_file no token can match (every word upper case, a stop word or short; CR line ends) -> exit 2 naming it
+    (was: 'every document is shorter than min_doc_length', naming the text; for UTF-16: 'pass encoding=utf-16', the
+    source's parameter, which cannot read it)."""
+    from _prepare_util import run_cli
+
+    (tmp_path / "t.jsonl").write_text('{"text": "cafe bread bread"}\n{"text": "bread cafe bread"}\n')
+    (tmp_path / "v.txt").write_bytes(words)
+    code, err = run_cli(["prepare", "user_text", "--param", f"path={tmp_path / 't.jsonl'}", "--param",
+                         f"vocab_file={tmp_path / 'v.txt'}", "--out", str(tmp_path / "out")], capsys)
+    assert code == 2 and named in err, err
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("mark", [pytest.param("\u200f", id="right-to-left-mark"), pytest.param("\u200e", id="left-to-right-mark"),
+                                  pytest.param("\u061c", id="arabic-letter-mark"), pytest.param("\u2067", id="rtl-isolate")])
+def test_bidirectional_mark_inside_a_word(mark):
+    """A bidirectional mark (RLM, LRM, ALM, an isolate) inside a word -> one word, its plain spelling, as for a soft
+    hyphen (was: two tokens, 'infor' + 'mation'; and 'RT <RLM>@someone' kept 'rt', not read as a retweet marker)."""
+    prep = Preprocess(stop_words=False)
+    assert prep.tokenize(f"infor{mark}mation \u05e9\u05dc{mark}\u05d5\u05dd \u0633\u0644{mark}\u0627\u0645 RT {mark}@someone hi") == \
+        ["information", "\u05e9\u05dc\u05d5\u05dd", "\u0633\u0644\u0627\u0645", "hi"]
+
+
+@pytest.mark.parametrize("texts, named", [
+    pytest.param(["the and of it"] * 4 + ["1999 2024 42"] * 2, "(0 distinct words in 6 documents; of 16 word tokens, 16 "
+                 "were stop words and 0 shorter than 2 letters (digits and symbols are no words))",
+                 id="every-token-a-stop-word-or-a-number"),
+    pytest.param(["apple bread cheese"] * 6, "(3 distinct words in 6 documents: 3 in more than max_df's 3 documents, 0 in "
+                 "fewer than min_df's 2)", id="every-document-identical"),
+])
+def test_vocabulary_cut_keeping_nothing_says_why(texts, named):
+    """Text whose every token is a stop word or a number, or whose documents are all identical -> refused saying which
+    rule left no word (was: 'no word passes min_df=2, max_df=0.5 (0 distinct words ...)', the cause unsaid)."""
+    from topicbench.corpus import CorpusError
+
+    with pytest.raises(CorpusError) as err:
+        bag_of_words(texts, Preprocess(), source="t.jsonl")
+    assert "t.jsonl: no word passes min_df=2, max_df=0.5 " + named in str(err.value), str(err.value)
