@@ -910,3 +910,22 @@ def test_lda_c_id_checks_and_unicode_forms_and_stored_zeros(tmp_path):
     assert whole_counts(stored_zero, "m.mtx").toarray().tolist() == [[1, 0], [0, 2]]
     with pytest.raises(CorpusError, match="min_df must be a document count >= 1, got 0"):
         Preprocess(min_df=0).check()
+
+
+def test_a_two_character_cjk_run_is_one_bigram():
+    """A CJK run of exactly two characters -> that one bigram (東京), not the bigram and its last character too (one
+    character is a token when min_token_length=1)."""
+    assert Preprocess(stop_words=False, min_token_length=1).tokenize("東京 a 日") == ["東京", "a", "日"]
+
+
+def test_unix_times_at_the_edges_of_pandas_range():
+    """Unix times just inside 1678-2262 -> their decimal years; just outside -> the clear ReaderError naming the
+    range, never pandas' OutOfBoundsDatetime (seconds and milliseconds alike)."""
+    year = 365.2425 * 86400  # seconds in a mean Gregorian year: the unit of the range check
+    inside = [(1678.5 - 1970) * year, (2261.5 - 1970) * year]
+    assert np.allclose(parse_time(inside, fmt="unix_s"), [1678.5, 2261.5], atol=0.01)
+    assert np.allclose(parse_time([t * 1000 for t in inside], fmt="unix_ms"), [1678.5, 2261.5], atol=0.01)
+    for t in ((1677.9 - 1970) * year, (2262.1 - 1970) * year):
+        for fmt, scale in (("unix_s", 1), ("unix_ms", 1000)):
+            with pytest.raises(ReaderError, match="a date outside 1678-2261"):
+                parse_time([t * scale], fmt=fmt)
