@@ -929,3 +929,17 @@ def test_unix_times_at_the_edges_of_pandas_range():
         for fmt, scale in (("unix_s", 1), ("unix_ms", 1000)):
             with pytest.raises(ReaderError, match="a date outside 1678-2261"):
                 parse_time([t * scale], fmt=fmt)
+
+
+def test_default_vocabulary_cut_by_hand():
+    """Preprocess()'s documented defaults, on a tiny corpus: a word in one document of four is below min_df=2, one in
+    three of four is above max_df=0.5 (in two of four it is kept, inclusive), and vocab_size=5000 keeps 5000 of 5001
+    words tied in document frequency (the last in code-point order is cut)."""
+    prep = Preprocess(stop_words=False)
+    counts, vocab, _, _ = bag_of_words(["apple bread cheese", "apple bread dates", "apple eggs eggs", "figs figs"], prep)
+    assert vocab == ["bread"]
+    words = [f"w{chr(97 + i // 676)}{chr(97 + i // 26 % 26)}{chr(97 + i % 26)}" for i in range(5001)]
+    texts = [" ".join(words), " ".join(words), "zz zz", "yy yy"]
+    counts, vocab, _, _ = bag_of_words(texts, prep)
+    assert len(vocab) == 5000 and words[5000] not in vocab
+
