@@ -938,8 +938,34 @@ def test_default_vocabulary_cut_by_hand():
     prep = Preprocess(stop_words=False)
     counts, vocab, _, _ = bag_of_words(["apple bread cheese", "apple bread dates", "apple eggs eggs", "figs figs"], prep)
     assert vocab == ["bread"]
-    words = [f"w{chr(97 + i // 676)}{chr(97 + i // 26 % 26)}{chr(97 + i % 26)}" for i in range(5001)]
+    words = [f"q{chr(97 + i // 676)}{chr(97 + i // 26 % 26)}{chr(97 + i % 26)}" for i in range(5001)]
     texts = [" ".join(words), " ".join(words), "zz zz", "yy yy"]
     counts, vocab, _, _ = bag_of_words(texts, prep)
     assert len(vocab) == 5000 and words[5000] not in vocab
 
+
+
+def test_text_datasets_default_cuts_and_split_by_hand():
+    """TEXT_PARAMS, the defaults every real text corpus is prepared with, on 20 documents by hand: min_df=2 (a word in
+    one document is cut, in two kept), max_df=0.5 (a word in 11 of 20 is cut, in 10 kept), min_doc_length=2 (a
+    document left with one token is dropped), 10% test with split seed 0 (the split seeded_split(19, 0.1, 0) gives),
+    vocab_size=5000 (of 5001 words tied in document frequency, the last in code-point order is cut)."""
+    from topicbench.readers import TEXT_PARAMS, TextDataset
+
+    class Tiny(TextDataset):
+        name, params = "tiny", {**TEXT_PARAMS}
+
+        def read(self, source_dir, **p):
+            texts = (["apple bread bread"] * 10 + ["apple cheese cheese"] + ["cheese cheese"] * 6
+                     + ["cheese cheese figs"] * 2 + ["cheese eggs"])
+            return pd.DataFrame({"doc_id": [f"d{i}" for i in range(20)], "text": texts})
+
+    corpus = Tiny().build(**Tiny.resolve_params({}))
+    assert corpus.vocab == ["bread", "cheese", "figs"]
+    words = [f"q{chr(97 + i // 676)}{chr(97 + i // 26 % 26)}{chr(97 + i % 26)}" for i in range(5001)]
+    Tiny.read = lambda self, source_dir, **p: pd.DataFrame({"doc_id": list("abcd"), "text": [" ".join(words)] * 2 + ["xx xx", "yy yy"]})
+    assert Tiny().build(**Tiny.resolve_params({})).vocab == words[:5000]  # vocab_size=5000 of 5001 tied words
+    assert corpus.docs["doc_id"].tolist() == [f"d{i}" for i in range(19)]
+    assert corpus.meta["preprocessing"]["dropped_short"] == 1
+    split = corpus.docs["split"].to_numpy()
+    assert list(split) == list(seeded_split(19, 0.1, 0)) != list(seeded_split(19, 0.1, 1)) and (split == "test").sum() == 2
