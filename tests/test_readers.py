@@ -969,3 +969,16 @@ def test_text_datasets_default_cuts_and_split_by_hand():
     assert corpus.meta["preprocessing"]["dropped_short"] == 1
     split = corpus.docs["split"].to_numpy()
     assert list(split) == list(seeded_split(19, 0.1, 0)) != list(seeded_split(19, 0.1, 1)) and (split == "test").sum() == 2
+
+
+def test_duplicate_documents_counted_with_their_tokens():
+    """dedupe=true: three copies of a three-token document -> two dropped and their six tokens counted (not one copy's
+    three); dedupe=false: a repeat that is the last document, or one that comes right after its twin, is counted too."""
+    prep = Preprocess(stop_words=False, vocab_size=None, min_df=1, max_df=1.0, dedupe=True)
+    *_, report = bag_of_words(["apple bread cheese", "dates", "apple bread cheese", "apple bread cheese"], prep)
+    assert report["dropped_duplicates"] == 2 and report["dropped_tokens_duplicates"] == 6
+    prep = Preprocess(stop_words=False, vocab_size=None, min_df=1, max_df=1.0)
+    *_, report = bag_of_words(["apple bread", "cheese", "dates", "apple bread"], prep)
+    assert report["duplicate_documents_kept"] == 1
+    *_, report = bag_of_words(["apple bread", "cheese", "cheese", "dates eggs"], prep)
+    assert report["duplicate_documents_kept"] == 1
