@@ -982,3 +982,10 @@ def test_duplicate_documents_counted_with_their_tokens():
     assert report["duplicate_documents_kept"] == 1
     *_, report = bag_of_words(["apple bread", "cheese", "cheese", "dates eggs"], prep)
     assert report["duplicate_documents_kept"] == 1
+
+
+def test_a_precomposed_letter_holding_a_compatibility_character_folds_as_its_decomposed_spelling():
+    """U+1E9B (long s with dot above) is canonically U+017F U+0307, and the long s folds to s: both spellings -> the
+    one word 'ṡext' (was 'ẛext' for the precomposed one, 'ṡext' for the decomposed: one word, two columns)."""
+    prep = Preprocess(stop_words=False)
+    assert prep.tokenize("\u1e9bext") == prep.tokenize("\u017f\u0307ext") == ["\u1e61ext"]
