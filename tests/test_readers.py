@@ -989,3 +989,35 @@ def test_a_precomposed_letter_holding_a_compatibility_character_folds_as_its_dec
     one word 'ṡext' (was 'ẛext' for the precomposed one, 'ṡext' for the decomposed: one word, two columns)."""
     prep = Preprocess(stop_words=False)
     assert prep.tokenize("\u1e9bext") == prep.tokenize("\u017f\u0307ext") == ["\u1e61ext"]
+
+
+def test_csv_blank_lines_and_integer_matrix_market_and_null_times(tmp_path):
+    """A blank line between CSV records is skipped, not the end of the file (the rows after it are read); an integer
+    Matrix Market file records no 'matrix_market_field' note (only a pattern file does); a null time is named as
+    missing ('no time (null)'), not as an unparseable 'None'."""
+    (tmp_path / "t.csv").write_text("id,text\n1,apple bread\n\n2,cheese dates\n")
+    assert read_csv_text(tmp_path / "t.csv", id_column="id")["doc_id"].tolist() == ["1", "2"]
+    vocab = write_vocab(tmp_path / "vocab.txt", 2)
+    (tmp_path / "m.mtx").write_text("%%MatrixMarket matrix coordinate integer general\n1 2 1\n1 2 3\n")
+    report = {}
+    assert read_matrix_market(tmp_path / "m.mtx", vocab, report=report)[0].toarray().tolist() == [[0, 3]]
+    assert "matrix_market_field" not in report
+    for null in (None, float("nan")):
+        with pytest.raises(ReaderError, match=r"f\.csv:3: no time \(null\)"):
+            parse_time(["2001-01-01", null], source="f.csv", line_numbers=[2, 3])
+
+
+def test_dropped_documents_counted_by_their_own_split():
+    """A corpus with its own split: the documents dropped (too short) counted per split, a split with none dropped as 0
+    (test: 0, train: 1 here)."""
+    from topicbench.readers import TEXT_PARAMS, TextDataset
+
+    class Tiny(TextDataset):
+        name, params = "tiny", {**TEXT_PARAMS}
+
+        def read(self, source_dir, **p):
+            return pd.DataFrame({"doc_id": list("abcd"), "text": ["apple bread", "apple bread", "apple", "bread apple"],
+                                 "split": ["train", "train", "train", "test"]})
+
+    corpus = Tiny().build(**Tiny.resolve_params({"max_df": 1.0}))
+    assert corpus.meta["preprocessing"]["dropped_by_split"] == {"test": 0, "train": 1}
