@@ -961,7 +961,7 @@ def test_text_datasets_default_cuts_and_split_by_hand():
             return pd.DataFrame({"doc_id": [f"d{i}" for i in range(20)], "text": texts})
 
     corpus = Tiny().build(**Tiny.resolve_params({}))
-    assert corpus.vocab == ["bread", "cheese", "figs"]
+    assert corpus.vocab == ["bread", "cheese", "figs"] and list(corpus.docs.columns) == ["doc_id", "split"]
     words = [f"q{chr(97 + i // 676)}{chr(97 + i // 26 % 26)}{chr(97 + i % 26)}" for i in range(5001)]
     Tiny.read = lambda self, source_dir, **p: pd.DataFrame({"doc_id": list("abcd"), "text": [" ".join(words)] * 2 + ["xx xx", "yy yy"]})
     assert Tiny().build(**Tiny.resolve_params({})).vocab == words[:5000]  # vocab_size=5000 of 5001 tied words
