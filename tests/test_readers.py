@@ -1021,3 +1021,21 @@ def test_dropped_documents_counted_by_their_own_split():
 
     corpus = Tiny().build(**Tiny.resolve_params({"max_df": 1.0}))
     assert corpus.meta["preprocessing"]["dropped_by_split"] == {"test": 0, "train": 1}
+
+
+def test_times_keep_float64_and_their_notes_go_only_where_asked():
+    """Decimal years stay float64 (2001.1 is not float32's 2001.0999755859375); mixed clock times without a report dict
+    parse (the UTC note is only written when a report is given); the two-digit-year note comes with %y, not with %Y;
+    a count-matrix corpus says in corpus.json that it is as distributed."""
+    from topicbench.readers import bow_meta
+
+    years = parse_time(["2001.1"], fmt="decimal_year")
+    assert years.dtype == np.float64 and years[0] == 2001.1
+    assert len(parse_time(["2001-01-01T10:00Z", "2001-01-01 10:00"])) == 2
+    notes = {}
+    parse_time(["1-Jan-96"], fmt="%d-%b-%y", report=notes)
+    assert notes["two_digit_years"]["read_as"] == "1996-1996"
+    notes = {}
+    parse_time(["1-Jan-1996"], fmt="%d-%b-%Y", report=notes)
+    assert notes == {}
+    assert bow_meta("n", "d", "s", 3, "r")["preprocessing"] == {"as_distributed": True, "dropped_empty": 3}
