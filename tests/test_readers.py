@@ -1008,8 +1008,8 @@ def test_csv_blank_lines_and_integer_matrix_market_and_null_times(tmp_path):
 
 
 def test_dropped_documents_counted_by_their_own_split():
-    """A corpus with its own split: the documents dropped (too short) counted per split, a split with none dropped as 0
-    (test: 0, train: 1 here)."""
+    """A corpus with its own split: kept as it is (never re-drawn), and the documents dropped (too short) counted per
+    split, a split with none dropped as 0 (test: 0, train: 1 here)."""
     from topicbench.readers import TEXT_PARAMS, TextDataset
 
     class Tiny(TextDataset):
@@ -1021,6 +1021,7 @@ def test_dropped_documents_counted_by_their_own_split():
 
     corpus = Tiny().build(**Tiny.resolve_params({"max_df": 1.0}))
     assert corpus.meta["preprocessing"]["dropped_by_split"] == {"test": 0, "train": 1}
+    assert corpus.docs["split"].tolist() == ["train", "train", "test"] and corpus.meta["split_rule"] == "the corpus's own split"
 
 
 def test_times_keep_float64_and_their_notes_go_only_where_asked():
@@ -1055,3 +1056,20 @@ def test_notes_only_when_there_is_something_to_note(tmp_path):
     (tmp_path / "t.jsonl").write_text('{"text": "apple"}\n\n{"text": "bread"}\n')
     assert read_jsonl(tmp_path / "t.jsonl")["text"].tolist() == ["apple", "bread"]
     assert parse_time(["2001.07"], fmt="%Y.%m")[0] == pytest.approx(2001 + 181 / 365)
+
+
+def test_long_text_html_kept_unless_asked_and_empty_uci_and_no_stop_list(tmp_path, monkeypatch):
+    """A long document (cut into pieces) keeps its HTML tags' words when strip_html is off, as a short one does; a UCI
+    file with no entries is refused as having no documents (not a numpy error); stop_words=False records no stop list."""
+    from topicbench import readers
+
+    monkeypatch.setattr(readers, "LONG_TEXT", 8)
+    prep = Preprocess(stop_words=False, min_token_length=1)
+    ids = {}
+    prep.token_ids("<b>bold</b> text here", frozenset(), ids, Counter())
+    assert list(ids) == ["b", "bold", "text", "here"]
+    vocab = write_vocab(tmp_path / "vocab.txt", 3)
+    (tmp_path / "d.txt").write_text("1\n3\n0\n")
+    with pytest.raises(ReaderError, match=r"d\.txt: no documents \(header D=1, NNZ=0\)"):
+        read_uci_bow(tmp_path / "d.txt", vocab)
+    assert bag_of_words(["apple bread", "bread"], Preprocess(stop_words=False, min_df=1, max_df=1.0))[3]["stop_list"] == "none"
