@@ -1060,7 +1060,8 @@ def test_notes_only_when_there_is_something_to_note(tmp_path):
 
 def test_long_text_html_kept_unless_asked_and_empty_uci_and_no_stop_list(tmp_path, monkeypatch):
     """A long document (cut into pieces) keeps its HTML tags' words when strip_html is off, as a short one does; a UCI
-    file with no entries is refused as having no documents (not a numpy error); stop_words=False records no stop list."""
+    file with no entries is refused as having no documents (not a numpy error); stop_words=False records no stop list;
+    strip_urls=False (and no strip_html) leaves HTML character references as written."""
     from topicbench import readers
 
     monkeypatch.setattr(readers, "LONG_TEXT", 8)
@@ -1073,3 +1074,4 @@ def test_long_text_html_kept_unless_asked_and_empty_uci_and_no_stop_list(tmp_pat
     with pytest.raises(ReaderError, match=r"d\.txt: no documents \(header D=1, NNZ=0\)"):
         read_uci_bow(tmp_path / "d.txt", vocab)
     assert bag_of_words(["apple bread", "bread"], Preprocess(stop_words=False, min_df=1, max_df=1.0))[3]["stop_list"] == "none"
+    assert Preprocess(stop_words=False, strip_urls=False).tokenize("caf&eacute;") == ["caf", "eacute"]  # not asked
