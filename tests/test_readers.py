@@ -1075,3 +1075,15 @@ def test_long_text_html_kept_unless_asked_and_empty_uci_and_no_stop_list(tmp_pat
         read_uci_bow(tmp_path / "d.txt", vocab)
     assert bag_of_words(["apple bread", "bread"], Preprocess(stop_words=False, min_df=1, max_df=1.0))[3]["stop_list"] == "none"
     assert Preprocess(stop_words=False, strip_urls=False).tokenize("caf&eacute;") == ["caf", "eacute"]  # not asked
+
+
+def test_uci_body_longer_than_one_parsing_block(tmp_path):
+    """A UCI body of 200,001 entries is parsed in two blocks (200,000 lines, then 1): every entry read, and a bad entry
+    in the second block named at its own line."""
+    vocab = write_vocab(tmp_path / "vocab.txt", 2)
+    body = "1 1 1\n" * 200_000
+    (tmp_path / "d.txt").write_text("2\n2\n200001\n" + body + "2 2 5\n")
+    assert read_uci_bow(tmp_path / "d.txt", vocab)[0].toarray().tolist() == [[200_000, 0], [0, 5]]
+    (tmp_path / "bad.txt").write_text("2\n2\n200001\n" + body + "2 3 5\n")
+    with pytest.raises(ReaderError, match=r"bad\.txt:200004: wordID 3 out of range"):
+        read_uci_bow(tmp_path / "bad.txt", vocab)
