@@ -1008,8 +1008,8 @@ def test_csv_blank_lines_and_integer_matrix_market_and_null_times(tmp_path):
 
 
 def test_dropped_documents_counted_by_their_own_split():
-    """A corpus with its own split: kept as it is (never re-drawn), and the documents dropped (too short) counted per
-    split, a split with none dropped as 0 (test: 0, train: 1 here)."""
+    """A corpus with its own split: kept as it is (never re-drawn), as are its labels and titles, and the documents
+    dropped (too short) counted per split, a split with none dropped as 0 (test: 0, train: 1 here)."""
     from topicbench.readers import TEXT_PARAMS, TextDataset
 
     class Tiny(TextDataset):
@@ -1017,11 +1017,12 @@ def test_dropped_documents_counted_by_their_own_split():
 
         def read(self, source_dir, **p):
             return pd.DataFrame({"doc_id": list("abcd"), "text": ["apple bread", "apple bread", "apple", "bread apple"],
-                                 "split": ["train", "train", "train", "test"]})
+                                 "split": ["train", "train", "train", "test"], "label": list("xyzw"), "title": list("ABCD")})
 
     corpus = Tiny().build(**Tiny.resolve_params({"max_df": 1.0}))
     assert corpus.meta["preprocessing"]["dropped_by_split"] == {"test": 0, "train": 1}
     assert corpus.docs["split"].tolist() == ["train", "train", "test"] and corpus.meta["split_rule"] == "the corpus's own split"
+    assert corpus.docs["label"].tolist() == list("xyw") and corpus.docs["title"].tolist() == list("ABD")  # kept, in step
 
 
 def test_times_keep_float64_and_their_notes_go_only_where_asked():
