@@ -495,3 +495,12 @@ def test_foreign_counts_entries_are_all_but_the_manifest_and_shard_files(tmp_pat
     assert foreign_counts_entries(tmp_path) == ["counts/00001.data.npy", "counts/00002.data.npy", "counts/notes.txt",
                                                 "counts/old"]
     assert foreign_counts_entries(tmp_path / "none") == []
+
+
+def test_a_chunk_word_id_just_outside_the_vocabulary_is_refused():
+    """A chunk whose CSR arrays hold word id V (one past the last) or -1 beside valid ones -> refused naming the id
+    and the document row, as any other id out of range (scipy accepts such arrays unchecked)."""
+    for bad in (2, -1):
+        chunk = sp.csr_matrix((np.array([1, 1]), np.array([0, bad]), np.array([0, 1, 2])), shape=(2, 2))
+        with pytest.raises(CorpusError, match=rf"word id {bad} out of range \[0, 2\) at document row 6"):
+            canonical_counts(chunk, 2, "c", row0=5)
