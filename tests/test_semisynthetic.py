@@ -260,3 +260,16 @@ def test_the_smallest_valid_recipe_builds():
                                                "min_length": 1, "max_length": 1}))
     counts = corpus.split("train").counts
     assert counts.shape == (3, 2) and (counts.sum(axis=1) == 1).all()
+
+
+def test_matrix_root_reproduces_a_singular_covariance():
+    """matrix_root(cov) L has L L' = cov for a centred log-ratio covariance (rank K - 1, eigenvalues below 1 and one
+    zero up to rounding): the small eigenvalues are kept, only negative rounding is clipped to 0."""
+    from topicbench.semisynthetic import matrix_root
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(scale=0.3, size=(50, 4))
+    x -= x.mean(axis=1, keepdims=True)  # rows sum to 0: rank 3
+    cov = np.cov(x, rowvar=False)
+    root = matrix_root(cov)
+    assert np.allclose(root @ root.T, cov, atol=1e-12) and np.linalg.eigvalsh(cov).max() < 1
