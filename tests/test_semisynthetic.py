@@ -170,6 +170,8 @@ def test_bad_parameters():
         cls().build(**cls.resolve_params({"n_train": 10, "n_topics": K + 1}))
     with pytest.raises(CorpusError, match="n_words must be"):
         cls().build(**cls.resolve_params({"n_train": 10, "n_words": 10**6}))
+    with pytest.raises(CorpusError, match=r"n_words must be in \[2, "):  # one word: no topic structure to recover
+        cls().build(**cls.resolve_params({"n_train": 10, "n_words": 1}))
     with pytest.raises(CorpusError, match="both min_length and max_length"):
         cls().build(**cls.resolve_params({"n_train": 10, "min_length": 5}))
     with pytest.raises(CorpusError, match="temperature must be positive"):
