@@ -1045,7 +1045,8 @@ def test_times_keep_float64_and_their_notes_go_only_where_asked():
 
 def test_notes_only_when_there_is_something_to_note(tmp_path):
     """corpus.json notes appear only when they count something: no compatibility_characters_folded without a folded
-    character, no tokens_recomposed_to_nfc without a recomposed token, no file notes from a clean folder; a blank
+    character, no tokens_recomposed_to_nfc without a recomposed token, no file or CSV notes from clean input (and a
+    given whitespace vocabulary is used as given, in its order); a blank
     JSON Lines line is skipped like a blank CSV line; a user time format holding a dot is not taken for a decimal year."""
     prep = Preprocess(stop_words=False, vocab_size=None, min_df=1, max_df=1.0)
     assert "compatibility_characters_folded" not in bag_of_words(["apple bread", "bread"], prep)[3]
@@ -1054,6 +1055,10 @@ def test_notes_only_when_there_is_something_to_note(tmp_path):
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "a.txt").write_text("apple bread")
     assert read_text_files(tmp_path / "docs").attrs == {}
+    (tmp_path / "t.csv").write_text("text\napple\n")
+    assert read_csv_text(tmp_path / "t.csv").attrs == {}  # no record spanning lines: no note
+    counts, vocab, _, _ = whitespace_bow(["bread apple apple"], vocab=["bread", "apple", "cheese"])
+    assert vocab == ["bread", "apple", "cheese"] and counts.toarray().tolist() == [[1, 2, 0]]  # the given order kept
     (tmp_path / "t.jsonl").write_text('{"text": "apple"}\n\n{"text": "bread"}\n')
     assert read_jsonl(tmp_path / "t.jsonl")["text"].tolist() == ["apple", "bread"]
     assert parse_time(["2001.07"], fmt="%Y.%m")[0] == pytest.approx(2001 + 181 / 365)
