@@ -158,6 +158,7 @@ def test_fewer_topics_and_words_are_the_sources_leading_ones():
     corpus = build("twitter_like", n_topics=10, n_words=800)
     source = load_source("twitter")
     assert corpus.vocab == list(source.vocab[:800]) and corpus.truth["topics"].shape == (10, 800)
+    assert corpus.meta["generator"]["lengths"] == f"the {source.info['dataset']} length quantiles"  # how lengths were drawn
     full = source.cov[:10, :10]
     assert np.allclose(corpus.truth["correlation"], full / np.sqrt(np.outer(np.diag(full), np.diag(full))))
 
