@@ -960,6 +960,7 @@ def test_text_datasets_default_cuts_and_split_by_hand():
                      + ["cheese cheese figs"] * 2 + ["cheese eggs"])
             return pd.DataFrame({"doc_id": [f"d{i}" for i in range(20)], "text": texts})
 
+    assert Tiny.resolve_params({"test_fraction": 0.0})["test_fraction"] == 0.0  # no test split is a choice, not an error
     corpus = Tiny().build(**Tiny.resolve_params({}))
     assert corpus.vocab == ["bread", "cheese", "figs"] and list(corpus.docs.columns) == ["doc_id", "split"]
     words = [f"q{chr(97 + i // 676)}{chr(97 + i // 26 % 26)}{chr(97 + i % 26)}" for i in range(5001)]
