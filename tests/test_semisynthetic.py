@@ -159,6 +159,8 @@ def test_fewer_topics_and_words_are_the_sources_leading_ones():
     source = load_source("twitter")
     assert corpus.vocab == list(source.vocab[:800]) and corpus.truth["topics"].shape == (10, 800)
     assert corpus.meta["generator"]["lengths"] == f"the {source.info['dataset']} length quantiles"  # how lengths were drawn
+    assert set(corpus.meta["generator"]["source_model"]) == {"dataset", "dataset_params", "K", "fit", "slice_years"}
+    assert corpus.meta["time_unit"].startswith("decimal year")
     full = source.cov[:10, :10]
     assert np.allclose(corpus.truth["correlation"], full / np.sqrt(np.outer(np.diag(full), np.diag(full))))
 
