@@ -504,3 +504,15 @@ def test_a_chunk_word_id_just_outside_the_vocabulary_is_refused():
         chunk = sp.csr_matrix((np.array([1, 1]), np.array([0, bad]), np.array([0, 1, 2])), shape=(2, 2))
         with pytest.raises(CorpusError, match=rf"word id {bad} out of range \[0, 2\) at document row 6"):
             canonical_counts(chunk, 2, "c", row0=5)
+
+
+def test_meta_kept_and_deferred_columns_behave_as_their_arrays(tmp_path):
+    """A corpus keeps the meta it is given ({} when none); a deferred docs column (a minibatch's doc ids, read on first
+    use) equals, slices, indexes and converts as the array it stands for, from memory and from docs.parquet."""
+    assert tiny().meta == {"name": "tiny"} and Corpus(tiny().counts, tiny().vocab, tiny().docs).meta == {}
+    for corpus in (tiny(), load_corpus(save_corpus(tiny(), tmp_path / "tiny"))):
+        ids = corpus.column("doc_id").defer(np.array([2, 0, 1]))
+        assert (ids == "d0").tolist() == [False, True, False] and list(ids) == ["d2", "d0", "d1"]
+        assert list(ids[1:]) == ["d0", "d1"] and list(ids[np.array([2])]) == ["d1"]
+        assert np.asarray(ids, dtype=object).tolist() == ["d2", "d0", "d1"] and type(ids[1:]).__name__ == "Deferred"
+        assert np.asarray(ids[np.array([True, False, True])]).tolist() == ["d2", "d1"]  # a mask is not row numbers
