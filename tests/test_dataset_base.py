@@ -61,3 +61,27 @@ def test_a_file_the_build_fetched_is_recorded_with_the_sources(tmp_path, monkeyp
     out = prepare("real", tmp_path / "out", corpora_dir=tmp_path / "corpora", cache=str(tmp_path / "cache"))
     recorded = json.loads((out / "corpus.json").read_text())["source_files"]
     assert set(recorded) == {"real/a.txt", str((tmp_path / "cache" / "fetched.txt").resolve())}
+
+
+def test_source_changes_by_hand(tmp_path):
+    """A prepared corpus's raw files against its source record: untouched, or touched with the same bytes -> None; the
+    same size with other bytes, another size, a file added or gone -> named (each file compared, not only the first)."""
+    import os
+
+    from topicbench.dataset import source_changes, source_record
+
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    a.write_text("apple")
+    b.write_text("bread")
+    files = {"a.txt": a, "b.txt": b}
+    record = source_record(files)
+    assert source_changes(record, files) is None
+    os.utime(b, ns=(1, 1))  # touched: the mtime differs, the bytes do not
+    assert source_changes(record, files) is None
+    b.write_text("bReAd")  # same size, other bytes
+    assert source_changes(record, files) == "source file b.txt changed since it was prepared"
+    b.write_text("bread and more")
+    assert source_changes(record, files) == "source file b.txt changed since it was prepared"
+    b.write_text("bread")
+    assert source_changes(record, {"a.txt": a}) == "source file b.txt gone since it was prepared"
+    assert source_changes(source_record({"a.txt": a}), files) == "source file b.txt added since it was prepared"
