@@ -553,6 +553,12 @@ MUTANTS = [
     Mutant(id='loglik_without_heldout_tokens_divides_by_zero', cites='loglik_per_word: no held-out token, no score (nan)',
            path='topicbench/evaluate.py', find='(total / tokens if tokens else float("nan"))', replace='(total / tokens if tokens is not None else float("nan"))',
            tests=['tests/test_evaluate.py::test_no_heldout_tokens_score_nan_not_a_division_error']),
+    Mutant(id='source_changes_stops_at_the_first_unchanged_file', cites="corpus.json's source_files: every raw file compared",
+           path='topicbench/dataset.py', find='            continue\n        if stat.st_size != was.get("size")', replace='            break\n        if stat.st_size != was.get("size")',
+           tests=['tests/test_dataset_base.py::test_source_changes_by_hand']),
+    Mutant(id='source_changes_same_size_other_bytes_unseen', cites="corpus.json's source_files: a file of the same size but other bytes is changed",
+           path='topicbench/dataset.py', find='if stat.st_size != was.get("size") or file_sha256(path)', replace='if stat.st_size != was.get("size") and file_sha256(path)',
+           tests=['tests/test_dataset_base.py::test_source_changes_by_hand']),
 ]
 # thirteenth red-team (mutant13, generated single-token mutants over streams.py, quality.py, synthetic.py,
 # semisynthetic.py, population_vb.py and run.py; the generator and runner are mutant12's). Killed by the new tests, not
