@@ -1082,6 +1082,11 @@ def test_long_text_html_kept_unless_asked_and_empty_uci_and_no_stop_list(tmp_pat
         read_uci_bow(tmp_path / "d.txt", vocab)
     assert bag_of_words(["apple bread", "bread"], Preprocess(stop_words=False, min_df=1, max_df=1.0))[3]["stop_list"] == "none"
     assert Preprocess(stop_words=False, strip_urls=False).tokenize("caf&eacute;") == ["caf", "eacute"]  # not asked
+    assert bag_of_words(["apple bread", "bread"], Preprocess(min_df=1, max_df=1.0))[3]["stop_list"] == \
+        "scikit-learn ENGLISH_STOP_WORDS (318 words)"
+    tally = Counter()
+    prep.token_ids("apple bread cheese", frozenset(), {}, tally)  # cut at spaces only: no hard cut
+    assert tally["long_text_hard_cuts"] == 0
 
 
 def test_uci_body_longer_than_one_parsing_block(tmp_path):
@@ -1094,3 +1099,17 @@ def test_uci_body_longer_than_one_parsing_block(tmp_path):
     (tmp_path / "bad.txt").write_text("2\n2\n200001\n" + body + "2 3 5\n")
     with pytest.raises(ReaderError, match=r"bad\.txt:200004: wordID 3 out of range"):
         read_uci_bow(tmp_path / "bad.txt", vocab)
+
+
+def test_utf8_read_as_any_one_byte_code_page_is_refused_and_utf16_csv_and_jsonl_text_lists(tmp_path):
+    """UTF-8 bytes read as any one-byte code page (each decodes any bytes, as mojibake) -> refused naming the fix; a
+    UTF-16 CSV is read record by record; a JSON Lines text given as a list of strings is those strings joined."""
+    from topicbench.readers import decode
+
+    for encoding in ("latin-1", "iso8859-15", "cp1252", "mac-roman", "koi8-r", "cp437", "cp850"):
+        with pytest.raises(ReaderError, match="the text is UTF-8"):
+            decode("café\n".encode("utf-8"), "f.txt", encoding)
+    (tmp_path / "t.csv").write_text("id,text\n1,apple\n2,bread\n", encoding="utf-16")
+    assert read_csv_text(tmp_path / "t.csv", id_column="id", encoding="utf-16")["text"].tolist() == ["apple", "bread"]
+    (tmp_path / "t.jsonl").write_text('{"text": ["apple", "bread"]}\n')
+    assert read_jsonl(tmp_path / "t.jsonl")["text"].tolist() == ["apple bread"]
