@@ -516,3 +516,11 @@ def test_meta_kept_and_deferred_columns_behave_as_their_arrays(tmp_path):
         assert list(ids[1:]) == ["d0", "d1"] and list(ids[np.array([2])]) == ["d1"]
         assert np.asarray(ids, dtype=object).tolist() == ["d2", "d0", "d1"] and type(ids[1:]).__name__ == "Deferred"
         assert np.asarray(ids[np.array([True, False, True])]).tolist() == ["d2", "d1"]  # a mask is not row numbers
+
+
+def test_saved_truth_theta_and_docs_columns_come_back_as_written(sharded):
+    """The planted corpus saved in shards -> the same theta values (row-major, not transposed) and the same docs
+    columns (no index column added by the writer's concatenation or parquet)."""
+    memory, disk = sharded
+    assert np.array_equal(disk.truth["theta"], memory.truth["theta"])
+    assert list(disk.docs.columns) == list(memory.docs.columns)
