@@ -559,6 +559,13 @@ MUTANTS = [
     Mutant(id='source_changes_same_size_other_bytes_unseen', cites="corpus.json's source_files: a file of the same size but other bytes is changed",
            path='topicbench/dataset.py', find='if stat.st_size != was.get("size") or file_sha256(path)', replace='if stat.st_size != was.get("size") and file_sha256(path)',
            tests=['tests/test_dataset_base.py::test_source_changes_by_hand']),
+    Mutant(id='truth_theta_written_in_fortran_order', cites='truth.npz: theta is the documents x topics matrix the generator drew',
+           path='topicbench/corpus.py', find='npformat.write_array_header_1_0(fid, {"descr": "<f8", "fortran_order": False,',
+           replace='npformat.write_array_header_1_0(fid, {"descr": "<f8", "fortran_order": True,',
+           tests=['tests/test_corpus.py::test_saved_truth_theta_and_docs_columns_come_back_as_written']),
+    Mutant(id='utf8_read_as_koi8_not_refused', cites='decode: UTF-8 read as a one-byte code page is refused (mojibake)',
+           path=READERS, find='"mac-", "koi8", "cp437"', replace='"mac-", "cp437"',
+           tests=[R + 'test_utf8_read_as_any_one_byte_code_page_is_refused_and_utf16_csv_and_jsonl_text_lists']),
 ]
 # thirteenth red-team (mutant13, generated single-token mutants over streams.py, quality.py, synthetic.py,
 # semisynthetic.py, population_vb.py and run.py; the generator and runner are mutant12's). Killed by the new tests, not
