@@ -524,3 +524,16 @@ def test_saved_truth_theta_and_docs_columns_come_back_as_written(sharded):
     memory, disk = sharded
     assert np.array_equal(disk.truth["theta"], memory.truth["theta"])
     assert list(disk.docs.columns) == list(memory.docs.columns)
+
+
+def test_totals_past_int32_are_exact(tmp_path):
+    """Two documents holding the largest int32 count of one word: word totals, document lengths and the token count
+    (in memory, from shards and in corpus.json) are exact int64 sums, never an int32 wrap."""
+    top = np.iinfo(np.int32).max
+    counts = sp.csr_matrix(np.array([[top, 1], [top, 2]], dtype=np.int64))
+    memory = Corpus(counts, ["apple", "bread"], make_docs_frame(2), {"name": "big"})
+    disk = load_corpus(save_corpus(memory, tmp_path / "big"))
+    for corpus in (memory, disk):
+        assert corpus.word_totals().tolist() == [2 * top, 3] and corpus.doc_lengths().tolist() == [top + 1, top + 2]
+        assert corpus.n_tokens == 2 * top + 3
+    assert disk.meta["n_tokens"] == 2 * top + 3
