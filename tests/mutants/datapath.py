@@ -566,6 +566,14 @@ MUTANTS = [
     Mutant(id='utf8_read_as_koi8_not_refused', cites='decode: UTF-8 read as a one-byte code page is refused (mojibake)',
            path=READERS, find='"mac-", "koi8", "cp437"', replace='"mac-", "cp437"',
            tests=[R + 'test_utf8_read_as_any_one_byte_code_page_is_refused_and_utf16_csv_and_jsonl_text_lists']),
+    Mutant(id='word_totals_summed_in_int32', cites="Corpus.word_totals: int64 column sums (the unigram baseline's counts)",
+           path='topicbench/corpus.py', find='totals += np.asarray(block.sum(axis=0, dtype=np.int64)).ravel()',
+           replace='totals += np.asarray(block.sum(axis=0, dtype=np.int32)).ravel()',
+           tests=['tests/test_corpus.py::test_totals_past_int32_are_exact']),
+    Mutant(id='writer_tokens_summed_in_int32', cites="corpus.json: n_tokens, the corpus's token count",
+           path='topicbench/corpus.py', find='self.n_tokens += int(block.data.sum(dtype=np.int64))',
+           replace='self.n_tokens += int(block.data.sum(dtype=np.int32))',
+           tests=['tests/test_corpus.py::test_totals_past_int32_are_exact']),
 ]
 # thirteenth red-team (mutant13, generated single-token mutants over streams.py, quality.py, synthetic.py,
 # semisynthetic.py, population_vb.py and run.py; the generator and runner are mutant12's). Killed by the new tests, not
