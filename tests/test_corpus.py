@@ -537,3 +537,19 @@ def test_totals_past_int32_are_exact(tmp_path):
         assert corpus.word_totals().tolist() == [2 * top, 3] and corpus.doc_lengths().tolist() == [top + 1, top + 2]
         assert corpus.n_tokens == 2 * top + 3
     assert disk.meta["n_tokens"] == 2 * top + 3
+
+
+def test_truth_without_theta_is_saved_and_a_theta_chunk_of_other_rows_refused(tmp_path):
+    """A corpus whose truth has topics but no theta keeps its truth.npz; a theta chunk whose rows or topics do not fit
+    (a 1-d array, other rows, other columns than the first chunk) is refused naming truth.npz."""
+    from topicbench.corpus import CorpusWriter
+
+    corpus = tiny()
+    corpus.truth = {"topics": np.eye(3)[:2]}
+    assert load_corpus(save_corpus(corpus, tmp_path / "t")).truth["topics"].tolist() == np.eye(3)[:2].tolist()
+    (tmp_path / "w").mkdir()
+    writer = CorpusWriter(tmp_path / "w", 3, "w")
+    writer.append(corpus.counts[:1], corpus.docs.iloc[:1], np.ones((1, 2)))
+    for theta in (np.ones(2), np.ones((2, 2)), np.ones((1, 3))):
+        with pytest.raises(CorpusError, match=r"w/truth\.npz: theta chunk of shape"):
+            writer.append(corpus.counts[1:2], corpus.docs.iloc[1:2], theta)
