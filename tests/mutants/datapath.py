@@ -574,6 +574,9 @@ MUTANTS = [
            path='topicbench/corpus.py', find='self.n_tokens += int(block.data.sum(dtype=np.int64))',
            replace='self.n_tokens += int(block.data.sum(dtype=np.int32))',
            tests=['tests/test_corpus.py::test_totals_past_int32_are_exact']),
+    Mutant(id='truth_without_theta_not_written', cites='truth.npz: the planted parameters a corpus was given, theta or not',
+           path='topicbench/corpus.py', find='if truth or self._theta is not None:', replace='if truth and self._theta is not None:',
+           tests=['tests/test_corpus.py::test_truth_without_theta_is_saved_and_a_theta_chunk_of_other_rows_refused']),
 ]
 # thirteenth red-team (mutant13, generated single-token mutants over streams.py, quality.py, synthetic.py,
 # semisynthetic.py, population_vb.py and run.py; the generator and runner are mutant12's). Killed by the new tests, not
