@@ -85,3 +85,15 @@ def test_source_changes_by_hand(tmp_path):
     b.write_text("bread")
     assert source_changes(record, {"a.txt": a}) == "source file b.txt gone since it was prepared"
     assert source_changes(source_record({"a.txt": a}), files) == "source file b.txt added since it was prepared"
+
+
+def test_each_missing_path_parameter_is_named(tmp_path):
+    """path, vocab and vocab_file naming nothing -> each listed with the path it was looked for at (under corpora_dir
+    when relative); an existing one, an empty value or a non-path parameter is not."""
+    from topicbench.dataset import missing_path_params
+
+    (tmp_path / "here.txt").write_text("x")
+    params = {"path": "gone.txt", "vocab": "also_gone.txt", "vocab_file": "none.txt", "text_column": "nowhere.txt"}
+    assert missing_path_params(params, tmp_path) == [("path", tmp_path / "gone.txt"), ("vocab", tmp_path / "also_gone.txt"),
+                                                     ("vocab_file", tmp_path / "none.txt")]
+    assert missing_path_params({"path": "here.txt", "vocab": "", "vocab_file": None}, tmp_path) == []
