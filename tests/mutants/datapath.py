@@ -577,6 +577,9 @@ MUTANTS = [
     Mutant(id='truth_without_theta_not_written', cites='truth.npz: the planted parameters a corpus was given, theta or not',
            path='topicbench/corpus.py', find='if truth or self._theta is not None:', replace='if truth and self._theta is not None:',
            tests=['tests/test_corpus.py::test_truth_without_theta_is_saved_and_a_theta_chunk_of_other_rows_refused']),
+    Mutant(id='missing_vocab_parameter_not_named', cites='Quality bar: bad input named before compute (a vocab file that is not there)',
+           path='topicbench/dataset.py', find='PATH_PARAMS = ("path", "vocab", "vocab_file")', replace='PATH_PARAMS = ("path", "vocab_file")',
+           tests=['tests/test_dataset_base.py::test_each_missing_path_parameter_is_named']),
 ]
 # thirteenth red-team (mutant13, generated single-token mutants over streams.py, quality.py, synthetic.py,
 # semisynthetic.py, population_vb.py and run.py; the generator and runner are mutant12's). Killed by the new tests, not
