@@ -553,3 +553,18 @@ def test_truth_without_theta_is_saved_and_a_theta_chunk_of_other_rows_refused(tm
     for theta in (np.ones(2), np.ones((2, 2)), np.ones((1, 3))):
         with pytest.raises(CorpusError, match=r"w/truth\.npz: theta chunk of shape"):
             writer.append(corpus.counts[1:2], corpus.docs.iloc[1:2], theta)
+
+
+def test_fingerprint_names_ids_splits_and_times_and_trusts_only_verified_loads(tmp_path):
+    """Two corpora of the same counts and vocabulary but other doc ids, splits or times -> other content fingerprints;
+    a corpus loaded without verifying its checksums does not vouch for its content (no loaded_from)."""
+    from topicbench.corpus import content_fingerprint
+
+    base = tiny()
+    prints = {content_fingerprint(base)}
+    for docs in (base.docs.assign(doc_id=["x", "y", "z"]), base.docs.assign(split=["train", "test", "test"]),
+                 base.docs.assign(time=[2001.0, 2002.0, 2003.0])):
+        prints.add(content_fingerprint(Corpus(base.counts, base.vocab, docs, {})))
+    assert len(prints) == 4
+    path = save_corpus(base, tmp_path / "t")
+    assert load_corpus(path).loaded_from == path and load_corpus(path, verify_checksums=False).loaded_from is None

@@ -751,3 +751,24 @@ MUTANTS += [
 # cmd_run's spec merging and aggregate's --out and type checks: tests/faults/ exercise them in subprocesses, not run
 # here. Not run at all (time): grid.py's and cli.py's x2/+1 constant mutants, and of readers.py/corpus.py the x2/+1
 # constants and the part of the rest the shuffled order did not reach.
+# nineteenth red-team (mutant19: generated single-token mutants -- comparisons, constants +-1/0/x2, and/or, booleans,
+# if/else forced, tuple members dropped, slice bounds, argument order, dtypes -- over readers.py, corpus.py,
+# dataset.py, semisynthetic.py and evaluate.py; stage 1 the module's fast tests, survivors then the fault tests).
+# Bug fixed: the tokeniser's compatibility folds skipped a precomposed letter whose canonical decomposition holds a
+# compatibility character (U+1E9B -> U+1E61), so its two spellings were two words; the "CJK compatibility range"
+# mutants called equivalent above were equivalent only because that range was dead. Equivalent, not registered:
+# readers' peek sizes, UCI block size and first_line start, header-length test, fallback >= INT32_MAX, reshape(-2),
+# the long-text cut's search window and +0, max_df_count's operand order, digest sizes, every int32/int64 choice
+# below 2^31 entries, CSR shapes built only to be re-indexed, lru_cache sizes, the Unicode tables' last code points,
+# range merging, 'latin' among the one-byte code pages (codecs names them iso8859-*), Lu/Lt among cased letters (text
+# is lower-cased first), UTF-16 CSV's unused file handle, the Unix range check's 1970 - x (the range is symmetric
+# about 1970), TextDataset's reset_index(drop=False) (docs are built from named columns), seeded_split's default
+# seed (every caller passes one); corpus' chunk sizes, zip dates, json indents and sort_keys, the docs writer's
+# index (the schema drops it), Deferred's lazy/eager paths, pa_is_string, fd/column caches, first_duplicate's
+# prefilter, content_fingerprint's shortcut conditions (same digest computed), truth's eager topics; semisynthetic's
+# dataclass defaults (recipes pass every value) and n_topics 0 (the base refuses); evaluate's chunk size, fold
+# rounding at length 1, dtype choices, the 1e-9 tolerance. Message or locator only (not registered, as before): row/line
+# numbers and hints in refusals, missing_file's near names, report list lengths ([:5]). Not closed: semisynthetic
+# base_params (n_train 20000, n_test 1000, seed 1) pinned by no test; views and docs over several 4,096-document
+# chunks or parquet batches; _check_room's thresholds; nmf_kernels.py not run (each mutant recompiles its cached
+# numba kernels, 20-50 s); 314 of corpus.py's generated mutants not reached in the time.
