@@ -580,6 +580,13 @@ MUTANTS = [
     Mutant(id='missing_vocab_parameter_not_named', cites='Quality bar: bad input named before compute (a vocab file that is not there)',
            path='topicbench/dataset.py', find='PATH_PARAMS = ("path", "vocab", "vocab_file")', replace='PATH_PARAMS = ("path", "vocab_file")',
            tests=['tests/test_dataset_base.py::test_each_missing_path_parameter_is_named']),
+    Mutant(id='fingerprint_without_splits', cites="ContentDigest: a corpus's counts, vocabulary, ids, splits and times",
+           path='topicbench/corpus.py', find='DOC_COLUMNS = ("doc_id", "split", "time")', replace='DOC_COLUMNS = ("doc_id", "time")',
+           tests=['tests/test_corpus.py::test_fingerprint_names_ids_splits_and_times_and_trusts_only_verified_loads']),
+    Mutant(id='unverified_load_vouches_for_its_content', cites='load_corpus: only verified checksums name its content',
+           path='topicbench/corpus.py', find='corpus.loaded_from = path if verify_checksums else None',
+           replace='corpus.loaded_from = path if True else None',
+           tests=['tests/test_corpus.py::test_fingerprint_names_ids_splits_and_times_and_trusts_only_verified_loads']),
 ]
 # thirteenth red-team (mutant13, generated single-token mutants over streams.py, quality.py, synthetic.py,
 # semisynthetic.py, population_vb.py and run.py; the generator and runner are mutant12's). Killed by the new tests, not
