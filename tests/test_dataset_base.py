@@ -97,3 +97,20 @@ def test_each_missing_path_parameter_is_named(tmp_path):
     assert missing_path_params(params, tmp_path) == [("path", tmp_path / "gone.txt"), ("vocab", tmp_path / "also_gone.txt"),
                                                      ("vocab_file", tmp_path / "none.txt")]
     assert missing_path_params({"path": "here.txt", "vocab": "", "vocab_file": None}, tmp_path) == []
+
+
+def test_parameter_values_typed_by_their_defaults_never_changed():
+    """Parameters as a config or command line writes them -> the default's type, value kept: a bool stays a bool, "100"
+    and 100.0 are the int 100, "0.25" the float 0.25, a seed written as text past 2**53 keeps every digit (never via a
+    float); "1e-400" for a float is refused as underflowing to 0, not read as 0."""
+    from topicbench.readers import TEXT_PARAMS, TextDataset
+
+    class Tiny(TextDataset):
+        name, params = "tiny", {**TEXT_PARAMS, "dedupe": None}
+
+    p = Tiny.resolve_params({"dedupe": True, "vocab_size": "100", "min_df": 3.0, "max_df": "0.25",
+                             "split_seed": "9007199254740993"})
+    assert (p["dedupe"], p["vocab_size"], p["min_df"], p["max_df"], p["split_seed"]) == (True, 100, 3, 0.25, 9007199254740993)
+    assert type(p["vocab_size"]) is int and type(p["min_df"]) is int and type(p["max_df"]) is float
+    with pytest.raises(CorpusError, match=r"parameter max_df: '1e-400' is below the smallest float"):
+        Tiny.resolve_params({"max_df": "1e-400"})
