@@ -587,6 +587,13 @@ MUTANTS = [
            path='topicbench/corpus.py', find='corpus.loaded_from = path if verify_checksums else None',
            replace='corpus.loaded_from = path if True else None',
            tests=['tests/test_corpus.py::test_fingerprint_names_ids_splits_and_times_and_trusts_only_verified_loads']),
+    Mutant(id='numeric_text_parameter_read_through_a_float', cites='Dataset._typed: a value is never silently changed (a seed past 2**53)',
+           path='topicbench/dataset.py', find='value = float(value) if not value.strip().lstrip("+-").isdigit() else int(value)',
+           replace='value = float(value) if True else int(value)',
+           tests=['tests/test_dataset_base.py::test_parameter_values_typed_by_their_defaults_never_changed']),
+    Mutant(id='boolean_parameter_refused', cites='Dataset._typed: a bool parameter takes true/false',
+           path='topicbench/dataset.py', find='            if kind is bool and isinstance(value, bool):\n', replace='            if False:\n',
+           tests=['tests/test_dataset_base.py::test_parameter_values_typed_by_their_defaults_never_changed']),
 ]
 # thirteenth red-team (mutant13, generated single-token mutants over streams.py, quality.py, synthetic.py,
 # semisynthetic.py, population_vb.py and run.py; the generator and runner are mutant12's). Killed by the new tests, not
