@@ -540,13 +540,16 @@ def test_totals_past_int32_are_exact(tmp_path):
 
 
 def test_truth_without_theta_is_saved_and_a_theta_chunk_of_other_rows_refused(tmp_path):
-    """A corpus whose truth has topics but no theta keeps its truth.npz; a theta chunk whose rows or topics do not fit
+    """A corpus whose truth has topics but no theta keeps its truth.npz, a view keeps its rows of theta; a theta chunk
+    whose rows or topics do not fit
     (a 1-d array, other rows, other columns than the first chunk) is refused naming truth.npz."""
     from topicbench.corpus import CorpusWriter
 
     corpus = tiny()
     corpus.truth = {"topics": np.eye(3)[:2]}
     assert load_corpus(save_corpus(corpus, tmp_path / "t")).truth["topics"].tolist() == np.eye(3)[:2].tolist()
+    planted = Corpus(corpus.counts, corpus.vocab, corpus.docs, {}, {"theta": np.arange(6.0).reshape(3, 2)})
+    assert planted.split("train").truth["theta"].tolist() == [[0, 1], [2, 3]]  # a view's truth: its rows of theta
     (tmp_path / "w").mkdir()
     writer = CorpusWriter(tmp_path / "w", 3, "w")
     writer.append(corpus.counts[:1], corpus.docs.iloc[:1], np.ones((1, 2)))

@@ -1024,6 +1024,7 @@ def test_dropped_documents_counted_by_their_own_split():
     assert corpus.meta["preprocessing"]["dropped_by_split"] == {"test": 0, "train": 1}
     assert corpus.docs["split"].tolist() == ["train", "train", "test"] and corpus.meta["split_rule"] == "the corpus's own split"
     assert corpus.docs["label"].tolist() == list("xyw") and corpus.docs["title"].tolist() == list("ABD")  # kept, in step
+    assert corpus.docs["doc_id"].tolist() == ["a", "b", "d"]  # the source's own ids
 
 
 def test_times_keep_float64_and_their_notes_go_only_where_asked():
