@@ -594,6 +594,14 @@ MUTANTS = [
     Mutant(id='boolean_parameter_refused', cites='Dataset._typed: a bool parameter takes true/false',
            path='topicbench/dataset.py', find='            if kind is bool and isinstance(value, bool):\n', replace='            if False:\n',
            tests=['tests/test_dataset_base.py::test_parameter_values_typed_by_their_defaults_never_changed']),
+    Mutant(id='view_loses_its_truth', cites="Corpus.select: a view's planted truth is its rows of theta",
+           path='topicbench/corpus.py', find='truth = None if self.truth is None else self.truth.select(rows)',
+           replace='truth = None if True else self.truth.select(rows)',
+           tests=['tests/test_corpus.py::test_truth_without_theta_is_saved_and_a_theta_chunk_of_other_rows_refused']),
+    Mutant(id='docs_frame_ignores_the_source_ids', cites="docs.parquet: doc_id, the source's own ids when it has them",
+           path='topicbench/corpus.py', find='[f"d{i}" for i in range(n_docs)] if doc_id is None else list(map(str, doc_id))',
+           replace='[f"d{i}" for i in range(n_docs)] if True else list(map(str, doc_id))',
+           tests=[R + 'test_dropped_documents_counted_by_their_own_split']),
 ]
 # thirteenth red-team (mutant13, generated single-token mutants over streams.py, quality.py, synthetic.py,
 # semisynthetic.py, population_vb.py and run.py; the generator and runner are mutant12's). Killed by the new tests, not
