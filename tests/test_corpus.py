@@ -496,3 +496,79 @@ def test_foreign_counts_entries_are_all_but_the_manifest_and_shard_files(tmp_pat
     assert foreign_counts_entries(tmp_path) == ["counts/00001.data.npy", "counts/00002.data.npy", "counts/notes.txt",
                                                 "counts/old"]
     assert foreign_counts_entries(tmp_path / "none") == []
+
+
+def test_a_chunk_word_id_just_outside_the_vocabulary_is_refused():
+    """A chunk whose CSR arrays hold word id V (one past the last) or -1 beside valid ones -> refused naming the id
+    and the document row, as any other id out of range (scipy accepts such arrays unchecked)."""
+    for bad in (2, -1):
+        chunk = sp.csr_matrix((np.array([1, 1]), np.array([0, bad]), np.array([0, 1, 2])), shape=(2, 2))
+        with pytest.raises(CorpusError, match=rf"word id {bad} out of range \[0, 2\) at document row 6"):
+            canonical_counts(chunk, 2, "c", row0=5)
+
+
+def test_meta_kept_and_deferred_columns_behave_as_their_arrays(tmp_path):
+    """A corpus keeps the meta it is given ({} when none); a deferred docs column (a minibatch's doc ids, read on first
+    use) equals, slices, indexes and converts as the array it stands for, from memory and from docs.parquet."""
+    assert tiny().meta == {"name": "tiny"} and Corpus(tiny().counts, tiny().vocab, tiny().docs).meta == {}
+    for corpus in (tiny(), load_corpus(save_corpus(tiny(), tmp_path / "tiny"))):
+        ids = corpus.column("doc_id").defer(np.array([2, 0, 1]))
+        assert (ids == "d0").tolist() == [False, True, False] and list(ids) == ["d2", "d0", "d1"]
+        assert list(ids[1:]) == ["d0", "d1"] and list(ids[np.array([2])]) == ["d1"]
+        assert np.asarray(ids, dtype=object).tolist() == ["d2", "d0", "d1"] and type(ids[1:]).__name__ == "Deferred"
+        assert np.asarray(ids[np.array([True, False, True])]).tolist() == ["d2", "d1"]  # a mask is not row numbers
+
+
+def test_saved_truth_theta_and_docs_columns_come_back_as_written(sharded):
+    """The planted corpus saved in shards -> the same theta values (row-major, not transposed) and the same docs
+    columns (no index column added by the writer's concatenation or parquet)."""
+    memory, disk = sharded
+    assert np.array_equal(disk.truth["theta"], memory.truth["theta"])
+    assert list(disk.docs.columns) == list(memory.docs.columns)
+
+
+def test_totals_past_int32_are_exact(tmp_path):
+    """Two documents holding the largest int32 count of one word: word totals, document lengths and the token count
+    (in memory, from shards and in corpus.json) are exact int64 sums, never an int32 wrap."""
+    top = np.iinfo(np.int32).max
+    counts = sp.csr_matrix(np.array([[top, 1], [top, 2]], dtype=np.int64))
+    memory = Corpus(counts, ["apple", "bread"], make_docs_frame(2), {"name": "big"})
+    disk = load_corpus(save_corpus(memory, tmp_path / "big"))
+    for corpus in (memory, disk):
+        assert corpus.word_totals().tolist() == [2 * top, 3] and corpus.doc_lengths().tolist() == [top + 1, top + 2]
+        assert corpus.n_tokens == 2 * top + 3
+    assert disk.meta["n_tokens"] == 2 * top + 3
+
+
+def test_truth_without_theta_is_saved_and_a_theta_chunk_of_other_rows_refused(tmp_path):
+    """A corpus whose truth has topics but no theta keeps its truth.npz, a view keeps its rows of theta; a theta chunk
+    whose rows or topics do not fit
+    (a 1-d array, other rows, other columns than the first chunk) is refused naming truth.npz."""
+    from topicbench.corpus import CorpusWriter
+
+    corpus = tiny()
+    corpus.truth = {"topics": np.eye(3)[:2]}
+    assert load_corpus(save_corpus(corpus, tmp_path / "t")).truth["topics"].tolist() == np.eye(3)[:2].tolist()
+    planted = Corpus(corpus.counts, corpus.vocab, corpus.docs, {}, {"theta": np.arange(6.0).reshape(3, 2)})
+    assert planted.split("train").truth["theta"].tolist() == [[0, 1], [2, 3]]  # a view's truth: its rows of theta
+    (tmp_path / "w").mkdir()
+    writer = CorpusWriter(tmp_path / "w", 3, "w")
+    writer.append(corpus.counts[:1], corpus.docs.iloc[:1], np.ones((1, 2)))
+    for theta in (np.ones(2), np.ones((2, 2)), np.ones((1, 3))):
+        with pytest.raises(CorpusError, match=r"w/truth\.npz: theta chunk of shape"):
+            writer.append(corpus.counts[1:2], corpus.docs.iloc[1:2], theta)
+
+
+def test_fingerprint_names_ids_splits_and_times_and_trusts_only_verified_loads(tmp_path):
+    """Two corpora of the same counts and vocabulary but other doc ids, splits or times -> other content fingerprints;
+    a corpus loaded without verifying its checksums does not vouch for its content (no loaded_from)."""
+    from topicbench.corpus import content_fingerprint
+
+    base = tiny()
+    prints = {content_fingerprint(base)}
+    for docs in (base.docs.assign(doc_id=["x", "y", "z"]), base.docs.assign(split=["train", "test", "test"]),
+                 base.docs.assign(time=[2001.0, 2002.0, 2003.0])):
+        prints.add(content_fingerprint(Corpus(base.counts, base.vocab, docs, {})))
+    assert len(prints) == 4
+    path = save_corpus(base, tmp_path / "t")
+    assert load_corpus(path).loaded_from == path and load_corpus(path, verify_checksums=False).loaded_from is None

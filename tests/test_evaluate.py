@@ -244,3 +244,9 @@ def test_loglik_is_the_same_for_any_blas_thread_count():
         with threadpool_limits(limits=threads):
             scores.append(evaluate.loglik_sum(Oracle(probs), heldout, heldout)[0])
     assert scores[0] == scores[1]
+
+
+def test_no_heldout_tokens_score_nan_not_a_division_error():
+    """Splits without a held-out token (none at all here) -> (nan, 0): no score, said as such, not ZeroDivisionError."""
+    score, tokens = loglik_per_word(None, [])
+    assert np.isnan(score) and tokens == 0

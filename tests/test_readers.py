@@ -910,3 +910,207 @@ def test_lda_c_id_checks_and_unicode_forms_and_stored_zeros(tmp_path):
     assert whole_counts(stored_zero, "m.mtx").toarray().tolist() == [[1, 0], [0, 2]]
     with pytest.raises(CorpusError, match="min_df must be a document count >= 1, got 0"):
         Preprocess(min_df=0).check()
+
+
+def test_a_two_character_cjk_run_is_one_bigram():
+    """A CJK run of exactly two characters -> that one bigram (東京), not the bigram and its last character too (one
+    character is a token when min_token_length=1)."""
+    assert Preprocess(stop_words=False, min_token_length=1).tokenize("東京 a 日") == ["東京", "a", "日"]
+
+
+def test_unix_times_at_the_edges_of_pandas_range():
+    """Unix times just inside 1678-2262 -> their decimal years; just outside -> the clear ReaderError naming the
+    range, never pandas' OutOfBoundsDatetime (seconds and milliseconds alike)."""
+    year = 365.2425 * 86400  # seconds in a mean Gregorian year: the unit of the range check
+    inside = [(1678.5 - 1970) * year, (2261.5 - 1970) * year]
+    assert np.allclose(parse_time(inside, fmt="unix_s"), [1678.5, 2261.5], atol=0.01)
+    assert np.allclose(parse_time([t * 1000 for t in inside], fmt="unix_ms"), [1678.5, 2261.5], atol=0.01)
+    for t in ((1677.9 - 1970) * year, (2262.1 - 1970) * year):
+        for fmt, scale in (("unix_s", 1), ("unix_ms", 1000)):
+            with pytest.raises(ReaderError, match="a date outside 1678-2261"):
+                parse_time([t * scale], fmt=fmt)
+
+
+def test_default_vocabulary_cut_by_hand():
+    """Preprocess()'s documented defaults, on a tiny corpus: a word in one document of four is below min_df=2, one in
+    three of four is above max_df=0.5 (in two of four it is kept, inclusive), and vocab_size=5000 keeps 5000 of 5001
+    words tied in document frequency (the last in code-point order is cut)."""
+    prep = Preprocess(stop_words=False)
+    counts, vocab, _, _ = bag_of_words(["apple bread cheese", "apple bread dates", "apple eggs eggs", "figs figs"], prep)
+    assert vocab == ["bread"]
+    words = [f"q{chr(97 + i // 676)}{chr(97 + i // 26 % 26)}{chr(97 + i % 26)}" for i in range(5001)]
+    texts = [" ".join(words), " ".join(words), "zz zz", "yy yy"]
+    counts, vocab, _, _ = bag_of_words(texts, prep)
+    assert len(vocab) == 5000 and words[5000] not in vocab
+
+
+
+def test_text_datasets_default_cuts_and_split_by_hand():
+    """TEXT_PARAMS, the defaults every real text corpus is prepared with, on 20 documents by hand: min_df=2 (a word in
+    one document is cut, in two kept), max_df=0.5 (a word in 11 of 20 is cut, in 10 kept), min_doc_length=2 (a
+    document left with one token is dropped), 10% test with split seed 0 (the split seeded_split(19, 0.1, 0) gives),
+    vocab_size=5000 (of 5001 words tied in document frequency, the last in code-point order is cut)."""
+    from topicbench.readers import TEXT_PARAMS, TextDataset
+
+    class Tiny(TextDataset):
+        name, params = "tiny", {**TEXT_PARAMS}
+
+        def read(self, source_dir, **p):
+            texts = (["apple bread bread"] * 10 + ["apple cheese cheese"] + ["cheese cheese"] * 6
+                     + ["cheese cheese figs"] * 2 + ["cheese eggs"])
+            return pd.DataFrame({"doc_id": [f"d{i}" for i in range(20)], "text": texts})
+
+    assert Tiny.resolve_params({"test_fraction": 0.0})["test_fraction"] == 0.0  # no test split is a choice, not an error
+    corpus = Tiny().build(**Tiny.resolve_params({}))
+    assert corpus.vocab == ["bread", "cheese", "figs"] and list(corpus.docs.columns) == ["doc_id", "split"]
+    words = [f"q{chr(97 + i // 676)}{chr(97 + i // 26 % 26)}{chr(97 + i % 26)}" for i in range(5001)]
+    Tiny.read = lambda self, source_dir, **p: pd.DataFrame({"doc_id": list("abcd"), "text": [" ".join(words)] * 2 + ["xx xx", "yy yy"]})
+    assert Tiny().build(**Tiny.resolve_params({})).vocab == words[:5000]  # vocab_size=5000 of 5001 tied words
+    assert corpus.docs["doc_id"].tolist() == [f"d{i}" for i in range(19)]
+    assert corpus.meta["preprocessing"]["dropped_short"] == 1
+    split = corpus.docs["split"].to_numpy()
+    assert list(split) == list(seeded_split(19, 0.1, 0)) != list(seeded_split(19, 0.1, 1)) and (split == "test").sum() == 2
+
+
+def test_duplicate_documents_counted_with_their_tokens():
+    """dedupe=true: three copies of a three-token document -> two dropped and their six tokens counted (not one copy's
+    three); dedupe=false: a repeat that is the last document, or one that comes right after its twin, is counted too."""
+    prep = Preprocess(stop_words=False, vocab_size=None, min_df=1, max_df=1.0, dedupe=True)
+    *_, report = bag_of_words(["apple bread cheese", "dates", "apple bread cheese", "apple bread cheese"], prep)
+    assert report["dropped_duplicates"] == 2 and report["dropped_tokens_duplicates"] == 6
+    prep = Preprocess(stop_words=False, vocab_size=None, min_df=1, max_df=1.0)
+    *_, report = bag_of_words(["apple bread", "cheese", "dates", "apple bread"], prep)
+    assert report["duplicate_documents_kept"] == 1
+    *_, report = bag_of_words(["apple bread", "cheese", "cheese", "dates eggs"], prep)
+    assert report["duplicate_documents_kept"] == 1
+
+
+def test_a_precomposed_letter_holding_a_compatibility_character_folds_as_its_decomposed_spelling():
+    """U+1E9B (long s with dot above) is canonically U+017F U+0307, and the long s folds to s: both spellings -> the
+    one word 'ṡext' (was 'ẛext' for the precomposed one, 'ṡext' for the decomposed: one word, two columns)."""
+    prep = Preprocess(stop_words=False)
+    assert prep.tokenize("\u1e9bext") == prep.tokenize("\u017f\u0307ext") == ["\u1e61ext"]
+
+
+def test_csv_blank_lines_and_integer_matrix_market_and_null_times(tmp_path):
+    """A blank line between CSV records is skipped, not the end of the file (the rows after it are read); an integer
+    Matrix Market file records no 'matrix_market_field' note (only a pattern file does); a null time is named as
+    missing ('no time (null)'), not as an unparseable 'None'."""
+    (tmp_path / "t.csv").write_text("id,text\n1,apple bread\n\n2,cheese dates\n")
+    assert read_csv_text(tmp_path / "t.csv", id_column="id")["doc_id"].tolist() == ["1", "2"]
+    vocab = write_vocab(tmp_path / "vocab.txt", 2)
+    (tmp_path / "m.mtx").write_text("%%MatrixMarket matrix coordinate integer general\n1 2 1\n1 2 3\n")
+    report = {}
+    assert read_matrix_market(tmp_path / "m.mtx", vocab, report=report)[0].toarray().tolist() == [[0, 3]]
+    assert "matrix_market_field" not in report
+    for null in (None, float("nan")):
+        with pytest.raises(ReaderError, match=r"f\.csv:3: no time \(null\)"):
+            parse_time(["2001-01-01", null], source="f.csv", line_numbers=[2, 3])
+
+
+def test_dropped_documents_counted_by_their_own_split():
+    """A corpus with its own split: kept as it is (never re-drawn), as are its labels and titles, and the documents
+    dropped (too short) counted per split, a split with none dropped as 0 (test: 0, train: 1 here)."""
+    from topicbench.readers import TEXT_PARAMS, TextDataset
+
+    class Tiny(TextDataset):
+        name, params = "tiny", {**TEXT_PARAMS}
+
+        def read(self, source_dir, **p):
+            return pd.DataFrame({"doc_id": list("abcd"), "text": ["apple bread", "apple bread", "apple", "bread apple"],
+                                 "split": ["train", "train", "train", "test"], "label": list("xyzw"), "title": list("ABCD")})
+
+    corpus = Tiny().build(**Tiny.resolve_params({"max_df": 1.0}))
+    assert corpus.meta["preprocessing"]["dropped_by_split"] == {"test": 0, "train": 1}
+    assert corpus.docs["split"].tolist() == ["train", "train", "test"] and corpus.meta["split_rule"] == "the corpus's own split"
+    assert corpus.docs["label"].tolist() == list("xyw") and corpus.docs["title"].tolist() == list("ABD")  # kept, in step
+    assert corpus.docs["doc_id"].tolist() == ["a", "b", "d"]  # the source's own ids
+
+
+def test_times_keep_float64_and_their_notes_go_only_where_asked():
+    """Decimal years stay float64 (2001.1 is not float32's 2001.0999755859375); mixed clock times without a report dict
+    parse (the UTC note is only written when a report is given); the two-digit-year note comes with %y, not with %Y;
+    a count-matrix corpus says in corpus.json that it is as distributed."""
+    from topicbench.readers import bow_meta
+
+    years = parse_time(["2001.1"], fmt="decimal_year")
+    assert years.dtype == np.float64 and years[0] == 2001.1
+    assert len(parse_time(["2001-01-01T10:00Z", "2001-01-01 10:00"])) == 2
+    notes = {}
+    parse_time(["1-Jan-96"], fmt="%d-%b-%y", report=notes)
+    assert notes["two_digit_years"]["read_as"] == "1996-1996"
+    notes = {}
+    parse_time(["1-Jan-1996"], fmt="%d-%b-%Y", report=notes)
+    assert notes == {}
+    assert bow_meta("n", "d", "s", 3, "r")["preprocessing"] == {"as_distributed": True, "dropped_empty": 3}
+
+
+def test_notes_only_when_there_is_something_to_note(tmp_path):
+    """corpus.json notes appear only when they count something: no compatibility_characters_folded without a folded
+    character, no tokens_recomposed_to_nfc without a recomposed token, no file or CSV notes from clean input (and a
+    given whitespace vocabulary is used as given, in its order); a blank
+    JSON Lines line is skipped like a blank CSV line; a user time format holding a dot is not taken for a decimal year."""
+    prep = Preprocess(stop_words=False, vocab_size=None, min_df=1, max_df=1.0)
+    assert "compatibility_characters_folded" not in bag_of_words(["apple bread", "bread"], prep)[3]
+    assert "compatibility_characters_folded" in bag_of_words(["\ufb01sh bread", "bread"], prep)[3]
+    assert "tokens_recomposed_to_nfc" not in whitespace_bow(["caf\u00e9 bread"])[3]
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.txt").write_text("apple bread")
+    assert read_text_files(tmp_path / "docs").attrs == {}
+    (tmp_path / "t.csv").write_text("text\napple\n")
+    assert read_csv_text(tmp_path / "t.csv").attrs == {}  # no record spanning lines: no note
+    counts, vocab, _, _ = whitespace_bow(["bread apple apple"], vocab=["bread", "apple", "cheese"])
+    assert vocab == ["bread", "apple", "cheese"] and counts.toarray().tolist() == [[1, 2, 0]]  # the given order kept
+    (tmp_path / "t.jsonl").write_text('{"text": "apple"}\n\n{"text": "bread"}\n')
+    assert read_jsonl(tmp_path / "t.jsonl")["text"].tolist() == ["apple", "bread"]
+    assert parse_time(["2001.07"], fmt="%Y.%m")[0] == pytest.approx(2001 + 181 / 365)
+
+
+def test_long_text_html_kept_unless_asked_and_empty_uci_and_no_stop_list(tmp_path, monkeypatch):
+    """A long document (cut into pieces) keeps its HTML tags' words when strip_html is off, as a short one does; a UCI
+    file with no entries is refused as having no documents (not a numpy error); stop_words=False records no stop list;
+    strip_urls=False (and no strip_html) leaves HTML character references as written."""
+    from topicbench import readers
+
+    monkeypatch.setattr(readers, "LONG_TEXT", 8)
+    prep = Preprocess(stop_words=False, min_token_length=1)
+    ids = {}
+    prep.token_ids("<b>bold</b> text here", frozenset(), ids, Counter())
+    assert list(ids) == ["b", "bold", "text", "here"]
+    vocab = write_vocab(tmp_path / "vocab.txt", 3)
+    (tmp_path / "d.txt").write_text("1\n3\n0\n")
+    with pytest.raises(ReaderError, match=r"d\.txt: no documents \(header D=1, NNZ=0\)"):
+        read_uci_bow(tmp_path / "d.txt", vocab)
+    assert bag_of_words(["apple bread", "bread"], Preprocess(stop_words=False, min_df=1, max_df=1.0))[3]["stop_list"] == "none"
+    assert Preprocess(stop_words=False, strip_urls=False).tokenize("caf&eacute;") == ["caf", "eacute"]  # not asked
+    assert bag_of_words(["apple bread", "bread"], Preprocess(min_df=1, max_df=1.0))[3]["stop_list"] == \
+        "scikit-learn ENGLISH_STOP_WORDS (318 words)"
+    tally = Counter()
+    prep.token_ids("apple bread cheese", frozenset(), {}, tally)  # cut at spaces only: no hard cut
+    assert tally["long_text_hard_cuts"] == 0
+
+
+def test_uci_body_longer_than_one_parsing_block(tmp_path):
+    """A UCI body of 200,001 entries is parsed in two blocks (200,000 lines, then 1): every entry read, and a bad entry
+    in the second block named at its own line."""
+    vocab = write_vocab(tmp_path / "vocab.txt", 2)
+    body = "1 1 1\n" * 200_000
+    (tmp_path / "d.txt").write_text("2\n2\n200001\n" + body + "2 2 5\n")
+    assert read_uci_bow(tmp_path / "d.txt", vocab)[0].toarray().tolist() == [[200_000, 0], [0, 5]]
+    (tmp_path / "bad.txt").write_text("2\n2\n200001\n" + body + "2 3 5\n")
+    with pytest.raises(ReaderError, match=r"bad\.txt:200004: wordID 3 out of range"):
+        read_uci_bow(tmp_path / "bad.txt", vocab)
+
+
+def test_utf8_read_as_any_one_byte_code_page_is_refused_and_utf16_csv_and_jsonl_text_lists(tmp_path):
+    """UTF-8 bytes read as any one-byte code page (each decodes any bytes, as mojibake) -> refused naming the fix; a
+    UTF-16 CSV is read record by record; a JSON Lines text given as a list of strings is those strings joined."""
+    from topicbench.readers import decode
+
+    for encoding in ("latin-1", "iso8859-15", "cp1252", "mac-roman", "koi8-r", "cp437", "cp850"):
+        with pytest.raises(ReaderError, match="the text is UTF-8"):
+            decode("café\n".encode("utf-8"), "f.txt", encoding)
+    (tmp_path / "t.csv").write_text("id,text\n1,apple\n2,bread\n", encoding="utf-16")
+    assert read_csv_text(tmp_path / "t.csv", id_column="id", encoding="utf-16")["text"].tolist() == ["apple", "bread"]
+    (tmp_path / "t.jsonl").write_text('{"text": ["apple", "bread"]}\n')
+    assert read_jsonl(tmp_path / "t.jsonl")["text"].tolist() == ["apple bread"]

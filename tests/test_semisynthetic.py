@@ -158,6 +158,9 @@ def test_fewer_topics_and_words_are_the_sources_leading_ones():
     corpus = build("twitter_like", n_topics=10, n_words=800)
     source = load_source("twitter")
     assert corpus.vocab == list(source.vocab[:800]) and corpus.truth["topics"].shape == (10, 800)
+    assert corpus.meta["generator"]["lengths"] == f"the {source.info['dataset']} length quantiles"  # how lengths were drawn
+    assert set(corpus.meta["generator"]["source_model"]) == {"dataset", "dataset_params", "K", "fit", "slice_years"}
+    assert corpus.meta["time_unit"].startswith("decimal year")
     full = source.cov[:10, :10]
     assert np.allclose(corpus.truth["correlation"], full / np.sqrt(np.outer(np.diag(full), np.diag(full))))
 
@@ -170,6 +173,8 @@ def test_bad_parameters():
         cls().build(**cls.resolve_params({"n_train": 10, "n_topics": K + 1}))
     with pytest.raises(CorpusError, match="n_words must be"):
         cls().build(**cls.resolve_params({"n_train": 10, "n_words": 10**6}))
+    with pytest.raises(CorpusError, match=r"n_words must be in \[2, "):  # one word: no topic structure to recover
+        cls().build(**cls.resolve_params({"n_train": 10, "n_words": 1}))
     with pytest.raises(CorpusError, match="both min_length and max_length"):
         cls().build(**cls.resolve_params({"n_train": 10, "min_length": 5}))
     with pytest.raises(CorpusError, match="temperature must be positive"):
@@ -260,3 +265,16 @@ def test_the_smallest_valid_recipe_builds():
                                                "min_length": 1, "max_length": 1}))
     counts = corpus.split("train").counts
     assert counts.shape == (3, 2) and (counts.sum(axis=1) == 1).all()
+
+
+def test_matrix_root_reproduces_a_singular_covariance():
+    """matrix_root(cov) L has L L' = cov for a centred log-ratio covariance (rank K - 1, eigenvalues below 1 and one
+    zero up to rounding): the small eigenvalues are kept, only negative rounding is clipped to 0."""
+    from topicbench.semisynthetic import matrix_root
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(scale=0.3, size=(50, 4))
+    x -= x.mean(axis=1, keepdims=True)  # rows sum to 0: rank 3
+    cov = np.cov(x, rowvar=False)
+    root = matrix_root(cov)
+    assert np.allclose(root @ root.T, cov, atol=1e-12) and np.linalg.eigvalsh(cov).max() < 1

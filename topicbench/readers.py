@@ -1125,7 +1125,8 @@ def compatibility_folds() -> tuple[dict[int, str], re.Pattern]:
     table = {}
     for code in range(sys.maxunicode + 1):
         ch = chr(code)
-        if unicodedata.decomposition(ch).startswith("<") or (0xF900 <= code <= 0xFAFF) or 0x2F800 <= code <= 0x2FA1F:
+        if unicodedata.decomposition(ch):  # compatibility or canonical: a canonical one may hold a compatibility
+            # character (U+1E9B long s with dot above is U+017F long s + U+0307), folded as its decomposed spelling is
             folded = unicodedata.normalize("NFKC", ch)
             if folded != unicodedata.normalize("NFC", ch) and unicodedata.category(ch)[0] != "S":
                 table[code] = folded
