@@ -1,0 +1,46 @@
+"""Online LDA's fit alone (Hoffman, Blei and Bach 2010, Alg. 2): wall and CPU seconds of ``partial_fit`` over shuffled
+passes, and the sum of lambda, so two checkouts can be compared pair by pair (an A/B of a kernel change: run it with
+PYTHONPATH on each checkout in turn; equal lambda sums say the numbers did not move).
+
+    PYTHONPATH=<checkout> python benchmarks/bench_online_fit.py --corpus <prepared corpus> --K 100 --batch-size 256
+"""
+import argparse
+import time
+
+import numpy as np
+
+from topicbench import kernels
+from topicbench.corpus import load_corpus
+from topicbench.method import get_method
+from topicbench.streams import Minibatch
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", required=True)
+    parser.add_argument("--K", type=int, default=100)
+    parser.add_argument("--batch-size", type=int, default=256)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--passes", type=int, default=5)
+    args = parser.parse_args()
+    kernels.set_threads(args.threads)
+    train = load_corpus(args.corpus).split("train").counts
+    n_docs, n_words = train.shape
+    cls = get_method("online_lda")
+    lda = cls(n_words, seed=0, threads=args.threads, corpus_size=n_docs, **cls.resolve_params(
+        {"K": args.K, "batch_size": args.batch_size, "alpha": 0.01, "eta": 0.01, "kappa": 0.7, "tau0": 1.0}))
+    lda.warm_up(Minibatch(train[:2], np.arange(2), None, None, 0))  # compile off the clock
+    wall = cpu = 0.0
+    for epoch in range(args.passes):
+        order = np.random.default_rng(epoch).permutation(n_docs)
+        for start in range(0, n_docs, args.batch_size):
+            rows = order[start:start + args.batch_size]
+            batch = Minibatch(train[rows], rows, None, None, 0)
+            t0, c0 = time.perf_counter(), time.process_time()
+            lda.partial_fit(batch)
+            wall, cpu = wall + time.perf_counter() - t0, cpu + time.process_time() - c0
+    print(f"fit wall {wall:.3f} s, CPU {cpu:.3f} s, sum of lambda {np.sum(lda.lam):.10e}")
+
+
+if __name__ == "__main__":
+    main()
