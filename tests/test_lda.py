@@ -168,3 +168,19 @@ def test_batch_lda_stops_once_the_relative_improvement_no_longer_exceeds_rel_tol
         method.partial_fit(Minibatch(counts, np.arange(2), np.arange(2), None, 0))
         seen.append(method.converged)
     assert seen == stops and method.docs_seen == 2 * len(elbos) and method.updates == len(elbos)
+
+
+def test_a_subclass_may_set_exp_elog_beta_topic_major():
+    """VariationalLDA keeps exp(E[log beta]) word-major for the E step; a method that assigns it K x V (as before) gets
+    the same E step as one built from that lambda."""
+    cls = get_method("online_lda")
+    lda = cls(30, seed=1, corpus_size=100, **cls.resolve_params({"K": 4, "batch_size": 10}))
+    counts = sp.random(12, 30, density=0.3, random_state=2, format="csr") * 5
+    counts.data = np.ceil(counts.data)
+    expected = lda.e_step(counts)
+    topics = lda.exp_elog_beta.copy()
+    lda.exp_elog_beta_t = np.zeros_like(lda.exp_elog_beta_t)
+    lda.exp_elog_beta = topics
+    assert lda.exp_elog_beta_t.flags.c_contiguous
+    for got, want in zip(lda.e_step(counts), expected):
+        assert np.array_equal(got, want)

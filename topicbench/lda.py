@@ -56,6 +56,10 @@ class VariationalLDA(Method):
     def exp_elog_beta(self) -> np.ndarray:
         return self.exp_elog_beta_t.T
 
+    @exp_elog_beta.setter
+    def exp_elog_beta(self, value: np.ndarray) -> None:  # a subclass that sets K x V topics keeps working
+        self.exp_elog_beta_t = np.ascontiguousarray(np.asarray(value, dtype=np.float64).T)
+
     def e_step(self, counts: sp.csr_matrix, want_sstats: bool = True, gamma: np.ndarray | None = None):
         """Per-document (gamma, phi) with lambda fixed (Hoffman et al. 2010, Alg. 2 E step), from ``gamma`` if given
         (else from gamma = 1, as Algs. 1 and 2 start)."""
