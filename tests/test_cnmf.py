@@ -662,3 +662,13 @@ def test_bfgs_skips_the_update_where_the_curvature_condition_fails():
     assert steps[:2] == (1, 1)
     assert (u2 - u1) @ (grad1 - grad2) < -1.0  # the curvature condition fails
     np.testing.assert_array_equal(inv_hessian, np.eye(m))
+
+
+def test_warm_start_begins_at_the_given_u(point):
+    """A local step given u_d starts there (the caller's warm start), through the rotation to Cov_q(l)'s eigenbasis and
+    back: with max_iter = 0 it returns u_d itself, and alpha_d by eq. 11.32 at it."""
+    counts, eb, mass, L, u, _ = point
+    local = nmf_kernels.cnmf_local_step(counts, eb, mass, L, max_iter=0, u=u, want_sstats=False)
+    np.testing.assert_allclose(local["u"], u, rtol=1e-12, atol=1e-14)
+    n_tokens = np.asarray(counts.sum(axis=1)).ravel()
+    np.testing.assert_allclose(local["alpha"], np.log(n_tokens) - np.log(np.exp(u @ L.T) @ mass), rtol=1e-12)
