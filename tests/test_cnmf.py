@@ -634,3 +634,41 @@ def test_short_minibatch_is_scaled_by_its_own_size():
     method.partial_fit(Minibatch(counts, np.arange(20), np.arange(20), None, 0))
     np.testing.assert_allclose(method.g, method.c0 / 30 + 4.0 * local["sstats"].T, rtol=1e-12)
     np.testing.assert_allclose(method.h, method.c0 + 4.0 * local["omega"].sum(axis=0), rtol=1e-12)
+
+
+def test_bfgs_skips_the_update_where_the_curvature_condition_fails():
+    """Eq. 6.17 (Nocedal and Wright 2006) keeps H positive definite only when s'y > 0; where the objective is not
+    concave the pair of -f can have s'y < 0 and the update must be skipped (``_cnmf_doc``). From this u_d (found by
+    search on these sharp topics and far-apart locations) the first BFGS step's pair has s'y ~ -5.8, so H_1 = H_0 = I."""
+    rng = np.random.default_rng(7)
+    n_docs, V, K, m = 5, 40, 6, 3
+    counts = sp.csr_matrix(rng.poisson(0.8, size=(n_docs, V)).astype(np.float64))
+    eb = np.exp(rng.normal(-3.0, 3.0, size=(K, V)))
+    mass = rng.uniform(0.5, 2.0, size=K)
+    L = rng.normal(0.0, 2.0, size=(K, m))
+    ids, cts = counts[1].indices.astype(np.int64), counts[1].data.astype(np.float64)
+
+    def run(tol):
+        u, grad, inv_hessian = np.array([-1.39, -0.23, -0.88]), np.full(m, np.nan), np.full((m, m), np.nan)
+        buffers = [np.empty(K), np.empty(K), np.empty(len(ids)), np.empty(K), np.empty(K * len(ids)), np.empty(len(ids)), grad]
+        buffers += [np.empty(m) for _ in range(3)] + [inv_hessian, np.empty(m), np.empty(m)]
+        steps = nmf_kernels._cnmf_doc(ids, cts, np.ascontiguousarray(eb.T), mass, L, np.ascontiguousarray(L.T), np.zeros(m),
+                                      u, 1, tol, *buffers)[1:]
+        return u, grad, inv_hessian, steps
+
+    u1, grad1, _, steps = run(1e9)  # one steepest-ascent step
+    assert steps[:2] == (1, 0)
+    u2, grad2, inv_hessian, steps = run(0.0)  # the same step, then one BFGS step
+    assert steps[:2] == (1, 1)
+    assert (u2 - u1) @ (grad1 - grad2) < -1.0  # the curvature condition fails
+    np.testing.assert_array_equal(inv_hessian, np.eye(m))
+
+
+def test_warm_start_begins_at_the_given_u(point):
+    """A local step given u_d starts there (the caller's warm start), through the rotation to Cov_q(l)'s eigenbasis and
+    back: with max_iter = 0 it returns u_d itself, and alpha_d by eq. 11.32 at it."""
+    counts, eb, mass, L, u, _ = point
+    local = nmf_kernels.cnmf_local_step(counts, eb, mass, L, max_iter=0, u=u, want_sstats=False)
+    np.testing.assert_allclose(local["u"], u, rtol=1e-12, atol=1e-14)
+    n_tokens = np.asarray(counts.sum(axis=1)).ravel()
+    np.testing.assert_allclose(local["alpha"], np.log(n_tokens) - np.log(np.exp(u @ L.T) @ mass), rtol=1e-12)

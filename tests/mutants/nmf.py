@@ -396,6 +396,28 @@ MUTANTS = [
     Mutant(id="sklearn_nmf_transform_max_iter_not_sklearns", cites="sklearn MiniBatchNMF: transform runs max_iter = 200 steps "
            "when transform_max_iter is None", path="methods/sklearn_nmf.py", find='"transform_max_iter": 200,',
            replace='"transform_max_iter": 201,', tests=["tests/test_nmf_peers.py::test_nmf_peer_defaults_are_the_libraries_own"]),
+    # nineteenth red-team (kmut19, kernel round 3): see the comment at the end of this file
+    Mutant(id="cnmf_bfgs_update_without_the_curvature_guard",
+           cites="Nocedal and Wright 2006, eq. 6.17 (H stays positive definite only if s'y > 0; skipped otherwise)",
+           path="topicbench/nmf_kernels.py", find="if sy > 1e-12 * t * t * slope:", replace="if True:",
+           tests=["tests/test_cnmf.py::test_bfgs_skips_the_update_where_the_curvature_condition_fails"]),
+    Mutant(id="cnmf_warm_start_rotated_the_wrong_way",
+           cites="Paisley et al. 2014, sec. 11.5.1 (u_d's ascent starts at the given u_d; u = V z, so z = V'u)",
+           path="topicbench/nmf_kernels.py", find="else np.asarray(u, dtype=np.float64) @ rotation",
+           replace="else np.asarray(u, dtype=np.float64) @ rotation.T",
+           tests=["tests/test_cnmf.py::test_warm_start_begins_at_the_given_u"]),
+    Mutant(id="paisley_11_24_cnmf_gradient_p_unnormalised",
+           cites="Paisley et al. 2014, eqs. 11.24, 11.31 (p_k^(vd) normalised over k: X_vd / phinorm_v)",
+           path="topicbench/nmf_kernels.py", find="weight[j] = cts[j] / phinorm[j]", replace="weight[j] = cts[j]",
+           tests=[CNMF_GRAD_U]),
+    Mutant(id="paisley_11_32_topic_mass_dropped",
+           cites="Paisley et al. 2014, eq. 11.32 (alpha_d = ln N_d - ln sum_k S_k exp(l_k'u_d))",
+           path="topicbench/nmf_kernels.py", find="total = _dot(topic_mass, scores)", replace="total = np.sum(scores)",
+           tests=["tests/test_cnmf.py::test_local_step_ascends_to_a_stationary_point"]),
+    Mutant(id="paisley_11_24_bnmf_rate_exponentiated",
+           cites="Paisley et al. 2014, eq. 11.24 (B-NMF, exp(E ln theta) = exp(psi(a)) / b, not exp(psi(a) - b))",
+           path="topicbench/nmf_kernels.py", find="(exp_elog_beta / rate[:, None]).T",
+           replace="(exp_elog_beta * np.exp(-rate[:, None])).T", tests=[BNMF_Q_THETA]),
 ]
 # verified killed, not registered (recompile cost): id -- find -> replace -- killed by node (tests/test_cnmf.py::)
 # n_value_u_prior_no_half -- "value -= 0.5 * u[i] * u[i]" -> "value -= u[i] * u[i]" -- test_objective_matches_direct_formula
@@ -484,3 +506,22 @@ MUTANTS = [
 # Survivor judged not an equation error: n_slope_gg (Armijo's "slope += grad[i] * direction[i]" -> "grad[i] * grad[i]"),
 #   like n_armijo_sign above: it moves only the acceptance threshold 1e-4 t slope of an ascent step, and the step still
 #   stops on |eq. 11.31| <= tol N_d at the same stationary point (C test_local_step_converges_at_defaults passes).
+
+# nineteenth red-team (kmut19, kernel round 3): 32 more mutants of nmf_kernels.py, one at a time, fresh numba cache each.
+# Killed by tests already in the suite (C = tests/test_cnmf.py::, B = tests/test_bnmf.py::), not registered (cost):
+# sec. 11.5.1: S_k = sum_v 1/h ("+= g[v, k]" -> "+= 1.0"), "/ h[k]" -> "* h[k]", exp(ln g) for exp(psi(g)) -- C test_gamma_topic_expectations_match_scipy
+# eq. 11.32: "- top" dropped, ln total -> total -- C test_local_step_ascends_to_a_stationary_point
+# objective: |u|^2/2 sign, N_d dropped from N_d (alpha + top), S_k dropped from sum_k S_k omega_kd -- C test_objective_matches_direct_formula
+# eq. 11.31: omega_kd = alpha + l_k'u for exp(.), prior +u_d and -2 u_d -- C test_gradient_u_matches_finite_differences
+# the stopping rule: |grad|^2 <= tol N_d, |grad| <= tol / N_d -- C test_local_step_converges_at_defaults
+# the ascent's step not grown (x1.0), the global weight X_vd without / phinorm_v, sstats rows omega (not scores),
+#   sstats / S_k -- C test_local_step_outputs_are_eq_11_24_at_the_returned_point; BFGS rho = s'y for 1/s'y -- C
+#   test_bfgs_update_meets_the_secant_equation; H_0 = I -- C test_bfgs_starts_from_the_concave_parts_curvature
+# B-NMF: 1/ln b for 1/b -- B test_planted_gamma_poisson_recovery; a0 -> 0 -- B test_batch_elbo_never_decreases
+# Survived the suite, real gaps, now killed and registered above: the unguarded BFGS update, the warm start's rotation.
+# Survivors judged equivalent or not equation errors: Armijo without t ("1e-4 * t * slope" -> "1e-4 * slope": a
+# stricter acceptance threshold, the same stop |eq. 11.31| <= tol N_d at the same point) and ">=" -> ">" (ties only);
+# the curvature guard at s'y > 0 (differs from 1e-12 t^2 slope by rounding); phase 1's stop gain <= ASCENT_TOL
+# absolute, not relative (ASCENT_TOL is the code's basin heuristic, not the chapter's; the same fixed point, and
+# test_local_step_keeps_the_steepest_ascents_maximum passes); phase 1 acceptance ">" for ">=" (ties only);
+# np.abs for np.maximum(., 0) on Cov_q(l)'s eigenvalues (a PSD matrix: negatives are ~1e-17 rounding).
