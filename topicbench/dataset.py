@@ -309,14 +309,14 @@ def check_out_dir(out_dir: str | os.PathLike, inputs: list[Path] = (), corpora_d
         if foreign and is_corpus_dir(out):  # replacing the corpus replaces the whole folder, these with it
             raise refuse(f"it is a corpus that also holds {', '.join(map(repr, foreign[:5]))}, which replacing it "
                          f"would delete; move them out first")
-        if entries and not is_corpus_dir(out) and not remains and not foreign:  # ours only, some data files gone
-            raise refuse(f"it is not a topicbench corpus: it holds only files named as a corpus's ("
-                         f"{', '.join(entries)}) without the rest of its data (vocab.txt, docs.parquet, counts/), so "
-                         f"it is a damaged corpus or files of your own, which prepare cannot tell apart; choose "
-                         f"another folder, or remove this one if it holds nothing of yours")
         if entries and not is_corpus_dir(out) and not remains:
+            if not foreign:  # ours only, some data files gone
+                raise refuse(f"it is not a topicbench corpus: it holds only files named as a corpus's ("
+                             f"{', '.join(entries)}) without the rest of its data (vocab.txt, docs.parquet, counts/), "
+                             f"so it is a damaged corpus or files of your own, which prepare cannot tell apart; choose "
+                             f"another folder, or remove this one if it holds nothing of yours")
             raise refuse(f"it is a non-empty folder that is not a topicbench corpus ({len(entries)} entries, e.g. "
-                         f"{(foreign or entries)[0]!r}); choose a new or empty folder")
+                         f"{foreign[0]!r}); choose a new or empty folder")
     return out
 
 

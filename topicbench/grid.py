@@ -365,7 +365,7 @@ def check_temp_folders(environ=os.environ) -> None:
         if not folder or not os.path.isdir(folder):
             continue
         try:
-            _probe_write(folder)  # a full disk takes the name but not the bytes
+            _probe_write(folder)
         except OSError as err:
             raise GridError(f"{name} {folder!r} cannot hold a temporary file ({err.strerror or err}): Snakemake's job "
                             f"scheduler and the jobs write there; point {name} at a folder with room, or unset it") from None

@@ -22,7 +22,7 @@ import zipfile
 from dataclasses import asdict, dataclass, field, fields
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -46,19 +46,6 @@ _FIELD_TYPES = {"str": str, "int": int, "float": float, "bool": bool}
 # settings that only some held-out policies read (streams.py): given beside another policy they would be recorded
 # in the spec and never used, so a run that looks configured one way would be scored another
 POLICY_SETTINGS = {"holdout_n": ("every_nth_batch", "lookahead"), "n_checkpoints": ("fixed", "lookahead")}
-
-
-def check_policy_settings(given: Mapping[str, Any]) -> None:
-    """ValueError naming a setting in ``given`` (the settings a user wrote) that its held-out policy ignores.
-
-    Its default value passes: it says nothing a reader could take for a choice, and a whole recorded spec (the
-    workflow's --spec-json) carries every setting."""
-    policy = given.get("holdout", RunSpec.holdout)
-    for name, policies in POLICY_SETTINGS.items():
-        chosen = given.get(name, getattr(RunSpec, name)) != getattr(RunSpec, name)
-        if chosen and policy in POLICIES and policy not in policies:
-            raise ValueError(f"run setting {name!r} does not apply to the held-out policy {policy!r} (only to "
-                             f"{' and '.join(policies)}); remove it, or choose one of those policies")
 
 
 @dataclass
@@ -96,6 +83,16 @@ class RunSpec:
                                              optional=rest == "None"))
         if not isinstance(self.params, dict):
             raise ValueError(f"run setting 'params' must be a mapping of hyperparameters, got {self.params!r}")
+
+    def _check_policy_settings(self) -> None:
+        """ValueError naming a setting (POLICY_SETTINGS) that the spec's held-out policy never reads, given at other than
+        its default. The default passes: it says nothing a reader could take for a choice, and a whole recorded spec
+        (the workflow's --spec-json) carries every setting."""
+        for name, policies in POLICY_SETTINGS.items():
+            chosen = getattr(self, name) != getattr(RunSpec, name)
+            if chosen and self.holdout in POLICIES and self.holdout not in policies:
+                raise ValueError(f"run setting {name!r} does not apply to the held-out policy {self.holdout!r} (only "
+                                 f"to {' and '.join(policies)}); remove it, or choose one of those policies")
 
     def check(self) -> type[Method]:
         """Validate everything that can be validated without data; returns the method class.
@@ -136,7 +133,7 @@ class RunSpec:
         for name in ("experiment", "dataset", "label"):
             if getattr(self, name) and not SAFE_NAME.fullmatch(getattr(self, name)):
                 raise ValueError(f"run setting {name!r} = {getattr(self, name)!r} is not a safe name ({SAFE_RULES})")
-        check_policy_settings(asdict(self))  # library callers too, not only the CLI and the grid
+        self._check_policy_settings()
         make_holdout(self.holdout, self.holdout_n, self.n_checkpoints).check(batch_method=typed.get("batch_size") is None)
         Protocol(self.observed_fraction, self.folds, self.eval_seed)
         if self.stream not in STREAMS:

@@ -463,10 +463,9 @@ def lda_e_step(counts: sp.csr_matrix, exp_elog_beta: np.ndarray, alpha, max_iter
     n_topics = exp_elog_beta.shape[1 - words_axis]
     alpha = np.broadcast_to(np.asarray(alpha, dtype=np.float64), (n_topics,)).copy()
     gamma = np.ones((n_docs, n_topics)) if gamma is None else np.array(gamma, dtype=np.float64, copy=True)
-    if word_major:
-        exp_elog_beta_t = np.ascontiguousarray(exp_elog_beta, dtype=np.float64)
-    else:
-        exp_elog_beta_t = _transpose(np.ascontiguousarray(exp_elog_beta, dtype=np.float64))
+    exp_elog_beta_t = np.ascontiguousarray(exp_elog_beta, dtype=np.float64)
+    if not word_major:
+        exp_elog_beta_t = _transpose(exp_elog_beta_t)
     n_chunks = max(1, min(N_CHUNKS, n_docs))
     doc_counts = np.zeros((n_docs, 5), dtype=np.int64)
     # numba's prange splits the chunks into one contiguous share per thread up front; with chunk size 1 they are

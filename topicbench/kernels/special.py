@@ -77,20 +77,20 @@ def exp_dirichlet_expectation_t(param: np.ndarray) -> np.ndarray:
     """exp(E[log x]) of each row of ``param`` (Hoffman et al. 2010, eq. 6), each by ``_exp_theta_block``, written
     word-major: V x K for a K x V ``param``, the layout the E step reads (a word's K topics contiguous), so it need not
     transpose K x V at every call."""
-    n, k = param.shape
-    psi_total = np.empty(n)
-    for i in prange(n):
+    n_rows, n_cols = param.shape
+    psi_total = np.empty(n_rows)
+    for i in prange(n_rows):
         total = 0.0
-        for j in range(k):
+        for j in range(n_cols):
             total += param[i, j]
         psi_total[i] = _digamma_one_division(total)
-    out = np.empty((k, n))
-    block = 64  # columns of param per task: n rows of 64 read, 64 rows of n written, all in cache
-    for b in prange((k + block - 1) // block):
-        start, stop = b * block, min(k, (b + 1) * block)
+    out = np.empty((n_cols, n_rows))
+    block = 64  # columns of param per task: n_rows rows of 64 read, 64 rows of n_rows written, all in cache
+    for b in prange((n_cols + block - 1) // block):
+        start, stop = b * block, min(n_cols, (b + 1) * block)
         row = np.empty(block)
         bits = np.empty(block, dtype=np.int64)
-        for i in range(n):
+        for i in range(n_rows):
             _exp_theta_block(param[i, start:stop], psi_total[i], row[:stop - start], bits)
             for j in range(stop - start):
                 out[start + j, i] = row[j]
