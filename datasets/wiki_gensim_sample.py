@@ -42,7 +42,9 @@ class WikiGensimSample(TextDataset):
 
     def build(self, corpora_dir=None, **p):
         if p["hoffman_vocab"] and p["vocab_file"] is None:
-            p = {**p, "vocab_file": str(self.source_dir(corpora_dir, "wiki_hoffman_vocab") / "dictnostops.txt")}
+            self.source_dir(corpora_dir, "wiki_hoffman_vocab")  # its absence named as a missing source folder
+            # relative: the text build reads a vocab_file under corpora_dir (source_dir's path would be joined twice)
+            p = {**p, "vocab_file": "wiki_hoffman_vocab/dictnostops.txt"}
         corpus = super().build(corpora_dir, **p)
         corpus.meta["preprocessing"]["wiki_reader"] = "gensim.corpora.wikicorpus extract_pages + process_article"
         if p["hoffman_vocab"]:

@@ -355,6 +355,23 @@ def test_wiki_gensim_dump_damage_named(tmp_path, capsys, tail, named):
     assert code == 2 and named in err, err
 
 
+def test_wiki_gensim_sample_under_a_relative_corpora_dir(tmp_path, capsys, monkeypatch):
+    """wiki_gensim_sample prepared with a relative --corpora-dir -> Hoffman's vocabulary read from it (was: the
+    corpora_dir joined twice, 'corpora/corpora/wiki_hoffman_vocab/dictnostops.txt: file does not exist')."""
+    body = " ".join(["apple bread cheese dates"] * 20)
+    pages = "".join(f"<page><title>T{i}</title><ns>0</ns><id>{i}</id><revision><id>{i}</id><text>{body}</text>"
+                    "</revision></page>" for i in (1, 2))
+    _wiki(tmp_path / "corpora", '<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.10/" version="0.10">'
+          f"<siteinfo><sitename>W</sitename></siteinfo>{pages}</mediawiki>")
+    monkeypatch.chdir(tmp_path)
+    code, err = run_cli(["prepare", "wiki_gensim_sample", "--corpora-dir", "corpora", "--out", "out",
+                         "--param", "test_fraction=0"], capsys)
+    assert code == 0, err
+    meta = json.loads((tmp_path / "out" / "corpus.json").read_text())
+    assert meta["preprocessing"]["vocab_file"] == "wiki_hoffman_vocab/dictnostops.txt"
+    assert (tmp_path / "out" / "vocab.txt").read_text().split() == ["apple", "bread", "cheese", "dates"]
+
+
 def test_cora_titles_in_utf8_read_as_utf8(tmp_path, capsys):
     """A cora_rlda release whose titles.txt is UTF-8 -> the titles as written (was refused with 'pass encoding=utf-8',
     a parameter cora_rlda does not take: the titles were read as Latin-1)."""
