@@ -2128,10 +2128,11 @@ def test_several_runs_under_one_key_name_the_key_and_what_differs(keys, where):
 @pytest.mark.parametrize("record, provenance, refused", [
     pytest.param("s\n1.5\n", "x", "not a Snakemake benchmark record", id="record-without-max_rss"),
     pytest.param("s\tmax_rss\n1.5\t10\n", ["x", "y"], "records no single", id="trace-of-two-provenances"),
+    pytest.param("s\tmax_rss\n1.5\t10\n", [], "records no single", id="trace-without-rows"),
 ])
 def test_benchmarks_table_refuses_a_row_it_cannot_fill(tmp_path, record, provenance, refused):
-    """benchmarks_table.py: a record without max_rss, or a trace whose rows disagree on their provenance -> stopped
-    naming the file, before any table is written."""
+    """benchmarks_table.py: a record without max_rss, or a trace whose rows disagree on their provenance or has none
+    -> stopped naming the file, before any table is written."""
     import runpy
     from types import SimpleNamespace
 
@@ -2143,7 +2144,7 @@ def test_benchmarks_table_refuses_a_row_it_cannot_fill(tmp_path, record, provena
     trace = tmp_path / "runs" / "exp" / "ds" / "oLDA" / "r" / "trace.parquet"
     trace.parent.mkdir(parents=True)
     values = provenance if isinstance(provenance, list) else [provenance]
-    pd.DataFrame([{column: v for column in PROVENANCE} for v in values]).to_parquet(trace)
+    pd.DataFrame([{column: v for column in PROVENANCE} for v in values], columns=list(PROVENANCE)).to_parquet(trace)
     smk = SimpleNamespace(scriptdir=str(REPO / "workflow" / "scripts"),
                           input=SimpleNamespace(records=[str(records)], traces=[str(trace)], corpora=[]),
                           output=SimpleNamespace(table=str(tmp_path / "tables" / "b.csv"),
