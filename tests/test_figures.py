@@ -63,6 +63,7 @@ def test_final_rows_keeps_the_last_checkpoint_of_each_run():
     frame = pd.DataFrame({"experiment": "e", "dataset": "d", "method": "m", "label": "l", "seed": [0, 0, 1, 1],
                           "p_K": [5, 5, 5, 5], "docs_seen": [10, 20, 10, 20], "x": [1.0, 2.0, 3.0, 4.0]})
     assert figlib.final_rows(frame)["x"].tolist() == [2.0, 4.0]
+    assert figlib.final_rows(frame, keys=["experiment"])["x"].tolist() == [4.0]  # the given keys, not run_columns
 
 
 def test_directional_judge_follows_the_sign_and_needs_two_replicates():
@@ -133,6 +134,18 @@ def test_typst_text_is_escaped_as_string_literals():
                                    ("table", ["a", "b"], [["1", "2|3"]])], Path("/r"), "T")
     assert '#heading(level: 1, "Sec #1")' in source and '#par("say \\"x\\" = $y$")' in source
     assert 'table.header(strong("a"), strong("b")), "1", "2|3"' in source
+    # column widths: the square root of each column's longest cell (header included; short rows padded), in [1, 400]
+    assert build_paper.column_widths(["a", "bbbb", ""], [["cccccccc", "d"], ["e"]]) == "(2.83fr, 2.00fr, 1.00fr,)"
+    assert build_paper.column_widths(["a"], [["x" * 900]]) == "(20.00fr,)"
+    five, six = (build_paper.to_typst([("table", list("abcdef"[:n]), [["1"]])], Path("/r"), "T") for n in (5, 6))
+    assert "#text(size: 8pt, table(" in five and "#text(size: 7pt, table(" in six  # more than five columns: smaller
+    assert 'strong("f")), "1", "", "", "", "", ""))' in six  # a short row is padded to the header's width
+    assert build_paper.to_typst([("table", ["a", "bb"], [["1", "2", "3"]])], Path("/r"), "T").endswith(
+        '#text(size: 8pt, table(columns: (1.00fr, 1.41fr,), stroke: 0.4pt, inset: 3pt, table.header(strong("a"), '
+        'strong("bb")), "1", "2"))\n')  # a long row is cut to the header's width
+    assert build_paper.to_typst([("table", ["a"], [])], Path("/r"), "T").endswith('table.header(strong("a"))))\n')
+    assert build_paper.to_typst([("figure", "/r/figures/f.png", "cap")], Path("/r"), "T").endswith(
+        '#figure(image("/figures/f.png", width: 100%), caption: text(size: 8pt, "cap"))\n')  # relative to the root
 
 
 def test_markdown_parts_round_trip_through_blocks():
@@ -140,6 +153,9 @@ def test_markdown_parts_round_trip_through_blocks():
     blocks = build_paper.parse_markdown(text)
     assert blocks == [("heading", 3, "Title"), ("para", "Caption text second line."),
                       ("table", ["a", "b"], [["x | y", "1.5"]])]
+    # a paragraph line right after a table ends the table (and a table line right after a paragraph the paragraph)
+    assert build_paper.parse_markdown("before\n| a |\n|---|\n| 1 |\nafter") == [
+        ("para", "before"), ("table", ["a"], [["1"]]), ("para", "after")]
 
 
 # -- the judges' verdicts on traces whose answer is known by construction ---------------------------------------------
@@ -836,6 +852,7 @@ def test_hu_small_figure_draws_lgnmf_at_total_time_and_at_total_over_the_grid_si
     ctx = _PlotCtx({"hu_fig1": pd.DataFrame(rows + [batch])}, tmp_path)
     figlib.load_plugin("hu_fig1").draw(ctx)
     assert drawn == [("perplexity", [40.0, 80.0]), ("perplexity", [10.0, 20.0]), ("perplexity", [100.0])]
+    assert ctx.fig.axes[0].get_xscale() == "log"  # Hu et al. 2014, Fig. 1: seconds on a log axis
     assert " LG-NMF: K = 5, 4 grid points, grid = laplace " in ctx.caption, ctx.caption  # from LG-NMF's runs
 
 
@@ -910,6 +927,7 @@ def test_hoffman_fig2_draws_every_online_method_and_batch_vb_against_cpu_seconds
     ctx = _PlotCtx({"hoffman_fig2": pd.DataFrame(rows)}, tmp_path)
     figlib.load_plugin("hoffman_fig2").draw(ctx)
     baseline = [line for line in ctx.fig.axes[1].lines if line.get_label() == figlib.BASELINE.name]
+    assert [a.get_xscale() for a in ctx.fig.axes[:2]] == ["log", "log"]  # Hoffman et al. 2010, Fig. 2: log CPU time
     assert len(baseline) == 1 and baseline[0].get_ydata()[0] == 2000.0  # on the completion panel
     assert sorted((m, y) for m, y, _, _ in drawn) == sorted([("online_lda", "bound_perplexity"), ("online_lda", "perplexity"),
                                                             ("gensim_lda", "perplexity"), ("batch_lda", "bound_perplexity"),
@@ -973,6 +991,7 @@ def test_hoffman_fig1_follows_the_most_prevalent_topic_from_the_first_checkpoint
     # left, the eq. 16 bound exp(7) of both lines; middle, completion's 1000 of both and the baseline's 2000
     assert [list(line.get_ydata()) for line in ctx.fig.axes[0].lines] == [[pytest.approx(np.exp(7.0))] * 2] * 2
     assert [list(line.get_ydata()) for line in ctx.fig.axes[1].lines] == [[1000.0] * 2] * 2 + [[2000.0] * 2]
+    assert [a.get_xscale() for a in ctx.fig.axes[:2]] == ["log", "log"]  # Hoffman et al. 2010, Fig. 1: log documents
     assert "online_full: S = 16, kappa = 0.7, tau0 = 64, 1,000 documents seen; online_subset: S = 16" in ctx.caption
     assert "K = 2; subset = 100 documents." in ctx.caption, ctx.caption
 
@@ -1639,8 +1658,10 @@ def test_hu_online_figures_draw_perplexity_against_documents_and_against_fit_tim
         drawn = []
         monkeypatch.setattr(figlib, "plot_mean_spread",
                             lambda ax, frame, x, y, *a, **k: drawn.append((x, y, frame[x].tolist())))
-        figlib.load_plugin(name).draw(_PlotCtx({"hu_fig5": pd.DataFrame(rows)}, tmp_path))
+        ctx = _PlotCtx({"hu_fig5": pd.DataFrame(rows)}, tmp_path)
+        figlib.load_plugin(name).draw(ctx)
         assert drawn == [(x, "perplexity", xs)], (name, drawn)
+        assert ctx.fig.axes[0].get_xscale() == "log", name  # Hu et al. 2014, Figs. 5-6: log x
 
 
 def test_mcinerney_best_setting_is_the_mean_not_the_median_over_seeds():
@@ -1906,6 +1927,7 @@ def test_markdown_table_and_captions_by_hand(tmp_path):
 
     frame = pd.DataFrame({"method": ["a|b"], "x": [1.5], "y": [np.nan]})
     assert figlib.markdown_table(frame) == "| method | x | y |\n|---|---:|---:|\n| a\\|b | 1.5000 |  |"
+    assert figlib.markdown_table(frame, ".1f").endswith("| 1.5 |  |")  # one format for every float column
     figlib.write_caption(str(tmp_path / "part.md"), "T", "cap", "body", drawn_from="d1", picture="p1")
     assert (tmp_path / "part.md").read_text() == f"### T\n\ncap\n\nbody\n\n{PICTURE}p1 -->\n\n{DRAWN_FROM}d1 -->\n"
     assert figlib.rst_caption("T", "a*b_c|`d`\\") == "**T.** a\\*b\\_c\\|\\`d\\`\\\\\n"
@@ -1916,6 +1938,7 @@ def test_markdown_table_and_captions_by_hand(tmp_path):
     pytest.param("extra", ("figures/../../x.png",), id="extra-climbing-out"),
     pytest.param("extra", ("other/x.png",), id="extra-outside-figures-and-tables"),
     pytest.param("extra", ("figures",), id="extra-the-folder-itself"),
+    pytest.param("models", "online_full", id="models-a-bare-string"), pytest.param("extra", ("",), id="extra-an-empty-name"),
 ])
 def test_figure_declaration_refuses(field, value):
     with pytest.raises(ValueError, match=field):
@@ -1951,6 +1974,7 @@ def test_context_frames_models_and_parts(tmp_path):
     with pytest.raises(ValueError, match="must pass its table"):
         ctx.write("cap")
     ctx.write("cap", table=pd.DataFrame({"m": ["x"], "v": [1.5]}))
+    assert Path(outs["rst"]).read_text() == "**T.** cap\n"  # the report's caption: title, then caption
     assert list(pd.read_csv(outs["csv"]).columns) == ["m", "v", "drawn_from_all_traces_sha256"]
     picture = figlib.Figure(paper="hu", title="F", experiments=("a",))
     with pytest.raises(ValueError, match="save its picture"):
@@ -2129,6 +2153,7 @@ def test_several_runs_under_one_key_name_the_key_and_what_differs(keys, where):
     pytest.param("s\n1.5\n", "x", "not a Snakemake benchmark record", id="record-without-max_rss"),
     pytest.param("s\tmax_rss\n1.5\t10\n", ["x", "y"], "records no single", id="trace-of-two-provenances"),
     pytest.param("s\tmax_rss\n1.5\t10\n", [], "records no single", id="trace-without-rows"),
+    pytest.param("max_rss\n10\n", "x", "not a Snakemake benchmark record", id="record-without-s"),
 ])
 def test_benchmarks_table_refuses_a_row_it_cannot_fill(tmp_path, record, provenance, refused):
     """benchmarks_table.py: a record without max_rss, or a trace whose rows disagree on their provenance or has none
@@ -2152,3 +2177,204 @@ def test_benchmarks_table_refuses_a_row_it_cannot_fill(tmp_path, record, provena
     with pytest.raises(SystemExit, match=refused):
         runpy.run_path(str(REPO / "workflow" / "scripts" / "benchmarks_table.py"), init_globals={"snakemake": smk})
     assert not (tmp_path / "tables" / "b.csv").exists()
+
+
+# -- figlib's shared curve and styles, by hand ------------------------------------------------------------------
+
+def test_style_of_a_method_outside_the_table_is_its_own_name_in_grey():
+    """A plugin method missing from figlib.METHODS is drawn and named under its own name (not a KeyError)."""
+    assert figlib.style("my_plugin") == {"label": "my_plugin", "color": "tab:gray", "linestyle": "-"}
+    assert figlib.name("my_plugin") == "my_plugin" and figlib.name("online_lda") == "online VB LDA"
+
+
+def test_plot_mean_spread_draws_the_mean_over_seeds_and_its_min_max_band():
+    """Three seeds whose checkpoints sit at different docs_seen: checkpoint i is drawn at the mean x of the seeds' i-th
+    checkpoints and the mean y, shaded from the seeds' minimum to their maximum; styled and named from METHODS."""
+    frame = pd.DataFrame({"seed": [0, 0, 1, 1, 2, 2], "docs_seen": [1, 10, 2, 20, 6, 60],
+                          "y": [1.0, 4.0, 2.0, 5.0, 9.0, 9.0]})
+    fig, ax = figlib.plt.subplots()
+    line = figlib.plot_mean_spread(ax, frame.sample(frac=1, random_state=0), "docs_seen", "y", method="online_lda")
+    np.testing.assert_allclose(line.get_xdata(), [3.0, 30.0])  # mean docs_seen (the median would be 2, 20)
+    np.testing.assert_allclose(line.get_ydata(), [4.0, 6.0])
+    assert line.get_label() == "online VB LDA" and line.get_color() == "tab:blue"
+    (band,) = ax.collections
+    vertices = band.get_paths()[0].vertices
+    assert {tuple(v) for v in vertices} >= {(3.0, 1.0), (30.0, 4.0), (3.0, 9.0), (30.0, 9.0)}  # low and high edges
+    assert set(vertices[:, 0]) == {3.0, 30.0}
+    other = figlib.plot_mean_spread(ax, frame, "docs_seen", "y", label="mine")  # no method: matplotlib's own colour
+    assert other.get_label() == "mine" and other.get_color() != figlib.style("no_such_method")["color"]
+    figlib.plt.close(fig)
+
+
+def test_fallback_pdf_lays_out_the_title_note_wrapped_text_pictures_and_table_rows(tmp_path, monkeypatch):
+    """build_paper.fallback_pdf (the PDF when Typst is missing or fails), its pages caught as drawn: the title given
+    (not the blocks' own level-1 heading), the note saying why, each text wrapped to the A4 width its font fits
+    (6.87 in of 72 pt: 116 characters of 8.5 pt serif, 73 of 12 pt bold, 113 of 7 pt monospace), lines stepped down by
+    1.35 line heights and a block by 0.6 more, a new page before the bottom margin, a tall picture capped at the page
+    height less 1.5 in on a page of its own, and a table as one "header: cell" line per row (empty cells left out)."""
+    import textwrap
+    from matplotlib.backends import backend_pdf
+
+    pages = []
+
+    class Pages:  # PdfPages, keeping the figures instead of writing them
+        def __init__(self, path):
+            pass
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def savefig(self, fig):
+            pages.append(fig)
+
+    monkeypatch.setattr(backend_pdf, "PdfPages", Pages)
+    png = tmp_path / "p.png"
+    figlib.plt.imsave(png, np.zeros((100, 50, 3)))  # 1:2: 13.74 in high at the text width, capped at 8.79 in
+    para, heading, row = "word " * 1500, "long heading " * 10, "x" * 150
+    blocks = [("heading", 1, "Own title"), ("heading", 2, heading), ("para", para), ("figure", str(png), "cap"),
+              ("table", ["h", "e", "k"], [[row, "", "v"]])]
+    build_paper.fallback_pdf(blocks, str(tmp_path / "out.pdf"), "Title", "why")
+    H, top, left = 11.69, 11.69 - 0.7, 0.7 / 8.27
+    texts = [(t.get_text(), t.get_fontsize(), t.get_weight(), t.get_family()[0], t.get_position()[1] * H)
+             for page in pages for t in page.texts]
+    assert texts[0] == ("Title", 14, "bold", "serif", pytest.approx(top))
+    assert pages[0].texts[0].get_position()[0] == pytest.approx(left)
+    note = textwrap.wrap("[This PDF was drawn by the plain matplotlib fallback, not Typst: why.]", 116)
+    assert [t[0] for t in texts[1:1 + len(note)]] == note and texts[1][1] == 8.5
+    assert texts[1][4] == pytest.approx(top - 14 / 72 * 1.35 - 14 / 72 * 0.6)  # after the title's line and its gap
+    i = 1 + len(note)
+    wrapped = textwrap.wrap(heading, 73)
+    assert [t[:3] for t in texts[i:i + len(wrapped)]] == [(w, 12, "bold") for w in wrapped]
+    assert texts[i + 1][4] - texts[i][4] == pytest.approx(-12 / 72 * 1.35)
+    i += len(wrapped)
+    lines = textwrap.wrap(para, 116)
+    assert [t[0] for t in texts[i:i + len(lines)]] == lines and {t[1] for t in texts[i:i + len(lines)]} == {8.5}
+    i += len(lines)
+    assert texts[i][:2] == ("cap", 7) and [t[:4] for t in texts[i + 1:]] == [
+        (w, 7, "normal", "monospace") for w in textwrap.wrap(f"h: {row}; k: v", 113)]
+    # page 1: title, note, heading, then the paragraph's lines while they start 1.4 line heights above the margin:
+    # from 9.83 in down by 0.159 in, 57 lines (the 58th would start at 0.75 in < 0.7 + 0.165); the rest on page 2
+    assert len(pages) == 3 and len(pages[0].texts) == 1 + len(note) + len(wrapped) + 57
+    assert pages[1].texts[0].get_text() == lines[57] and pages[1].texts[0].get_position()[1] * H == pytest.approx(top)
+    (ax,) = pages[2].axes  # the picture did not fit below page 2's text: a page of its own, at its top
+    x, y, w, h = ax.get_position().bounds
+    assert (x, y + h, w * 8.27, h * H) == pytest.approx((left, top / H, 8.79 / 2, 8.79))
+    assert pages[2].texts[0].get_text() == "cap" and pages[2].texts[0].get_position()[1] * H == pytest.approx(
+        top - 8.79 - 0.1)
+
+
+def test_provenance_names_the_fits_versions_sorted_and_every_package_of_the_build():
+    """build_paper.provenance: each recorded version column of the fits, named without '_version', its values sorted;
+    the code versions sorted; the build's own packages, each named (the paper's record of what made it)."""
+    traces = pd.DataFrame({"experiment": "e", "dataset": "d", "method": "m", "label": "l", "seed": [0, 1],
+                           "corpus_size": 10, "git_sha": ["b2", "a1"], "docs_seen": 1, "fit_wall_s": 1.0,
+                           **{f"{p}_version": ["2", "1"] for p in ("topicbench", "python", "numpy", "scipy", "numba",
+                                                                   "pandas")}})
+    text = " ".join(str(b[-1]) for b in build_paper.provenance(traces, [], "res", "typst x"))
+    assert "Code version(s) of the fits: a1, b2." in text
+    assert ("Package versions recorded by the fits: topicbench 1, 2; python 1, 2; numpy 1, 2; scipy 1, 2; numba 1, 2; "
+            "pandas 1, 2.") in text
+    built = build_paper.versions().split(", ")
+    assert [v.split(" ")[0] for v in built] == ["topicbench", "numpy", "scipy", "numba", "pandas", "pyarrow",
+                                                "matplotlib", "snakemake", "gensim", "scikit-learn", "typst"]
+
+
+@pytest.mark.parametrize("text, why", [("", "an unrecorded"), ("### T\n\ncap\n", "an unrecorded"),
+                                       ("### T\n\n<!-- drawn from all_traces.parquet sha256 x -->\n", "another")])
+def test_paper_refuses_a_part_drawn_from_no_or_another_aggregate(tmp_path, text, why):
+    """check_parts: an empty part, a part without its DRAWN_FROM record, or one recording another aggregate is
+    refused by name (a SystemExit, not an IndexError)."""
+    md = tmp_path / "p.md"
+    md.write_text(text)
+    with pytest.raises(SystemExit, match=f"drawn from {why} all_traces.parquet"):
+        build_paper.check_parts([{"md": str(md), "png": None}], "t.parquet", "0" * 64)
+
+
+def test_paper_when_typst_fails_says_so_and_fills_what_the_build_lacks(tmp_path, monkeypatch):
+    """main with a Typst that fails: the PDF is the fallback's and the paper's provenance says the fallback typeset it
+    (never Typst); a template without a title heading gives the title 'topicbench'; no findings part leaves its
+    sentence in the findings' place."""
+    import hashlib
+    import types
+    from types import SimpleNamespace
+
+    failing = types.ModuleType("typst")
+    failing.compile = lambda *a, **k: (_ for _ in ()).throw(RuntimeError("boom"))
+    monkeypatch.setitem(sys.modules, "typst", failing)
+    traces = tmp_path / "all_traces.parquet"
+    pd.DataFrame({"experiment": "a", "dataset": "d", "method": "m", "label": "l", "seed": [0], "corpus_size": 10,
+                  "git_sha": "abc", "docs_seen": 1, "fit_wall_s": 1.0}).to_parquet(traces)
+    fig, ax = figlib.plt.subplots(figsize=(1, 1))
+    png = tmp_path / "fig.png"
+    figlib.write_caption(str(tmp_path / "fig.md"), "Fig T", "Fig caption.", drawn_from=hashlib.sha256(
+        traces.read_bytes()).hexdigest(), picture=figlib.save_figure(fig, str(png)))
+    (tmp_path / "template.md").write_text("Intro text.\n\n{{findings}}\n\n{{provenance}}\n")
+    out = {k: str(tmp_path / "paper" / f"topicbench.{k}") for k in ("md", "typ", "pdf")}
+    smk = SimpleNamespace(input=SimpleNamespace(traces=str(traces), template=str(tmp_path / "template.md"), benchmarks=[]),
+                          output=SimpleNamespace(**out), params=SimpleNamespace(
+                              parts=[{"paper": "hu", "md": str(tmp_path / "fig.md"), "png": str(png)}], papers=figlib.PAPERS))
+    build_paper.main(smk)
+    md = Path(out["md"]).read_text()
+    assert "Typeset by: matplotlib fallback: typst failed: boom." in md and "Typeset by: typst" not in md
+    assert "\nThe findings table is not part of this build.\n" in md
+    assert '#set document(title: "topicbench")' in Path(out["typ"]).read_text()
+    assert b"Matplotlib" in Path(out["pdf"]).read_bytes()
+
+
+def test_benchmarks_table_and_picture_by_hand(tmp_path, monkeypatch):
+    """benchmarks_table.py on a fit (online_lda, 2.5 s, 300 MB) and a prepare (4 s, 50 MB): the table leads with
+    stage, method and job, once each; the picture puts wall time on a log x axis and peak memory on y, one point per
+    job, a method in its METHODS style and the prepare in grey under its own name."""
+    import runpy
+    import json as json_
+    from types import SimpleNamespace
+
+    from topicbench.traces import PROVENANCE
+
+    drawn = []
+    monkeypatch.setattr(figlib, "save_figure", lambda fig, png, pdf=None: drawn.append(fig) or "sha")
+    fit = tmp_path / "benchmarks" / "runs" / "exp" / "ds" / "online_lda" / "r.tsv"
+    prep = tmp_path / "benchmarks" / "prepare" / "ds.tsv"
+    for record, row in ((fit, "2.5\t300\n"), (prep, "4.0\t50\n")):
+        record.parent.mkdir(parents=True)
+        record.write_text("s\tmax_rss\n" + row)
+    trace = tmp_path / "runs" / "exp" / "ds" / "online_lda" / "r" / "trace.parquet"
+    trace.parent.mkdir(parents=True)
+    pd.DataFrame([{c: "v" for c in PROVENANCE}]).to_parquet(trace)
+    corpus = tmp_path / "corpora" / "ds" / "corpus.json"
+    corpus.parent.mkdir(parents=True)
+    corpus.write_text(json_.dumps({"prepared_by": {c: "v" for c in PROVENANCE}, "content_sha256": "v"}))
+    smk = SimpleNamespace(scriptdir=str(REPO / "workflow" / "scripts"),
+                          input=SimpleNamespace(records=[str(fit), str(prep)], traces=[str(trace)], corpora=[str(corpus)]),
+                          output=SimpleNamespace(table=str(tmp_path / "tables" / "b.csv"),
+                                                 figure=str(tmp_path / "figures" / "b.png")))
+    runpy.run_path(str(REPO / "workflow" / "scripts" / "benchmarks_table.py"), init_globals={"snakemake": smk})
+    table = pd.read_csv(tmp_path / "tables" / "b.csv")
+    assert list(table.columns[:5]) == ["stage", "method", "job", "s", "max_rss"] and table.columns.is_unique
+    assert table[["stage", "method", "job"]].values.tolist() == [["fit", "online_lda", "exp/ds/online_lda/r"],
+                                                                 ["prepare", "prepare", "ds"]]
+    (ax,) = drawn[0].axes
+    assert ax.get_xscale() == "log"
+    points = {c.get_label(): (c.get_offsets().tolist(), matplotlib_colour(c.get_facecolor()[0])) for c in ax.collections}
+    assert points == {"online VB LDA": ([[2.5, 300.0]], matplotlib_colour("tab:blue")),
+                      "prepare": ([[4.0, 50.0]], matplotlib_colour("grey"))}
+    figlib.plt.close(drawn[0])
+
+
+def matplotlib_colour(colour):
+    import matplotlib.colors
+
+    return matplotlib.colors.to_hex(colour)
+
+
+def test_the_paper_profile_sets_its_mirrors_in_the_papers_order():
+    """figlib.discover orders the mirrors by paper, then each figure's declared order (its number in the paper), so the
+    paper reads Hoffman Fig. 1, Fig. 2, Table 1, ... and the findings last."""
+    config = yaml.safe_load((REPO / "workflow" / "config" / "paper.yaml").read_text())
+    assert list(figlib.discover(list(config["experiments"]))) == [
+        "hoffman_fig1", "hoffman_fig2", "hoffman_table1", "paisley_fig11_3", "paisley_fig11_4", "paisley_table11_3",
+        "paisley_table11_4", "mcinerney_fig1", "mcinerney_fig3", "shorttext_alpha", "hu_fig1", "hu_fig2", "hu_table1",
+        "hu_fig4", "hu_fig5", "hu_fig6", "hu_table3", "findings"]
