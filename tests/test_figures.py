@@ -433,6 +433,7 @@ def test_hu_table1_reports_means_over_seeds(tmp_path):
     figlib.load_plugin("hu_table1").draw(ctx)
     got = ctx.written.set_index("method")
     assert got["perplexity"].tolist() == pytest.approx([950.0, 2000.0]) and got["NPMI"].iloc[0] == pytest.approx(0.2)
+    assert list(ctx.written.columns) == ["corpus", "method", "perplexity", "seeds", "NPMI"]  # each column once
 
 
 def test_mcinerney_fig3_table_reads_the_best_alpha_the_nearest_n_and_streaming_vbs_best():
@@ -785,11 +786,11 @@ def test_hu_fig4_reads_the_first_seed_the_heaviest_grid_point_and_the_posterior_
     assert (band.get_x(), band.get_x() + band.get_width()) == pytest.approx((-1.0, 1.0))
 
 
-def _mcinerney_fig1(tmp_path, finals, excluded=3):
+def _mcinerney_fig1(tmp_path, finals, excluded=3, method="population_vb"):
     """McInerney et al. 2015, Fig. 1 drawn from one population VB line: per seed (final score, final baseline, look-ahead
     documents); the first checkpoint scores -11 against a baseline of -12; ``excluded`` documents dropped from each
     window (None: no such column). Returns the context and the table's rows."""
-    rows = [{"experiment": "mcinerney_fig1_d", "dataset": "d", "method": "population_vb", "label": "pvb", "seed": seed,
+    rows = [{"experiment": "mcinerney_fig1_d", "dataset": "d", "method": method, "label": "pvb", "seed": seed,
              "p_log10_population": 4.0, "p_K": 5, "docs_seen": docs, "eval_kind": "lookahead", "stream": "time_ordered",
              "loglik_per_word": score if docs == 100 else -11.0, "unigram_loglik_per_word": base if docs == 100 else -12.0,
              "heldout_docs": ahead, "corpus_size": 1000, "protocol": "halves", "npmi": (0.1, 0.2, 0.6)[seed],
@@ -823,6 +824,9 @@ def test_mcinerney_fig1_table_is_the_mean_over_seeds_of_the_final_look_ahead_sco
     assert baseline.get_ydata()[-1] == pytest.approx(-9.2)  # the baseline's mean over seeds, not the model's -7.2
     model = [line for line in ctx.fig.axes[0].lines if line.get_label().startswith("population VB")][0]
     assert list(model.get_ydata()) == pytest.approx([-11.0, -7.2])  # the model's look-ahead score, mean over seeds
+    assert list(baseline.get_xdata()) == [50, 100] and int(row["final docs seen"]) == 100  # not the 70 look-ahead
+    ctx, got = _mcinerney_fig1(tmp_path, ((-7.0, -9.0, 50), (-7.1, -9.1, 60)), method="streaming_vb")
+    assert got["line"].str.startswith("streaming VB").tolist() == [True], ctx.body  # streaming VB is drawn too
 
 
 def test_mcinerney_fig1_caption_names_the_lines_ending_below_the_baseline(tmp_path):
@@ -1006,6 +1010,12 @@ def test_mcinerney_fig3_caption_names_the_look_ahead_window(tmp_path):
     ctx = _PlotCtx({"mcinerney_fig1_x": pd.DataFrame(rows)}, tmp_path)
     figlib.load_plugin("mcinerney_fig3").draw(ctx)
     assert "(d: n = 50)" in ctx.caption, ctx.caption
+    (ax,) = ctx.fig.axes  # population VB's final score against log10 alpha; one seed: no band; no streaming VB: no line
+    assert [(list(l.get_xdata()), list(l.get_ydata())) for l in ax.lines if l.get_label() == "population VB"] == [
+        ([2.0, 3.0, 4.0], pytest.approx([-7.05, -7.0, -7.05]))]
+    assert not ax.collections and not [l for l in ax.lines if l.get_label().startswith("streaming VB")]
+    header, _, cells = ctx.body.splitlines()[:3]
+    assert "_stats" not in header and "| seeds |" in header + " |" and "| 3.4770 |" in cells  # log10 3000, 3 decimals
 
 
 # -- tenth pass: the judges' inputs (which runs, which rows, which clock, which target) ---------------------------------
@@ -2378,3 +2388,24 @@ def test_the_paper_profile_sets_its_mirrors_in_the_papers_order():
         "hoffman_fig1", "hoffman_fig2", "hoffman_table1", "paisley_fig11_3", "paisley_fig11_4", "paisley_table11_3",
         "paisley_table11_4", "mcinerney_fig1", "mcinerney_fig3", "shorttext_alpha", "hu_fig1", "hu_fig2", "hu_table1",
         "hu_fig4", "hu_fig5", "hu_fig6", "hu_table3", "findings"]
+
+
+def test_hu_helpers_by_hand(tmp_path):
+    """Hu et al. 2014 mirrors: Fig. 4 reads LG-NMF's last checkpoint (by documents seen) of its first seed, whatever
+    the rows' order; Figs. 5-6 name online LDA by METHODS and give its kappa and tau0; Figs. 1-2 draw runs without
+    LG-NMF (no grid settings claimed)."""
+    import _hu
+
+    frame = pd.DataFrame({"method": ["lgnmf", "lgnmf", "lgnmf", "lgnmf", "online_lda"], "seed": [1, 0, 0, 0, 0],
+                          "docs_seen": [99, 20, 30, 10, 40], "x": [1, 2, 3, 4, 5]})
+    assert figlib.load_plugin("hu_fig4").last_lgnmf_row(frame)["x"] == 3
+    assert _hu.online_name("online_lda") == "online VB LDA" and _hu.online_name("lgnmf") == "online LG-NMF"
+    runs = pd.DataFrame([{"method": "online_lda", "p_K": 5, "p_batch_size": 10, "p_kappa": 0.7, "p_tau0": 64.0,
+                          "protocol": "halves", "seed": 0}])
+    assert "online VB LDA: K = 5, minibatch 10, kappa = 0.7, tau0 = 64." in _hu.online_settings(
+        _PlotCtx({"hu_fig5": runs}, tmp_path), runs)
+    rows = [{"experiment": "hu_fig1", "dataset": "psy", "method": "batch_lda", "label": "lda", "seed": 0, "docs_seen": d,
+             "fit_wall_s": float(d), "perplexity": 900.0, "unigram_perplexity": 2000.0, "protocol": "halves"} for d in (1, 2)]
+    ctx = _PlotCtx({"hu_fig1": pd.DataFrame(rows)}, tmp_path)
+    figlib.load_plugin("hu_fig1").draw(ctx)
+    assert "LG-NMF: K" not in ctx.caption and "Fig. 1, on a stand-in for PsyRev abstracts" in ctx.caption
