@@ -754,6 +754,12 @@ def test_paisley_fig11_3_table_is_the_mean_over_seeds_and_the_caption_names_the_
     ctx = _PlotCtx({"paisley_fig11_3": one_seed}, tmp_path)
     figlib.load_plugin("paisley_fig11_3").draw(ctx)
     assert "every 10th minibatch is held out" in ctx.caption and "(none had to be dropped)" in ctx.caption, ctx.caption
+    cnmf = [{**row, "method": "cnmf", "label": "cnmf", "p_m": 3, "npmi": 0.25} for row in rows]  # C-NMF drawn too
+    ctx = _PlotCtx({"paisley_fig11_3": pd.DataFrame(rows + cnmf)}, tmp_path)
+    figlib.load_plugin("paisley_fig11_3").draw(ctx)
+    assert [line.get_label() for line in ctx.fig.axes[0].lines] == ["Bayesian NMF (SVI)", "correlated NMF (SVI)"]
+    assert "| 5 | 10 | correlated NMF (SVI) | -7.2000 | 0.250 |" in ctx.body, ctx.body  # with its topic quality (NPMI .3f)
+    assert "C-NMF latent dimension m = 3. " in ctx.caption, ctx.caption
 
 
 def test_hu_fig4_reads_the_first_seed_the_heaviest_grid_point_and_the_posterior_relative_to_its_max(tmp_path):
