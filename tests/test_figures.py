@@ -725,6 +725,13 @@ def test_paisley_fig11_4_reads_the_most_probable_topics_and_matches_planted_topi
     ctx = Ctx({"paisley_fig11_4": pd.DataFrame()}, tmp_path)
     figlib.load_plugin("paisley_fig11_4").draw(ctx)
     assert "range from -0.50 to 0.50 (mean |corr| 0.50)" in ctx.caption, ctx.caption
+    # the Hinton diagram: one square per pair, |corr| on a side, centred on (column j, row i); rows run downwards
+    ax = ctx.fig.axes[0]
+    squares = {(p.get_x() + p.get_width() / 2, p.get_y() + p.get_height() / 2): p.get_width() for p in ax.patches}
+    assert len(squares) == 40 * 40 and squares[(0.0, 0.0)] == 1.0 and squares[(1.0, 0.0)] == 0.5
+    assert ax.patches[1].get_xy() == (0.75, -0.25) and ax.get_xlim() == (-0.5, 39.5) and ax.get_ylim() == (39.5, -0.5)
+    truth = {"topics": np.eye(K)}  # planted topics without a planted correlation: no agreement to give
+    assert figlib.load_plugin("paisley_fig11_4").planted_agreement(Model(), truth) is None
 
 
 def test_paisley_fig11_4_planted_agreement_matches_each_planted_topic_to_its_fitted_copy():
@@ -1318,6 +1325,18 @@ def test_shorttext_figure_tables_first_final_and_baseline_and_says_which_lines_e
     assert smooth["final minus unigram"] == pytest.approx(0.25) and smooth["seeds"] == 2, ctx.body
     assert "below the baseline: t streaming VB alpha = 0.01, eta = 0.01 (-0.650" in ctx.caption, ctx.caption
     assert "0.5, eta = 0.5 (" not in ctx.caption and "(-6.000 -> -6.300)" in ctx.caption, ctx.caption
+    baseline = [line for line in ctx.fig.axes[0].lines if line.get_label() == figlib.BASELINE.name]
+    assert [list(line.get_xdata()) for line in baseline] == [[100, 1000]]  # against documents seen
+    # three seeds of alpha 0.1, eta 0.3: means over seeds (not medians) of first -7, -7, -7.3, final -6, -6, -6.9,
+    # baseline -5, -5, -5.9
+    three = [{**rows[0], "p_alpha": 0.1, "p_eta": 0.3, "seed": seed, "docs_seen": docs, "loglik_per_word": score,
+              "unigram_loglik_per_word": base, "stream": "shuffled"}
+             for seed, (first, final, base) in enumerate(((-7.0, -6.0, -5.0), (-7.0, -6.0, -5.0), (-7.3, -6.9, -5.9)))
+             for docs, score in ((1000, final), (100, first))]
+    ctx = Ctx({"shorttext_alpha_t": pd.DataFrame(three)}, tmp_path)
+    figlib.load_plugin("shorttext_alpha").draw(ctx)
+    assert ctx.body.splitlines()[2] == ("| t | streaming VB | shuffled | 0.1 | 0.3 | -7.1000 | -6.3000 | -5.3000 | "
+                                        "-1.0000 | 3 |"), ctx.body
     assert "8.0 tokens a document" in ctx.caption, ctx.caption
     baseline = [line for line in ctx.fig.axes[0].lines if line.get_label() == figlib.BASELINE.name][0]
     np.testing.assert_allclose(baseline.get_ydata(), [-5.6, -5.65])
