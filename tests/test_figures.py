@@ -1333,10 +1333,10 @@ def test_shorttext_figure_tables_first_final_and_baseline_and_says_which_lines_e
               "unigram_loglik_per_word": base, "stream": "shuffled"}
              for seed, (first, final, base) in enumerate(((-7.0, -6.0, -5.0), (-7.0, -6.0, -5.0), (-7.3, -6.9, -5.9)))
              for docs, score in ((1000, final), (100, first))]
-    ctx = Ctx({"shorttext_alpha_t": pd.DataFrame(three)}, tmp_path)
-    figlib.load_plugin("shorttext_alpha").draw(ctx)
-    assert ctx.body.splitlines()[2] == ("| t | streaming VB | shuffled | 0.1 | 0.3 | -7.1000 | -6.3000 | -5.3000 | "
-                                        "-1.0000 | 3 |"), ctx.body
+    means = Ctx({"shorttext_alpha_t": pd.DataFrame(three)}, tmp_path)
+    figlib.load_plugin("shorttext_alpha").draw(means)
+    assert means.body.splitlines()[2] == ("| t | streaming VB | shuffled | 0.1 | 0.3 | -7.1000 | -6.3000 | -5.3000 | "
+                                          "-1.0000 | 3 |"), means.body
     assert "8.0 tokens a document" in ctx.caption, ctx.caption
     baseline = [line for line in ctx.fig.axes[0].lines if line.get_label() == figlib.BASELINE.name][0]
     np.testing.assert_allclose(baseline.get_ydata(), [-5.6, -5.65])
