@@ -988,9 +988,11 @@ def test_hoffman_fig1_follows_the_most_prevalent_topic_from_the_first_checkpoint
 
     class Ctx(_PlotCtx):
         def model_path(self, experiment, label):
+            assert (experiment, label) == ("hoffman_fig1", "online_full")
             return "model.npz"
 
         def model(self, experiment, label):
+            assert (experiment, label) == ("hoffman_fig1", "online_full")
             return Model()
 
         def vocab(self, experiment):
@@ -1011,6 +1013,14 @@ def test_hoffman_fig1_follows_the_most_prevalent_topic_from_the_first_checkpoint
     assert [a.get_xscale() for a in ctx.fig.axes[:2]] == ["log", "log"]  # Hoffman et al. 2010, Fig. 1: log documents
     assert "online_full: S = 16, kappa = 0.7, tau0 = 64, 1,000 documents seen; online_subset: S = 16" in ctx.caption
     assert "K = 2; subset = 100 documents." in ctx.caption, ctx.caption
+    # ten checkpoints of nine top words: six evenly spaced columns (checkpoints 0, 2, 4, 5, 7, 9), eight words each
+    vocab[:] = [f"w{v}" for v in range(9)]
+    monkeypatch.setattr(figlib, "topic_history", lambda path: (np.tile(np.arange(9), (10, 2, 1)), np.arange(1, 11) * 10))
+    ctx = Ctx({"hoffman_fig1": pd.DataFrame(rows)}, tmp_path)
+    figlib.load_plugin("hoffman_fig1").draw(ctx)
+    cells = ctx.fig.axes[2].tables[0].get_celld()
+    assert [cells[(0, j)].get_text().get_text() for j in range(6)] == ["10", "30", "50", "60", "80", "100"]
+    assert max(r for r, _ in cells) == 8 and max(c for _, c in cells) == 5 and cells[(8, 0)].get_text().get_text() == "w7"
 
 
 def test_mcinerney_fig3_caption_names_the_look_ahead_window(tmp_path):
