@@ -945,6 +945,7 @@ def test_hoffman_fig2_draws_every_online_method_and_batch_vb_against_cpu_seconds
     figlib.load_plugin("hoffman_fig2").draw(ctx)
     baseline = [line for line in ctx.fig.axes[1].lines if line.get_label() == figlib.BASELINE.name]
     assert [a.get_xscale() for a in ctx.fig.axes[:2]] == ["log", "log"]  # Hoffman et al. 2010, Fig. 2: log CPU time
+    assert "Learning parameters per size: S=16: kappa=0.7, tau0=64." in ctx.caption, ctx.caption
     assert len(baseline) == 1 and baseline[0].get_ydata()[0] == 2000.0  # on the completion panel
     assert sorted((m, y) for m, y, _, _ in drawn) == sorted([("online_lda", "bound_perplexity"), ("online_lda", "perplexity"),
                                                             ("gensim_lda", "perplexity"), ("batch_lda", "bound_perplexity"),
