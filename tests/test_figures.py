@@ -364,7 +364,8 @@ def test_hoffman_table1_lists_each_minibatch_sizes_lowest_bound_setting(tmp_path
                 rows.append({"experiment": "hoffman_table1", "dataset": "d", "method": "online_lda", "label": "grid",
                              "seed": seed, "p_batch_size": size, "p_kappa": kappa, "p_tau0": tau0, "docs_seen": 1,
                              "elbo_per_word": -7.0 if (kappa, tau0) == best else -7.2 - 0.1 * kappa,
-                             "perplexity": 1500.0, "protocol": "document completion"})
+                             "perplexity": 1500.0 if (kappa, tau0) == best else 1600.0, "protocol": "document completion",
+                             "npmi": 0.1 * seed + kappa, "topic_diversity": 0.5, "recovery_cosine": 0.8})
     ctx = _PlotCtx({"hoffman_table1": pd.DataFrame(rows)}, tmp_path)
     figlib.load_plugin("hoffman_table1").draw(ctx)
     assert "Grid: kappa in {0.5, 0.7, 0.9} x tau0 in {1, 64, 256}; final perplexity after 1 documents, mean over 2 " \
@@ -373,6 +374,8 @@ def test_hoffman_table1_lists_each_minibatch_sizes_lowest_bound_setting(tmp_path
     assert got.loc[16, ["best kappa", "best tau0"]].tolist() == [0.5, 64.0]
     assert got.loc[256, ["best kappa", "best tau0"]].tolist() == [0.9, 1.0]
     assert got.loc[16, "perplexity (eq. 16 bound)"] == pytest.approx(np.exp(7.0))
+    assert got.loc[16, ["NPMI", "diversity", "recovery cos"]].tolist() == pytest.approx([0.55, 0.5, 0.8])  # the best's
+    assert "(choosing by it picks the same settings)" in ctx.caption, ctx.caption
     grid = pd.read_csv(tmp_path / "extra0.out")  # the full grid: one row per (S, kappa, tau0), no index column
     assert list(grid.columns[:3]) == ["p_batch_size", "p_kappa", "p_tau0"] and len(grid) == 6, grid.columns
 
