@@ -2313,6 +2313,19 @@ def test_fallback_pdf_lays_out_the_title_note_wrapped_text_pictures_and_table_ro
     assert (x, y + h, w * 8.27, h * H) == pytest.approx((left, top / H, 8.79 / 2, 8.79))
     assert pages[2].texts[0].get_text() == "cap" and pages[2].texts[0].get_position()[1] * H == pytest.approx(
         top - 8.79 - 0.1)
+    # a wide picture (2:1) fits below a level-2 heading on the first page: 6.87 x 3.435 in; a level-1 heading is
+    # dropped only as the blocks' first (the title), anything else is kept
+    wide = tmp_path / "wide.png"
+    figlib.plt.imsave(wide, np.zeros((50, 100, 3)))
+    pages.clear()
+    build_paper.fallback_pdf([("heading", 2, "Sec"), ("figure", str(wide), "c2")], str(tmp_path / "b.pdf"), "T", "w")
+    (page,) = pages
+    assert [t.get_text() for t in page.texts][-2:] == ["Sec", "c2"]
+    x, y, w, h = page.axes[0].get_position().bounds
+    assert (w * 8.27, h * H) == pytest.approx((6.87, 3.435))
+    pages.clear()
+    build_paper.fallback_pdf([("heading", 1, "Own"), ("para", "x")], str(tmp_path / "c.pdf"), "T", "w")
+    assert [t.get_text() for t in pages[0].texts][-1:] == ["x"] and "Own" not in [t.get_text() for t in pages[0].texts]
 
 
 def test_provenance_names_the_fits_versions_sorted_and_every_package_of_the_build():
