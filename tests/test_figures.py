@@ -403,6 +403,7 @@ def test_paisley_table11_3_lists_the_most_probable_topics_and_their_most_probabl
 
     class Ctx(_TableCtx):
         def model(self, experiment, label):
+            assert label in ("cnmf", "lgnmf"), (experiment, label)  # a run label, not the experiment
             return Model()
 
         def vocab(self, experiment):
@@ -641,6 +642,7 @@ def _draw_table11_4(tmp_path, topics, vocab):
 
     class Ctx(_PlotCtx):
         def model(self, experiment, label):
+            assert label in ("cnmf", "lgnmf"), (experiment, label)  # a run label, not the experiment
             return Model()
 
         def vocab(self, experiment):
@@ -720,6 +722,7 @@ def test_paisley_fig11_4_reads_the_most_probable_topics_and_matches_planted_topi
 
     class Ctx(_PlotCtx):
         def model(self, experiment, label):
+            assert label in ("cnmf", "lgnmf"), (experiment, label)  # a run label, not the experiment
             return Model()
 
         def truth(self, experiment):
@@ -790,6 +793,7 @@ def test_hu_fig4_reads_the_first_seed_the_heaviest_grid_point_and_the_posterior_
 
     class Ctx(_PlotCtx):
         def model(self, experiment, label):
+            assert label in ("cnmf", "lgnmf"), (experiment, label)  # a run label, not the experiment
             return model
 
     ctx = Ctx({"hu_fig1": pd.DataFrame(rows)}, tmp_path)
@@ -800,6 +804,27 @@ def test_hu_fig4_reads_the_first_seed_the_heaviest_grid_point_and_the_posterior_
     np.testing.assert_allclose(ctx.fig.axes[0].lines[0].get_xdata(), [-1.0, 0.0, 1.0])  # against log10 alpha, sorted
     band = ctx.fig.axes[0].patches[0]  # the placed grid, log10 alpha -1 to 1
     assert (band.get_x(), band.get_x() + band.get_width()) == pytest.approx((-1.0, 1.0))
+    # bottom: the weights as bars at the grid points on a 0-1 axis; its twin the held-out scores against the grid and no
+    # validation curve (criterion eq. 8, all NaN), which the note names
+    bottom = [ax for ax in ctx.fig.axes if ax.get_xlabel() == "log10 alpha (grid points)"][0]
+    bars = [(bar.get_x() + bar.get_width() / 2, bar.get_height()) for bar in bottom.patches]
+    assert bars == [(pytest.approx(-1.0), 0.1), (pytest.approx(0.0), 0.6), (pytest.approx(1.0), 0.3)]
+    assert bottom.get_ylim() == (0.0, 1.0) and bottom is not ctx.fig.axes[0]
+    (twin,) = [ax for ax in ctx.fig.axes if ax.get_ylabel() == "log predictive, nats"]
+    held_out = [line for line in twin.lines if line.get_label() == "held-out nats / word"][0]
+    np.testing.assert_allclose(held_out.get_xdata(), [-1.0, 0.0, 1.0])
+    np.testing.assert_allclose(held_out.get_ydata(), [-7.1, -7.0, -7.05])
+    assert "validation nats / token" not in [line.get_label() for line in twin.lines]
+    assert "grid placed by eq. 8 at log10 alpha = 0.00 (sd 0.500 decades); eq. 8's best search point log10 alpha = " \
+           "0.00; weight" in ctx.caption, ctx.caption
+    model.validation = np.array([-6.0, np.nan, -6.2])  # some finite validation scores: the validation criterion
+    model.search[:, 2] = [np.nan, -6.1, np.nan]
+    ctx = Ctx({"hu_fig1": pd.DataFrame(rows)}, tmp_path)
+    figlib.load_plugin("hu_fig4").draw(ctx)
+    assert "grid placed by validation at" in ctx.caption, ctx.caption
+    (twin,) = [ax for ax in ctx.fig.axes if ax.get_ylabel() == "log predictive, nats"]
+    assert "validation nats / token" in [line.get_label() for line in twin.lines]
+    assert [ax for ax in ctx.fig.axes if ax.get_ylabel() == "validation nats / token"]  # the search's, on the top twin
 
 
 def _mcinerney_fig1(tmp_path, finals, excluded=3, method="population_vb"):
@@ -1770,6 +1795,7 @@ def test_paisley_table11_4_is_empty_when_k_is_the_top_forty(tmp_path):
 
     class Ctx(_PlotCtx):
         def model(self, experiment, label):
+            assert label in ("cnmf", "lgnmf"), (experiment, label)  # a run label, not the experiment
             return Model()
 
         def vocab(self, experiment):
@@ -1793,6 +1819,7 @@ def test_hu_fig4_leaves_out_grid_scores_when_a_grid_point_has_none(tmp_path):
 
     class Ctx(_PlotCtx):
         def model(self, experiment, label):
+            assert label in ("cnmf", "lgnmf"), (experiment, label)  # a run label, not the experiment
             return model
 
     ctx = Ctx({"hu_fig1": pd.DataFrame(rows)}, tmp_path)
@@ -1815,6 +1842,7 @@ def test_hu_fig4_draws_the_searchs_validation_scores_against_log10_alpha(tmp_pat
 
     class Ctx(_PlotCtx):
         def model(self, experiment, label):
+            assert label in ("cnmf", "lgnmf"), (experiment, label)  # a run label, not the experiment
             return model
 
     ctx = Ctx({"hu_fig1": pd.DataFrame(rows)}, tmp_path)
