@@ -666,6 +666,14 @@ def test_paisley_tables_report_planted_purity_and_the_ranks_after_the_top_forty(
     assert ctx.written["rank"].tolist() == [41, 42, 43, 44, 45]
     assert ctx.caption.startswith("Most probable words of 5 less probable topics, evenly spaced over ranks 41-45."), ctx.caption
     assert ctx.written["planted-topic purity"].tolist() == pytest.approx([0.7] * 5)
+    assert "purity is the share of a topic's 10 words owned by one planted topic (mean 0.70 here)." in ctx.caption
+    # topics 41-42 lead with plain words, 43-45 with planted names: purity where known, blank elsewhere
+    mixed = np.zeros((45, 20))
+    mixed[:42, 10:] = mixed[42:, :10] = np.linspace(1.0, 0.1, 10) / 5.5
+    ctx = _draw_table11_4(tmp_path, mixed, vocab[:10] + [f"word{r}" for r in range(10)])
+    assert ctx.written["planted-topic purity"].tolist() == pytest.approx([np.nan, np.nan, 1.0, 1.0, 1.0], nan_ok=True)
+    ctx = _draw_table11_4(tmp_path, topics, [f"word{r}" for r in range(20)])  # no planted names: no purity at all
+    assert "planted-topic purity" not in ctx.written and "purity" not in ctx.caption, ctx.caption
 
 
 def test_paisley_table11_4_samples_eleven_of_the_ranks_after_the_top_forty(tmp_path):
