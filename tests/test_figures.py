@@ -775,11 +775,13 @@ def test_paisley_fig11_3_table_is_the_mean_over_seeds_and_the_caption_names_the_
     ctx = _PlotCtx({"paisley_fig11_3": one_seed}, tmp_path)
     figlib.load_plugin("paisley_fig11_3").draw(ctx)
     assert "every 10th minibatch is held out" in ctx.caption and "(none had to be dropped)" in ctx.caption, ctx.caption
-    cnmf = [{**row, "method": "cnmf", "label": "cnmf", "p_m": 3, "npmi": 0.25} for row in rows]  # C-NMF drawn too
+    cnmf = [{**row, "method": "cnmf", "label": "cnmf", "p_m": 3, "npmi": 0.25, "topic_diversity": 0.5,
+             "recovery_cosine": 0.9} for row in rows]  # C-NMF drawn too
     ctx = _PlotCtx({"paisley_fig11_3": pd.DataFrame(rows + cnmf)}, tmp_path)
     figlib.load_plugin("paisley_fig11_3").draw(ctx)
     assert [line.get_label() for line in ctx.fig.axes[0].lines] == ["Bayesian NMF (SVI)", "correlated NMF (SVI)"]
     assert "| 5 | 10 | correlated NMF (SVI) | -7.2000 | 0.250 |" in ctx.body, ctx.body  # with its topic quality (NPMI .3f)
+    assert ctx.body.splitlines()[0].endswith("| NPMI | diversity | recovery cos |"), ctx.body
     assert "C-NMF latent dimension m = 3. " in ctx.caption, ctx.caption
 
 
@@ -823,6 +825,7 @@ def test_hu_fig4_reads_the_first_seed_the_heaviest_grid_point_and_the_posterior_
     np.testing.assert_allclose(held_out.get_xdata(), [-1.0, 0.0, 1.0])
     np.testing.assert_allclose(held_out.get_ydata(), [-7.1, -7.0, -7.05])
     assert "validation nats / token" not in [line.get_label() for line in twin.lines]
+    assert not [ax for ax in ctx.fig.axes if ax.get_ylabel() == "validation nats / token"]  # no finite search scores
     assert "grid placed by eq. 8 at log10 alpha = 0.00 (sd 0.500 decades); eq. 8's best search point log10 alpha = " \
            "0.00; weight" in ctx.caption, ctx.caption
     model.validation = np.array([-6.0, np.nan, -6.2])  # some finite validation scores: the validation criterion
@@ -833,6 +836,10 @@ def test_hu_fig4_reads_the_first_seed_the_heaviest_grid_point_and_the_posterior_
     (twin,) = [ax for ax in ctx.fig.axes if ax.get_ylabel() == "log predictive, nats"]
     assert "validation nats / token" in [line.get_label() for line in twin.lines]
     assert [ax for ax in ctx.fig.axes if ax.get_ylabel() == "validation nats / token"]  # the search's, on the top twin
+    model.search = np.zeros((0, 3))  # no search recorded: the grid alone, no search point named
+    ctx = Ctx({"hu_fig1": pd.DataFrame(rows)}, tmp_path)
+    figlib.load_plugin("hu_fig4").draw(ctx)
+    assert "best search point" not in ctx.caption and not ctx.fig.axes[0].lines, ctx.caption
 
 
 def _mcinerney_fig1(tmp_path, finals, excluded=3, method="population_vb"):
@@ -1375,15 +1382,21 @@ def test_shorttext_figure_tables_first_final_and_baseline_and_says_which_lines_e
     baseline = [line for line in ctx.fig.axes[0].lines if line.get_label() == figlib.BASELINE.name]
     assert [list(line.get_xdata()) for line in baseline] == [[100, 1000]]  # against documents seen
     # three seeds of alpha 0.1, eta 0.3: means over seeds (not medians) of first -7, -7, -7.3, final -6, -6, -6.9,
-    # baseline -5, -5, -5.9
+    # baseline -5, -5, -5.6 and final minus baseline -1, -1, -1.3
     three = [{**rows[0], "p_alpha": 0.1, "p_eta": 0.3, "seed": seed, "docs_seen": docs, "loglik_per_word": score,
               "unigram_loglik_per_word": base, "stream": "shuffled"}
-             for seed, (first, final, base) in enumerate(((-7.0, -6.0, -5.0), (-7.0, -6.0, -5.0), (-7.3, -6.9, -5.9)))
+             for seed, (first, final, base) in enumerate(((-7.0, -6.0, -5.0), (-7.0, -6.0, -5.0), (-7.3, -6.9, -5.6)))
              for docs, score in ((1000, final), (100, first))]
     means = Ctx({"shorttext_alpha_t": pd.DataFrame(three)}, tmp_path)
     figlib.load_plugin("shorttext_alpha").draw(means)
-    assert means.body.splitlines()[2] == ("| t | streaming VB | shuffled | 0.1 | 0.3 | -7.1000 | -6.3000 | -5.3000 | "
-                                          "-1.0000 | 3 |"), means.body
+    assert means.body.splitlines()[2] == ("| t | streaming VB | shuffled | 0.1 | 0.3 | -7.1000 | -6.3000 | -5.2000 | "
+                                          "-1.1000 | 3 |"), means.body
+    assert "t (8.0 tokens a document on average)" in means.caption, means.caption
+    settings = three + [{**r, "p_eta": 0.5} for r in three] + [{**r, "p_alpha": 0.2} for r in three]
+    two = Ctx({"shorttext_alpha_t": pd.DataFrame(settings)}, tmp_path)
+    figlib.load_plugin("shorttext_alpha").draw(two)  # (alpha, eta) = (0.1, 0.3), (0.1, 0.5), (0.2, 0.3): three lines
+    assert [tuple(c.strip() for c in line.split("|")[4:6]) for line in two.body.splitlines()[2:]] == [
+        ("0.1", "0.3"), ("0.1", "0.5"), ("0.2", "0.3")], two.body
     assert "8.0 tokens a document" in ctx.caption, ctx.caption
     baseline = [line for line in ctx.fig.axes[0].lines if line.get_label() == figlib.BASELINE.name][0]
     np.testing.assert_allclose(baseline.get_ydata(), [-5.6, -5.65])
@@ -2455,7 +2468,8 @@ def test_benchmarks_table_and_picture_by_hand(tmp_path, monkeypatch):
                                                  figure=str(tmp_path / "figures" / "b.png")))
     runpy.run_path(str(REPO / "workflow" / "scripts" / "benchmarks_table.py"), init_globals={"snakemake": smk})
     table = pd.read_csv(tmp_path / "tables" / "b.csv")
-    assert list(table.columns[:5]) == ["stage", "method", "job", "s", "max_rss"] and table.columns.is_unique
+    header = (tmp_path / "tables" / "b.csv").read_text().splitlines()[0].split(",")
+    assert header[:5] == ["stage", "method", "job", "s", "max_rss"] and len(set(header)) == len(header)  # each once
     assert table[["stage", "method", "job"]].values.tolist() == [["fit", "online_lda", "exp/ds/online_lda/r"],
                                                                  ["prepare", "prepare", "ds"]]
     (ax,) = drawn[0].axes
@@ -2501,3 +2515,6 @@ def test_hu_helpers_by_hand(tmp_path):
     ctx = _PlotCtx({"hu_fig1": pd.DataFrame(rows)}, tmp_path)
     figlib.load_plugin("hu_fig1").draw(ctx)
     assert "LG-NMF: K" not in ctx.caption and "Fig. 1, on a stand-in for PsyRev abstracts" in ctx.caption
+    ctx = _PlotCtx({"hu_fig2": pd.DataFrame(rows).assign(experiment="hu_fig2")}, tmp_path)
+    figlib.load_plugin("hu_fig2").draw(ctx)
+    assert "Fig. 2, on a stand-in for the 1,740 NIPS papers" in ctx.caption, ctx.caption
