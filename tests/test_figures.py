@@ -834,7 +834,9 @@ def test_hu_fig4_reads_the_first_seed_the_heaviest_grid_point_and_the_posterior_
     figlib.load_plugin("hu_fig4").draw(ctx)
     assert "grid placed by validation at" in ctx.caption, ctx.caption
     (twin,) = [ax for ax in ctx.fig.axes if ax.get_ylabel() == "log predictive, nats"]
-    assert "validation nats / token" in [line.get_label() for line in twin.lines]
+    (validation,) = [line for line in twin.lines if line.get_label() == "validation nats / token"]
+    np.testing.assert_allclose(validation.get_xdata(), [-1.0, 0.0, 1.0])  # against the grid
+    np.testing.assert_allclose(validation.get_ydata(), [-6.0, np.nan, -6.2])
     assert [ax for ax in ctx.fig.axes if ax.get_ylabel() == "validation nats / token"]  # the search's, on the top twin
     model.search = np.zeros((0, 3))  # no search recorded: the grid alone, no search point named
     ctx = Ctx({"hu_fig1": pd.DataFrame(rows)}, tmp_path)
