@@ -1085,6 +1085,11 @@ def test_mcinerney_fig3_caption_names_the_look_ahead_window(tmp_path):
     assert not ax.collections and not [l for l in ax.lines if l.get_label().startswith("streaming VB")]
     header, _, cells = ctx.body.splitlines()[:3]
     assert "_stats" not in header and "| seeds |" in header + " |" and "| 3.4770 |" in cells  # log10 3000, 3 decimals
+    svb = [{**rows[0], "method": "streaming_vb", "label": "svb", "p_log10_population": np.nan, "docs_seen": docs,
+            "loglik_per_word": score} for docs, score in ((1, -7.5), (2, -7.2))]
+    ctx = _PlotCtx({"mcinerney_fig1_x": pd.DataFrame(rows + svb)}, tmp_path)
+    figlib.load_plugin("mcinerney_fig3").draw(ctx)  # streaming VB's final score: a dotted level line
+    assert [list(l.get_ydata()) for l in ctx.fig.axes[0].lines if l.get_label().startswith("streaming VB")] == [[-7.2, -7.2]]
 
 
 # -- tenth pass: the judges' inputs (which runs, which rows, which clock, which target) ---------------------------------
