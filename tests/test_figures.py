@@ -1809,7 +1809,7 @@ def test_mcinerney_labels_and_corpus_notes():
     Ctx.corpus = lambda self, experiment: {"name": "r", "source": "uci", "n_words": 50}  # a real corpus: no generator
     assert _mcinerney.corpus_notes(Ctx()) == ["r: uci, V = 50."]
     # a setting's value: %g for a float, as given otherwise (a string setting is not formatted as a number)
-    assert _mcinerney.setting_text({"p_kappa": 0.70, "p_mode": "fast"}) == ", best kappa = 0.7, mode = fast"
+    assert _mcinerney.setting_text({"p_tau0": 64.0, "p_mode": "fast"}) == ", best tau0 = 64, mode = fast"
 
 
 def test_paisley_table11_4_is_empty_when_k_is_the_top_forty(tmp_path):
