@@ -2525,3 +2525,18 @@ def test_hu_helpers_by_hand(tmp_path):
     ctx = _PlotCtx({"hu_fig2": pd.DataFrame(rows).assign(experiment="hu_fig2")}, tmp_path)
     figlib.load_plugin("hu_fig2").draw(ctx)
     assert "Fig. 2, on a stand-in for the 1,740 NIPS papers" in ctx.caption, ctx.caption
+
+
+def test_hoffman_faster_refuses_two_runs_of_one_seed_and_label():
+    """Hoffman et al. 2010, Fig. 2 claim: two online_S256 runs of seed 0 (K 5 and 10) under one label are not one
+    replicate: 'cannot be judged', naming them, rather than a verdict over a mix (_claims.several_runs)."""
+    rows = []
+    for seed in range(3):
+        rows.append(_run("hoffman_fig2", "batch_lda", "batch_full", seed, [1, 2, 3], [300.0, 200.0, 150.0],
+                         [100.0, 200.0, 300.0], p_K=5))
+        rows.append(_run("hoffman_fig2", "online_lda", "online_S256", seed, [1, 2, 3], [180.0, 150.0, 130.0],
+                         [10.0, 20.0, 40.0], p_K=5))
+    rows.append(_run("hoffman_fig2", "online_lda", "online_S256", 0, [1, 2, 3], [180.0, 150.0, 130.0], [10.0, 20.0, 40.0],
+                     p_K=10))
+    j = _claims.hoffman_faster(_Ctx({"hoffman_fig2": pd.concat(rows, ignore_index=True)}))
+    assert j.verdict == "cannot be judged" and "2 runs of hoffman_fig2 share" in j.spread + j.test + j.numbers, j

@@ -65,6 +65,11 @@ MUTANTS = [
     Mutant(id="paper_fallback_line_step", cites="the fallback PDF (lines stepped down by 1.35 line heights)", path=PAPER,
            find="y -= size / 72 * 1.35", replace="y -= size / 72 * 1.5",
            tests=[FIG + "test_fallback_pdf_lays_out_the_title_note_wrapped_text_pictures_and_table_rows"]),
+    Mutant(id="paper_hoffman_faster_judges_a_mix_of_runs", cites="Hoffman et al. 2010, Fig. 2 claim (two runs of one "
+           "seed and label cannot be judged: _claims.several_runs)", path="workflow/figures/_claims.py",
+           find='    duplicated = several_runs(compared, ["seed", "method", "label"], experiment)\n    if duplicated:',
+           replace='    duplicated = several_runs(compared, ["seed", "method", "label"], experiment)\n    if False:',
+           tests=[FIG + "test_hoffman_faster_refuses_two_runs_of_one_seed_and_label"]),
     Mutant(id="paper_benchmarks_axes_swapped", cites="the benchmarks picture (wall time on x, peak memory on y)",
            path=BENCH, find='ax.scatter(group["s"], group["max_rss"],', replace='ax.scatter(group["max_rss"], group["s"],',
            tests=[FIG + "test_benchmarks_table_and_picture_by_hand"]),
