@@ -2540,3 +2540,19 @@ def test_hoffman_faster_refuses_two_runs_of_one_seed_and_label():
                      p_K=10))
     j = _claims.hoffman_faster(_Ctx({"hoffman_fig2": pd.concat(rows, ignore_index=True)}))
     assert j.verdict == "cannot be judged" and "2 runs of hoffman_fig2 share" in j.spread + j.test + j.numbers, j
+
+
+@pytest.mark.parametrize("judge, make", [
+    pytest.param("hoffman_best_setting", lambda: _table1({16: 3, 256: 2}), id="hoffman-table1"),
+    pytest.param("paisley_comparable", lambda: _paisley((0.0, 0.01, 0.005)), id="paisley-fig11-3"),
+    pytest.param("mcinerney_alpha_not_n", lambda: _mcinerney({"a": 4.0}), id="mcinerney-fig3"),
+])
+def test_claims_refuse_two_runs_sharing_their_key(judge, make):
+    """Hoffman Table 1, Paisley Fig. 11.3 and McInerney Fig. 3 claims: a second run under a replicate's key (its copy
+    with another eta) makes the claim 'cannot be judged', naming the runs, instead of a verdict over a mix."""
+    ctx = make()
+    experiment = ctx.experiments[0]
+    frame = ctx.frames[experiment]
+    ctx.frames[experiment] = pd.concat([frame, frame.iloc[[0]].assign(p_eta=1.0)], ignore_index=True)
+    j = getattr(_claims, judge)(ctx)
+    assert j.verdict == "cannot be judged" and " share " in j.spread + j.test + j.numbers, j
