@@ -2556,3 +2556,12 @@ def test_claims_refuse_two_runs_sharing_their_key(judge, make):
     ctx.frames[experiment] = pd.concat([frame, frame.iloc[[0]].assign(p_eta=1.0)], ignore_index=True)
     j = getattr(_claims, judge)(ctx)
     assert j.verdict == "cannot be judged" and " share " in j.spread + j.test + j.numbers, j
+
+
+def test_paisley_comparable_cannot_judge_one_replicate():
+    """Paisley et al. 2014, Fig. 11.3 claim on one (K, minibatch) panel of one seed: one replicate per pair gives no
+    interval, so 'cannot be judged' (n = 1), not a verdict from an empty interval."""
+    ctx = _paisley((0.0, 0.01, 0.005))
+    frame = ctx.frames["paisley_fig11_3"]
+    j = _claims.paisley_comparable(_Ctx({"paisley_fig11_3": frame[(frame["p_K"] == 50) & (frame["p_batch_size"] == 500)]}))
+    assert j.verdict == "cannot be judged" and j.n == 1 and "too few replicates" in j.test, j
