@@ -398,6 +398,37 @@ def test_changed_user_corpus_file_reprepares(tmp_path):
     assert plan.returncode == 0 and "prepare_corpus" in plan.stdout and "d.jsonl" in plan.stdout, plan.stdout[-2000:]
 
 
+def test_corpora_dir_spelt_another_way_from_another_folder_reruns_nothing(tmp_path):
+    """The same config with corpora_dir spelt another way, run from another folder (-d, --configfile) -> nothing reruns.
+
+    corpora_dir 'corpora' first, then absolute through a symbolic link with a trailing slash, from a folder beside the
+    working directory. Was: the prepare rule's --corpora-dir param and input paths held the spelling, so Snakemake
+    prepared every corpus again, and fitted every run on it."""
+    (tmp_path / "work" / "corpora").mkdir(parents=True)
+    (tmp_path / "work" / "corpora" / "d.jsonl").write_text("".join(f'{{"text": "apple banana w{i % 3} w{i % 4}"}}\n'
+                                                                   for i in range(40)))
+    (tmp_path / "linked").symlink_to(tmp_path / "work" / "corpora")
+    config = {**TINY_CONFIG, "corpora_dir": "corpora",
+              "datasets": {"tiny": {"recipe": "user_text", "params": {"path": "d.jsonl", "max_df": 1.0}}}}
+    (tmp_path / "work" / "config.yaml").write_text(yaml.safe_dump(config))
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "config.yaml").write_text(yaml.safe_dump({**config, "corpora_dir": f"{tmp_path}/linked/"}))
+    corpus = "data/corpora/tiny/corpus.json"
+    done = snakemake(tmp_path / "work", "--cores", "1", corpus)
+    assert done.returncode == 0 and (tmp_path / "work" / corpus).exists(), done.stderr[-2000:]
+    plan = snakemake(tmp_path / "elsewhere", "-d", tmp_path / "work", "--cores", "1", "-n", corpus)
+    assert plan.returncode == 0 and "Nothing to be done" in plan.stdout + plan.stderr, (plan.stdout + plan.stderr)[-2000:]
+
+
+def test_default_config_found_from_another_working_directory(tmp_path):
+    """snakemake -s <repo>/Snakefile -d <another folder>, no --configfile -> the default config is read from beside the
+    Snakefile (was: 'Workflow defines configfile workflow/config/default.yaml but it is not present', looked for in
+    the working directory)."""
+    listed = subprocess.run([sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(tmp_path),
+                             "--list-rules"], cwd=tmp_path, env=env(), capture_output=True, text=True, timeout=300)
+    assert listed.returncode == 0 and "prepare_corpus" in listed.stdout, (listed.stdout + listed.stderr)[-2000:]
+
+
 # -- stale outputs: every output records what it was made from, and the workflow reruns it when that disagrees with
 # the config, whatever Snakemake's own records in .snakemake/metadata say (gone, or overruled by --touch)
 

@@ -25,6 +25,10 @@ for _path in workflow.configfiles:
 for _key in ("results_dir", "data_dir", "corpora_dir"):
     if config.get(_key):
         config[_key] = str(Path(config[_key])) if str(Path(config[_key])) != "." else os.getcwd()
+# corpora_dir, only read, by its real path: the prepare rule's params and inputs hold it, so the same folder spelt
+# another way (relative, absolute, through a link) would otherwise re-prepare every corpus, and every job after it
+if config.get("corpora_dir") and not config["corpora_dir"].startswith("~"):  # '~' is refused by check_paths
+    config["corpora_dir"] = os.path.realpath(config["corpora_dir"])
 RESULTS = config["results_dir"]
 DATA = config["data_dir"]
 RUNS = expand_all(config)  # raises GridError naming the experiment, run and grid point
