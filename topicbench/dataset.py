@@ -225,9 +225,10 @@ def _files_under(folder: Path) -> list[Path]:
 
 def _source_name(path: Path, corpora_dir) -> str:
     """A source file's name in corpus.json: relative to corpora_dir as found under it (a file linked in from
-    elsewhere keeps its name there), else its absolute path."""
+    elsewhere keeps its name there, whether the two are spelt relative or absolute), else its absolute path."""
     if corpora_dir is not None:
-        for inside, base in ((path, Path(corpora_dir)), (path.resolve(), Path(corpora_dir).resolve())):
+        for inside, base in ((Path(os.path.abspath(path)), Path(os.path.abspath(corpora_dir))),
+                             (path.resolve(), Path(corpora_dir).resolve())):
             if base in inside.parents:
                 return str(inside.relative_to(base))
     return str(path.resolve())

@@ -78,3 +78,26 @@ def test_path_parameter_starting_with_tilde_refused_at_dag_build(tmp_path, monke
                                                                          "grid": {"K": [3], "batch_size": [4]}}]}}}
     with pytest.raises(GridError, match=r"dataset d: .*parameter path '~/docs.jsonl' starts with '~'"):
         expand_all(cfg)
+
+
+def test_linked_documents_named_alike_under_a_relative_or_absolute_corpora_dir(tmp_path, capsys, monkeypatch):
+    """Documents linked into corpora_dir, path absolute, corpora_dir relative -> recorded by their names under it.
+
+    As with corpora_dir absolute, so a corpus prepared by hand is not stale to the workflow for its spelling (was: the
+    linked files recorded by their absolute paths outside it, 'source file docs/linked/d0.txt added')."""
+    (tmp_path / "elsewhere").mkdir()
+    for i in range(4):
+        (tmp_path / "elsewhere" / f"d{i}.txt").write_text(f"apple bread cheese w{i % 3}\n")
+    (tmp_path / "corpora" / "docs").mkdir(parents=True)
+    (tmp_path / "corpora" / "docs" / "own.txt").write_text("bread cheese w1\n")
+    (tmp_path / "corpora" / "docs" / "linked").symlink_to(tmp_path / "elsewhere")
+    monkeypatch.chdir(tmp_path)
+    names = []
+    for corpora_dir in ("corpora", str(tmp_path / "corpora")):
+        out = tmp_path / f"out{len(names)}"
+        code, err = run_cli(["prepare", "user_text", "--out", out, "--corpora-dir", corpora_dir, "--param", "format=files",
+                             "--param", f"path={tmp_path / 'corpora' / 'docs'}", *LOOSE], capsys)
+        assert code == 0, err
+        names.append(sorted(json.loads((out / "corpus.json").read_text())["source_files"]))
+    assert names[0] == names[1] == ["docs/linked/d0.txt", "docs/linked/d1.txt", "docs/linked/d2.txt",
+                                    "docs/linked/d3.txt", "docs/own.txt"], names
