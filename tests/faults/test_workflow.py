@@ -420,13 +420,20 @@ def test_corpora_dir_spelt_another_way_from_another_folder_reruns_nothing(tmp_pa
     assert plan.returncode == 0 and "Nothing to be done" in plan.stdout + plan.stderr, (plan.stdout + plan.stderr)[-2000:]
 
 
-def test_default_config_found_from_another_working_directory(tmp_path):
-    """snakemake -s <repo>/Snakefile -d <another folder>, no --configfile -> the default config is read from beside the
-    Snakefile (was: 'Workflow defines configfile workflow/config/default.yaml but it is not present', looked for in
-    the working directory)."""
-    listed = subprocess.run([sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(tmp_path),
-                             "--list-rules"], cwd=tmp_path, env=env(), capture_output=True, text=True, timeout=300)
-    assert listed.returncode == 0 and "prepare_corpus" in listed.stdout, (listed.stdout + listed.stderr)[-2000:]
+@pytest.mark.parametrize("profile, config", [pytest.param([], "workflow/config/default.yaml", id="default-config"),
+                                             pytest.param(["--workflow-profile", "ci"], "workflow/config/ci.yaml",
+                                                          id="ci-profile-config")])
+def test_config_found_from_another_working_directory(tmp_path, profile, config):
+    """snakemake -s <repo>/Snakefile -d <another folder> [--workflow-profile ci] -> its config read from the repository.
+
+    Was: the default config and the ci profile's configfile looked for in the working directory ('Workflow defines
+    configfile workflow/config/default.yaml but it is not present'; a traceback, 'No such file: workflow/config/ci.yaml')."""
+    plan = subprocess.run([sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(tmp_path),
+                           *profile, "-n", "data/ci/corpora/nyt_like_ci/corpus.json" if profile else
+                           "data/corpora/nyt_like/corpus.json"], cwd=tmp_path, env=env(), capture_output=True,
+                          text=True, timeout=300)
+    out = plan.stdout + plan.stderr
+    assert plan.returncode == 0 and re.search(rf"Config file\(s\): \[.*{config}'\)?\]", out), out[-2000:]
 
 
 # -- stale outputs: every output records what it was made from, and the workflow reruns it when that disagrees with
