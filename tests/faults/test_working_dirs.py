@@ -101,3 +101,22 @@ def test_linked_documents_named_alike_under_a_relative_or_absolute_corpora_dir(t
         names.append(sorted(json.loads((out / "corpus.json").read_text())["source_files"]))
     assert names[0] == names[1] == ["docs/linked/d0.txt", "docs/linked/d1.txt", "docs/linked/d2.txt",
                                     "docs/linked/d3.txt", "docs/own.txt"], names
+
+
+@pytest.mark.parametrize("cache, folder", [pytest.param("", ".", id="empty"),
+                                           pytest.param("~/cache", "~/cache", id="tilde")])
+def test_download_cache_variable_empty_or_tilde_refused(tmp_path, capsys, monkeypatch, cache, folder):
+    """$TOPICBENCH_CACHE empty or '~/...' -> exit 2 naming the variable, nothing read or written in the working folder.
+
+    Was: the download cache was the working folder (empty) or a folder named '~' in it, so uci_bow read (or would have
+    downloaded into) whatever uci_bow/ files lay there."""
+    import gzip
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("TOPICBENCH_CACHE", cache)
+    (tmp_path / folder / "uci_bow").mkdir(parents=True)
+    (tmp_path / folder / "uci_bow" / "docword.kos.txt.gz").write_bytes(gzip.compress(b"2\n2\n2\n1 1 3\n2 2 1\n"))
+    (tmp_path / folder / "uci_bow" / "vocab.kos.txt").write_text("apple\nbread\n")
+    code, err = run_cli(["prepare", "uci_bow", "--out", tmp_path / "out", "--param", "collection=kos"], capsys)
+    assert code == 2 and f"$TOPICBENCH_CACHE is {cache!r}" in err, err
+    assert not (tmp_path / "out").exists()
