@@ -744,18 +744,22 @@ def check_unique_ids(ids: Sequence[str], lines: Sequence[int], path, id_name: st
     documents."""
     if not id_name:
         return
+    import unicodedata
+
     first: dict[str, tuple[str, int]] = {}
     for doc_id, line in zip(ids, lines):
         if not doc_id.strip():
             raise ReaderError(f"{where(path, line)}: blank {id_name} (every document needs its id)")
-        if doc_id.strip() in first:
-            other, at = first[doc_id.strip()]
+        key = unicodedata.normalize("NFC", doc_id.strip())
+        if key in first:
+            other, at = first[key]
             if other == doc_id:
                 raise ReaderError(f"{where(path, line)}: duplicate {id_name} {doc_id!r} (first on line {at})")
+            how = "white space around it" if other.strip() == doc_id.strip() else "Unicode form (NFC/NFD)"
             raise ReaderError(f"{where(path, line)}: {id_name} {doc_id!r} differs from {other!r} (line {at}) only in "
-                              f"white space around it: one document twice, or two whose ids print alike; make them "
-                              f"distinct or remove one")
-        first[doc_id.strip()] = (doc_id, line)
+                              f"{how}: one document twice, or two whose ids print alike; make them distinct or remove "
+                              f"one")
+        first[key] = (doc_id, line)
 
 
 JSON_ARRAY = "; the file is a JSON array, and format=jsonl reads JSON Lines: one object per line (e.g. jq -c '.[]')"

@@ -55,6 +55,9 @@ def _source(tmp_path, damage):
     if damage == "ids-differing-by-a-space":  # 'a' and 'a ' print alike, and were two documents
         (src / "t.csv").write_text(csv.replace("\n3,", "\n1 ,"))
         return "csv", src / "t.csv", ["--param", "id_column=id", "--param", "max_df=1.0"]
+    if damage == "ids-in-two-unicode-forms":  # 'é' composed and decomposed print alike, and were two documents
+        (src / "t.csv").write_text(csv.replace("\n1,", "\n\u00e9,").replace("\n3,", "\ne\u0301,"), encoding="utf-8")
+        return "csv", src / "t.csv", ["--param", "id_column=id", "--param", "max_df=1.0"]
     if damage == "utf16-be-without-bom":  # Python's utf-16 reads a file without a byte-order mark little-endian
         (src / "t.csv").write_bytes(csv.encode("utf-16-be"))
         return "csv", src / "t.csv", ["--param", "encoding=utf-16"]
@@ -83,6 +86,8 @@ def _source(tmp_path, damage):
                  id="decimal-years-read-as-iso-dates"),
     pytest.param("ids-differing-by-a-space", "t.csv:5: id '1 ' differs from '1' (line 3) only in white space around it",
                  id="ids-differing-only-by-a-trailing-space"),
+    pytest.param("ids-in-two-unicode-forms", "t.csv:5: id 'e\u0301' differs from '\u00e9' (line 3) only in Unicode form",
+                 id="ids-differing-only-in-unicode-form"),
     pytest.param("utf16-be-without-bom", "t.csv: the text is UTF-16 big-endian (by its zero bytes; no byte-order mark), "
                  "which read as utf-16 would be other characters: pass encoding=utf-16-be",
                  id="utf16-big-endian-without-bom-read-as-utf16"),
@@ -92,7 +97,7 @@ def test_unseen_source_format_damage_named(tmp_path, capsys, damage, named):
 
     Damage: a quote never closed (CSV, or a TSV tweet starting with a quotation mark); the header row again mid-file;
     a JSON field written twice; a null or object id; UTF-8 read as Latin-1 / cp1252; decimal years read as ISO dates;
-    ids '1' and '1 '; UTF-16-BE without a byte-order mark read as utf-16.
+    ids '1' and '1 ', or 'é' composed and decomposed; UTF-16-BE without a byte-order mark read as utf-16.
     Was: the rows after the quote merged into one document; 'id text' prepared as a document (also when the joined
     file's header starts with a byte-order mark, as Excel's UTF-8 CSV does: found only without one); the last copy of the
     field taken; the id 'None' or "{'n': 2}"; 'cafÃ©' in the vocabulary; 2001.5 read as 2001-05-01 (2001.33); two
