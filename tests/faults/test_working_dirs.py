@@ -7,12 +7,12 @@ import os
 
 import pytest
 
-from topicbench.grid import GridError, expand_all
+from topicbench.grid import GridError, check_workflow_profile, expand_all
 
 try:
-    from ._prepare_util import run_cli
+    from ._prepare_util import REPO, run_cli
 except ImportError:
-    from _prepare_util import run_cli
+    from _prepare_util import REPO, run_cli
 
 DOCS = "".join(json.dumps({"id": f"d{i}", "text": f"apple bread cheese w{i % 3} w{i % 4}"}) + "\n" for i in range(12))
 LOOSE_PARAMS = {"min_df": 1, "max_df": 1.0}  # every word of a tiny source kept
@@ -120,3 +120,19 @@ def test_download_cache_variable_empty_or_tilde_refused(tmp_path, capsys, monkey
     code, err = run_cli(["prepare", "uci_bow", "--out", tmp_path / "out", "--param", "collection=kos"], capsys)
     assert code == 2 and f"$TOPICBENCH_CACHE is {cache!r}" in err, err
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("argv", [pytest.param(["--workflow-profile", "profiles/ci"], id="repository-relative"),
+                                  pytest.param(["--workflow-profile=profiles/nope"], id="misspelt")])
+def test_workflow_profile_snakemake_would_not_find_refused(tmp_path, argv):
+    """snakemake -s <repo>/Snakefile --workflow-profile profiles/ci from another folder -> GridError naming it.
+
+    Snakemake looks for a workflow profile in the folder it was started from and in profiles/ beside the Snakefile, and
+    runs without one it does not find, silently: here the default job instead of the ci one (found by name, 'ci', or by
+    its full path, which pass)."""
+    with pytest.raises(GridError, match=rf"--workflow-profile '{argv[-1].split('=')[-1]}' names no profile"):
+        check_workflow_profile(["snakemake", "-s", str(REPO / "Snakefile"), *argv, "-n"], REPO, cwd=tmp_path)
+    for found in (["--workflow-profile", "ci"], ["--workflow-profile", str(REPO / "profiles" / "ci")],
+                  ["--workflow-profile", "none"], []):
+        check_workflow_profile(["snakemake", *found], REPO, cwd=tmp_path)
+    check_workflow_profile(["snakemake", "--workflow-profile", "profiles/ci"], REPO, cwd=REPO)
