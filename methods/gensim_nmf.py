@@ -101,9 +101,9 @@ class GensimNMF(Method):
         """p(w | d) = (1 - eps) (W h)_dw / sum_v (W h)_dv + eps / V, h = ``_solveproj`` on the observed part."""
         m, W = self.model, self._W()
         # _solveproj draws coordinate orders from model.random_state and stores v_max; both are restored so that
-        # evaluating never moves the fit's numbers
+        # evaluating never moves the fit's numbers (the generator's seed mod 2**32, RandomState's range, as gensim_lda's)
         saved = m.random_state, m.v_max
-        m.random_state = np.random.RandomState(self.seed + 7919)
+        m.random_state = np.random.RandomState((self.seed + 7919) % 2**32)
         try:
             h = m._solveproj(observed.T.tocsc().astype(np.float64), W, v_max=np.inf)
         finally:
