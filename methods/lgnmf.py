@@ -197,6 +197,11 @@ def normalised_weights(log_w):
     return w / w.sum()
 
 
+def validation_count(fraction, n_docs) -> int:
+    """The validation documents set aside from a first batch of ``n_docs`` (criterion "validation")."""
+    return int(round(float(fraction) * n_docs))
+
+
 # -- the sec. 3.4 grid: mode, finite-difference curvature, points spaced in posterior sd ---------------
 LOG10_ALPHA_RANGE = (-307.0, 308.0)  # 10^x is a normal double (np.finfo(float).tiny = 2.2e-308, max = 1.8e308)
 
@@ -285,6 +290,12 @@ class LatentGaussianNMF(Method):
         require(0.0 < float(p["prob_floor"]) < 1.0, cls.name, "prob_floor", f"must lie in (0, 1), got {p['prob_floor']!r}")
         require(0.0 < float(p["validation_fraction"]) < 1.0, cls.name, "validation_fraction",
                 f"must lie in (0, 1), got {p['validation_fraction']!r}")
+        if p["criterion"] == "validation" and p["batch_size"] is not None:  # online: the first batch is batch_size long
+            n_val = validation_count(p["validation_fraction"], p["batch_size"])
+            require(1 <= n_val < p["batch_size"], cls.name, "validation_fraction",
+                    f"{p['validation_fraction']!r} of a minibatch of {p['batch_size']} documents is {n_val} validation "
+                    f"documents (the first minibatch's, sec. 3.4); need at least 1 and a fitted rest: choose "
+                    f"validation_fraction and batch_size so, or criterion: evidence")
 
     @classmethod
     def unused_params(cls, p):
@@ -326,13 +337,19 @@ class LatentGaussianNMF(Method):
     # -- the validation split (criterion = "validation") ---------------------------------------------
     def carve_validation(self, X, rows):
         """Pick round(validation_fraction * n) of the first batch's documents by the seed; split each in halves."""
-        n_val = int(round(float(self.hyper["validation_fraction"]) * X.shape[0]))
+        fraction = self.hyper["validation_fraction"]
+        n_val = validation_count(fraction, X.shape[0])
         if not 1 <= n_val < X.shape[0]:
-            raise ValueError(f"{self.name}: validation_fraction {self.hyper['validation_fraction']} of a first batch of "
+            raise ValueError(f"{self.name}: validation_fraction {fraction} of a first batch of "
                              f"{X.shape[0]} documents leaves {n_val} validation documents; need at least 1 and a fitted rest")
         pick = np.sort(np.random.default_rng([self.seed, 0x7A11D]).permutation(X.shape[0])[:n_val])
         self.validation_rows = np.asarray(rows)[pick].astype(np.int64)
         self._val = split_documents(X[pick], 0.5, self.seed)
+        if not self._val[1].nnz:  # the validation score per token would be 0 nats over 0 tokens
+            raise ValueError(f"{self.name}: the validation documents (validation_fraction {fraction} of the first batch: "
+                             f"{n_val} of {X.shape[0]}) hold out no token: each is shorter than 2 tokens, so completing "
+                             f"its observed half scores nothing; use criterion: evidence, a larger validation_fraction, "
+                             f"or longer documents")
 
     def validation_loglik(self, D, alpha):
         """Sum of log p(w | observed half) over the validation documents' held-out tokens, and their number."""

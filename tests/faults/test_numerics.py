@@ -227,3 +227,71 @@ def test_kernel_given_a_misshapen_topic_matrix(flaw):
         kernels.mixture_probs(counts, theta, wrong)
     with pytest.raises(ValueError, match=r"lda_e_step: exp_elog_beta must be K x V with V = 12"):
         kernels.lda_e_step(counts, wrong, 0.1)
+
+
+# -- extreme but valid settings through every method (numerics20) -------------------------------------------------
+def trace_scores(out):
+    import pandas as pd
+
+    return pd.read_parquet(out / "trace.parquet")["loglik_per_word"].to_numpy()
+
+
+@pytest.mark.parametrize("method", ["gensim_lda", "gensim_nmf"])
+def test_gensim_peer_at_the_largest_seed(tmp_path, capsys, tiny_corpus, method):
+    """A gensim peer run at seed 2**32 - 1 (the largest a run takes) -> the run finishes, its scores finite and <= 0.
+
+    Its evaluation generator RandomState(seed + 7919) left RandomState's range: the run was refused at the warm-up
+    with gensim's 'Seed must be between 0 and 2**32 - 1', naming no setting."""
+    out = tmp_path / "out"
+    code = run_tiny(tiny_corpus, out, method, "--param", "K=3", "--param", "batch_size=20", "--set", f"seed={2**32 - 1}")
+    assert code == 0, capsys.readouterr().err
+    score = trace_scores(out)
+    assert np.isfinite(score).all() and (score <= 0).all(), score
+
+
+def save_tiny(folder, counts, n_test):
+    """A corpus of these document x word counts, its last ``n_test`` documents the test split."""
+    import pandas as pd
+    import scipy.sparse as sp
+
+    from topicbench.corpus import Corpus, save_corpus
+
+    n = len(counts)
+    docs = pd.DataFrame({"doc_id": [f"d{i}" for i in range(n)], "split": ["train"] * (n - n_test) + ["test"] * n_test,
+                         "time": np.arange(float(n))})
+    vocab = [f"w{j}" for j in range(counts.shape[1])]
+    return save_corpus(Corpus(sp.csr_matrix(counts), vocab, docs, meta={"name": folder.name}), folder)
+
+
+@pytest.mark.parametrize("method", ["population_vb", "gensim_lda"])
+def test_one_word_vocabulary_scores_zero(tmp_path, capsys, method):
+    """A one-word vocabulary (every held-out word certain) -> every per-word log predictive is 0 to rounding, never
+    above 0.
+
+    theta's sum rounds to 1 + 1 ulp, so p(w) = sum_k theta_k beta_kw came out 1 + 2e-16 and the trace recorded a
+    log predictive of +1.4e-17 nats per word (population_vb, gensim_lda), above any model's."""
+    counts = np.random.default_rng(3).integers(1, 20, (30, 1))
+    corpus = save_tiny(tmp_path / "one_word", counts, 6)
+    out = tmp_path / "out"
+    code = run_tiny(corpus, out, method, "--param", "K=3", "--param", "batch_size=10", "--set", "topic_history_words=1",
+                    checkpoints=3)
+    assert code == 0, capsys.readouterr().err
+    score = trace_scores(out)
+    assert len(score) == 3 and (score <= 0).all() and (score > -1e-12).all(), score
+
+
+def test_lgnmf_validation_documents_of_one_token(tmp_path, capsys):
+    """LG-NMF whose validation documents are one token long (nothing for document completion to hold out) -> exit 2
+    naming lgnmf, validation_fraction and the remedies; nothing written.
+
+    Was a ZeroDivisionError traceback from the validation score per token (0 nats over 0 tokens)."""
+    rng = np.random.default_rng(0)
+    counts = np.zeros((48, 30), dtype=np.int64)
+    counts[np.arange(40), rng.integers(0, 30, 40)] = 1  # one-token training documents
+    counts[40:] = rng.integers(1, 4, (8, 30))
+    corpus = save_tiny(tmp_path / "one_token", counts, 8)
+    code = run_tiny(corpus, tmp_path / "out", "lgnmf", "--param", "K=3", "--param", "grid_size=2")
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err and "ZeroDivisionError" not in err, err
+    assert "lgnmf: the validation documents" in err and "validation_fraction 0.1" in err, err
+    assert "criterion: evidence" in err and not (tmp_path / "out").exists()

@@ -56,6 +56,8 @@ def run_cli(tmp_path, capsys, *args):
                  id="tau0-0.5-step-size-above-one"),
     pytest.param(["--method", "population_vb", "--param", "tau0=0.5"], "'tau0'", "must be >= 1 when kappa > 0",
                  id="population_vb-tau0-0.5-step-size-above-one"),
+    pytest.param(["--method", "lgnmf", "--param", "batch_size=4"], "'validation_fraction'",
+                 "0.1 of a minibatch of 4 documents is 0 validation documents", id="lgnmf-online-no-validation-document"),
     pytest.param(["--method", "online_lda", "--param", "alpha=1.0e-400"], "--param alpha", "would be read as 0",
                  id="alpha-1.0e-400-underflows-to-zero"),
     pytest.param(["--method", "batch_lda", "--param", "rel_tol=1e-400"], "--param rel_tol", "would be read as 0",
