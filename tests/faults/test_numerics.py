@@ -295,3 +295,46 @@ def test_lgnmf_validation_documents_of_one_token(tmp_path, capsys):
     assert code == 2 and "Traceback" not in err and "ZeroDivisionError" not in err, err
     assert "lgnmf: the validation documents" in err and "validation_fraction 0.1" in err, err
     assert "criterion: evidence" in err and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("method, extra", [
+    pytest.param("online_lda", ["--param", "batch_size=10"], id="online-lda"),
+    pytest.param("population_vb", ["--param", "batch_size=10"], id="population-vb"),
+    pytest.param("streaming_vb", ["--param", "batch_size=10"], id="streaming-vb"),
+    pytest.param("batch_lda", ["--set", "passes=3"], id="batch-lda-3-passes"),
+])
+def test_one_word_one_topic_bound_of_zero(tmp_path, capsys, method, extra):
+    """LDA with K = 1 over a one-word vocabulary (eq. 4's bound is exactly 0 there) -> the run finishes, every held-out
+    ELBO per word finite and <= 0.
+
+    exp E[log beta] = exp(Psi(lambda) - Psi(lambda)) came out 1 + 2 ulp from the kernel's exp, so the word term
+    log sum_k exp(E[log theta_k] + E[log beta_kw]) was +4.4e-16 and the run was refused as diverged at checkpoint 1."""
+    import pandas as pd
+
+    counts = np.random.default_rng(2).integers(1, 20, (30, 1))
+    corpus = save_tiny(tmp_path / "one_word", counts, 6)
+    out = tmp_path / "out"
+    code = run_tiny(corpus, out, method, "--param", "K=1", "--set", "topic_history_words=1", *extra, checkpoints=3)
+    assert code == 0, capsys.readouterr().err
+    elbo = pd.read_parquet(out / "trace.parquet")["elbo_per_word"].to_numpy()
+    assert np.isfinite(elbo).all() and (elbo <= 0).all(), elbo
+
+
+@pytest.mark.parametrize("method", ["streaming_vb", "batch_lda"])
+def test_elbo_of_exactly_zero_in_the_stopping_rule(recwarn, method):
+    """An ELBO of exactly 0 (one word, one topic) in a relative-change stopping rule -> converged, no division by 0.
+
+    Streaming VB's per-round and batch LDA's per-pass rule, on one-token documents of a one-word vocabulary: streaming
+    VB raised ZeroDivisionError in the runner's warm-up (a traceback); batch LDA divided 0 by 0 (numpy's RuntimeWarning)
+    and went on."""
+    import scipy.sparse as sp
+
+    from topicbench.streams import Minibatch
+
+    batch = Minibatch(sp.csr_matrix(np.ones((2, 1))), np.arange(2), None, None, 0)
+    model = get_method(method)(1, seed=0, K=1, **({"batch_size": 2} if method == "streaming_vb" else {}))
+    for _ in range(2):
+        model.partial_fit(batch)
+    assert model.elbo_trace[-1] == 0.0
+    assert len(model.elbo_trace) == 2 if method == "streaming_vb" else model.converged
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)], [str(w.message) for w in recwarn]
