@@ -291,11 +291,17 @@ class LatentGaussianNMF(Method):
         require(0.0 < float(p["validation_fraction"]) < 1.0, cls.name, "validation_fraction",
                 f"must lie in (0, 1), got {p['validation_fraction']!r}")
         if p["criterion"] == "validation" and p["batch_size"] is not None:  # online: the first batch is batch_size long
-            n_val = validation_count(p["validation_fraction"], p["batch_size"])
-            require(1 <= n_val < p["batch_size"], cls.name, "validation_fraction",
-                    f"{p['validation_fraction']!r} of a minibatch of {p['batch_size']} documents is {n_val} validation "
-                    f"documents (the first minibatch's, sec. 3.4); need at least 1 and a fitted rest: choose "
-                    f"validation_fraction and batch_size so, or criterion: evidence")
+            cls.check_validation_count(p, p["batch_size"], "a minibatch", "batch_size")
+
+    @classmethod
+    def check_validation_count(cls, p, n_docs, batch, culprit):
+        """round(validation_fraction * n_docs) validation documents of a first batch of ``n_docs``: at least 1, and
+        fewer than n_docs (a fitted rest), else ParamError naming validation_fraction and ``culprit``."""
+        n_val = validation_count(p["validation_fraction"], n_docs)
+        require(1 <= n_val < n_docs, cls.name, "validation_fraction",
+                f"{p['validation_fraction']!r} of {batch} of {n_docs} documents is {n_val} validation documents (the "
+                f"first batch's, sec. 3.4); need at least 1 and a fitted rest: choose validation_fraction and {culprit} "
+                f"so, or criterion: evidence")
 
     @classmethod
     def unused_params(cls, p):
@@ -308,6 +314,8 @@ class LatentGaussianNMF(Method):
     def __init__(self, n_words, seed=0, threads=1, corpus_size=None, **params):
         super().__init__(n_words, seed=seed, threads=threads, corpus_size=corpus_size, **params)
         p, K, M = self.hyper, self.n_topics, int(self.hyper["grid_size"])
+        if p["criterion"] == "validation" and self.batch_size is None:  # batch: the first batch is the training split
+            self.check_validation_count(p, self.corpus_size, "a training split", "the training split")
         lo, hi = float(p["log10_alpha_min"]), float(p["log10_alpha_max"])
         # the fixed grid; under grid = "laplace" a placeholder until the search places the grid (first partial_fit)
         self.cell_width = (hi - lo) / M * LN10  # in natural log alpha

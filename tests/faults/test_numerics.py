@@ -338,3 +338,16 @@ def test_elbo_of_exactly_zero_in_the_stopping_rule(recwarn, method):
     assert model.elbo_trace[-1] == 0.0
     assert len(model.elbo_trace) == 2 if method == "streaming_vb" else model.converged
     assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)], [str(w.message) for w in recwarn]
+
+
+def test_lgnmf_batch_mode_over_too_few_documents_for_validation(tmp_path, capsys, monkeypatch):
+    """LG-NMF's batch mode over a training split of 4 documents (round(0.1 x 4) = 0 validation documents) -> exit 2
+    before any fit, naming validation_fraction and the training split; nothing written.
+
+    Was found at the first update, after the warm-up: the split is known when the method is built."""
+    monkeypatch.setattr(get_method("lgnmf"), "partial_fit", lambda self, batch: pytest.fail("a fit ran"))
+    corpus = save_tiny(tmp_path / "four", np.random.default_rng(0).integers(1, 4, (6, 30)), 2)
+    code = run_tiny(corpus, tmp_path / "out", "lgnmf", "--param", "K=3", "--param", "grid_size=2")
+    err = capsys.readouterr().err
+    assert code == 2 and "lgnmf: hyperparameter 'validation_fraction' 0.1 of a training split of 4 documents" in err, err
+    assert not (tmp_path / "out").exists()
