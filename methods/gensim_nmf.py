@@ -34,6 +34,7 @@ class GensimNMF(Method):
 
     name = "gensim_nmf"
     description = "gensim Nmf (online, Frobenius loss), its chunk update once per minibatch (peer of bnmf)"
+    model_before_first_batch = False  # W is initialised from the first minibatch
     params = {"K": 100, "batch_size": 1024, "kappa": 1.0, "w_max_iter": 200, "w_stop_condition": 1e-4,
               "h_max_iter": 50, "h_stop_condition": 1e-3, "uniform_mix": 1e-4}
 
