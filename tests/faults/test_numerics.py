@@ -351,3 +351,21 @@ def test_lgnmf_batch_mode_over_too_few_documents_for_validation(tmp_path, capsys
     err = capsys.readouterr().err
     assert code == 2 and "lgnmf: hyperparameter 'validation_fraction' 0.1 of a training split of 4 documents" in err, err
     assert not (tmp_path / "out").exists()
+
+
+def test_lgnmf_grid_scores_over_one_word_stay_at_most_zero(tmp_path, capsys):
+    """LG-NMF (criterion evidence) over a one-word vocabulary -> every grid point's held-out log predictive per word
+    (x_grid<m>_loglik) and the run's own are 0 to rounding, never above 0.
+
+    p(w | d) = (1 - f) rate / total + f / V took rate and total as one sum in two orders, so it came out 1 + 1 ulp and
+    x_grid2_loglik was +1.3e-16 nats per word."""
+    import pandas as pd
+
+    corpus = save_tiny(tmp_path / "one_word", np.random.default_rng(3).integers(1, 20, (30, 1)), 6)
+    out = tmp_path / "out"
+    code = run_tiny(corpus, out, "lgnmf", "--param", "K=3", "--param", "grid_size=3", "--param", "criterion=evidence",
+                    "--set", "topic_history_words=1", "--set", "passes=2")
+    assert code == 0, capsys.readouterr().err
+    trace = pd.read_parquet(out / "trace.parquet")
+    scores = trace[[c for c in trace.columns if c.endswith("_loglik")] + ["loglik_per_word"]].to_numpy()
+    assert scores.shape[1] == 4 and (scores <= 0).all() and (scores > -1e-12).all(), scores
