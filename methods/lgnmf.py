@@ -147,7 +147,11 @@ def solve_scores(X, D, alpha, tol, max_iter, S=None, parallel=True):
     hessian = D.T @ D + alpha * np.eye(D.shape[1])
     linear = np.asarray(X @ D)
     if S is None:
-        S = np.maximum(0.0, scipy.linalg.solve(hessian, linear.T, assume_a="pos").T)
+        try:
+            S = np.maximum(0.0, scipy.linalg.solve(hessian, linear.T, assume_a="pos").T)
+        except np.linalg.LinAlgError:  # D'D rank-deficient (K > V) and alpha below its rounding: eq. 8 is void too
+            raise ValueError(f"lgnmf: alpha I + D'D (eq. 10) is singular at alpha = {alpha:.3g}, below the rounding of "
+                             f"D'D ({D.shape[1]} topics over {D.shape[0]} words); raise log10_alpha_min") from None
     return hals(S, hessian, linear, tol, max_iter, parallel)[0]
 
 

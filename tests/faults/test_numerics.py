@@ -369,3 +369,17 @@ def test_lgnmf_grid_scores_over_one_word_stay_at_most_zero(tmp_path, capsys):
     trace = pd.read_parquet(out / "trace.parquet")
     scores = trace[[c for c in trace.columns if c.endswith("_loglik")] + ["loglik_per_word"]].to_numpy()
     assert scores.shape[1] == 4 and (scores <= 0).all() and (scores > -1e-12).all(), scores
+
+
+def test_lgnmf_alpha_below_the_rounding_of_its_hessian(tmp_path, capsys):
+    """LG-NMF with K > V on a fixed grid reaching alpha = 1e-150 (alpha I + D'D singular in doubles) -> exit 2 naming
+    lgnmf, eq. 10's Hessian and log10_alpha_min; nothing written.
+
+    Was scipy's 'A singular matrix detected: slice(s) [0] are singular.', naming no setting."""
+    corpus = save_tiny(tmp_path / "two_words", np.random.default_rng(0).integers(1, 20, (30, 2)), 6)
+    code = run_tiny(corpus, tmp_path / "out", "lgnmf", "--param", "K=3", "--param", "grid=fixed", "--param",
+                    "grid_size=2", "--param", "log10_alpha_min=-300", "--param", "log10_alpha_max=300", "--set",
+                    "topic_history_words=1")
+    err = capsys.readouterr().err
+    assert code == 2 and "lgnmf" in err and "alpha I + D'D (eq. 10) is singular" in err, err
+    assert "log10_alpha_min" in err and not (tmp_path / "out").exists()
