@@ -93,7 +93,9 @@ class VariationalLDA(Method):
         sum_w n_dw log sum_k exp(E[log theta_dk] + E[log beta_kw]) is the phi-maximised word term.
         """
         elog_theta = kernels.dirichlet_expectation(gamma)
-        phinorm = kernels.mixture_probs(counts, np.exp(elog_theta), self.exp_elog_beta)
+        # at most 1: exp E[log theta_k] exp E[log beta_kw] <= E[theta_k] E[beta_kw] (Jensen), which sum to <= 1 over k;
+        # above 1 only by the kernels' rounding of exp(0), e.g. K = 1 over one word, where eq. 4 is exactly 0
+        phinorm = np.minimum(kernels.mixture_probs(counts, np.exp(elog_theta), self.exp_elog_beta), 1.0)
         score = float(np.sum(sp.csr_matrix(counts).data * np.log(phinorm + 1e-100)))  # not BLAS ddot: any thread count
         n_topics = gamma.shape[1]
         score += float(np.sum((self.alpha - gamma) * elog_theta) + np.sum(gammaln(gamma)) - np.sum(gammaln(gamma.sum(axis=1))))

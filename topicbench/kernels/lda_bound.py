@@ -43,8 +43,9 @@ def _doc_terms(indptr, indices, data, exp_elog_beta, words, gamma, alpha):
                 elog_theta = digamma(g[k]) - psi_total  # eq. 6
                 exp_theta[k] = math.exp(elog_theta)
                 score += (alpha - g[k]) * elog_theta + math.lgamma(g[k])
-        for j in range(indptr[d], indptr[d + 1]):  # n_dw log sum_k exp(E[log theta_dk] + E[log beta_kw])
-            score += data[j] * math.log(_dot(exp_theta, exp_elog_beta_t[indices[j]]) + 1e-100)
+        for j in range(indptr[d], indptr[d + 1]):  # n_dw log sum_k exp(E[log theta_dk] + E[log beta_kw]), the sum
+            # at most 1 (Jensen: VariationalLDA.doc_bound), above it only by rounding
+            score += data[j] * math.log(min(_dot(exp_theta, exp_elog_beta_t[indices[j]]), 1.0) + 1e-100)
         out[d] = score
     return out
 
