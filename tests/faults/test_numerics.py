@@ -320,6 +320,25 @@ def test_one_word_one_topic_bound_of_zero(tmp_path, capsys, method, extra):
     assert np.isfinite(elbo).all() and (elbo <= 0).all(), elbo
 
 
+def test_bound_ceiling_hides_only_rounding():
+    """Topics whose exp E[log beta] sums above 1 by more than rounding (doubled: wrong topics) -> eq. 4's word term
+    shows it, n_dw log 2 per token in both bound forms.
+
+    The ceiling of 1 on phinorm (K = 1 over one word) takes off rounding only, so an equation mutant still shows."""
+    import scipy.sparse as sp
+
+    from topicbench.kernels.lda_bound import doc_bound, minibatch_columns
+
+    counts = sp.csr_matrix(np.array([[3.0], [5.0]]))
+    model = get_method("online_lda")(1, seed=0, corpus_size=2, K=1)
+    gamma, _, _ = model.e_step(counts, want_sstats=False)
+    right = model.doc_bound(counts, gamma)
+    model.exp_elog_beta = 2.0 * model.exp_elog_beta
+    assert model.doc_bound(counts, gamma) == pytest.approx(right + 8 * np.log(2.0), abs=1e-9)
+    fast = doc_bound(minibatch_columns(counts, 1), model.exp_elog_beta, gamma, model.alpha)  # streaming VB's form
+    assert fast == pytest.approx(right + 8 * np.log(2.0), abs=1e-9)
+
+
 @pytest.mark.parametrize("method", ["streaming_vb", "batch_lda"])
 def test_elbo_of_exactly_zero_in_the_stopping_rule(recwarn, method):
     """An ELBO of exactly 0 (one word, one topic) in a relative-change stopping rule -> converged, no division by 0.
