@@ -3,6 +3,8 @@
 #   snakemake --cores 2 --configfile workflow/config/ci.yaml
 #   snakemake --workflow-profile profiles/slurm --configfile workflow/config/paper.yaml
 # profiles/default (2 cores, rerun-incomplete) applies unless --workflow-profile names another.
+import os
+
 from snakemake.utils import min_version, validate
 
 min_version("8.10")
@@ -12,10 +14,11 @@ report: "workflow/report/workflow.rst"
 
 
 # The default profile's config only when none is given: Snakemake would otherwise merge a
-# --configfile into it, leaking default experiments into the ci and paper profiles.
+# --configfile into it, leaking default experiments into the ci and paper profiles. Found beside this file:
+# Snakemake reads a relative configfile from the working directory (-d, or snakemake -s <repo>/Snakefile elsewhere).
 if not config.get("experiments"):
 
-    configfile: "workflow/config/default.yaml"
+    configfile: os.path.join(workflow.basedir, "workflow/config/default.yaml")
 
 
 validate(config, "workflow/config/schema.yaml")

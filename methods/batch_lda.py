@@ -35,7 +35,9 @@ class BatchLDA(VariationalLDA):
         self._refresh()
         if self.elbo_trace:
             previous = self.elbo_trace[-1]
-            self.converged = (elbo - previous) / abs(previous) <= self.hyper["rel_tol"]  # Alg. 1: go on while > tol
+            # Alg. 1: go on while the relative improvement > tol; a bound of exactly 0 (its maximum: one word, one
+            # topic) has nothing left to gain
+            self.converged = (elbo - previous) / abs(previous) <= self.hyper["rel_tol"] if previous else True
         self.elbo_trace.append(elbo)
         self.last_elbo = elbo
         self.updates += 1

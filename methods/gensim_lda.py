@@ -94,9 +94,10 @@ class GensimLDA(Method):
     def predict_words(self, observed, word_ids):
         """theta = normalised gamma from gensim's ``inference`` on the observed part; topics = E[beta]."""
         # inference draws its gamma init from model.random_state; a separate generator keeps the fit's
-        # random stream (and so its numbers) independent of how often it is evaluated
+        # random stream (and so its numbers) independent of how often it is evaluated; mod 2**32, RandomState's range,
+        # so that seed 2**32 - 1 (the largest a run takes) has one too
         fit_random_state = self.model.random_state
-        self.model.random_state = np.random.RandomState(self.seed + 7919)
+        self.model.random_state = np.random.RandomState((self.seed + 7919) % 2**32)
         try:
             gamma, _ = self.model.inference(_as_gensim_corpus(observed))
         finally:

@@ -34,6 +34,7 @@ class GensimNMF(Method):
 
     name = "gensim_nmf"
     description = "gensim Nmf (online, Frobenius loss), its chunk update once per minibatch (peer of bnmf)"
+    model_before_first_batch = False  # W is initialised from the first minibatch
     params = {"K": 100, "batch_size": 1024, "kappa": 1.0, "w_max_iter": 200, "w_stop_condition": 1e-4,
               "h_max_iter": 50, "h_stop_condition": 1e-3, "uniform_mix": 1e-4}
 
@@ -101,9 +102,9 @@ class GensimNMF(Method):
         """p(w | d) = (1 - eps) (W h)_dw / sum_v (W h)_dv + eps / V, h = ``_solveproj`` on the observed part."""
         m, W = self.model, self._W()
         # _solveproj draws coordinate orders from model.random_state and stores v_max; both are restored so that
-        # evaluating never moves the fit's numbers
+        # evaluating never moves the fit's numbers (the generator's seed mod 2**32, RandomState's range, as gensim_lda's)
         saved = m.random_state, m.v_max
-        m.random_state = np.random.RandomState(self.seed + 7919)
+        m.random_state = np.random.RandomState((self.seed + 7919) % 2**32)
         try:
             h = m._solveproj(observed.T.tocsc().astype(np.float64), W, v_max=np.inf)
         finally:

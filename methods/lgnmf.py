@@ -147,7 +147,11 @@ def solve_scores(X, D, alpha, tol, max_iter, S=None, parallel=True):
     hessian = D.T @ D + alpha * np.eye(D.shape[1])
     linear = np.asarray(X @ D)
     if S is None:
-        S = np.maximum(0.0, scipy.linalg.solve(hessian, linear.T, assume_a="pos").T)
+        try:
+            S = np.maximum(0.0, scipy.linalg.solve(hessian, linear.T, assume_a="pos").T)
+        except np.linalg.LinAlgError:  # D'D rank-deficient (K > V) and alpha below its rounding: eq. 8 is void too
+            raise ValueError(f"lgnmf: alpha I + D'D (eq. 10) is singular at alpha = {alpha:.3g}, below the rounding of "
+                             f"D'D ({D.shape[1]} topics over {D.shape[0]} words); raise log10_alpha_min") from None
     return hals(S, hessian, linear, tol, max_iter, parallel)[0]
 
 
@@ -197,6 +201,11 @@ def normalised_weights(log_w):
     return w / w.sum()
 
 
+def validation_count(fraction, n_docs) -> int:
+    """The validation documents set aside from a first batch of ``n_docs`` (criterion "validation")."""
+    return int(round(float(fraction) * n_docs))
+
+
 # -- the sec. 3.4 grid: mode, finite-difference curvature, points spaced in posterior sd ---------------
 LOG10_ALPHA_RANGE = (-307.0, 308.0)  # 10^x is a normal double (np.finfo(float).tiny = 2.2e-308, max = 1.8e308)
 
@@ -230,7 +239,10 @@ def completion_probs(D, alpha, observed, word_ids, floor, tol, max_iter):
     rate = np.einsum("ij,ij->i", S[doc_of], D[word_ids.indices])
     out = np.full(word_ids.nnz, 1.0 / V)
     live = total > 0
+    # at most 1: rate and total are one sum in two orders, so their ratio can round above 1 (a one-word vocabulary);
+    # set to 1 only within that rounding, so that a wrong rate still shows (the runner refuses p(w) above 1)
     out[live] = (1.0 - floor) * rate[live] / total[live] + floor / V
+    out[(out > 1.0) & (out <= 1.0 + 1e-12)] = 1.0
     return out
 
 
@@ -285,6 +297,18 @@ class LatentGaussianNMF(Method):
         require(0.0 < float(p["prob_floor"]) < 1.0, cls.name, "prob_floor", f"must lie in (0, 1), got {p['prob_floor']!r}")
         require(0.0 < float(p["validation_fraction"]) < 1.0, cls.name, "validation_fraction",
                 f"must lie in (0, 1), got {p['validation_fraction']!r}")
+        if p["criterion"] == "validation" and p["batch_size"] is not None:  # online: the first batch is batch_size long
+            cls.check_validation_count(p, p["batch_size"], "a minibatch", "batch_size")
+
+    @classmethod
+    def check_validation_count(cls, p, n_docs, batch, culprit):
+        """round(validation_fraction * n_docs) validation documents of a first batch of ``n_docs``: at least 1, and
+        fewer than n_docs (a fitted rest), else ParamError naming validation_fraction and ``culprit``."""
+        n_val = validation_count(p["validation_fraction"], n_docs)
+        require(1 <= n_val < n_docs, cls.name, "validation_fraction",
+                f"{p['validation_fraction']!r} of {batch} of {n_docs} documents is {n_val} validation documents (the "
+                f"first batch's, sec. 3.4); need at least 1 and a fitted rest: choose validation_fraction and {culprit} "
+                f"so, or criterion: evidence")
 
     @classmethod
     def unused_params(cls, p):
@@ -297,6 +321,8 @@ class LatentGaussianNMF(Method):
     def __init__(self, n_words, seed=0, threads=1, corpus_size=None, **params):
         super().__init__(n_words, seed=seed, threads=threads, corpus_size=corpus_size, **params)
         p, K, M = self.hyper, self.n_topics, int(self.hyper["grid_size"])
+        if p["criterion"] == "validation" and self.batch_size is None:  # batch: the first batch is the training split
+            self.check_validation_count(p, self.corpus_size, "a training split", "the training split")
         lo, hi = float(p["log10_alpha_min"]), float(p["log10_alpha_max"])
         # the fixed grid; under grid = "laplace" a placeholder until the search places the grid (first partial_fit)
         self.cell_width = (hi - lo) / M * LN10  # in natural log alpha
@@ -326,13 +352,19 @@ class LatentGaussianNMF(Method):
     # -- the validation split (criterion = "validation") ---------------------------------------------
     def carve_validation(self, X, rows):
         """Pick round(validation_fraction * n) of the first batch's documents by the seed; split each in halves."""
-        n_val = int(round(float(self.hyper["validation_fraction"]) * X.shape[0]))
+        fraction = self.hyper["validation_fraction"]
+        n_val = validation_count(fraction, X.shape[0])
         if not 1 <= n_val < X.shape[0]:
-            raise ValueError(f"{self.name}: validation_fraction {self.hyper['validation_fraction']} of a first batch of "
+            raise ValueError(f"{self.name}: validation_fraction {fraction} of a first batch of "
                              f"{X.shape[0]} documents leaves {n_val} validation documents; need at least 1 and a fitted rest")
         pick = np.sort(np.random.default_rng([self.seed, 0x7A11D]).permutation(X.shape[0])[:n_val])
         self.validation_rows = np.asarray(rows)[pick].astype(np.int64)
         self._val = split_documents(X[pick], 0.5, self.seed)
+        if not self._val[1].nnz:  # the validation score per token would be 0 nats over 0 tokens
+            raise ValueError(f"{self.name}: the validation documents (validation_fraction {fraction} of the first batch: "
+                             f"{n_val} of {X.shape[0]}) hold out no token: each is shorter than 2 tokens, so completing "
+                             f"its observed half scores nothing; use criterion: evidence, a larger validation_fraction, "
+                             f"or longer documents")
 
     def validation_loglik(self, D, alpha):
         """Sum of log p(w | observed half) over the validation documents' held-out tokens, and their number."""

@@ -35,6 +35,7 @@ class SklearnNMF(Method):
 
     name = "sklearn_nmf"
     description = "scikit-learn MiniBatchNMF, KL loss, one partial_fit per minibatch (peer of bnmf)"
+    model_before_first_batch = False  # H is initialised from the first minibatch
     params = {"K": 100, "batch_size": 1024, "forget_factor": 0.7, "init": "nndsvda", "tol": 1e-4,
               "transform_max_iter": 200, "uniform_mix": 1e-4}
 

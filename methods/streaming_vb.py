@@ -113,7 +113,9 @@ class StreamingVB(VariationalLDA):
             elbo = lda_bound.doc_bound(columns, self.exp_elog_beta, gamma, self.alpha) + topic  # eq. 4, prior q_{b-1}
             self.lam = prior + sstats  # M step with prior lambda_{b-1}: q_b = A(C_b, q_{b-1}) (Broderick et al., sec. 2.1)
             self._refresh()
-            converged = bool(elbo_trace) and (elbo - elbo_trace[-1]) / abs(elbo_trace[-1]) <= self.hyper["rel_tol"]
+            # a last ELBO of exactly 0 (eq. 4's maximum: one word, one topic) has nothing left to gain
+            converged = bool(elbo_trace) and (elbo_trace[-1] == 0
+                                              or (elbo - elbo_trace[-1]) / abs(elbo_trace[-1]) <= self.hyper["rel_tol"])
             elbo_trace.append(elbo)
             if converged:
                 break

@@ -32,6 +32,9 @@ def _parse_assignments(pairs: list[str] | None, what: str) -> dict:
             raise UsageError(str(err)) from None
         if key in out:
             raise UsageError(f"{what} {key} is given twice ({out[key]!r} and {value!r})")
+        if value and not value.strip():  # YAML reads blanks as null: sep=' ' (a space) would arrive as None
+            out[key] = value
+            continue
         try:
             out[key] = yaml.safe_load(value)
         except yaml.YAMLError as err:

@@ -50,6 +50,10 @@ class Dataset:
                 raise CorpusError(f"dataset {cls.name}: parameter {key} must be a seed in [0, 2**63), got {value}")
             if key == "test_fraction" and isinstance(value, float) and not 0 <= value < 1:
                 raise CorpusError(f"dataset {cls.name}: parameter test_fraction must be in [0, 1), got {value}")
+            if key in PATH_PARAMS and isinstance(value, str) and value.startswith("~"):  # neither shell nor YAML expands
+                raise CorpusError(f"dataset {cls.name}: parameter {key} {value!r} starts with '~', which is not "
+                                  f"expanded to the home folder here (it would be read from a folder named '~'); "
+                                  f"give the full path")
         cls.check_params(resolved)
         return resolved
 
@@ -200,9 +204,14 @@ def source_files(recipe: type[Dataset], params: dict[str, Any], corpora_dir=None
 
 def _files_under(folder: Path) -> list[Path]:
     """Every file below ``folder``, through symbolic links to folders too (as the readers follow them: a document read
-    through one is a source file), each folder once (a loop, or a second way to a folder, is not walked again)."""
+    through one is a source file), each folder once (a loop, or a second way to a folder, is not walked again). A
+    folder that cannot be listed is an error naming it: passed over, its files would be missing from the fingerprint."""
+    def unreadable(err: OSError):
+        raise CorpusError(f"{err.filename}: a folder under {folder} that cannot be read ({err.strerror or err}); "
+                          f"its files would be missing from the record of what the corpus is made from") from err
+
     files, seen = [], {folder.resolve()}
-    for root, dirs, names in os.walk(folder, followlinks=True):
+    for root, dirs, names in os.walk(folder, followlinks=True, onerror=unreadable):
         for d in sorted(dirs, key=lambda d: (os.path.islink(os.path.join(root, d)), d)):
             target = Path(root, d).resolve()
             if target in seen:
@@ -216,9 +225,10 @@ def _files_under(folder: Path) -> list[Path]:
 
 def _source_name(path: Path, corpora_dir) -> str:
     """A source file's name in corpus.json: relative to corpora_dir as found under it (a file linked in from
-    elsewhere keeps its name there), else its absolute path."""
+    elsewhere keeps its name there, whether the two are spelt relative or absolute), else its absolute path."""
     if corpora_dir is not None:
-        for inside, base in ((path, Path(corpora_dir)), (path.resolve(), Path(corpora_dir).resolve())):
+        for inside, base in ((Path(os.path.abspath(path)), Path(os.path.abspath(corpora_dir))),
+                             (path.resolve(), Path(corpora_dir).resolve())):
             if base in inside.parents:
                 return str(inside.relative_to(base))
     return str(path.resolve())

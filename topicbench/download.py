@@ -58,7 +58,14 @@ class DownloadError(CorpusError):
 
 
 def cache_dir() -> Path:
-    return Path(os.environ.get("TOPICBENCH_CACHE", Path.home() / ".cache" / "topicbench"))
+    """$TOPICBENCH_CACHE, else ~/.cache/topicbench. Set empty (an unset shell variable exported) it would be the current
+    folder, and '~/x' quoted is a folder named '~' there: both refused, so a download never writes where no one asked."""
+    given = os.environ.get("TOPICBENCH_CACHE")
+    if given is not None and (not given.strip() or given.startswith("~")):
+        raise DownloadError(f"$TOPICBENCH_CACHE is {given!r}: " + ("empty, which would put the download cache in the "
+                            "current folder" if not given.strip() else "it starts with '~', which is not expanded to "
+                            "the home folder here (it would be a folder named '~')") + "; give the full path or unset it")
+    return Path(given) if given is not None else Path.home() / ".cache" / "topicbench"
 
 
 def _manifest(cache: Path) -> dict:

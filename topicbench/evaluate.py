@@ -162,6 +162,9 @@ def loglik_sum(method, observed: sp.csr_matrix, heldout: sp.csr_matrix) -> tuple
                              f"({probs.max():.6g}); it returns p(w | observed part) at each held-out word")
         if np.any(~np.isfinite(probs)) or np.any(probs <= 0):
             raise FloatingPointError(f"{getattr(method, 'name', method)}.predict_words returned a non-positive or non-finite probability")
+        # p(w) = sum_k theta_k beta_kw is at most 1; above it only by the rounding of sum_k theta_k (within the 1e-9
+        # accepted above: a word certain under every topic, e.g. a one-word vocabulary), which would score log p > 0
+        probs = np.minimum(probs, 1.0)
         # numpy's pairwise sum, not BLAS's dot: ddot splits its sum between the run's threads, so the score would
         # change with the thread count in the last digits
         total += float(np.sum(held.data * np.log(probs)))

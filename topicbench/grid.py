@@ -356,6 +356,29 @@ def _check_writable(key: str, root: Path) -> None:
 TEMP_VARIABLES = ("TMPDIR", "TMP", "TEMP")
 
 
+def check_workflow_profile(argv: list[str], basedir, cwd=None) -> None:
+    """A ``--workflow-profile`` Snakemake does not find is a GridError naming it: Snakemake then runs without any
+    workflow profile, saying nothing (``--workflow-profile profiles/ci`` from outside the repository would run the
+    default job instead of the ci one). Snakemake looks for it as given and as profiles/<it> in the folder it was
+    started from, and in profiles/ beside the Snakefile; under -d/--directory that folder is no longer known, so a
+    relative profile is then given the benefit of the doubt."""
+    flags = [(arg, argv[i + 1] if i + 1 < len(argv) else "") for i, arg in enumerate(argv)
+             if arg in ("--workflow-profile", "--directory", "-d")]
+    flags += [tuple(arg.split("=", 1)) for arg in argv if arg.startswith(("--workflow-profile=", "--directory="))]
+    given = [value for flag, value in flags if flag == "--workflow-profile"]
+    if not given or given[-1] == "none":
+        return
+    profile, moved = Path(given[-1]), any(flag in ("--directory", "-d") for flag, _ in flags)
+    if not profile.is_absolute() and moved:
+        return
+    cwd = Path(cwd or os.getcwd())
+    candidates = [cwd / profile, cwd / "profiles" / profile, Path(basedir) / "profiles" / profile]
+    if not any(path.exists() for path in candidates):
+        raise GridError(f"--workflow-profile {given[-1]!r} names no profile (looked for {', '.join(map(str, candidates))})"
+                        f": Snakemake would run without one, silently; give the profile's name (e.g. ci) or its full "
+                        f"path")
+
+
 def check_temp_folders(environ=os.environ) -> None:
     """A TMPDIR (or TMP, TEMP) naming an existing folder that takes no file (read-only, or a full disk) is a GridError
     naming it at DAG build: Snakemake's job scheduler writes its problem file there (through pulp) and stops with a

@@ -68,7 +68,8 @@ def hals_sweeps(F, G, Ht, tol, max_iter):
 @numba.njit(nogil=True, cache=True)
 def hals_sweeps_serial(F, G, Ht, tol, max_iter):
     """hals_sweeps in one thread without the GIL (the same steps; sums in row order): for Python threads,
-    which must not enter numba's parallel regions concurrently."""
+    which must not enter numba's parallel regions concurrently. Written out, not njit(hals_sweeps.py_func): numba's
+    on-disk cache keys a function by its bytecode, not its flags, so the two would load each other's machine code."""
     sweep = 0
     for sweep in range(1, max_iter + 1):
         change = 0.0

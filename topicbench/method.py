@@ -21,7 +21,8 @@ count and, only if ``uses_corpus_size`` is true, the training corpus size ``corp
 false and takes its data size alpha as a hyperparameter instead.
 
 ``batch_size = None`` in ``params`` (or no such key) marks a batch method: the runner hands it
-the whole training set as one minibatch per pass.
+the whole training set as one minibatch per pass. ``model_before_first_batch = False`` marks a method built from
+its first minibatch (a peer's init): no run may score it before that (every_nth_batch with holdout_n = 1).
 """
 from __future__ import annotations
 
@@ -159,6 +160,8 @@ class Method:
     param_types: ClassVar[dict[str, tuple[type, None] | type]] = {"batch_size": (int, None)}  # None: batch method
     uses_corpus_size: ClassVar[bool] = False
     first_step: ClassVar[int] = 0  # t of the first update in rho_t = (tau0 + t)^-kappa (1 where a paper counts from 1)
+    # False where the model is built from the first minibatch (a peer's init), so nothing can be scored before it
+    model_before_first_batch: ClassVar[bool] = True
     # "lda" methods share Hoffman's held-out ELBO bound; others report NaN in that column
     family: ClassVar[str] = ""
     description: ClassVar[str] = ""

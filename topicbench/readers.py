@@ -111,6 +111,8 @@ _UTF16_32_BOMS = ((b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32
 def decode(raw: bytes, path, encoding: str, line: int | None = 1) -> str:
     """Bytes -> text, or an error naming the file and line (``line`` is the line ``raw`` starts on). A UTF-16/32 byte-order mark names the encoding to pass; a NUL character is refused:
     it is binary data, not text, and the tokeniser would silently split a word at it."""
+    if line == 1:
+        _check_byte_order(raw, path, encoding)
     try:
         text = raw.decode(encoding)
     except UnicodeDecodeError as err:
@@ -136,6 +138,32 @@ def decode(raw: bytes, path, encoding: str, line: int | None = 1) -> str:
         raise ReaderError(f"{where(path, at)}: NUL character in the text (binary data, or a UTF-16 file read as "
                           f"{encoding}?): not a text file")
     return text
+
+
+def _check_byte_order(raw: bytes, path, encoding: str) -> None:
+    """A UTF-16/32 file without a byte-order mark read in the other byte order decodes without an error into other
+    characters ('ab' as '愀戀'): utf-16 or utf-32 named without the order is read little-endian, so a big-endian file
+    is refused, and so is a file read in the order its zero bytes (the high bytes of Latin text) contradict. A file
+    they do not tell is refused only when the encoding does not name the order."""
+    import codecs
+
+    name = codecs.lookup(encoding).name
+    family, _, named = name.partition("-")[2].partition("-")  # 'utf-16-be' -> '16', 'be'
+    if family not in ("16", "32") or not raw or any(raw.startswith(bom) for bom, _ in _UTF16_32_BOMS):
+        return
+    width = int(family) // 8
+    head = raw[: 1 << 16]  # enough to tell, without counting a whole corpus file
+    zeros_first = sum(head[i] == 0 for i in range(0, len(head), width))  # the high byte of a big-endian unit
+    zeros_last = sum(head[i] == 0 for i in range(width - 1, len(head), width))
+    told = "be" if zeros_first > zeros_last else "le" if zeros_last > zeros_first else None
+    if told == (named or "le") or (told is None and named):
+        return
+    if told is None:
+        raise ReaderError(f"{path}: {encoding} without a byte-order mark, and its bytes do not tell the byte order: "
+                          f"pass encoding=utf-{family}-le or utf-{family}-be")
+    raise ReaderError(f"{path}: the text is UTF-{family} {'big' if told == 'be' else 'little'}-endian (by its zero "
+                      f"bytes; no byte-order mark), which read as {encoding} would be other characters: pass "
+                      f"encoding=utf-{family}-{told}")
 
 
 def decode_legacy(raw: bytes) -> tuple[str, bool]:
@@ -711,16 +739,27 @@ def check_unicode(value: str, culprit: str, what: str, fix: str) -> None:
 
 
 def check_unique_ids(ids: Sequence[str], lines: Sequence[int], path, id_name: str | None) -> None:
-    """A source's own document ids must be unique: a repeat names both lines (not the prepared docs.parquet)."""
+    """A source's own document ids must be unique: a repeat names both lines (not the prepared docs.parquet), and so
+    do two ids that differ only in white space around them ('a' and 'a '), which print alike but would be two
+    documents."""
     if not id_name:
         return
-    first: dict[str, int] = {}
+    import unicodedata
+
+    first: dict[str, tuple[str, int]] = {}
     for doc_id, line in zip(ids, lines):
         if not doc_id.strip():
             raise ReaderError(f"{where(path, line)}: blank {id_name} (every document needs its id)")
-        if doc_id in first:
-            raise ReaderError(f"{where(path, line)}: duplicate {id_name} {doc_id!r} (first on line {first[doc_id]})")
-        first[doc_id] = line
+        key = unicodedata.normalize("NFC", doc_id.strip())
+        if key in first:
+            other, at = first[key]
+            if other == doc_id:
+                raise ReaderError(f"{where(path, line)}: duplicate {id_name} {doc_id!r} (first on line {at})")
+            how = "white space around it" if other.strip() == doc_id.strip() else "Unicode form (NFC/NFD)"
+            raise ReaderError(f"{where(path, line)}: {id_name} {doc_id!r} differs from {other!r} (line {at}) only in "
+                              f"{how}: one document twice, or two whose ids print alike; make them distinct or remove "
+                              f"one")
+        first[key] = (doc_id, line)
 
 
 JSON_ARRAY = "; the file is a JSON array, and format=jsonl reads JSON Lines: one object per line (e.g. jq -c '.[]')"

@@ -135,6 +135,10 @@ class RunSpec:
                 raise ValueError(f"run setting {name!r} = {getattr(self, name)!r} is not a safe name ({SAFE_RULES})")
         self._check_policy_settings()
         make_holdout(self.holdout, self.holdout_n, self.n_checkpoints).check(batch_method=typed.get("batch_size") is None)
+        if self.holdout == "every_nth_batch" and self.holdout_n == 1 and not method_cls.model_before_first_batch:
+            raise ValueError(f"run setting 'holdout_n' = 1 scores the first minibatch before any update, but "
+                             f"{self.method} has no model before its first minibatch (it is built from it); use "
+                             f"holdout_n >= 2 or another held-out policy")
         Protocol(self.observed_fraction, self.folds, self.eval_seed)
         if self.stream not in STREAMS:
             raise StreamError(f"unknown stream {self.stream!r}; expected one of {STREAMS}")

@@ -227,3 +227,178 @@ def test_kernel_given_a_misshapen_topic_matrix(flaw):
         kernels.mixture_probs(counts, theta, wrong)
     with pytest.raises(ValueError, match=r"lda_e_step: exp_elog_beta must be K x V with V = 12"):
         kernels.lda_e_step(counts, wrong, 0.1)
+
+
+# -- extreme but valid settings through every method (numerics20) -------------------------------------------------
+def trace_scores(out):
+    import pandas as pd
+
+    return pd.read_parquet(out / "trace.parquet")["loglik_per_word"].to_numpy()
+
+
+@pytest.mark.parametrize("method", ["gensim_lda", "gensim_nmf"])
+def test_gensim_peer_at_the_largest_seed(tmp_path, capsys, tiny_corpus, method):
+    """A gensim peer run at seed 2**32 - 1 (the largest a run takes) -> the run finishes, its scores finite and <= 0.
+
+    Its evaluation generator RandomState(seed + 7919) left RandomState's range: the run was refused at the warm-up
+    with gensim's 'Seed must be between 0 and 2**32 - 1', naming no setting."""
+    out = tmp_path / "out"
+    code = run_tiny(tiny_corpus, out, method, "--param", "K=3", "--param", "batch_size=20", "--set", f"seed={2**32 - 1}")
+    assert code == 0, capsys.readouterr().err
+    score = trace_scores(out)
+    assert np.isfinite(score).all() and (score <= 0).all(), score
+
+
+def save_tiny(folder, counts, n_test):
+    """A corpus of these document x word counts, its last ``n_test`` documents the test split."""
+    import pandas as pd
+    import scipy.sparse as sp
+
+    from topicbench.corpus import Corpus, save_corpus
+
+    n = len(counts)
+    docs = pd.DataFrame({"doc_id": [f"d{i}" for i in range(n)], "split": ["train"] * (n - n_test) + ["test"] * n_test,
+                         "time": np.arange(float(n))})
+    vocab = [f"w{j}" for j in range(counts.shape[1])]
+    return save_corpus(Corpus(sp.csr_matrix(counts), vocab, docs, meta={"name": folder.name}), folder)
+
+
+@pytest.mark.parametrize("method", ["population_vb", "gensim_lda"])
+def test_one_word_vocabulary_scores_zero(tmp_path, capsys, method):
+    """A one-word vocabulary (every held-out word certain) -> every per-word log predictive is 0 to rounding, never
+    above 0.
+
+    theta's sum rounds to 1 + 1 ulp, so p(w) = sum_k theta_k beta_kw came out 1 + 2e-16 and the trace recorded a
+    log predictive of +1.4e-17 nats per word (population_vb, gensim_lda), above any model's."""
+    counts = np.random.default_rng(3).integers(1, 20, (30, 1))
+    corpus = save_tiny(tmp_path / "one_word", counts, 6)
+    out = tmp_path / "out"
+    code = run_tiny(corpus, out, method, "--param", "K=3", "--param", "batch_size=10", "--set", "topic_history_words=1",
+                    checkpoints=3)
+    assert code == 0, capsys.readouterr().err
+    score = trace_scores(out)
+    assert len(score) == 3 and (score <= 0).all() and (score > -1e-12).all(), score
+
+
+def test_lgnmf_validation_documents_of_one_token(tmp_path, capsys):
+    """LG-NMF whose validation documents are one token long (nothing for document completion to hold out) -> exit 2
+    naming lgnmf, validation_fraction and the remedies; nothing written.
+
+    Was a ZeroDivisionError traceback from the validation score per token (0 nats over 0 tokens)."""
+    rng = np.random.default_rng(0)
+    counts = np.zeros((48, 30), dtype=np.int64)
+    counts[np.arange(40), rng.integers(0, 30, 40)] = 1  # one-token training documents
+    counts[40:] = rng.integers(1, 4, (8, 30))
+    corpus = save_tiny(tmp_path / "one_token", counts, 8)
+    code = run_tiny(corpus, tmp_path / "out", "lgnmf", "--param", "K=3", "--param", "grid_size=2")
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err and "ZeroDivisionError" not in err, err
+    assert "lgnmf: the validation documents" in err and "validation_fraction 0.1" in err, err
+    assert "criterion: evidence" in err and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("method, extra", [
+    pytest.param("online_lda", ["--param", "batch_size=10"], id="online-lda"),
+    pytest.param("population_vb", ["--param", "batch_size=10"], id="population-vb"),
+    pytest.param("streaming_vb", ["--param", "batch_size=10"], id="streaming-vb"),
+    pytest.param("batch_lda", ["--set", "passes=3"], id="batch-lda-3-passes"),
+])
+def test_one_word_one_topic_bound_of_zero(tmp_path, capsys, method, extra):
+    """LDA with K = 1 over a one-word vocabulary (eq. 4's bound is exactly 0 there) -> the run finishes, every held-out
+    ELBO per word finite and <= 0.
+
+    exp E[log beta] = exp(Psi(lambda) - Psi(lambda)) came out 1 + 2 ulp from the kernel's exp, so the word term
+    log sum_k exp(E[log theta_k] + E[log beta_kw]) was +4.4e-16 and the run was refused as diverged at checkpoint 1."""
+    import pandas as pd
+
+    counts = np.random.default_rng(2).integers(1, 20, (30, 1))
+    corpus = save_tiny(tmp_path / "one_word", counts, 6)
+    out = tmp_path / "out"
+    code = run_tiny(corpus, out, method, "--param", "K=1", "--set", "topic_history_words=1", *extra, checkpoints=3)
+    assert code == 0, capsys.readouterr().err
+    elbo = pd.read_parquet(out / "trace.parquet")["elbo_per_word"].to_numpy()
+    assert np.isfinite(elbo).all() and (elbo <= 0).all(), elbo
+
+
+def test_bound_ceiling_hides_only_rounding():
+    """Topics whose exp E[log beta] sums above 1 by more than rounding (doubled: wrong topics) -> eq. 4's word term
+    shows it, n_dw log 2 per token in both bound forms.
+
+    The ceiling of 1 on phinorm (K = 1 over one word) takes off rounding only, so an equation mutant still shows."""
+    import scipy.sparse as sp
+
+    from topicbench.kernels.lda_bound import doc_bound, minibatch_columns
+
+    counts = sp.csr_matrix(np.array([[3.0], [5.0]]))
+    model = get_method("online_lda")(1, seed=0, corpus_size=2, K=1)
+    gamma, _, _ = model.e_step(counts, want_sstats=False)
+    right = model.doc_bound(counts, gamma)
+    model.exp_elog_beta = 2.0 * model.exp_elog_beta
+    assert model.doc_bound(counts, gamma) == pytest.approx(right + 8 * np.log(2.0), abs=1e-9)
+    fast = doc_bound(minibatch_columns(counts, 1), model.exp_elog_beta, gamma, model.alpha)  # streaming VB's form
+    assert fast == pytest.approx(right + 8 * np.log(2.0), abs=1e-9)
+
+
+@pytest.mark.parametrize("method", ["streaming_vb", "batch_lda"])
+def test_elbo_of_exactly_zero_in_the_stopping_rule(recwarn, method):
+    """An ELBO of exactly 0 (one word, one topic) in a relative-change stopping rule -> converged, no division by 0.
+
+    Streaming VB's per-round and batch LDA's per-pass rule, on one-token documents of a one-word vocabulary: streaming
+    VB raised ZeroDivisionError in the runner's warm-up (a traceback); batch LDA divided 0 by 0 (numpy's RuntimeWarning)
+    and went on."""
+    import scipy.sparse as sp
+
+    from topicbench.streams import Minibatch
+
+    batch = Minibatch(sp.csr_matrix(np.ones((2, 1))), np.arange(2), None, None, 0)
+    model = get_method(method)(1, seed=0, K=1, **({"batch_size": 2} if method == "streaming_vb" else {}))
+    for _ in range(2):
+        model.partial_fit(batch)
+    assert model.elbo_trace[-1] == 0.0
+    assert len(model.elbo_trace) == 2 if method == "streaming_vb" else model.converged
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)], [str(w.message) for w in recwarn]
+
+
+def test_lgnmf_batch_mode_over_too_few_documents_for_validation(tmp_path, capsys, monkeypatch):
+    """LG-NMF's batch mode over a training split of 4 documents (round(0.1 x 4) = 0 validation documents) -> exit 2
+    before any fit, naming validation_fraction and the training split; nothing written.
+
+    Was found at the first update, after the warm-up: the split is known when the method is built."""
+    monkeypatch.setattr(get_method("lgnmf"), "partial_fit", lambda self, batch: pytest.fail("a fit ran"))
+    corpus = save_tiny(tmp_path / "four", np.random.default_rng(0).integers(1, 4, (6, 30)), 2)
+    code = run_tiny(corpus, tmp_path / "out", "lgnmf", "--param", "K=3", "--param", "grid_size=2")
+    err = capsys.readouterr().err
+    assert code == 2 and "lgnmf: hyperparameter 'validation_fraction' 0.1 of a training split of 4 documents" in err, err
+    assert not (tmp_path / "out").exists()
+
+
+def test_lgnmf_grid_scores_over_one_word_stay_at_most_zero(tmp_path, capsys):
+    """LG-NMF (criterion evidence) over a one-word vocabulary -> every grid point's held-out log predictive per word
+    (x_grid<m>_loglik) and the run's own are 0 to rounding, never above 0.
+
+    p(w | d) = (1 - f) rate / total + f / V took rate and total as one sum in two orders, so it came out 1 + 1 ulp and
+    x_grid2_loglik was +1.3e-16 nats per word."""
+    import pandas as pd
+
+    corpus = save_tiny(tmp_path / "one_word", np.random.default_rng(3).integers(1, 20, (30, 1)), 6)
+    out = tmp_path / "out"
+    code = run_tiny(corpus, out, "lgnmf", "--param", "K=3", "--param", "grid_size=3", "--param", "criterion=evidence",
+                    "--set", "topic_history_words=1", "--set", "passes=2")
+    assert code == 0, capsys.readouterr().err
+    trace = pd.read_parquet(out / "trace.parquet")
+    scores = trace[[c for c in trace.columns if c.endswith("_loglik")] + ["loglik_per_word"]].to_numpy()
+    assert scores.shape[1] == 4 and (scores <= 0).all() and (scores > -1e-12).all(), scores
+
+
+def test_lgnmf_alpha_below_the_rounding_of_its_hessian(tmp_path, capsys):
+    """LG-NMF with K > V on a fixed grid reaching alpha = 1e-150 (alpha I + D'D singular in doubles) -> exit 2 naming
+    lgnmf, eq. 10's Hessian and log10_alpha_min; nothing written.
+
+    Was scipy's 'A singular matrix detected: slice(s) [0] are singular.', naming no setting."""
+    corpus = save_tiny(tmp_path / "two_words", np.random.default_rng(0).integers(1, 20, (30, 2)), 6)
+    code = run_tiny(corpus, tmp_path / "out", "lgnmf", "--param", "K=3", "--param", "grid=fixed", "--param",
+                    "grid_size=2", "--param", "log10_alpha_min=-300", "--param", "log10_alpha_max=300", "--set",
+                    "topic_history_words=1")
+    err = capsys.readouterr().err
+    assert code == 2 and "lgnmf" in err and "alpha I + D'D (eq. 10) is singular" in err, err
+    assert "log10_alpha_min" in err and not (tmp_path / "out").exists()

@@ -52,6 +52,15 @@ def _source(tmp_path, damage):
         lines = [json.dumps({**r, "t": f"{2001 + i}.5"}) for i, r in enumerate(records)]
         (src / "t.jsonl").write_text("\n".join(lines) + "\n")
         return "jsonl", src / "t.jsonl", ["--param", "time_column=t"]
+    if damage == "ids-differing-by-a-space":  # 'a' and 'a ' print alike, and were two documents
+        (src / "t.csv").write_text(csv.replace("\n3,", "\n1 ,"))
+        return "csv", src / "t.csv", ["--param", "id_column=id", "--param", "max_df=1.0"]
+    if damage == "ids-in-two-unicode-forms":  # 'é' composed and decomposed print alike, and were two documents
+        (src / "t.csv").write_text(csv.replace("\n1,", "\n\u00e9,").replace("\n3,", "\ne\u0301,"), encoding="utf-8")
+        return "csv", src / "t.csv", ["--param", "id_column=id", "--param", "max_df=1.0"]
+    if damage == "utf16-be-without-bom":  # Python's utf-16 reads a file without a byte-order mark little-endian
+        (src / "t.csv").write_bytes(csv.encode("utf-16-be"))
+        return "csv", src / "t.csv", ["--param", "encoding=utf-16"]
     raise AssertionError(damage)
 
 
@@ -75,15 +84,24 @@ def _source(tmp_path, damage):
     pytest.param("decimal-years-as-iso", "t.jsonl:1: time '2001.5' is not an ISO 8601 date (read as one it would be "
                  "year.month); for decimal years pass time_format=decimal_year (5 such values)",
                  id="decimal-years-read-as-iso-dates"),
+    pytest.param("ids-differing-by-a-space", "t.csv:5: id '1 ' differs from '1' (line 3) only in white space around it",
+                 id="ids-differing-only-by-a-trailing-space"),
+    pytest.param("ids-in-two-unicode-forms", "t.csv:5: id 'e\u0301' differs from '\u00e9' (line 3) only in Unicode form",
+                 id="ids-differing-only-in-unicode-form"),
+    pytest.param("utf16-be-without-bom", "t.csv: the text is UTF-16 big-endian (by its zero bytes; no byte-order mark), "
+                 "which read as utf-16 would be other characters: pass encoding=utf-16-be",
+                 id="utf16-big-endian-without-bom-read-as-utf16"),
 ])
 def test_unseen_source_format_damage_named(tmp_path, capsys, damage, named):
     """A user source with damage of the case's id -> exit 2 naming file:line and the fix, before compute.
 
     Damage: a quote never closed (CSV, or a TSV tweet starting with a quotation mark); the header row again mid-file;
-    a JSON field written twice; a null or object id; UTF-8 read as Latin-1 / cp1252; decimal years read as ISO dates.
+    a JSON field written twice; a null or object id; UTF-8 read as Latin-1 / cp1252; decimal years read as ISO dates;
+    ids '1' and '1 ', or 'é' composed and decomposed; UTF-16-BE without a byte-order mark read as utf-16.
     Was: the rows after the quote merged into one document; 'id text' prepared as a document (also when the joined
     file's header starts with a byte-order mark, as Excel's UTF-8 CSV does: found only without one); the last copy of the
-    field taken; the id 'None' or "{'n': 2}"; 'cafÃ©' in the vocabulary; 2001.5 read as 2001-05-01 (2001.33)."""
+    field taken; the id 'None' or "{'n': 2}"; 'cafÃ©' in the vocabulary; 2001.5 read as 2001-05-01 (2001.33); two
+    documents whose ids print alike; a vocabulary of CJK characters ('ab' decoded as '愀戀')."""
     fmt, path, extra = _source(tmp_path, damage)
     before = digest(path)
     code, err = run_cli(["prepare", "user_text", "--out", tmp_path / "out", "--param", f"format={fmt}",
@@ -91,6 +109,18 @@ def test_unseen_source_format_damage_named(tmp_path, capsys, damage, named):
     assert digest(path) == before, "prepare changed its own input"
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir()), "a failed prepare left a corpus"
     assert code == 2 and named in err, err
+
+
+def test_space_as_the_csv_separator_read(tmp_path, capsys):
+    """user_text format=csv with --param 'sep= ' (a space) -> the file read with a space between its columns (was:
+    'parameter sep must be a string, got None': YAML reads a blank value as null)."""
+    (tmp_path / "t.csv").write_text("id text\n" + "".join(f"{i} {t.split()[0]}\n" for i, t in enumerate(TEXTS)))
+    code, err = run_cli(["prepare", "user_text", "--out", tmp_path / "out", "--param", "format=csv", "--param",
+                         f"path={tmp_path / 't.csv'}", "--param", "sep= ", "--param", "id_column=id", "--param",
+                         "min_df=1", "--param", "max_df=1.0", "--param", "min_doc_length=1"], capsys)
+    assert code == 0, err
+    meta = json.loads((tmp_path / "out" / "corpus.json").read_text())
+    assert meta["dataset_params"]["sep"] == " " and meta["n_docs"] == len(TEXTS)
 
 
 def test_gensim_dictionary_as_vocabulary_named(tmp_path, capsys):

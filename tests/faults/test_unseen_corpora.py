@@ -94,6 +94,27 @@ def test_sotu_windows_line_ends_split_into_paragraphs(tmp_path, capsys):
     assert docs["doc_id"].tolist() == ["a#0", "a#1", "a#2", "b#0", "b#1"]
 
 
+def test_unreadable_folder_under_a_source_folder_named(tmp_path, capsys, monkeypatch):
+    """A folder under a recipe's source folder that cannot be listed (permissions) -> exit 2 naming it, before the
+    read (was: passed over in silence, so corpus.json's record of the source files left out every file in it)."""
+    import os
+
+    src = _sotu(tmp_path / "corpora", {"a": "apple bread cheese\n"}, ["a"])
+    (src / "extra").mkdir()
+    (src / "extra" / "notes.txt").write_text("kept beside the release\n")
+    scandir = os.scandir
+
+    def denied(path="."):  # root reads any folder: the permission error is made here
+        if os.fspath(path).endswith("extra"):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return scandir(path)
+
+    monkeypatch.setattr(os, "scandir", denied)
+    code, err = _fails(capsys, ["prepare", "sotu", "--corpora-dir", tmp_path / "corpora", *LOOSE], tmp_path / "out",
+                       tmp_path / "corpora")
+    assert code == 2 and f"{src / 'extra'}: a folder under {src} that cannot be read (Permission denied)" in err, err
+
+
 def test_sotu_listed_speech_missing_from_archive_named(tmp_path, capsys):
     """A SOTU release whose metadata.csv lists a speech the archive lacks -> exit 2 naming metadata.csv:line and the
     file (was: the speech left out of the corpus without a word)."""

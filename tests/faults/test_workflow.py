@@ -378,24 +378,69 @@ def test_user_results_folder_fails_at_dag_build(tmp_path):
     assert (mine / "all_traces.parquet").read_text() == "my own table" and not (tmp_path / "data").exists()
 
 
-def test_changed_user_corpus_file_reprepares(tmp_path):
-    """A user's corpus file (user_text path) edited after its prepare -> Snakemake plans the prepare again (the file
-    is the rule's input), never fits on the stale corpus."""
-    (tmp_path / "corpora").mkdir()
-    (tmp_path / "corpora" / "d.jsonl").write_text("".join(f'{{"text": "apple banana cherry w{i % 3} w{i % 4}"}}\n'
-                                                          for i in range(40)))
+USER_CORPUS = "data/corpora/tiny/corpus.json"
+
+
+@pytest.fixture(scope="module")
+def user_corpus(tmp_path_factory):
+    """A user_text corpus prepared by the workflow from corpora_dir 'corpora' (relative): the working directory."""
+    workdir = tmp_path_factory.mktemp("user_corpus")
+    (workdir / "corpora").mkdir()
+    (workdir / "corpora" / "d.jsonl").write_text("".join(f'{{"text": "apple banana cherry w{i % 3} w{i % 4}"}}\n'
+                                                         for i in range(40)))
     config = {**TINY_CONFIG, "corpora_dir": "corpora",
               "datasets": {"tiny": {"recipe": "user_text", "params": {"path": "d.jsonl", "max_df": 1.0}}}}
-    (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
-    corpus = "data/corpora/tiny/corpus.json"
-    done = snakemake(tmp_path, "--cores", "1", corpus)
-    assert done.returncode == 0 and (tmp_path / corpus).exists(), done.stderr[-2000:]
-    assert "Nothing to be done" in snakemake(tmp_path, "--cores", "1", "-n", corpus).stdout
+    (workdir / "config.yaml").write_text(yaml.safe_dump(config))
+    done = snakemake(workdir, "--cores", "1", USER_CORPUS)
+    assert done.returncode == 0 and (workdir / USER_CORPUS).exists(), done.stderr[-2000:]
+    return workdir, config
+
+
+def test_changed_user_corpus_file_reprepares(user_corpus):
+    """A user's corpus file (user_text path) edited after its prepare -> Snakemake plans the prepare again (the file
+    is the rule's input), never fits on the stale corpus."""
+    workdir, _ = user_corpus
+    assert "Nothing to be done" in snakemake(workdir, "--cores", "1", "-n", USER_CORPUS).stdout
+    source = workdir / "corpora" / "d.jsonl"
+    text, stat = source.read_bytes(), source.stat()
     time.sleep(1.1)  # a later modification time than the corpus.json (file systems with 1 s resolution)
-    with open(tmp_path / "corpora" / "d.jsonl", "a") as handle:
-        handle.write('{"text": "durian elder fig"}\n')
-    plan = snakemake(tmp_path, "--cores", "1", "-n", corpus)
-    assert plan.returncode == 0 and "prepare_corpus" in plan.stdout and "d.jsonl" in plan.stdout, plan.stdout[-2000:]
+    try:
+        with open(source, "a") as handle:
+            handle.write('{"text": "durian elder fig"}\n')
+        plan = snakemake(workdir, "--cores", "1", "-n", USER_CORPUS)
+        assert plan.returncode == 0 and "prepare_corpus" in plan.stdout and "d.jsonl" in plan.stdout, plan.stdout[-2000:]
+    finally:  # the prepared corpus current again, for the module's other cases
+        source.write_bytes(text)
+        os.utime(source, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+
+
+def test_corpora_dir_spelt_another_way_from_another_folder_reruns_nothing(user_corpus, tmp_path):
+    """The same config with corpora_dir spelt another way, run from another folder (-d, --configfile) -> nothing reruns.
+
+    corpora_dir 'corpora' first, then absolute through a symbolic link with a trailing slash, from a folder beside the
+    working directory. Was: the prepare rule's --corpora-dir param and input paths held the spelling, so Snakemake
+    prepared every corpus again, and fitted every run on it."""
+    workdir, config = user_corpus
+    (tmp_path / "linked").symlink_to(workdir / "corpora")
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump({**config, "corpora_dir": f"{tmp_path}/linked/"}))
+    plan = snakemake(tmp_path, "-d", workdir, "--cores", "1", "-n", USER_CORPUS)
+    assert plan.returncode == 0 and "Nothing to be done" in plan.stdout + plan.stderr, (plan.stdout + plan.stderr)[-2000:]
+
+
+@pytest.mark.parametrize("profile, config", [pytest.param([], "workflow/config/default.yaml", id="default-config"),
+                                             pytest.param(["--workflow-profile", "ci"], "workflow/config/ci.yaml",
+                                                          id="ci-profile-config")])
+def test_config_found_from_another_working_directory(tmp_path, profile, config):
+    """snakemake -s <repo>/Snakefile -d <another folder> [--workflow-profile ci] -> its config read from the repository.
+
+    Was: the default config and the ci profile's configfile looked for in the working directory ('Workflow defines
+    configfile workflow/config/default.yaml but it is not present'; a traceback, 'No such file: workflow/config/ci.yaml')."""
+    plan = subprocess.run([sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(tmp_path),
+                           *profile, "-n", "data/ci/corpora/nyt_like_ci/corpus.json" if profile else
+                           "data/corpora/nyt_like/corpus.json"], cwd=tmp_path, env=env(), capture_output=True,
+                          text=True, timeout=300)
+    out = plan.stdout + plan.stderr
+    assert plan.returncode == 0 and re.search(rf"Config file\(s\): \[.*{config}'\)?\]", out), out[-2000:]
 
 
 # -- stale outputs: every output records what it was made from, and the workflow reruns it when that disagrees with

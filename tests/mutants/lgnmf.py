@@ -123,8 +123,7 @@ MUTANTS = [
            tests=["tests/test_lgnmf.py::test_prior_share_counts_the_documents_drawn_not_those_fitted"]),
     Mutant(id="validation_documents_truncated_fraction", cites="LG-NMF validation criterion: round(validation_fraction "
            "* n) documents of the first batch", path="methods/lgnmf.py",
-           find='n_val = int(round(float(self.hyper["validation_fraction"]) * X.shape[0]))',
-           replace='n_val = int(float(self.hyper["validation_fraction"]) * X.shape[0])',
+           find='return int(round(float(fraction) * n_docs))', replace='return int(float(fraction) * n_docs)',
            tests=["tests/test_lgnmf.py::test_validation_documents_are_the_rounded_fraction"]),
     Mutant(id="hu_sec34_grid_points_restart_from_d0", cites="Hu et al. 2014, secs. 3.4 and 5.1 (every grid point starts "
            "from the mode's fit)", path="methods/lgnmf.py",

@@ -17,6 +17,8 @@ from numba import njit
 from .dense import _dot
 from .special import digamma
 
+ROUNDING = 1e-12  # how far above its ceiling of 1 a sum of probabilities may round; beyond it is an error, left to show
+
 
 @njit(cache=True)
 def _doc_terms(indptr, indices, data, exp_elog_beta, words, gamma, alpha):
@@ -43,8 +45,12 @@ def _doc_terms(indptr, indices, data, exp_elog_beta, words, gamma, alpha):
                 elog_theta = digamma(g[k]) - psi_total  # eq. 6
                 exp_theta[k] = math.exp(elog_theta)
                 score += (alpha - g[k]) * elog_theta + math.lgamma(g[k])
-        for j in range(indptr[d], indptr[d + 1]):  # n_dw log sum_k exp(E[log theta_dk] + E[log beta_kw])
-            score += data[j] * math.log(_dot(exp_theta, exp_elog_beta_t[indices[j]]) + 1e-100)
+        for j in range(indptr[d], indptr[d + 1]):  # n_dw log sum_k exp(E[log theta_dk] + E[log beta_kw]), the sum
+            # at most 1 (Jensen: VariationalLDA.doc_bound), set to 1 only within ROUNDING above it
+            phinorm = _dot(exp_theta, exp_elog_beta_t[indices[j]])
+            if 1.0 < phinorm <= 1.0 + ROUNDING:
+                phinorm = 1.0
+            score += data[j] * math.log(phinorm + 1e-100)
         out[d] = score
     return out
 

@@ -10,8 +10,9 @@ from snakemake.exceptions import WorkflowError
 from topicbench import previous
 from topicbench.cli import WORKFLOW_PID_ENV
 from topicbench.run import RUN_FILES
-from topicbench.grid import (GridError, check_config_file, check_folders_owned, check_paths, check_temp_folders, expand_all,
-                            lock_folders, mark_folders, stale_corpora, stale_outputs)
+from topicbench.grid import (GridError, check_config_file, check_folders_owned, check_paths, check_temp_folders,
+                             check_workflow_profile, expand_all, lock_folders, mark_folders, stale_corpora,
+                             stale_outputs)
 
 # every topicbench prepare, run and aggregate a job starts watches this Snakemake and stops when it is gone (a killed
 # Snakemake leaves no job writing data_dir or results_dir later); the fit rule's --exit-with-parent also uses it, so
@@ -19,12 +20,18 @@ from topicbench.grid import (GridError, check_config_file, check_folders_owned, 
 os.environ[WORKFLOW_PID_ENV] = str(os.getpid())
 for _path in workflow.configfiles:
     check_config_file(_path)  # duplicate keys, which YAML would drop silently
+if workflow.is_main_process:
+    check_workflow_profile(sys.argv, workflow.basedir)  # one Snakemake does not find, it ignores without a word
 # One spelling of each folder ('./res/' is 'res', '.' the working directory's full path): Snakemake matches files as
 # strings, and would not match a job's './res//runs/...' or './runs/...' outputs to the stale paths forced below or to
 # the user's targets, which it reads as 'res/runs/...' and 'runs/...' ("No rule to produce ...").
 for _key in ("results_dir", "data_dir", "corpora_dir"):
     if config.get(_key):
         config[_key] = str(Path(config[_key])) if str(Path(config[_key])) != "." else os.getcwd()
+# corpora_dir, only read, by its real path: the prepare rule's params and inputs hold it, so the same folder spelt
+# another way (relative, absolute, through a link) would otherwise re-prepare every corpus, and every job after it
+if config.get("corpora_dir") and not config["corpora_dir"].startswith("~"):  # '~' is refused by check_paths
+    config["corpora_dir"] = os.path.realpath(config["corpora_dir"])
 RESULTS = config["results_dir"]
 DATA = config["data_dir"]
 RUNS = expand_all(config)  # raises GridError naming the experiment, run and grid point
