@@ -2550,8 +2550,8 @@ def test_the_paper_profile_sets_its_mirrors_in_the_papers_order():
     config = yaml.safe_load((REPO / "workflow" / "config" / "paper.yaml").read_text())
     assert list(figlib.discover(list(config["experiments"]))) == [
         "hoffman_fig1", "hoffman_fig2", "hoffman_table1", "paisley_fig11_3", "paisley_fig11_4", "paisley_table11_3",
-        "paisley_table11_4", "mcinerney_fig1", "mcinerney_fig3", "shorttext_alpha", "hu_fig1", "hu_fig2", "hu_table1",
-        "hu_fig4", "hu_fig5", "hu_fig6", "hu_table3", "findings"]
+        "paisley_table11_4", "mcinerney_fig1", "mcinerney_fig3", "shorttext_alpha", "eta_pvb_svb", "hu_fig1", "hu_fig2",
+        "hu_table1", "hu_fig4", "hu_fig5", "hu_fig6", "hu_table3", "findings"]
 
 
 def test_hu_helpers_by_hand(tmp_path):
