@@ -63,6 +63,7 @@ def test_final_rows_keeps_the_last_checkpoint_of_each_run():
     frame = pd.DataFrame({"experiment": "e", "dataset": "d", "method": "m", "label": "l", "seed": [0, 0, 1, 1],
                           "p_K": [5, 5, 5, 5], "docs_seen": [10, 20, 10, 20], "x": [1.0, 2.0, 3.0, 4.0]})
     assert figlib.final_rows(frame)["x"].tolist() == [2.0, 4.0]
+    assert figlib.final_rows(frame, keys=["experiment"])["x"].tolist() == [4.0]  # the given keys, not run_columns
 
 
 def test_directional_judge_follows_the_sign_and_needs_two_replicates():
@@ -133,6 +134,18 @@ def test_typst_text_is_escaped_as_string_literals():
                                    ("table", ["a", "b"], [["1", "2|3"]])], Path("/r"), "T")
     assert '#heading(level: 1, "Sec #1")' in source and '#par("say \\"x\\" = $y$")' in source
     assert 'table.header(strong("a"), strong("b")), "1", "2|3"' in source
+    # column widths: the square root of each column's longest cell (header included; short rows padded), in [1, 400]
+    assert build_paper.column_widths(["a", "bbbb", ""], [["cccccccc", "d"], ["e"]]) == "(2.83fr, 2.00fr, 1.00fr,)"
+    assert build_paper.column_widths(["a"], [["x" * 900]]) == "(20.00fr,)"
+    five, six = (build_paper.to_typst([("table", list("abcdef"[:n]), [["1"]])], Path("/r"), "T") for n in (5, 6))
+    assert "#text(size: 8pt, table(" in five and "#text(size: 7pt, table(" in six  # more than five columns: smaller
+    assert 'strong("f")), "1", "", "", "", "", ""))' in six  # a short row is padded to the header's width
+    assert build_paper.to_typst([("table", ["a", "bb"], [["1", "2", "3"]])], Path("/r"), "T").endswith(
+        '#text(size: 8pt, table(columns: (1.00fr, 1.41fr,), stroke: 0.4pt, inset: 3pt, table.header(strong("a"), '
+        'strong("bb")), "1", "2"))\n')  # a long row is cut to the header's width
+    assert build_paper.to_typst([("table", ["a"], [])], Path("/r"), "T").endswith('table.header(strong("a"))))\n')
+    assert build_paper.to_typst([("figure", "/r/figures/f.png", "cap")], Path("/r"), "T").endswith(
+        '#figure(image("/figures/f.png", width: 100%), caption: text(size: 8pt, "cap"))\n')  # relative to the root
 
 
 def test_markdown_parts_round_trip_through_blocks():
@@ -140,6 +153,9 @@ def test_markdown_parts_round_trip_through_blocks():
     blocks = build_paper.parse_markdown(text)
     assert blocks == [("heading", 3, "Title"), ("para", "Caption text second line."),
                       ("table", ["a", "b"], [["x | y", "1.5"]])]
+    # a paragraph line right after a table ends the table (and a table line right after a paragraph the paragraph)
+    assert build_paper.parse_markdown("before\n| a |\n|---|\n| 1 |\nafter") == [
+        ("para", "before"), ("table", ["a"], [["1"]]), ("para", "after")]
 
 
 # -- the judges' verdicts on traces whose answer is known by construction ---------------------------------------------
@@ -399,7 +415,8 @@ def test_hoffman_table1_lists_each_minibatch_sizes_lowest_bound_setting(tmp_path
                 rows.append({"experiment": "hoffman_table1", "dataset": "d", "method": "online_lda", "label": "grid",
                              "seed": seed, "p_batch_size": size, "p_kappa": kappa, "p_tau0": tau0, "docs_seen": 1,
                              "elbo_per_word": -7.0 if (kappa, tau0) == best else -7.2 - 0.1 * kappa,
-                             "perplexity": 1500.0, "protocol": "document completion"})
+                             "perplexity": 1500.0 if (kappa, tau0) == best else 1600.0, "protocol": "document completion",
+                             "npmi": 0.1 * seed + kappa, "topic_diversity": 0.5, "recovery_cosine": 0.8})
     ctx = _PlotCtx({"hoffman_table1": pd.DataFrame(rows)}, tmp_path)
     figlib.load_plugin("hoffman_table1").draw(ctx)
     assert "Grid: kappa in {0.5, 0.7, 0.9} x tau0 in {1, 64, 256}; final perplexity after 1 documents, mean over 2 " \
@@ -408,6 +425,8 @@ def test_hoffman_table1_lists_each_minibatch_sizes_lowest_bound_setting(tmp_path
     assert got.loc[16, ["best kappa", "best tau0"]].tolist() == [0.5, 64.0]
     assert got.loc[256, ["best kappa", "best tau0"]].tolist() == [0.9, 1.0]
     assert got.loc[16, "perplexity (eq. 16 bound)"] == pytest.approx(np.exp(7.0))
+    assert got.loc[16, ["NPMI", "diversity", "recovery cos"]].tolist() == pytest.approx([0.55, 0.5, 0.8])  # the best's
+    assert "(choosing by it picks the same settings)" in ctx.caption, ctx.caption
     grid = pd.read_csv(tmp_path / "extra0.out")  # the full grid: one row per (S, kappa, tau0), no index column
     assert list(grid.columns[:3]) == ["p_batch_size", "p_kappa", "p_tau0"] and len(grid) == 6, grid.columns
 
@@ -435,6 +454,7 @@ def test_paisley_table11_3_lists_the_most_probable_topics_and_their_most_probabl
 
     class Ctx(_TableCtx):
         def model(self, experiment, label):
+            assert label in ("cnmf", "lgnmf"), (experiment, label)  # a run label, not the experiment
             return Model()
 
         def vocab(self, experiment):
@@ -468,6 +488,7 @@ def test_hu_table1_reports_means_over_seeds(tmp_path):
     figlib.load_plugin("hu_table1").draw(ctx)
     got = ctx.written.set_index("method")
     assert got["perplexity"].tolist() == pytest.approx([950.0, 2000.0]) and got["NPMI"].iloc[0] == pytest.approx(0.2)
+    assert list(ctx.written.columns) == ["corpus", "method", "perplexity", "seeds", "NPMI"]  # each column once
 
 
 def test_mcinerney_fig3_table_reads_the_best_alpha_the_nearest_n_and_streaming_vbs_best():
@@ -672,6 +693,7 @@ def _draw_table11_4(tmp_path, topics, vocab):
 
     class Ctx(_PlotCtx):
         def model(self, experiment, label):
+            assert label in ("cnmf", "lgnmf"), (experiment, label)  # a run label, not the experiment
             return Model()
 
         def vocab(self, experiment):
@@ -695,6 +717,14 @@ def test_paisley_tables_report_planted_purity_and_the_ranks_after_the_top_forty(
     assert ctx.written["rank"].tolist() == [41, 42, 43, 44, 45]
     assert ctx.caption.startswith("Most probable words of 5 less probable topics, evenly spaced over ranks 41-45."), ctx.caption
     assert ctx.written["planted-topic purity"].tolist() == pytest.approx([0.7] * 5)
+    assert "purity is the share of a topic's 10 words owned by one planted topic (mean 0.70 here)." in ctx.caption
+    # topics 41-42 lead with plain words, 43-45 with planted names: purity where known, blank elsewhere
+    mixed = np.zeros((45, 20))
+    mixed[:42, 10:] = mixed[42:, :10] = np.linspace(1.0, 0.1, 10) / 5.5
+    ctx = _draw_table11_4(tmp_path, mixed, vocab[:10] + [f"word{r}" for r in range(10)])
+    assert ctx.written["planted-topic purity"].tolist() == pytest.approx([np.nan, np.nan, 1.0, 1.0, 1.0], nan_ok=True)
+    ctx = _draw_table11_4(tmp_path, topics, [f"word{r}" for r in range(20)])  # no planted names: no purity at all
+    assert "planted-topic purity" not in ctx.written and "purity" not in ctx.caption, ctx.caption
 
 
 def test_paisley_table11_4_samples_eleven_of_the_ranks_after_the_top_forty(tmp_path):
@@ -751,6 +781,7 @@ def test_paisley_fig11_4_reads_the_most_probable_topics_and_matches_planted_topi
 
     class Ctx(_PlotCtx):
         def model(self, experiment, label):
+            assert label in ("cnmf", "lgnmf"), (experiment, label)  # a run label, not the experiment
             return Model()
 
         def truth(self, experiment):
@@ -759,6 +790,13 @@ def test_paisley_fig11_4_reads_the_most_probable_topics_and_matches_planted_topi
     ctx = Ctx({"paisley_fig11_4": pd.DataFrame()}, tmp_path)
     figlib.load_plugin("paisley_fig11_4").draw(ctx)
     assert "range from -0.50 to 0.50 (mean |corr| 0.50)" in ctx.caption, ctx.caption
+    # the Hinton diagram: one square per pair, |corr| on a side, centred on (column j, row i); rows run downwards
+    ax = ctx.fig.axes[0]
+    squares = {(p.get_x() + p.get_width() / 2, p.get_y() + p.get_height() / 2): p.get_width() for p in ax.patches}
+    assert len(squares) == 40 * 40 and squares[(0.0, 0.0)] == 1.0 and squares[(1.0, 0.0)] == 0.5
+    assert ax.patches[1].get_xy() == (0.75, -0.25) and ax.get_xlim() == (-0.5, 39.5) and ax.get_ylim() == (39.5, -0.5)
+    truth = {"topics": np.eye(K)}  # planted topics without a planted correlation: no agreement to give
+    assert figlib.load_plugin("paisley_fig11_4").planted_agreement(Model(), truth) is None
 
 
 def test_paisley_fig11_4_planted_agreement_matches_each_planted_topic_to_its_fitted_copy():
@@ -788,6 +826,14 @@ def test_paisley_fig11_3_table_is_the_mean_over_seeds_and_the_caption_names_the_
     ctx = _PlotCtx({"paisley_fig11_3": one_seed}, tmp_path)
     figlib.load_plugin("paisley_fig11_3").draw(ctx)
     assert "every 10th minibatch is held out" in ctx.caption and "(none had to be dropped)" in ctx.caption, ctx.caption
+    cnmf = [{**row, "method": "cnmf", "label": "cnmf", "p_m": 3, "npmi": 0.25, "topic_diversity": 0.5,
+             "recovery_cosine": 0.9} for row in rows]  # C-NMF drawn too
+    ctx = _PlotCtx({"paisley_fig11_3": pd.DataFrame(rows + cnmf)}, tmp_path)
+    figlib.load_plugin("paisley_fig11_3").draw(ctx)
+    assert [line.get_label() for line in ctx.fig.axes[0].lines] == ["Bayesian NMF (SVI)", "correlated NMF (SVI)"]
+    assert "| 5 | 10 | correlated NMF (SVI) | -7.2000 | 0.250 |" in ctx.body, ctx.body  # with its topic quality (NPMI .3f)
+    assert ctx.body.splitlines()[0].endswith("| NPMI | diversity | recovery cos |"), ctx.body
+    assert "C-NMF latent dimension m = 3. " in ctx.caption, ctx.caption
 
 
 def test_hu_fig4_reads_the_first_seed_the_heaviest_grid_point_and_the_posterior_relative_to_its_max(tmp_path):
@@ -808,6 +854,7 @@ def test_hu_fig4_reads_the_first_seed_the_heaviest_grid_point_and_the_posterior_
 
     class Ctx(_PlotCtx):
         def model(self, experiment, label):
+            assert label in ("cnmf", "lgnmf"), (experiment, label)  # a run label, not the experiment
             return model
 
     ctx = Ctx({"hu_fig1": pd.DataFrame(rows)}, tmp_path)
@@ -818,13 +865,41 @@ def test_hu_fig4_reads_the_first_seed_the_heaviest_grid_point_and_the_posterior_
     np.testing.assert_allclose(ctx.fig.axes[0].lines[0].get_xdata(), [-1.0, 0.0, 1.0])  # against log10 alpha, sorted
     band = ctx.fig.axes[0].patches[0]  # the placed grid, log10 alpha -1 to 1
     assert (band.get_x(), band.get_x() + band.get_width()) == pytest.approx((-1.0, 1.0))
+    # bottom: the weights as bars at the grid points on a 0-1 axis; its twin the held-out scores against the grid and no
+    # validation curve (criterion eq. 8, all NaN), which the note names
+    bottom = [ax for ax in ctx.fig.axes if ax.get_xlabel() == "log10 alpha (grid points)"][0]
+    bars = [(bar.get_x() + bar.get_width() / 2, bar.get_height()) for bar in bottom.patches]
+    assert bars == [(pytest.approx(-1.0), 0.1), (pytest.approx(0.0), 0.6), (pytest.approx(1.0), 0.3)]
+    assert bottom.get_ylim() == (0.0, 1.0) and bottom is not ctx.fig.axes[0]
+    (twin,) = [ax for ax in ctx.fig.axes if ax.get_ylabel() == "log predictive, nats"]
+    held_out = [line for line in twin.lines if line.get_label() == "held-out nats / word"][0]
+    np.testing.assert_allclose(held_out.get_xdata(), [-1.0, 0.0, 1.0])
+    np.testing.assert_allclose(held_out.get_ydata(), [-7.1, -7.0, -7.05])
+    assert "validation nats / token" not in [line.get_label() for line in twin.lines]
+    assert not [ax for ax in ctx.fig.axes if ax.get_ylabel() == "validation nats / token"]  # no finite search scores
+    assert "grid placed by eq. 8 at log10 alpha = 0.00 (sd 0.500 decades); eq. 8's best search point log10 alpha = " \
+           "0.00; weight" in ctx.caption, ctx.caption
+    model.validation = np.array([-6.0, np.nan, -6.2])  # some finite validation scores: the validation criterion
+    model.search[:, 2] = [np.nan, -6.1, np.nan]
+    ctx = Ctx({"hu_fig1": pd.DataFrame(rows)}, tmp_path)
+    figlib.load_plugin("hu_fig4").draw(ctx)
+    assert "grid placed by validation at" in ctx.caption, ctx.caption
+    (twin,) = [ax for ax in ctx.fig.axes if ax.get_ylabel() == "log predictive, nats"]
+    (validation,) = [line for line in twin.lines if line.get_label() == "validation nats / token"]
+    np.testing.assert_allclose(validation.get_xdata(), [-1.0, 0.0, 1.0])  # against the grid
+    np.testing.assert_allclose(validation.get_ydata(), [-6.0, np.nan, -6.2])
+    assert [ax for ax in ctx.fig.axes if ax.get_ylabel() == "validation nats / token"]  # the search's, on the top twin
+    model.search = np.zeros((0, 3))  # no search recorded: the grid alone, no search point named
+    ctx = Ctx({"hu_fig1": pd.DataFrame(rows)}, tmp_path)
+    figlib.load_plugin("hu_fig4").draw(ctx)
+    assert "best search point" not in ctx.caption and not ctx.fig.axes[0].lines, ctx.caption
 
 
-def _mcinerney_fig1(tmp_path, finals, excluded=3):
+def _mcinerney_fig1(tmp_path, finals, excluded=3, method="population_vb"):
     """McInerney et al. 2015, Fig. 1 drawn from one population VB line: per seed (final score, final baseline, look-ahead
     documents); the first checkpoint scores -11 against a baseline of -12; ``excluded`` documents dropped from each
     window (None: no such column). Returns the context and the table's rows."""
-    rows = [{"experiment": "mcinerney_fig1_d", "dataset": "d", "method": "population_vb", "label": "pvb", "seed": seed,
+    rows = [{"experiment": "mcinerney_fig1_d", "dataset": "d", "method": method, "label": "pvb", "seed": seed,
              "p_log10_population": 4.0, "p_K": 5, "docs_seen": docs, "eval_kind": "lookahead", "stream": "time_ordered",
              "loglik_per_word": score if docs == 100 else -11.0, "unigram_loglik_per_word": base if docs == 100 else -12.0,
              "heldout_docs": ahead, "corpus_size": 1000, "protocol": "halves", "npmi": (0.1, 0.2, 0.6)[seed],
@@ -858,6 +933,9 @@ def test_mcinerney_fig1_table_is_the_mean_over_seeds_of_the_final_look_ahead_sco
     assert baseline.get_ydata()[-1] == pytest.approx(-9.2)  # the baseline's mean over seeds, not the model's -7.2
     model = [line for line in ctx.fig.axes[0].lines if line.get_label().startswith("population VB")][0]
     assert list(model.get_ydata()) == pytest.approx([-11.0, -7.2])  # the model's look-ahead score, mean over seeds
+    assert list(baseline.get_xdata()) == [50, 100] and int(row["final docs seen"]) == 100  # not the 70 look-ahead
+    ctx, got = _mcinerney_fig1(tmp_path, ((-7.0, -9.0, 50), (-7.1, -9.1, 60)), method="streaming_vb")
+    assert got["line"].str.startswith("streaming VB").tolist() == [True], ctx.body  # streaming VB is drawn too
 
 
 def test_mcinerney_fig1_caption_names_the_lines_ending_below_the_baseline(tmp_path):
@@ -887,6 +965,7 @@ def test_hu_small_figure_draws_lgnmf_at_total_time_and_at_total_over_the_grid_si
     ctx = _PlotCtx({"hu_fig1": pd.DataFrame(rows + [batch])}, tmp_path)
     figlib.load_plugin("hu_fig1").draw(ctx)
     assert drawn == [("perplexity", [40.0, 80.0]), ("perplexity", [10.0, 20.0]), ("perplexity", [100.0])]
+    assert ctx.fig.axes[0].get_xscale() == "log"  # Hu et al. 2014, Fig. 1: seconds on a log axis
     assert " LG-NMF: K = 5, 4 grid points, grid = laplace " in ctx.caption, ctx.caption  # from LG-NMF's runs
 
 
@@ -961,6 +1040,8 @@ def test_hoffman_fig2_draws_every_online_method_and_batch_vb_against_cpu_seconds
     ctx = _PlotCtx({"hoffman_fig2": pd.DataFrame(rows)}, tmp_path)
     figlib.load_plugin("hoffman_fig2").draw(ctx)
     baseline = [line for line in ctx.fig.axes[1].lines if line.get_label() == figlib.BASELINE.name]
+    assert [a.get_xscale() for a in ctx.fig.axes[:2]] == ["log", "log"]  # Hoffman et al. 2010, Fig. 2: log CPU time
+    assert "Learning parameters per size: S=16: kappa=0.7, tau0=64." in ctx.caption, ctx.caption
     assert len(baseline) == 1 and baseline[0].get_ydata()[0] == 2000.0  # on the completion panel
     assert sorted((m, y) for m, y, _, _ in drawn) == sorted([("online_lda", "bound_perplexity"), ("online_lda", "perplexity"),
                                                             ("gensim_lda", "perplexity"), ("batch_lda", "bound_perplexity"),
@@ -1004,9 +1085,11 @@ def test_hoffman_fig1_follows_the_most_prevalent_topic_from_the_first_checkpoint
 
     class Ctx(_PlotCtx):
         def model_path(self, experiment, label):
+            assert (experiment, label) == ("hoffman_fig1", "online_full")
             return "model.npz"
 
         def model(self, experiment, label):
+            assert (experiment, label) == ("hoffman_fig1", "online_full")
             return Model()
 
         def vocab(self, experiment):
@@ -1024,8 +1107,17 @@ def test_hoffman_fig1_follows_the_most_prevalent_topic_from_the_first_checkpoint
     # left, the eq. 16 bound exp(7) of both lines; middle, completion's 1000 of both and the baseline's 2000
     assert [list(line.get_ydata()) for line in ctx.fig.axes[0].lines] == [[pytest.approx(np.exp(7.0))] * 2] * 2
     assert [list(line.get_ydata()) for line in ctx.fig.axes[1].lines] == [[1000.0] * 2] * 2 + [[2000.0] * 2]
+    assert [a.get_xscale() for a in ctx.fig.axes[:2]] == ["log", "log"]  # Hoffman et al. 2010, Fig. 1: log documents
     assert "online_full: S = 16, kappa = 0.7, tau0 = 64, 1,000 documents seen; online_subset: S = 16" in ctx.caption
     assert "K = 2; subset = 100 documents." in ctx.caption, ctx.caption
+    # ten checkpoints of nine top words: six evenly spaced columns (checkpoints 0, 2, 4, 5, 7, 9), eight words each
+    vocab[:] = [f"w{v}" for v in range(9)]
+    monkeypatch.setattr(figlib, "topic_history", lambda path: (np.tile(np.arange(9), (10, 2, 1)), np.arange(1, 11) * 10))
+    ctx = Ctx({"hoffman_fig1": pd.DataFrame(rows)}, tmp_path)
+    figlib.load_plugin("hoffman_fig1").draw(ctx)
+    cells = ctx.fig.axes[2].tables[0].get_celld()
+    assert [cells[(0, j)].get_text().get_text() for j in range(6)] == ["10", "30", "50", "60", "80", "100"]
+    assert max(r for r, _ in cells) == 8 and max(c for _, c in cells) == 5 and cells[(8, 0)].get_text().get_text() == "w7"
 
 
 def test_mcinerney_fig3_caption_names_the_look_ahead_window(tmp_path):
@@ -1038,6 +1130,17 @@ def test_mcinerney_fig3_caption_names_the_look_ahead_window(tmp_path):
     ctx = _PlotCtx({"mcinerney_fig1_x": pd.DataFrame(rows)}, tmp_path)
     figlib.load_plugin("mcinerney_fig3").draw(ctx)
     assert "(d: n = 50)" in ctx.caption, ctx.caption
+    (ax,) = ctx.fig.axes  # population VB's final score against log10 alpha; one seed: no band; no streaming VB: no line
+    assert [(list(l.get_xdata()), list(l.get_ydata())) for l in ax.lines if l.get_label() == "population VB"] == [
+        ([2.0, 3.0, 4.0], pytest.approx([-7.05, -7.0, -7.05]))]
+    assert not ax.collections and not [l for l in ax.lines if l.get_label().startswith("streaming VB")]
+    header, _, cells = ctx.body.splitlines()[:3]
+    assert "_stats" not in header and "| seeds |" in header + " |" and "| 3.4770 |" in cells  # log10 3000, 3 decimals
+    svb = [{**rows[0], "method": "streaming_vb", "label": "svb", "p_log10_population": np.nan, "docs_seen": docs,
+            "loglik_per_word": score} for docs, score in ((1, -7.5), (2, -7.2))]
+    ctx = _PlotCtx({"mcinerney_fig1_x": pd.DataFrame(rows + svb)}, tmp_path)
+    figlib.load_plugin("mcinerney_fig3").draw(ctx)  # streaming VB's final score: a dotted level line
+    assert [list(l.get_ydata()) for l in ctx.fig.axes[0].lines if l.get_label().startswith("streaming VB")] == [[-7.2, -7.2]]
 
 
 # -- tenth pass: the judges' inputs (which runs, which rows, which clock, which target) ---------------------------------
@@ -1334,6 +1437,24 @@ def test_shorttext_figure_tables_first_final_and_baseline_and_says_which_lines_e
     assert smooth["final minus unigram"] == pytest.approx(0.25) and smooth["seeds"] == 2, ctx.body
     assert "below the baseline: t streaming VB alpha = 0.01, eta = 0.01 (-0.650" in ctx.caption, ctx.caption
     assert "0.5, eta = 0.5 (" not in ctx.caption and "(-6.000 -> -6.300)" in ctx.caption, ctx.caption
+    baseline = [line for line in ctx.fig.axes[0].lines if line.get_label() == figlib.BASELINE.name]
+    assert [list(line.get_xdata()) for line in baseline] == [[100, 1000]]  # against documents seen
+    # three seeds of alpha 0.1, eta 0.3: means over seeds (not medians) of first -7, -7, -7.3, final -6, -6, -6.9,
+    # baseline -5, -5, -5.6 and final minus baseline -1, -1, -1.3
+    three = [{**rows[0], "p_alpha": 0.1, "p_eta": 0.3, "seed": seed, "docs_seen": docs, "loglik_per_word": score,
+              "unigram_loglik_per_word": base, "stream": "shuffled"}
+             for seed, (first, final, base) in enumerate(((-7.0, -6.0, -5.0), (-7.0, -6.0, -5.0), (-7.3, -6.9, -5.6)))
+             for docs, score in ((1000, final), (100, first))]
+    means = Ctx({"shorttext_alpha_t": pd.DataFrame(three)}, tmp_path)
+    figlib.load_plugin("shorttext_alpha").draw(means)
+    assert means.body.splitlines()[2] == ("| t | streaming VB | shuffled | 0.1 | 0.3 | -7.1000 | -6.3000 | -5.2000 | "
+                                          "-1.1000 | 3 |"), means.body
+    assert "t (8.0 tokens a document on average)" in means.caption, means.caption
+    settings = three + [{**r, "p_eta": 0.5} for r in three] + [{**r, "p_alpha": 0.2} for r in three]
+    two = Ctx({"shorttext_alpha_t": pd.DataFrame(settings)}, tmp_path)
+    figlib.load_plugin("shorttext_alpha").draw(two)  # (alpha, eta) = (0.1, 0.3), (0.1, 0.5), (0.2, 0.3): three lines
+    assert [tuple(c.strip() for c in line.split("|")[4:6]) for line in two.body.splitlines()[2:]] == [
+        ("0.1", "0.3"), ("0.1", "0.5"), ("0.2", "0.3")], two.body
     assert "8.0 tokens a document" in ctx.caption, ctx.caption
     baseline = [line for line in ctx.fig.axes[0].lines if line.get_label() == figlib.BASELINE.name][0]
     np.testing.assert_allclose(baseline.get_ydata(), [-5.6, -5.65])
@@ -1690,8 +1811,10 @@ def test_hu_online_figures_draw_perplexity_against_documents_and_against_fit_tim
         drawn = []
         monkeypatch.setattr(figlib, "plot_mean_spread",
                             lambda ax, frame, x, y, *a, **k: drawn.append((x, y, frame[x].tolist())))
-        figlib.load_plugin(name).draw(_PlotCtx({"hu_fig5": pd.DataFrame(rows)}, tmp_path))
+        ctx = _PlotCtx({"hu_fig5": pd.DataFrame(rows)}, tmp_path)
+        figlib.load_plugin(name).draw(ctx)
         assert drawn == [(x, "perplexity", xs)], (name, drawn)
+        assert ctx.fig.axes[0].get_xscale() == "log", name  # Hu et al. 2014, Figs. 5-6: log x
 
 
 def test_mcinerney_best_setting_is_the_mean_not_the_median_over_seeds():
@@ -1734,6 +1857,10 @@ def test_mcinerney_labels_and_corpus_notes():
 
     assert _mcinerney.corpus_notes(Ctx()) == ["p: planted, V = 1,000, 5 planted topics, lengths poisson(20); topic "
                                               "prevalence: drifts."]
+    Ctx.corpus = lambda self, experiment: {"name": "r", "source": "uci", "n_words": 50}  # a real corpus: no generator
+    assert _mcinerney.corpus_notes(Ctx()) == ["r: uci, V = 50."]
+    # a setting's value: %g for a float, as given otherwise (a string setting is not formatted as a number)
+    assert _mcinerney.setting_text({"p_tau0": 64.0, "p_mode": "fast"}) == ", best tau0 = 64, mode = fast"
 
 
 def test_paisley_table11_4_is_empty_when_k_is_the_top_forty(tmp_path):
@@ -1751,6 +1878,7 @@ def test_paisley_table11_4_is_empty_when_k_is_the_top_forty(tmp_path):
 
     class Ctx(_PlotCtx):
         def model(self, experiment, label):
+            assert label in ("cnmf", "lgnmf"), (experiment, label)  # a run label, not the experiment
             return Model()
 
         def vocab(self, experiment):
@@ -1774,6 +1902,7 @@ def test_hu_fig4_leaves_out_grid_scores_when_a_grid_point_has_none(tmp_path):
 
     class Ctx(_PlotCtx):
         def model(self, experiment, label):
+            assert label in ("cnmf", "lgnmf"), (experiment, label)  # a run label, not the experiment
             return model
 
     ctx = Ctx({"hu_fig1": pd.DataFrame(rows)}, tmp_path)
@@ -1796,6 +1925,7 @@ def test_hu_fig4_draws_the_searchs_validation_scores_against_log10_alpha(tmp_pat
 
     class Ctx(_PlotCtx):
         def model(self, experiment, label):
+            assert label in ("cnmf", "lgnmf"), (experiment, label)  # a run label, not the experiment
             return model
 
     ctx = Ctx({"hu_fig1": pd.DataFrame(rows)}, tmp_path)
@@ -1957,6 +2087,7 @@ def test_markdown_table_and_captions_by_hand(tmp_path):
 
     frame = pd.DataFrame({"method": ["a|b"], "x": [1.5], "y": [np.nan]})
     assert figlib.markdown_table(frame) == "| method | x | y |\n|---|---:|---:|\n| a\\|b | 1.5000 |  |"
+    assert figlib.markdown_table(frame, ".1f").endswith("| 1.5 |  |")  # one format for every float column
     figlib.write_caption(str(tmp_path / "part.md"), "T", "cap", "body", drawn_from="d1", picture="p1")
     assert (tmp_path / "part.md").read_text() == f"### T\n\ncap\n\nbody\n\n{PICTURE}p1 -->\n\n{DRAWN_FROM}d1 -->\n"
     assert figlib.rst_caption("T", "a*b_c|`d`\\") == "**T.** a\\*b\\_c\\|\\`d\\`\\\\\n"
@@ -1967,6 +2098,7 @@ def test_markdown_table_and_captions_by_hand(tmp_path):
     pytest.param("extra", ("figures/../../x.png",), id="extra-climbing-out"),
     pytest.param("extra", ("other/x.png",), id="extra-outside-figures-and-tables"),
     pytest.param("extra", ("figures",), id="extra-the-folder-itself"),
+    pytest.param("models", "online_full", id="models-a-bare-string"), pytest.param("extra", ("",), id="extra-an-empty-name"),
 ])
 def test_figure_declaration_refuses(field, value):
     with pytest.raises(ValueError, match=field):
@@ -2002,6 +2134,7 @@ def test_context_frames_models_and_parts(tmp_path):
     with pytest.raises(ValueError, match="must pass its table"):
         ctx.write("cap")
     ctx.write("cap", table=pd.DataFrame({"m": ["x"], "v": [1.5]}))
+    assert Path(outs["rst"]).read_text() == "**T.** cap\n"  # the report's caption: title, then caption
     assert list(pd.read_csv(outs["csv"]).columns) == ["m", "v", "drawn_from_all_traces_sha256"]
     picture = figlib.Figure(paper="hu", title="F", experiments=("a",))
     with pytest.raises(ValueError, match="save its picture"):
@@ -2009,10 +2142,10 @@ def test_context_frames_models_and_parts(tmp_path):
 
 
 def test_quality_columns_keep_the_order_of_first_appearance():
-    final = pd.DataFrame({"method": ["b", "a", "b"], "npmi": [0.1, 0.2, 0.3], "recovery_cosine": np.nan})
+    final = pd.DataFrame({"method": ["b", "a", "b", "b"], "npmi": [0.1, 0.2, 0.3, 0.8], "recovery_cosine": np.nan})
     got = figlib.quality_columns(final, ["method"])
     assert got.index.tolist() == ["b", "a"] and got.columns.tolist() == ["NPMI"]
-    np.testing.assert_allclose(got["NPMI"], [0.2, 0.2])
+    np.testing.assert_allclose(got["NPMI"], [0.4, 0.2])  # the mean over b's runs (their median is 0.3)
 
 
 def test_topic_history_and_bound_perplexity_need_their_records(tmp_path):
@@ -2179,10 +2312,12 @@ def test_several_runs_under_one_key_name_the_key_and_what_differs(keys, where):
 @pytest.mark.parametrize("record, provenance, refused", [
     pytest.param("s\n1.5\n", "x", "not a Snakemake benchmark record", id="record-without-max_rss"),
     pytest.param("s\tmax_rss\n1.5\t10\n", ["x", "y"], "records no single", id="trace-of-two-provenances"),
+    pytest.param("s\tmax_rss\n1.5\t10\n", [], "records no single", id="trace-without-rows"),
+    pytest.param("max_rss\n10\n", "x", "not a Snakemake benchmark record", id="record-without-s"),
 ])
 def test_benchmarks_table_refuses_a_row_it_cannot_fill(tmp_path, record, provenance, refused):
-    """benchmarks_table.py: a record without max_rss, or a trace whose rows disagree on their provenance -> stopped
-    naming the file, before any table is written."""
+    """benchmarks_table.py: a record without max_rss, or a trace whose rows disagree on their provenance or has none
+    -> stopped naming the file, before any table is written."""
     import runpy
     from types import SimpleNamespace
 
@@ -2194,7 +2329,7 @@ def test_benchmarks_table_refuses_a_row_it_cannot_fill(tmp_path, record, provena
     trace = tmp_path / "runs" / "exp" / "ds" / "oLDA" / "r" / "trace.parquet"
     trace.parent.mkdir(parents=True)
     values = provenance if isinstance(provenance, list) else [provenance]
-    pd.DataFrame([{column: v for column in PROVENANCE} for v in values]).to_parquet(trace)
+    pd.DataFrame([{column: v for column in PROVENANCE} for v in values], columns=list(PROVENANCE)).to_parquet(trace)
     smk = SimpleNamespace(scriptdir=str(REPO / "workflow" / "scripts"),
                           input=SimpleNamespace(records=[str(records)], traces=[str(trace)], corpora=[]),
                           output=SimpleNamespace(table=str(tmp_path / "tables" / "b.csv"),
@@ -2202,3 +2337,282 @@ def test_benchmarks_table_refuses_a_row_it_cannot_fill(tmp_path, record, provena
     with pytest.raises(SystemExit, match=refused):
         runpy.run_path(str(REPO / "workflow" / "scripts" / "benchmarks_table.py"), init_globals={"snakemake": smk})
     assert not (tmp_path / "tables" / "b.csv").exists()
+
+
+# -- figlib's shared curve and styles, by hand ------------------------------------------------------------------
+
+def test_style_of_a_method_outside_the_table_is_its_own_name_in_grey():
+    """A plugin method missing from figlib.METHODS is drawn and named under its own name (not a KeyError)."""
+    assert figlib.style("my_plugin") == {"label": "my_plugin", "color": "tab:gray", "linestyle": "-"}
+    assert figlib.name("my_plugin") == "my_plugin" and figlib.name("online_lda") == "online VB LDA"
+
+
+def test_plot_mean_spread_draws_the_mean_over_seeds_and_its_min_max_band():
+    """Three seeds whose checkpoints sit at different docs_seen: checkpoint i is drawn at the mean x of the seeds' i-th
+    checkpoints and the mean y, shaded from the seeds' minimum to their maximum; styled and named from METHODS."""
+    frame = pd.DataFrame({"seed": [0, 0, 1, 1, 2, 2], "docs_seen": [1, 10, 2, 20, 6, 60],
+                          "y": [1.0, 4.0, 2.0, 5.0, 9.0, 9.0]})
+    fig, ax = figlib.plt.subplots()
+    line = figlib.plot_mean_spread(ax, frame.sample(frac=1, random_state=0), "docs_seen", "y", method="online_lda")
+    np.testing.assert_allclose(line.get_xdata(), [3.0, 30.0])  # mean docs_seen (the median would be 2, 20)
+    np.testing.assert_allclose(line.get_ydata(), [4.0, 6.0])
+    assert line.get_label() == "online VB LDA" and line.get_color() == "tab:blue"
+    (band,) = ax.collections
+    vertices = band.get_paths()[0].vertices
+    assert {tuple(v) for v in vertices} >= {(3.0, 1.0), (30.0, 4.0), (3.0, 9.0), (30.0, 9.0)}  # low and high edges
+    assert set(vertices[:, 0]) == {3.0, 30.0}
+    other = figlib.plot_mean_spread(ax, frame, "docs_seen", "y", label="mine")  # no method: matplotlib's own colour
+    assert other.get_label() == "mine" and other.get_color() != figlib.style("no_such_method")["color"]
+    figlib.plt.close(fig)
+
+
+def test_fallback_pdf_lays_out_the_title_note_wrapped_text_pictures_and_table_rows(tmp_path, monkeypatch):
+    """build_paper.fallback_pdf (the PDF when Typst is missing or fails), its pages caught as drawn: the title given
+    (not the blocks' own level-1 heading), the note saying why, each text wrapped to the A4 width its font fits
+    (6.87 in of 72 pt: 116 characters of 8.5 pt serif, 73 of 12 pt bold, 113 of 7 pt monospace), lines stepped down by
+    1.35 line heights and a block by 0.6 more, a new page before the bottom margin, a tall picture capped at the page
+    height less 1.5 in on a page of its own, and a table as one "header: cell" line per row (empty cells left out)."""
+    import textwrap
+    from matplotlib.backends import backend_pdf
+
+    pages = []
+
+    class Pages:  # PdfPages, keeping the figures instead of writing them
+        def __init__(self, path):
+            pass
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def savefig(self, fig):
+            pages.append(fig)
+
+    monkeypatch.setattr(backend_pdf, "PdfPages", Pages)
+    png = tmp_path / "p.png"
+    figlib.plt.imsave(png, np.zeros((100, 50, 3)))  # 1:2: 13.74 in high at the text width, capped at 8.79 in
+    para, heading, row = "word " * 1500, "long heading " * 10, "x" * 150
+    blocks = [("heading", 1, "Own title"), ("heading", 2, heading), ("para", para), ("figure", str(png), "cap"),
+              ("table", ["h", "e", "k"], [[row, "", "v"]])]
+    build_paper.fallback_pdf(blocks, str(tmp_path / "out.pdf"), "Title", "why")
+    H, top, left = 11.69, 11.69 - 0.7, 0.7 / 8.27
+    texts = [(t.get_text(), t.get_fontsize(), t.get_weight(), t.get_family()[0], t.get_position()[1] * H)
+             for page in pages for t in page.texts]
+    assert texts[0] == ("Title", 14, "bold", "serif", pytest.approx(top))
+    assert pages[0].texts[0].get_position()[0] == pytest.approx(left)
+    note = textwrap.wrap("[This PDF was drawn by the plain matplotlib fallback, not Typst: why.]", 116)
+    assert [t[0] for t in texts[1:1 + len(note)]] == note and texts[1][1] == 8.5
+    assert texts[1][4] == pytest.approx(top - 14 / 72 * 1.35 - 14 / 72 * 0.6)  # after the title's line and its gap
+    i = 1 + len(note)
+    wrapped = textwrap.wrap(heading, 73)
+    assert [t[:3] for t in texts[i:i + len(wrapped)]] == [(w, 12, "bold") for w in wrapped]
+    assert texts[i + 1][4] - texts[i][4] == pytest.approx(-12 / 72 * 1.35)
+    i += len(wrapped)
+    lines = textwrap.wrap(para, 116)
+    assert [t[0] for t in texts[i:i + len(lines)]] == lines and {t[1] for t in texts[i:i + len(lines)]} == {8.5}
+    i += len(lines)
+    assert texts[i][:2] == ("cap", 7) and [t[:4] for t in texts[i + 1:]] == [
+        (w, 7, "normal", "monospace") for w in textwrap.wrap(f"h: {row}; k: v", 113)]
+    # page 1: title, note, heading, then the paragraph's lines while they start 1.4 line heights above the margin:
+    # from 9.83 in down by 0.159 in, 57 lines (the 58th would start at 0.75 in < 0.7 + 0.165); the rest on page 2
+    assert len(pages) == 3 and len(pages[0].texts) == 1 + len(note) + len(wrapped) + 57
+    assert pages[1].texts[0].get_text() == lines[57] and pages[1].texts[0].get_position()[1] * H == pytest.approx(top)
+    (ax,) = pages[2].axes  # the picture did not fit below page 2's text: a page of its own, at its top
+    x, y, w, h = ax.get_position().bounds
+    assert (x, y + h, w * 8.27, h * H) == pytest.approx((left, top / H, 8.79 / 2, 8.79))
+    assert pages[2].texts[0].get_text() == "cap" and pages[2].texts[0].get_position()[1] * H == pytest.approx(
+        top - 8.79 - 0.1)
+    # a wide picture (2:1) fits below a level-2 heading on the first page: 6.87 x 3.435 in; a level-1 heading is
+    # dropped only as the blocks' first (the title), anything else is kept
+    wide = tmp_path / "wide.png"
+    figlib.plt.imsave(wide, np.zeros((50, 100, 3)))
+    pages.clear()
+    build_paper.fallback_pdf([("heading", 2, "Sec"), ("figure", str(wide), "c2")], str(tmp_path / "b.pdf"), "T", "w")
+    (page,) = pages
+    assert [t.get_text() for t in page.texts][-2:] == ["Sec", "c2"]
+    x, y, w, h = page.axes[0].get_position().bounds
+    assert (w * 8.27, h * H) == pytest.approx((6.87, 3.435))
+    pages.clear()
+    build_paper.fallback_pdf([("heading", 1, "Own"), ("para", "x")], str(tmp_path / "c.pdf"), "T", "w")
+    assert [t.get_text() for t in pages[0].texts][-1:] == ["x"] and "Own" not in [t.get_text() for t in pages[0].texts]
+
+
+def test_provenance_names_the_fits_versions_sorted_and_every_package_of_the_build():
+    """build_paper.provenance: each recorded version column of the fits, named without '_version', its values sorted;
+    the code versions sorted; the build's own packages, each named (the paper's record of what made it)."""
+    traces = pd.DataFrame({"experiment": "e", "dataset": "d", "method": "m", "label": "l", "seed": [0, 1],
+                           "corpus_size": 10, "git_sha": ["b2", "a1"], "docs_seen": 1, "fit_wall_s": 1.0,
+                           **{f"{p}_version": ["2", "1"] for p in ("topicbench", "python", "numpy", "scipy", "numba",
+                                                                   "pandas")}})
+    text = " ".join(str(b[-1]) for b in build_paper.provenance(traces, [], "res", "typst x"))
+    assert "Code version(s) of the fits: a1, b2." in text
+    assert ("Package versions recorded by the fits: topicbench 1, 2; python 1, 2; numpy 1, 2; scipy 1, 2; numba 1, 2; "
+            "pandas 1, 2.") in text
+    built = build_paper.versions().split(", ")
+    assert [v.split(" ")[0] for v in built] == ["topicbench", "numpy", "scipy", "numba", "pandas", "pyarrow",
+                                                "matplotlib", "snakemake", "gensim", "scikit-learn", "typst"]
+
+
+@pytest.mark.parametrize("text, why", [("", "an unrecorded"), ("### T\n\ncap\n", "an unrecorded"),
+                                       ("### T\n\n<!-- drawn from all_traces.parquet sha256 x -->\n", "another")])
+def test_paper_refuses_a_part_drawn_from_no_or_another_aggregate(tmp_path, text, why):
+    """check_parts: an empty part, a part without its DRAWN_FROM record, or one recording another aggregate is
+    refused by name (a SystemExit, not an IndexError)."""
+    md = tmp_path / "p.md"
+    md.write_text(text)
+    with pytest.raises(SystemExit, match=f"drawn from {why} all_traces.parquet"):
+        build_paper.check_parts([{"md": str(md), "png": None}], "t.parquet", "0" * 64)
+
+
+def test_paper_when_typst_fails_says_so_and_fills_what_the_build_lacks(tmp_path, monkeypatch):
+    """main with a Typst that fails: the PDF is the fallback's and the paper's provenance says the fallback typeset it
+    (never Typst); a template without a title heading gives the title 'topicbench'; no findings part leaves its
+    sentence in the findings' place."""
+    import hashlib
+    import types
+    from types import SimpleNamespace
+
+    failing = types.ModuleType("typst")
+    failing.compile = lambda *a, **k: (_ for _ in ()).throw(RuntimeError("boom"))
+    monkeypatch.setitem(sys.modules, "typst", failing)
+    traces = tmp_path / "all_traces.parquet"
+    pd.DataFrame({"experiment": "a", "dataset": "d", "method": "m", "label": "l", "seed": [0], "corpus_size": 10,
+                  "git_sha": "abc", "docs_seen": 1, "fit_wall_s": 1.0}).to_parquet(traces)
+    fig, ax = figlib.plt.subplots(figsize=(1, 1))
+    png = tmp_path / "fig.png"
+    figlib.write_caption(str(tmp_path / "fig.md"), "Fig T", "Fig caption.", drawn_from=hashlib.sha256(
+        traces.read_bytes()).hexdigest(), picture=figlib.save_figure(fig, str(png)))
+    (tmp_path / "template.md").write_text("Intro text.\n\n{{findings}}\n\n{{provenance}}\n")
+    out = {k: str(tmp_path / "paper" / f"topicbench.{k}") for k in ("md", "typ", "pdf")}
+    smk = SimpleNamespace(input=SimpleNamespace(traces=str(traces), template=str(tmp_path / "template.md"), benchmarks=[]),
+                          output=SimpleNamespace(**out), params=SimpleNamespace(
+                              parts=[{"paper": "hu", "md": str(tmp_path / "fig.md"), "png": str(png)}], papers=figlib.PAPERS))
+    build_paper.main(smk)
+    md = Path(out["md"]).read_text()
+    assert "Typeset by: matplotlib fallback: typst failed: boom." in md and "Typeset by: typst" not in md
+    assert "\nThe findings table is not part of this build.\n" in md
+    assert '#set document(title: "topicbench")' in Path(out["typ"]).read_text()
+    assert b"Matplotlib" in Path(out["pdf"]).read_bytes()
+
+
+def test_benchmarks_table_and_picture_by_hand(tmp_path, monkeypatch):
+    """benchmarks_table.py on a fit (online_lda, 2.5 s, 300 MB) and a prepare (4 s, 50 MB): the table leads with
+    stage, method and job, once each; the picture puts wall time on a log x axis and peak memory on y, one point per
+    job, a method in its METHODS style and the prepare in grey under its own name."""
+    import runpy
+    import json as json_
+    from types import SimpleNamespace
+
+    from topicbench.traces import PROVENANCE
+
+    drawn = []
+    monkeypatch.setattr(figlib, "save_figure", lambda fig, png, pdf=None: drawn.append(fig) or "sha")
+    fit = tmp_path / "benchmarks" / "runs" / "exp" / "ds" / "online_lda" / "r.tsv"
+    prep = tmp_path / "benchmarks" / "prepare" / "ds.tsv"
+    for record, row in ((fit, "2.5\t300\n"), (prep, "4.0\t50\n")):
+        record.parent.mkdir(parents=True)
+        record.write_text("s\tmax_rss\n" + row)
+    trace = tmp_path / "runs" / "exp" / "ds" / "online_lda" / "r" / "trace.parquet"
+    trace.parent.mkdir(parents=True)
+    pd.DataFrame([{c: "v" for c in PROVENANCE}]).to_parquet(trace)
+    corpus = tmp_path / "corpora" / "ds" / "corpus.json"
+    corpus.parent.mkdir(parents=True)
+    corpus.write_text(json_.dumps({"prepared_by": {c: "v" for c in PROVENANCE}, "content_sha256": "v"}))
+    smk = SimpleNamespace(scriptdir=str(REPO / "workflow" / "scripts"),
+                          input=SimpleNamespace(records=[str(fit), str(prep)], traces=[str(trace)], corpora=[str(corpus)]),
+                          output=SimpleNamespace(table=str(tmp_path / "tables" / "b.csv"),
+                                                 figure=str(tmp_path / "figures" / "b.png")))
+    runpy.run_path(str(REPO / "workflow" / "scripts" / "benchmarks_table.py"), init_globals={"snakemake": smk})
+    table = pd.read_csv(tmp_path / "tables" / "b.csv")
+    header = (tmp_path / "tables" / "b.csv").read_text().splitlines()[0].split(",")
+    assert header[:5] == ["stage", "method", "job", "s", "max_rss"] and len(set(header)) == len(header)  # each once
+    assert table[["stage", "method", "job"]].values.tolist() == [["fit", "online_lda", "exp/ds/online_lda/r"],
+                                                                 ["prepare", "prepare", "ds"]]
+    (ax,) = drawn[0].axes
+    assert ax.get_xscale() == "log"
+    points = {c.get_label(): (c.get_offsets().tolist(), matplotlib_colour(c.get_facecolor()[0])) for c in ax.collections}
+    assert points == {"online VB LDA": ([[2.5, 300.0]], matplotlib_colour("tab:blue")),
+                      "prepare": ([[4.0, 50.0]], matplotlib_colour("grey"))}
+    figlib.plt.close(drawn[0])
+
+
+def matplotlib_colour(colour):
+    import matplotlib.colors
+
+    return matplotlib.colors.to_hex(colour)
+
+
+def test_the_paper_profile_sets_its_mirrors_in_the_papers_order():
+    """figlib.discover orders the mirrors by paper, then each figure's declared order (its number in the paper), so the
+    paper reads Hoffman Fig. 1, Fig. 2, Table 1, ... and the findings last."""
+    config = yaml.safe_load((REPO / "workflow" / "config" / "paper.yaml").read_text())
+    assert list(figlib.discover(list(config["experiments"]))) == [
+        "hoffman_fig1", "hoffman_fig2", "hoffman_table1", "paisley_fig11_3", "paisley_fig11_4", "paisley_table11_3",
+        "paisley_table11_4", "mcinerney_fig1", "mcinerney_fig3", "shorttext_alpha", "eta_pvb_svb", "hu_fig1", "hu_fig2",
+        "hu_table1", "hu_fig4", "hu_fig5", "hu_fig6", "hu_table3", "findings"]
+
+
+def test_hu_helpers_by_hand(tmp_path):
+    """Hu et al. 2014 mirrors: Fig. 4 reads LG-NMF's last checkpoint (by documents seen) of its first seed, whatever
+    the rows' order; Figs. 5-6 name online LDA by METHODS and give its kappa and tau0; Figs. 1-2 draw runs without
+    LG-NMF (no grid settings claimed)."""
+    import _hu
+
+    frame = pd.DataFrame({"method": ["lgnmf", "lgnmf", "lgnmf", "lgnmf", "online_lda"], "seed": [1, 0, 0, 0, 0],
+                          "docs_seen": [99, 20, 30, 10, 40], "x": [1, 2, 3, 4, 5]})
+    assert figlib.load_plugin("hu_fig4").last_lgnmf_row(frame)["x"] == 3
+    assert _hu.online_name("online_lda") == "online VB LDA" and _hu.online_name("lgnmf") == "online LG-NMF"
+    runs = pd.DataFrame([{"method": "online_lda", "p_K": 5, "p_batch_size": 10, "p_kappa": 0.7, "p_tau0": 64.0,
+                          "protocol": "halves", "seed": 0}])
+    assert "online VB LDA: K = 5, minibatch 10, kappa = 0.7, tau0 = 64." in _hu.online_settings(
+        _PlotCtx({"hu_fig5": runs}, tmp_path), runs)
+    rows = [{"experiment": "hu_fig1", "dataset": "psy", "method": "batch_lda", "label": "lda", "seed": 0, "docs_seen": d,
+             "fit_wall_s": float(d), "perplexity": 900.0, "unigram_perplexity": 2000.0, "protocol": "halves"} for d in (1, 2)]
+    ctx = _PlotCtx({"hu_fig1": pd.DataFrame(rows)}, tmp_path)
+    figlib.load_plugin("hu_fig1").draw(ctx)
+    assert "LG-NMF: K" not in ctx.caption and "Fig. 1, on a stand-in for PsyRev abstracts" in ctx.caption
+    ctx = _PlotCtx({"hu_fig2": pd.DataFrame(rows).assign(experiment="hu_fig2")}, tmp_path)
+    figlib.load_plugin("hu_fig2").draw(ctx)
+    assert "Fig. 2, on a stand-in for the 1,740 NIPS papers" in ctx.caption, ctx.caption
+
+
+def test_hoffman_faster_refuses_two_runs_of_one_seed_and_label():
+    """Hoffman et al. 2010, Fig. 2 claim: two online_S256 runs of seed 0 (K 5 and 10) under one label are not one
+    replicate: 'cannot be judged', naming them, rather than a verdict over a mix (_claims.several_runs)."""
+    rows = []
+    for seed in range(3):
+        rows.append(_run("hoffman_fig2", "batch_lda", "batch_full", seed, [1, 2, 3], [300.0, 200.0, 150.0],
+                         [100.0, 200.0, 300.0], p_K=5))
+        rows.append(_run("hoffman_fig2", "online_lda", "online_S256", seed, [1, 2, 3], [180.0, 150.0, 130.0],
+                         [10.0, 20.0, 40.0], p_K=5))
+    rows.append(_run("hoffman_fig2", "online_lda", "online_S256", 0, [1, 2, 3], [180.0, 150.0, 130.0], [10.0, 20.0, 40.0],
+                     p_K=10))
+    j = _claims.hoffman_faster(_Ctx({"hoffman_fig2": pd.concat(rows, ignore_index=True)}))
+    assert j.verdict == "cannot be judged" and "2 runs of hoffman_fig2 share" in j.spread + j.test + j.numbers, j
+
+
+@pytest.mark.parametrize("judge, make", [
+    pytest.param("hoffman_best_setting", lambda: _table1({16: 3, 256: 2}), id="hoffman-table1"),
+    pytest.param("paisley_comparable", lambda: _paisley((0.0, 0.01, 0.005)), id="paisley-fig11-3"),
+    pytest.param("mcinerney_alpha_not_n", lambda: _mcinerney({"a": 4.0}), id="mcinerney-fig3"),
+])
+def test_claims_refuse_two_runs_sharing_their_key(judge, make):
+    """Hoffman Table 1, Paisley Fig. 11.3 and McInerney Fig. 3 claims: a second run under a replicate's key (its copy
+    with another eta) makes the claim 'cannot be judged', naming the runs, instead of a verdict over a mix."""
+    ctx = make()
+    experiment = ctx.experiments[0]
+    frame = ctx.frames[experiment]
+    ctx.frames[experiment] = pd.concat([frame, frame.iloc[[0]].assign(p_eta=1.0)], ignore_index=True)
+    j = getattr(_claims, judge)(ctx)
+    assert j.verdict == "cannot be judged" and " share " in j.spread + j.test + j.numbers, j
+
+
+def test_paisley_comparable_cannot_judge_one_replicate():
+    """Paisley et al. 2014, Fig. 11.3 claim on one (K, minibatch) panel of one seed: one replicate per pair gives no
+    interval, so 'cannot be judged' (n = 1), not a verdict from an empty interval."""
+    ctx = _paisley((0.0, 0.01, 0.005))
+    frame = ctx.frames["paisley_fig11_3"]
+    j = _claims.paisley_comparable(_Ctx({"paisley_fig11_3": frame[(frame["p_K"] == 50) & (frame["p_batch_size"] == 500)]}))
+    assert j.verdict == "cannot be judged" and j.n == 1 and "too few replicates" in j.test, j

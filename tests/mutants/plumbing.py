@@ -283,8 +283,8 @@ MUTANTS = [
            tests=['tests/test_figures.py::test_a_curve_of_two_runs_of_one_seed_is_refused_naming_what_differs']),
     # mutant18b: benchmarks_table's record and provenance checks
     Mutant(id='benchmarks_two_provenances_pass', cites='benchmarks_table.job_provenance: one provenance per trace',
-           path='workflow/scripts/benchmarks_table.py', find='        missing = [c for c in PROVENANCE if c not in frame or frame[c].isna().any() or frame[c].nunique() > 1]\n',
-           replace='        missing = [c for c in PROVENANCE if c not in frame or frame[c].isna().any() or frame[c].nunique() > (1 * 2)]\n',
+           path='workflow/scripts/benchmarks_table.py', find='        missing = [c for c in PROVENANCE if c not in frame or frame[c].isna().any() or frame[c].nunique() != 1]\n',
+           replace='        missing = [c for c in PROVENANCE if c not in frame or frame[c].isna().any() or frame[c].nunique() not in (1, 2)]\n',
            tests=['tests/test_figures.py::test_benchmarks_table_refuses_a_row_it_cannot_fill']),
     Mutant(id='benchmarks_record_needs_empty_and_columns', cites='benchmarks_table.draw: a record without s or max_rss refused',
            path='workflow/scripts/benchmarks_table.py', find='        if record.empty or not {"s", "max_rss"} <= set(record.columns):  # a job\'s row would vanish, or hold nothing\n',

@@ -28,7 +28,7 @@ def job_provenance(stage: str, job: str, traces: list[str], corpora: list[str]) 
     if stage == "fit":
         frame = pd.read_parquet(path)
         given = frame.iloc[0].to_dict() if len(frame) else {}
-        missing = [c for c in PROVENANCE if c not in frame or frame[c].isna().any() or frame[c].nunique() > 1]
+        missing = [c for c in PROVENANCE if c not in frame or frame[c].isna().any() or frame[c].nunique() != 1]
         if missing:
             raise SystemExit(f"{path}: records no single {', '.join(missing)} (missing, empty or differing between its "
                              f"rows): not a whole topicbench trace; fit it again")
