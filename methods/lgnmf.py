@@ -75,6 +75,7 @@ from scipy.special import gammaln
 from threadpoolctl import ThreadpoolController
 
 from topicbench.evaluate import split_documents
+from topicbench.kernels import rounded_to_one
 from topicbench.lgnmf_kernels import hals_sweeps, hals_sweeps_serial, projected_step
 from topicbench.method import Method, require
 
@@ -239,11 +240,9 @@ def completion_probs(D, alpha, observed, word_ids, floor, tol, max_iter):
     rate = np.einsum("ij,ij->i", S[doc_of], D[word_ids.indices])
     out = np.full(word_ids.nnz, 1.0 / V)
     live = total > 0
-    # at most 1: rate and total are one sum in two orders, so their ratio can round above 1 (a one-word vocabulary);
-    # set to 1 only within that rounding, so that a wrong rate still shows (the runner refuses p(w) above 1)
+    # at most 1: rate and total are one sum in two orders, so their ratio can round above 1 (a one-word vocabulary)
     out[live] = (1.0 - floor) * rate[live] / total[live] + floor / V
-    out[(out > 1.0) & (out <= 1.0 + 1e-12)] = 1.0
-    return out
+    return rounded_to_one(out)
 
 
 class LatentGaussianNMF(Method):

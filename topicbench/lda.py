@@ -11,7 +11,6 @@ import scipy.sparse as sp
 from scipy.special import gammaln
 
 from . import kernels
-from .kernels.lda_bound import ROUNDING
 from .method import Method, require
 
 # The largest Dirichlet prior (alpha on theta, eta on beta) a run takes. gamma_dk = alpha + sum_w n_dw phi_dwk and
@@ -95,10 +94,8 @@ class VariationalLDA(Method):
         """
         elog_theta = kernels.dirichlet_expectation(gamma)
         # at most 1: exp E[log theta_k] exp E[log beta_kw] <= E[theta_k] E[beta_kw] (Jensen), which sum to <= 1 over k;
-        # above 1 by the kernels' rounding of exp(0) (K = 1 over one word, where eq. 4 is exactly 0), set to 1 only
-        # within ROUNDING of it, so that wrong topics (a phinorm well above 1) still show as a bound above 0
-        phinorm = kernels.mixture_probs(counts, np.exp(elog_theta), self.exp_elog_beta)
-        phinorm[(phinorm > 1.0) & (phinorm <= 1.0 + ROUNDING)] = 1.0
+        # above 1 by the kernels' rounding of exp(0) (K = 1 over one word, where eq. 4 is exactly 0)
+        phinorm = kernels.rounded_to_one(kernels.mixture_probs(counts, np.exp(elog_theta), self.exp_elog_beta))
         score = float(np.sum(sp.csr_matrix(counts).data * np.log(phinorm + 1e-100)))  # not BLAS ddot: any thread count
         n_topics = gamma.shape[1]
         score += float(np.sum((self.alpha - gamma) * elog_theta) + np.sum(gammaln(gamma)) - np.sum(gammaln(gamma.sum(axis=1))))

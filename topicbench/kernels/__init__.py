@@ -2,7 +2,8 @@
 
 - ``special``: digamma and Dirichlet expectations E[log x] (Hoffman et al. 2010, eq. 6), and the vectorised
   block exp(E[log theta]) the E-step multiplies with;
-- ``dense``: the compile flags, dot products and sums, a parallel transpose, online LDA's natural-gradient step;
+- ``dense``: the compile flags, dot products and sums, a parallel transpose, online LDA's natural-gradient step,
+  a probability's ceiling of 1 up to rounding (``rounded_to_one``);
 - ``sparse``: CSR helpers (nonzeros grouped by word, p(w | d) at the nonzeros);
 - ``lda_estep``: the fast LDA E-step (Alg. 2 E step), and ``lda_reference`` beside it, the plain numpy
   transcription of Hoffman's onlineldavb.py the tests hold it to;
@@ -51,14 +52,14 @@ from . import _cache
 
 _cache.register()  # before any kernel is defined
 
-from .dense import N_CHUNKS, natural_gradient_step  # noqa: E402
+from .dense import N_CHUNKS, natural_gradient_step, rounded_to_one  # noqa: E402
 from .lda_estep import SKIP_EPS, SKIP_MARGIN, lda_e_step  # noqa: E402
 from .sparse import mixture_probs  # noqa: E402
 from .special import digamma, dirichlet_expectation, exp_dirichlet_expectation_t  # noqa: E402
 
 __all__ = ["N_CHUNKS", "SKIP_EPS", "SKIP_MARGIN", "digamma",
            "dirichlet_expectation", "exp_dirichlet_expectation_t", "lda_e_step", "mixture_probs", "natural_gradient_step",
-           "numba", "set_threads"]
+           "numba", "rounded_to_one", "set_threads"]
 
 
 def set_threads(threads: int) -> int:

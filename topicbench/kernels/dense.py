@@ -1,11 +1,21 @@
 """Dense helpers the kernels share: the compile flags, the vectorised dot products and sums, a parallel
-transpose, and online LDA's fused natural-gradient step (Hoffman et al. 2010, Alg. 2)."""
+transpose, online LDA's fused natural-gradient step (Hoffman et al. 2010, Alg. 2), and the rounding allowance of a
+probability's ceiling of 1."""
 from __future__ import annotations
 
 import numpy as np
 from numba import njit, prange
 
 N_CHUNKS = 64  # document chunks the threads share out; results do not depend on it
+ROUNDING = 1e-12  # how far above its ceiling of 1 a sum of probabilities may round; beyond it is an error, left to show
+
+
+def rounded_to_one(values: np.ndarray) -> np.ndarray:
+    """``values`` (sums of probabilities, at most 1 in exact arithmetic) with those within ROUNDING above 1 set to 1,
+    in place: a one-word vocabulary's p(w) = 1 would otherwise score log p > 0, while a sum well above 1 (wrong
+    topics, an equation mutant) is left to show."""
+    values[(values > 1.0) & (values <= 1.0 + ROUNDING)] = 1.0
+    return values
 
 
 # The E step's flags. Only the K-long dot products get ``reassoc`` (LLVM needs it to vectorise a

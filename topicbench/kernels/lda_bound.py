@@ -14,10 +14,8 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit
 
-from .dense import _dot
+from .dense import ROUNDING, _dot
 from .special import digamma
-
-ROUNDING = 1e-12  # how far above its ceiling of 1 a sum of probabilities may round; beyond it is an error, left to show
 
 
 @njit(cache=True)
