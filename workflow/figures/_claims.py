@@ -295,8 +295,9 @@ def paisley_correlations(ctx, experiment="paisley_fig11_4"):
 
 # -- McInerney, Ranganath and Blei 2015 -----------------------------------------------------------------------------
 
-def mcinerney_rows(ctx):
-    names = [e for e in ctx.experiments if e.startswith("mcinerney_fig1_")]
+def mcinerney_rows(ctx, prefix: str = "mcinerney_fig1_"):
+    """The final time-ordered look-ahead rows of the experiments named ``prefix``*, or None when there are none."""
+    names = [e for e in ctx.experiments if e.startswith(prefix)]
     if not names:
         return None
     frame = pd.concat([ctx.frame(e) for e in names], ignore_index=True)
@@ -359,11 +360,9 @@ def pvb_beats_svb_at_best_eta(ctx):
     """Per (corpus, seed): population VB at its best (eta, alpha) minus streaming VB at its best (eta, S), time-ordered
     (eta_pvb_svb_*), as mcinerney_pvb_beats_svb picks each method's best per replicate; with, per eta, the mean of the
     same difference at that eta, so a reader sees whether the prior decides the verdict."""
-    names = [e for e in ctx.experiments if e.startswith("eta_pvb_svb_")]
-    if not names:
+    final = mcinerney_rows(ctx, "eta_pvb_svb_")
+    if final is None:
         return missing("eta_pvb_svb_*")
-    frame = pd.concat([ctx.frame(e) for e in names], ignore_index=True)
-    final = figlib.final_rows(frame[(frame["eval_kind"] == "lookahead") & (frame["stream"] == "time_ordered")])
     duplicated = (several_runs(final[final["method"] == "population_vb"], ["experiment", "seed", "p_eta",
                                                                           "p_log10_population"], "population VB")
                   or several_runs(final[final["method"] == "streaming_vb"], ["experiment", "seed", "p_eta",
