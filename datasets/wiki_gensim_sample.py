@@ -5,6 +5,8 @@ import pandas as pd
 
 from topicbench.readers import TEXT_PARAMS, ReaderError, TextDataset
 
+HOFFMAN_VOCAB = "wiki_hoffman_vocab/dictnostops.txt"  # under corpora_dir, as a relative vocab_file is read
+
 
 class WikiGensimSample(TextDataset):
     name = "wiki_gensim_sample"
@@ -44,9 +46,9 @@ class WikiGensimSample(TextDataset):
         if p["hoffman_vocab"] and p["vocab_file"] is None:
             self.source_dir(corpora_dir, "wiki_hoffman_vocab")  # its absence named as a missing source folder
             # relative: the text build reads a vocab_file under corpora_dir (source_dir's path would be joined twice)
-            p = {**p, "vocab_file": "wiki_hoffman_vocab/dictnostops.txt"}
+            p = {**p, "vocab_file": HOFFMAN_VOCAB}
         corpus = super().build(corpora_dir, **p)
         corpus.meta["preprocessing"]["wiki_reader"] = "gensim.corpora.wikicorpus extract_pages + process_article"
         if p["hoffman_vocab"]:
-            corpus.meta["preprocessing"]["vocab_file"] = "wiki_hoffman_vocab/dictnostops.txt"
+            corpus.meta["preprocessing"]["vocab_file"] = HOFFMAN_VOCAB
         return corpus
