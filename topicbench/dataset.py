@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from .corpus import Corpus, CorpusError, is_corpus_dir, save_corpus
-from .io import file_sha256
+from .io import check_path_argument, file_sha256
 from .method import (REPO_ROOT, SAFE_NAME, SAFE_RULES, PluginError, _check_underflow, global_generators, load_plugins,
                      plugin_file)
 
@@ -109,6 +109,7 @@ class Dataset:
     def source_dir(cls, corpora_dir: str | os.PathLike | None, sub: str) -> Path:
         if corpora_dir is None:
             raise DatasetUnavailable(f"dataset {cls.name}: needs corpora_dir (config value) to find {sub}/")
+        check_path_argument(corpora_dir, f"dataset {cls.name}: corpora_dir", CorpusError)  # a build called directly
         path = Path(corpora_dir) / sub
         if not path.is_dir():
             raise DatasetUnavailable(f"dataset {cls.name}: source directory {path} does not exist (check corpora_dir)")
@@ -409,6 +410,8 @@ def prepare(name: str, out_dir: str | os.PathLike, corpora_dir=None, corpus_name
     Parameters are checked (names, types) and ``out_dir`` is checked (:func:`check_out_dir`) before any work;
     a corpus with no documents, or none in the train split, is an error naming the source.
     """
+    check_path_argument(out_dir, "out_dir", CorpusError)  # before the recipe is even looked up
+    check_path_argument(corpora_dir, "corpora_dir", CorpusError)
     dataset_cls = get_dataset(name)
     if corpus_name is not None and not SAFE_NAME.fullmatch(corpus_name):  # the runs' dataset column, job names
         raise CorpusError(f"--name {corpus_name!r} is not a safe corpus name ({SAFE_RULES})")
