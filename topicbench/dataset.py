@@ -147,6 +147,13 @@ def reads_corpora_dir(recipe: type[Dataset]) -> bool:
     return not recipe.synthetic and "source_dir(" in inspect.getsource(recipe)
 
 
+def uses_corpora_dir(recipe: type[Dataset]) -> bool:
+    """Whether a prepare of ``recipe`` may read from ``corpora_dir``: a real corpus's folder (``source_dir``), a relative
+    file parameter (user_text's path, a vocab_file), uci_bow's folder. A planted recipe (synthetic or semi-synthetic,
+    ``Dataset.synthetic``) reads nothing there, so the workflow does not pass it: moving corpora_dir re-prepares none."""
+    return not recipe.synthetic
+
+
 def source_dirs(recipe: type[Dataset]) -> list[str]:
     """The folders under ``corpora_dir`` a real recipe reads (its ``source_dir(corpora_dir, "<sub>")`` calls)."""
     return re.findall(r"source_dir\(\s*corpora_dir\s*,\s*[\"']([^\"']+)[\"']", inspect.getsource(recipe))
@@ -192,7 +199,9 @@ def source_files(recipe: type[Dataset], params: dict[str, Any], corpora_dir=None
     """The raw files a prepare reads, by the name recorded in corpus.json: every file under the recipe's folders of
     ``corpora_dir``, every file a parameter names and the recipe's :meth:`Dataset.other_sources`, relative to
     ``corpora_dir`` when inside it (so another copy of corpora_dir holding the same bytes is the same source), else
-    absolute."""
+    absolute. A recipe that reads nothing from corpora_dir (:func:`uses_corpora_dir`) has none there, whether or not
+    one is given (the workflow passes it none; a DAG build compares with the config's)."""
+    corpora_dir = corpora_dir if uses_corpora_dir(recipe) else None
     roots = input_paths(params, corpora_dir) + recipe.other_sources(corpora_dir, params)
     if corpora_dir is not None and reads_corpora_dir(recipe):
         roots += [Path(corpora_dir) / sub for sub in source_dirs(recipe)]
