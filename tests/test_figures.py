@@ -1051,6 +1051,33 @@ def test_hoffman_fig2_draws_every_online_method_and_batch_vb_against_cpu_seconds
                                                     "batch_lda": "batch VB, full corpus"}, drawn
 
 
+def test_hoffman_fig2_names_each_batch_line_by_the_documents_it_trained_on(tmp_path, monkeypatch):
+    """Hoffman et al. 2010, Fig. 2's batch VB lines: one on the full corpus (100 documents, as the online run) and one on
+    a 30-document subset, under labels that say neither ('batch_a' with the subset, 'batch_b' with the full corpus, and
+    a run labelled 'batch_full' that trained on a 40-document subset). Each line is named by the documents its own runs
+    trained on and draws their CPU seconds; one label over two subset sizes is refused."""
+    drawn = []
+    monkeypatch.setattr(figlib, "plot_mean_spread", lambda ax, frame, x, y, *a, **k: drawn.append(
+        (a[0], y, frame[x].tolist(), k.get("linestyle"))))
+    rows = []
+    for method, label, corpus, size, cpu in (("online_lda", "online_S16", 100, 16, 1.0), ("batch_lda", "batch_a", 30, np.nan, 3.0),
+                                             ("batch_lda", "batch_b", 100, np.nan, 5.0),
+                                             ("batch_lda", "batch_full", 40, np.nan, 7.0)):
+        for docs, scale in ((10, 1), (20, 2)):
+            rows.append({"experiment": "hoffman_fig2", "dataset": "d", "method": method, "label": label, "seed": 0,
+                         "p_batch_size": size, "p_kappa": 0.7, "p_tau0": 64.0, "docs_seen": docs, "fit_cpu_s": cpu * scale,
+                         "fit_wall_s": cpu, "elbo_per_word": -7.0, "perplexity": 1000.0, "corpus_size": corpus,
+                         "unigram_perplexity": 2000.0, "protocol": "halves"})
+    ctx = _PlotCtx({"hoffman_fig2": pd.DataFrame(rows)}, tmp_path)
+    figlib.load_plugin("hoffman_fig2").draw(ctx)
+    batch = {(name, x[0], style) for name, y, x, style in drawn if name.startswith("batch VB")}
+    assert batch == {("batch VB, 30-doc subset", 3.0, ":"), ("batch VB, full corpus", 5.0, "-"),
+                     ("batch VB, 40-doc subset", 7.0, ":")}, drawn
+    mixed = pd.DataFrame(rows).replace({"label": {"batch_full": "batch_a"}})
+    with pytest.raises(ValueError, match=r"batch VB runs of label 'batch_a' trained on \[30, 40\] documents"):
+        figlib.load_plugin("hoffman_fig2").draw(_PlotCtx({"hoffman_fig2": mixed}, tmp_path))
+
+
 def test_baseline_line_is_the_word_frequency_perplexity():
     """Every figure's floor: the word-frequency baseline's perplexity (2000 here), not the model's (900)."""
     fig, ax = figlib.plt.subplots()
