@@ -1494,6 +1494,48 @@ def test_shorttext_figure_tables_first_final_and_baseline_and_says_which_lines_e
         in ctx.caption, ctx.caption
 
 
+def test_shorttext_figure_marks_a_method_missing_from_the_traces(tmp_path):
+    """The short-text figure over traces holding streaming VB only (SVI's runs missing) and a population VB run: SVI
+    keeps its column, its panel says it has no runs, and the caption names it missing and population VB as not drawn.
+    Traces of neither method are refused."""
+    rows = [{"experiment": "shorttext_alpha_t", "dataset": "t", "method": method, "label": f"{method}_{alpha}",
+             "seed": 0, "p_alpha": alpha, "p_eta": alpha, "p_K": 30, "p_batch_size": 128, "stream": "time_ordered",
+             "docs_seen": docs, "loglik_per_word": -6.0 - alpha, "unigram_loglik_per_word": -5.6, "protocol": "halves"}
+            for method in ("streaming_vb", "population_vb") for alpha in (0.01, 0.5) for docs in (100, 1000)]
+
+    class Ctx(_PlotCtx):
+        def corpus(self, experiment):
+            return {"name": "t", "n_tokens": 800, "n_train": 90, "n_test": 10}
+
+    ctx = Ctx({"shorttext_alpha_t": pd.DataFrame(rows)}, tmp_path)
+    figlib.load_plugin("shorttext_alpha").draw(ctx)
+    svb, svi = ctx.fig.axes[:2]
+    assert len(ctx.fig.axes) == 2 and svi.get_title() == "t: online VB LDA" and not svi.lines, ctx.fig.axes
+    assert [t.get_text() for t in svi.texts] == ["no online VB LDA runs in the traces"] and len(svb.lines) == 3
+    assert ("Missing from the traces (empty panels; the findings judge without them): t online VB LDA. Runs of other "
+            "methods, not drawn: population VB.") in ctx.caption, ctx.caption
+    only_others = pd.DataFrame(rows).query("method == 'population_vb'")
+    with pytest.raises(ValueError, match="no runs of streaming VB or online VB LDA in the traces"):
+        figlib.load_plugin("shorttext_alpha").draw(Ctx({"shorttext_alpha_t": only_others}, tmp_path))
+
+
+def test_shorttext_alpha_claim_names_a_method_it_could_not_judge():
+    """Short texts' claim with SVI's runs missing on one corpus and streaming VB run at one setting on another -> each
+    named as not judged beside the verdict of the methods it could judge (streaming VB gains 0.5 on u: reproduced)."""
+    def runs(experiment, method, alphas, gains):
+        return pd.concat([_baseline_runs(experiment, f"{method}_{a}", [g if a == 0.5 else 0.0 for g in gains],
+                                         method=method, p_alpha=a, p_eta=a) for a in alphas], ignore_index=True)
+
+    ctx = _Ctx({"shorttext_alpha_u": runs("shorttext_alpha_u", "streaming_vb", (0.01, 0.5), [0.49, 0.5, 0.51]),
+                "shorttext_alpha_v": pd.concat([runs("shorttext_alpha_v", "streaming_vb", (0.01,), [0.0] * 3),
+                                                runs("shorttext_alpha_v", "online_lda", (0.01, 0.5), [0.3, 0.3, 0.31])],
+                                               ignore_index=True)})
+    j = _claims.shorttext_alpha(ctx)
+    assert j.verdict == "reproduced" and j.n == 6, j
+    assert j.numbers.startswith("not judged (the verdict is without them): shorttext_alpha_u online VB LDA: no runs; "
+                                "shorttext_alpha_v streaming VB: one alpha = eta setting only; final look-ahead"), j.numbers
+
+
 def test_shorttext_alpha_claim_pairs_the_largest_alpha_with_the_smallest_per_method_and_seed():
     """Short texts: per corpus and method, the final score at the largest alpha = eta minus at the smallest, paired over
     seeds. Streaming VB gains 0.5 (+-0.01) on three seeds: reproduced, mean 0.5000; SVI losing 0.1 beside it: the
