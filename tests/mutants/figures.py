@@ -30,6 +30,20 @@ MUTANTS = [
            find="    if len(sizes) != 1:\n        raise ValueError(f\"batch VB runs of label",
            replace="    if len(sizes) < 1:\n        raise ValueError(f\"batch VB runs of label",
            tests=[FIG + "test_hoffman_fig2_names_each_batch_line_by_the_documents_it_trained_on"]),
+    Mutant(id="figure_shorttext_drops_a_missing_method", cites="short-text figure (streaming VB and SVI each a column; "
+           "a method missing from the traces is said, not dropped)", path="workflow/figures/shorttext_alpha.py",
+           find="    methods = list(METHODS)  # a column each",
+           replace='    methods = [m for m in METHODS if m in set(frame["method"])]  # a column each',
+           tests=[FIG + "test_shorttext_figure_marks_a_method_missing_from_the_traces"]),
+    Mutant(id="claim_shorttext_missing_method_unnamed", cites="the harness's short-text claim (a method without runs "
+           "is named as not judged)", path="workflow/figures/_claims.py",
+           find='                if not ((final["experiment"] == experiment) & (final["method"] == method)).any()]',
+           replace="                if False]",
+           tests=[FIG + "test_shorttext_alpha_claim_names_a_method_it_could_not_judge"]),
+    Mutant(id="claim_shorttext_one_setting_unnamed", cites="the harness's short-text claim (a method at one alpha = eta "
+           "setting is named as not judged)", path="workflow/figures/_claims.py",
+           find='            unjudged.append(f"{experiment} {figlib.name(method)}: one alpha = eta setting only")\n',
+           replace="", tests=[FIG + "test_shorttext_alpha_claim_names_a_method_it_could_not_judge"]),
     Mutant(id="figure_hu_fig4_search_drawn_against_its_evidence", cites="Hu et al. 2014, Fig. 4 mirror (eq. 8's search "
            "curve against log10 alpha)", path="workflow/figures/hu_fig4.py",
            find='top.plot(search[order, 0], ev,', replace='top.plot(search[order, 1], ev,',
