@@ -539,6 +539,9 @@ def read_matrix_market(path, vocab_path, docs_in_rows: bool = True, encoding: st
                               f"{symmetry}; write it as 'general' (every entry listed)")
         if field == "pattern" and report is not None:  # positions without values: each is one occurrence
             report["matrix_market_field"] = "pattern (every entry read as a count of 1)"
+        # Two reads, on purpose: scipy's C++ reader truncates '3.5' to 3, crashes on stray bytes and allocates the size
+        # line's entries first, so every line is checked before it starts (checking inside its stream would raise in
+        # its reader threads), and parsing the checked text here would re-implement mmread's array, pattern and complex.
         _check_matrix_market_numbers(path, layout, field)  # before scipy, which a stray character can crash
         with open_binary(path) as handle:
             handle.read(3 if bom else 0)  # scipy reads on from here
