@@ -2480,7 +2480,7 @@ def test_fallback_pdf_lays_out_the_title_note_wrapped_text_pictures_and_table_ro
         return inches
 
     source = f"{para} {heading} h: {row}; k: v h: {wide}".split()
-    with figlib.plt.rc_context({"text.hinting": "none", "text.hinting_factor": 1}):  # the PDF's glyph advances
+    with figlib.plt.rc_context({"text.hinting": "none"}):  # the PDF's glyph advances
         for page in pages:
             FigureCanvasAgg(page)
             drawn = list(page.texts)
