@@ -138,7 +138,9 @@ class BayesianNMF(GammaPoissonTopics):
         return kernels.mixture_probs(word_ids, weights, self.topics())
 
     def progress(self):
-        out = {"rho": self.last_rho, "local_iter": self.last_local_iter}
+        """The step size and local iterations, the bound, and the priors used: a0, b0 (1/K for null) and
+        c0 = c0_per_word * V (sec. 11.6), which the p_ columns give only as asked for."""
+        out = {"rho": self.last_rho, "local_iter": self.last_local_iter, "a0": self.a0, "b0": self.b0, "c0": self.c0}
         if self.elbo_trace:
             out["train_elbo"] = self.elbo_trace[-1]
         return out

@@ -117,7 +117,9 @@ class CorrelatedNMF(GammaPoissonTopics):
         return unit @ unit.T
 
     def progress(self):
-        return {"rho": self.last_rho, "local_steps": self.last_local_steps}
+        """The step size and local steps, and the priors used: sigma2 (1/m for null) and c0 = c0_per_word * V
+        (sec. 11.6), which the p_ columns give only as asked for."""
+        return {"rho": self.last_rho, "local_steps": self.last_local_steps, "sigma2": self.sigma2, "c0": self.c0}
 
     def state(self):
         return {**super().state(), "topic_locations": self.locations}

@@ -634,10 +634,13 @@ class LatentGaussianNMF(Method):
     def progress(self):
         """Weight-averaged log10 alpha, the best grid point's alpha and objective, the weight on the edge points, the
         sec. 3.4 mode and sd (NaN on the fixed grid), and per grid point m: log10 alpha, weight, eq. 8 relative to
-        its largest value over the grid, and the validation log predictive per token (NaN without validation)."""
+        its largest value over the grid, and the validation log predictive per token (NaN without validation); and
+        ``validation_docs``, the round(validation_fraction * n) documents the validation criterion set aside (0 under
+        the evidence criterion), which the p_ columns give only as a fraction."""
         self.after_update()
         w, log10_alpha = self.grid_weights, self.grid_log_alpha / LN10
-        out = {"log10_alpha_mean": float(w @ log10_alpha), "log10_alpha_best": float(log10_alpha[self.best]),
+        out = {"validation_docs": len(self.validation_rows),
+               "log10_alpha_mean": float(w @ log10_alpha), "log10_alpha_best": float(log10_alpha[self.best]),
                "objective": float(self.objective[self.best]), "edge_weight": float(w[0] + w[-1]),
                "sgd_step": self.last_step, "log10_alpha_mode": float(self.mode_log10_alpha),
                "log10_alpha_sd": float(self.log10_alpha_sd)}

@@ -47,4 +47,6 @@ class PopulationVB(VariationalLDA):
         self.stochastic_step(batch, self.population_size)  # Alg. 1: SVI's step with D -> alpha (eq. 8, alpha/B)
 
     def progress(self):
-        return {"rho": getattr(self, "last_rho", float("nan"))}
+        """The step size, and the population size alpha actually used: ``log10_population`` rounded as above (10^3.92 is
+        8318 documents), so the trace shows the value each update read, not only the exponent asked for."""
+        return {"rho": getattr(self, "last_rho", float("nan")), "population_size": self.population_size}

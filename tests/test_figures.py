@@ -1051,6 +1051,33 @@ def test_hoffman_fig2_draws_every_online_method_and_batch_vb_against_cpu_seconds
                                                     "batch_lda": "batch VB, full corpus"}, drawn
 
 
+def test_hoffman_fig2_names_each_batch_line_by_the_documents_it_trained_on(tmp_path, monkeypatch):
+    """Hoffman et al. 2010, Fig. 2's batch VB lines: one on the full corpus (100 documents, as the online run) and one on
+    a 30-document subset, under labels that say neither ('batch_a' with the subset, 'batch_b' with the full corpus, and
+    a run labelled 'batch_full' that trained on a 40-document subset). Each line is named by the documents its own runs
+    trained on and draws their CPU seconds; one label over two subset sizes is refused."""
+    drawn = []
+    monkeypatch.setattr(figlib, "plot_mean_spread", lambda ax, frame, x, y, *a, **k: drawn.append(
+        (a[0], y, frame[x].tolist(), k.get("linestyle"))))
+    rows = []
+    for method, label, corpus, size, cpu in (("online_lda", "online_S16", 100, 16, 1.0), ("batch_lda", "batch_a", 30, np.nan, 3.0),
+                                             ("batch_lda", "batch_b", 100, np.nan, 5.0),
+                                             ("batch_lda", "batch_full", 40, np.nan, 7.0)):
+        for docs, scale in ((10, 1), (20, 2)):
+            rows.append({"experiment": "hoffman_fig2", "dataset": "d", "method": method, "label": label, "seed": 0,
+                         "p_batch_size": size, "p_kappa": 0.7, "p_tau0": 64.0, "docs_seen": docs, "fit_cpu_s": cpu * scale,
+                         "fit_wall_s": cpu, "elbo_per_word": -7.0, "perplexity": 1000.0, "corpus_size": corpus,
+                         "unigram_perplexity": 2000.0, "protocol": "halves"})
+    ctx = _PlotCtx({"hoffman_fig2": pd.DataFrame(rows)}, tmp_path)
+    figlib.load_plugin("hoffman_fig2").draw(ctx)
+    batch = {(name, x[0], style) for name, y, x, style in drawn if name.startswith("batch VB")}
+    assert batch == {("batch VB, 30-doc subset", 3.0, ":"), ("batch VB, full corpus", 5.0, "-"),
+                     ("batch VB, 40-doc subset", 7.0, ":")}, drawn
+    mixed = pd.DataFrame(rows).replace({"label": {"batch_full": "batch_a"}})
+    with pytest.raises(ValueError, match=r"batch VB runs of label 'batch_a' trained on \[30, 40\] documents"):
+        figlib.load_plugin("hoffman_fig2").draw(_PlotCtx({"hoffman_fig2": mixed}, tmp_path))
+
+
 def test_baseline_line_is_the_word_frequency_perplexity():
     """Every figure's floor: the word-frequency baseline's perplexity (2000 here), not the model's (900)."""
     fig, ax = figlib.plt.subplots()
@@ -1465,6 +1492,48 @@ def test_shorttext_figure_tables_first_final_and_baseline_and_says_which_lines_e
     figlib.load_plugin("shorttext_alpha").draw(ctx)
     assert "every line ends above the baseline; lines ending below their first checkpoint (worse with more data): none" \
         in ctx.caption, ctx.caption
+
+
+def test_shorttext_figure_marks_a_method_missing_from_the_traces(tmp_path):
+    """The short-text figure over traces holding streaming VB only (SVI's runs missing) and a population VB run: SVI
+    keeps its column, its panel says it has no runs, and the caption names it missing and population VB as not drawn.
+    Traces of neither method are refused."""
+    rows = [{"experiment": "shorttext_alpha_t", "dataset": "t", "method": method, "label": f"{method}_{alpha}",
+             "seed": 0, "p_alpha": alpha, "p_eta": alpha, "p_K": 30, "p_batch_size": 128, "stream": "time_ordered",
+             "docs_seen": docs, "loglik_per_word": -6.0 - alpha, "unigram_loglik_per_word": -5.6, "protocol": "halves"}
+            for method in ("streaming_vb", "population_vb") for alpha in (0.01, 0.5) for docs in (100, 1000)]
+
+    class Ctx(_PlotCtx):
+        def corpus(self, experiment):
+            return {"name": "t", "n_tokens": 800, "n_train": 90, "n_test": 10}
+
+    ctx = Ctx({"shorttext_alpha_t": pd.DataFrame(rows)}, tmp_path)
+    figlib.load_plugin("shorttext_alpha").draw(ctx)
+    svb, svi = ctx.fig.axes[:2]
+    assert len(ctx.fig.axes) == 2 and svi.get_title() == "t: online VB LDA" and not svi.lines, ctx.fig.axes
+    assert [t.get_text() for t in svi.texts] == ["no online VB LDA runs in the traces"] and len(svb.lines) == 3
+    assert ("Missing from the traces (empty panels; the findings judge without them): t online VB LDA. Runs of other "
+            "methods, not drawn: population VB.") in ctx.caption, ctx.caption
+    only_others = pd.DataFrame(rows).query("method == 'population_vb'")
+    with pytest.raises(ValueError, match="no runs of streaming VB or online VB LDA in the traces"):
+        figlib.load_plugin("shorttext_alpha").draw(Ctx({"shorttext_alpha_t": only_others}, tmp_path))
+
+
+def test_shorttext_alpha_claim_names_a_method_it_could_not_judge():
+    """Short texts' claim with SVI's runs missing on one corpus and streaming VB run at one setting on another -> each
+    named as not judged beside the verdict of the methods it could judge (streaming VB gains 0.5 on u: reproduced)."""
+    def runs(experiment, method, alphas, gains):
+        return pd.concat([_baseline_runs(experiment, f"{method}_{a}", [g if a == 0.5 else 0.0 for g in gains],
+                                         method=method, p_alpha=a, p_eta=a) for a in alphas], ignore_index=True)
+
+    ctx = _Ctx({"shorttext_alpha_u": runs("shorttext_alpha_u", "streaming_vb", (0.01, 0.5), [0.49, 0.5, 0.51]),
+                "shorttext_alpha_v": pd.concat([runs("shorttext_alpha_v", "streaming_vb", (0.01,), [0.0] * 3),
+                                                runs("shorttext_alpha_v", "online_lda", (0.01, 0.5), [0.3, 0.3, 0.31])],
+                                               ignore_index=True)})
+    j = _claims.shorttext_alpha(ctx)
+    assert j.verdict == "reproduced" and j.n == 6, j
+    assert j.numbers.startswith("not judged (the verdict is without them): shorttext_alpha_u online VB LDA: no runs; "
+                                "shorttext_alpha_v streaming VB: one alpha = eta setting only; final look-ahead"), j.numbers
 
 
 def test_shorttext_alpha_claim_pairs_the_largest_alpha_with_the_smallest_per_method_and_seed():
@@ -2368,12 +2437,14 @@ def test_plot_mean_spread_draws_the_mean_over_seeds_and_its_min_max_band():
 
 def test_fallback_pdf_lays_out_the_title_note_wrapped_text_pictures_and_table_rows(tmp_path, monkeypatch):
     """build_paper.fallback_pdf (the PDF when Typst is missing or fails), its pages caught as drawn: the title given
-    (not the blocks' own level-1 heading), the note saying why, each text wrapped to the A4 width its font fits
-    (6.87 in of 72 pt: 116 characters of 8.5 pt serif, 73 of 12 pt bold, 113 of 7 pt monospace), lines stepped down by
-    1.35 line heights and a block by 0.6 more, a new page before the bottom margin, a tall picture capped at the page
-    height less 1.5 in on a page of its own, and a table as one "header: cell" line per row (empty cells left out)."""
-    import textwrap
+    (not the blocks' own level-1 heading), the note saying why, each text wrapped to the A4 text width (6.87 in) as its
+    glyphs are drawn, every line inside the margins and each but a text's last full (its next word would not fit; a row
+    of capitals and digits as much as one of 'x'), lines stepped down by 1.35 line heights and a block by 0.6 more, a new
+    page before the bottom margin, a tall picture capped at the page height less 1.5 in on a page of its own, and a
+    table as one "header: cell" line per row (empty cells left out). Was: wrapped by a count of characters (116 of
+    8.5 pt serif), whose lines ran up to 0.9 in past the paper's right edge (3.4 in for capitals)."""
     from matplotlib.backends import backend_pdf
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     pages = []
 
@@ -2393,28 +2464,55 @@ def test_fallback_pdf_lays_out_the_title_note_wrapped_text_pictures_and_table_ro
     monkeypatch.setattr(backend_pdf, "PdfPages", Pages)
     png = tmp_path / "p.png"
     figlib.plt.imsave(png, np.zeros((100, 50, 3)))  # 1:2: 13.74 in high at the text width, capped at 8.79 in
-    para, heading, row = "word " * 1500, "long heading " * 10, "x" * 150
+    para, heading, row, wide = "word " * 1500, "long heading " * 10, "x" * 150, "0123456789 MMMM WWWW " * 12
     blocks = [("heading", 1, "Own title"), ("heading", 2, heading), ("para", para), ("figure", str(png), "cap"),
-              ("table", ["h", "e", "k"], [[row, "", "v"]])]
+              ("table", ["h", "e", "k"], [[row, "", "v"], [wide, "", ""]])]
     build_paper.fallback_pdf(blocks, str(tmp_path / "out.pdf"), "Title", "why")
     H, top, left = 11.69, 11.69 - 0.7, 0.7 / 8.27
     texts = [(t.get_text(), t.get_fontsize(), t.get_weight(), t.get_family()[0], t.get_position()[1] * H)
              for page in pages for t in page.texts]
+
+    def width(page, s, t):  # inches, as Agg lays the text out unhinted (as the PDF does): apart from the layout's own
+        probe = page.text(0, 0, s, fontsize=t.get_fontsize(), weight=t.get_weight(), family=t.get_family()[0],
+                          parse_math=False)
+        inches = probe.get_window_extent(page.canvas.get_renderer()).width / page.dpi
+        probe.remove()
+        return inches
+
+    source = f"{para} {heading} h: {row}; k: v h: {wide}".split()
+    with figlib.plt.rc_context({"text.hinting": "none"}):  # the PDF's glyph advances
+        for page in pages:
+            FigureCanvasAgg(page)
+            drawn = list(page.texts)
+            for k, t in enumerate(drawn):
+                box = t.get_window_extent(page.canvas.get_renderer())
+                assert 0.7 - 1e-9 <= box.x0 / page.dpi and box.x1 / page.dpi <= 8.27 - 0.7, (t.get_text(), box.x1 / page.dpi)
+                assert box.y0 / page.dpi >= 0.7 and box.y1 / page.dpi <= H - 0.7 + 1e-9, (t.get_text(), box.y0 / page.dpi)
+                after = drawn[k + 1] if k + 1 < len(drawn) else None
+                step = None if after is None else (t.get_position()[1] - after.get_position()[1]) * H
+                if step == pytest.approx(t.get_fontsize() / 72 * 1.35):  # the next line of the same text
+                    last, first = t.get_text().split()[-1], after.get_text().split()[0]
+                    cut = any(last + first in w for w in source)  # a word cut where it filled the line
+                    more = t.get_text() + after.get_text()[0] if cut else f"{t.get_text()} {first}"
+                    # full: with the next line's first word (a cut word: its next character) it would pass the width
+                    assert width(page, more, t) > 6.87 - t.get_fontsize() / 72, (t.get_text(), after.get_text())
     assert texts[0] == ("Title", 14, "bold", "serif", pytest.approx(top))
     assert pages[0].texts[0].get_position()[0] == pytest.approx(left)
-    note = textwrap.wrap("[This PDF was drawn by the plain matplotlib fallback, not Typst: why.]", 116)
+    note = ["[This PDF was drawn by the plain matplotlib fallback, not Typst: why.]"]
     assert [t[0] for t in texts[1:1 + len(note)]] == note and texts[1][1] == 8.5
     assert texts[1][4] == pytest.approx(top - 14 / 72 * 1.35 - 14 / 72 * 0.6)  # after the title's line and its gap
     i = 1 + len(note)
-    wrapped = textwrap.wrap(heading, 73)
+    wrapped = [t[0] for t in texts if t[1] == 12]
+    assert " ".join(wrapped).split() == heading.split() and len(wrapped) == 2
     assert [t[:3] for t in texts[i:i + len(wrapped)]] == [(w, 12, "bold") for w in wrapped]
     assert texts[i + 1][4] - texts[i][4] == pytest.approx(-12 / 72 * 1.35)
     i += len(wrapped)
-    lines = textwrap.wrap(para, 116)
-    assert [t[0] for t in texts[i:i + len(lines)]] == lines and {t[1] for t in texts[i:i + len(lines)]} == {8.5}
+    lines = [t[0] for t in texts[i:] if t[1] == 8.5]
+    assert " ".join(lines).split() == para.split() and {t[1] for t in texts[i:i + len(lines)]} == {8.5}
     i += len(lines)
-    assert texts[i][:2] == ("cap", 7) and [t[:4] for t in texts[i + 1:]] == [
-        (w, 7, "normal", "monospace") for w in textwrap.wrap(f"h: {row}; k: v", 113)]
+    rows = texts[i + 1:]
+    assert texts[i][:2] == ("cap", 7) and {t[1:4] for t in rows} == {(7, "normal", "monospace")}
+    assert "".join(t[0] for t in rows).replace(" ", "") == f"h: {row}; k: vh: {wide}".replace(" ", ""), rows
     # page 1: title, note, heading, then the paragraph's lines while they start 1.4 line heights above the margin:
     # from 9.83 in down by 0.159 in, 57 lines (the 58th would start at 0.75 in < 0.7 + 0.165); the rest on page 2
     assert len(pages) == 3 and len(pages[0].texts) == 1 + len(note) + len(wrapped) + 57

@@ -46,7 +46,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from .io import atomic_directory, fault_point, file_sha256, recover_directory
+from .io import atomic_directory, check_path_argument, fault_point, file_sha256, recover_directory
 
 COUNTS_DIR = "counts"
 MANIFEST_FILE = "counts/manifest.json"
@@ -1133,6 +1133,7 @@ def save_corpus(corpus: Corpus, path: str | os.PathLike, shard_rows: int | None 
     """Write a corpus directory atomically (it appears complete or not at all) through :class:`CorpusWriter`."""
     import pyarrow as pa
 
+    check_path_argument(path, "path", CorpusError)
     path, shard_rows = Path(path), shard_rows or SHARD_ROWS
     if corpus.n_docs == 0:
         raise CorpusError(f"{path}: the corpus has no documents")
@@ -1292,6 +1293,7 @@ def load_corpus(path: str | os.PathLike, verify_checksums: bool = True) -> Corpu
     The counts stay on disk (read on demand); a folder in the single-``counts.npz`` format loads into memory.
     A prepare killed mid-swap is finished or undone first (``io.recover_directory``).
     """
+    check_path_argument(path, "path", CorpusError)  # before recover_directory may touch a folder named '~'
     path = Path(path)
     try:
         recover_directory(path, is_corpus_dir, holds_only_corpus_files)

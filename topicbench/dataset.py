@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from .corpus import Corpus, CorpusError, is_corpus_dir, save_corpus
-from .io import file_sha256
+from .io import check_path_argument, file_sha256
 from .method import (REPO_ROOT, SAFE_NAME, SAFE_RULES, PluginError, _check_underflow, global_generators, load_plugins,
                      plugin_file)
 
@@ -109,6 +109,7 @@ class Dataset:
     def source_dir(cls, corpora_dir: str | os.PathLike | None, sub: str) -> Path:
         if corpora_dir is None:
             raise DatasetUnavailable(f"dataset {cls.name}: needs corpora_dir (config value) to find {sub}/")
+        check_path_argument(corpora_dir, f"dataset {cls.name}: corpora_dir", CorpusError)  # a build called directly
         path = Path(corpora_dir) / sub
         if not path.is_dir():
             raise DatasetUnavailable(f"dataset {cls.name}: source directory {path} does not exist (check corpora_dir)")
@@ -144,6 +145,13 @@ def get_dataset(name: str) -> type[Dataset]:
 def reads_corpora_dir(recipe: type[Dataset]) -> bool:
     """A recipe that reads a real corpus from ``corpora_dir`` (it calls ``source_dir``), not a synthetic one."""
     return not recipe.synthetic and "source_dir(" in inspect.getsource(recipe)
+
+
+def uses_corpora_dir(recipe: type[Dataset]) -> bool:
+    """Whether a prepare of ``recipe`` may read from ``corpora_dir``: a real corpus's folder (``source_dir``), a relative
+    file parameter (user_text's path, a vocab_file), uci_bow's folder. A planted recipe (synthetic or semi-synthetic,
+    ``Dataset.synthetic``) reads nothing there, so the workflow does not pass it: moving corpora_dir re-prepares none."""
+    return not recipe.synthetic
 
 
 def source_dirs(recipe: type[Dataset]) -> list[str]:
@@ -191,7 +199,9 @@ def source_files(recipe: type[Dataset], params: dict[str, Any], corpora_dir=None
     """The raw files a prepare reads, by the name recorded in corpus.json: every file under the recipe's folders of
     ``corpora_dir``, every file a parameter names and the recipe's :meth:`Dataset.other_sources`, relative to
     ``corpora_dir`` when inside it (so another copy of corpora_dir holding the same bytes is the same source), else
-    absolute."""
+    absolute. A recipe that reads nothing from corpora_dir (:func:`uses_corpora_dir`) has none there, whether or not
+    one is given (the workflow passes it none; a DAG build compares with the config's)."""
+    corpora_dir = corpora_dir if uses_corpora_dir(recipe) else None
     roots = input_paths(params, corpora_dir) + recipe.other_sources(corpora_dir, params)
     if corpora_dir is not None and reads_corpora_dir(recipe):
         roots += [Path(corpora_dir) / sub for sub in source_dirs(recipe)]
@@ -409,6 +419,8 @@ def prepare(name: str, out_dir: str | os.PathLike, corpora_dir=None, corpus_name
     Parameters are checked (names, types) and ``out_dir`` is checked (:func:`check_out_dir`) before any work;
     a corpus with no documents, or none in the train split, is an error naming the source.
     """
+    check_path_argument(out_dir, "out_dir", CorpusError)  # before the recipe is even looked up
+    check_path_argument(corpora_dir, "corpora_dir", CorpusError)
     dataset_cls = get_dataset(name)
     if corpus_name is not None and not SAFE_NAME.fullmatch(corpus_name):  # the runs' dataset column, job names
         raise CorpusError(f"--name {corpus_name!r} is not a safe corpus name ({SAFE_RULES})")

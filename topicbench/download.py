@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .corpus import CorpusError
-from .io import file_sha256
+from .io import check_path_argument, file_sha256
 
 UCI_BASE = "https://archive.ics.uci.edu/ml/machine-learning-databases/bag-of-words/"
 
@@ -124,6 +124,7 @@ def fetch(url: str, dest, sha256: str | None = None, retries: int = 3, timeout: 
     A checksum mismatch deletes the partial file and raises :class:`DownloadError` naming the URL and
     both sums. An existing ``dest`` is re-verified when a sum is given.
     """
+    check_path_argument(dest, "dest", DownloadError)
     dest = Path(dest)
     if dest.is_file():
         if sha256 and file_sha256(dest) != sha256:
@@ -166,6 +167,7 @@ def fetch_uci_bow(name: str, cache=None, base_url: str = UCI_BASE, registry: dic
     if name not in registry:
         raise DownloadError(f"unknown UCI bag-of-words collection {name!r}; known: {sorted(registry)}")
     collection = registry[name]
+    check_path_argument(cache, "cache", DownloadError)
     cache = Path(cache) if cache is not None else cache_dir()
     folder = cache / "uci_bow"
     manifest = _manifest(cache)

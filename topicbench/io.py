@@ -26,6 +26,20 @@ def file_sha256(path) -> str:
     return digest.hexdigest()
 
 
+def check_path_argument(value, name: str, error: type[Exception] = ValueError) -> None:
+    """Refuse, naming ``name``, a path given to a public function that starts with '~' or is empty, as the CLI and
+    the config do: Python expands no '~' (nor do YAML and Snakemake), so '~/x' is a folder named '~' in the current
+    folder, and '' is the current folder, named by no one (an unset variable). ``None`` (not given) passes."""
+    if value is None:
+        return
+    text = os.fsdecode(os.fspath(value))
+    if not text:
+        raise error(f"{name} is empty (an unset variable?): it would be the current folder; give the path")
+    if text.startswith("~"):
+        raise error(f"{name} {text!r} starts with '~', which is not expanded to the home folder here (it would be a "
+                    f"folder named '~'); give the full path (os.path.expanduser)")
+
+
 def fault_point(step: str) -> None:
     """A named write step where the fault catalogue can strike (tests only; a no-op unless the variable is set).
 

@@ -314,7 +314,9 @@ class Method:
         return method
 
     def progress(self) -> dict[str, float]:
-        """Extra numbers for the trace (e.g. step size); optional."""
+        """Extra numbers for the trace (e.g. step size), written as ``x_<key>`` columns of every row; optional. A method
+        that turns a hyperparameter into another value it uses (rounded, clipped, derived: population_vb's population
+        size, bnmf's a0 = 1/K for null) records the value used here, so no trace shows a setting it did not run."""
         return {}
 
     def after_update(self) -> None:

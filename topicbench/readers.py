@@ -539,6 +539,9 @@ def read_matrix_market(path, vocab_path, docs_in_rows: bool = True, encoding: st
                               f"{symmetry}; write it as 'general' (every entry listed)")
         if field == "pattern" and report is not None:  # positions without values: each is one occurrence
             report["matrix_market_field"] = "pattern (every entry read as a count of 1)"
+        # Two reads, on purpose: scipy's C++ reader truncates '3.5' to 3, crashes on stray bytes and allocates the size
+        # line's entries first, so every line is checked before it starts (checking inside its stream would raise in
+        # its reader threads), and parsing the checked text here would re-implement mmread's array, pattern and complex.
         _check_matrix_market_numbers(path, layout, field)  # before scipy, which a stray character can crash
         with open_binary(path) as handle:
             handle.read(3 if bom else 0)  # scipy reads on from here
@@ -708,6 +711,7 @@ def read_text_files(directory, pattern: str = "*", encoding: str = "utf-8") -> p
             else:
                 raise ReaderError(f"{path}: not a readable file ({'a broken or looping symbolic link' if path.is_symlink() else 'not a regular file'})")
     files.sort(key=lambda p: p.relative_to(directory))
+    check_unique_file_ids([p.relative_to(directory) for p in files], directory)  # before any file is read
     if not files:
         raise ReaderError(f"{directory}: no files match {pattern!r}" + (f" (besides {len(skipped)} that are not documents, "
                                                                          f"e.g. {sorted(skipped)[0]!r})" if skipped else "")
@@ -760,6 +764,31 @@ def check_unique_ids(ids: Sequence[str], lines: Sequence[int], path, id_name: st
                               f"{how}: one document twice, or two whose ids print alike; make them distinct or remove "
                               f"one")
         first[key] = (doc_id, line)
+
+
+def check_unique_file_ids(relatives: Sequence[Path], directory) -> None:
+    """The document ids of a folder of files (their relative paths) checked as :func:`check_unique_ids` checks a
+    source's own ids: two names that differ only in white space around a name ('a.txt' and 'a.txt ', 'sub/' and
+    'sub /') or in Unicode form ('café.txt' composed and decomposed: two files on Linux) print alike but would be two
+    documents, so both files are named; a name of white space only is a blank id."""
+    import unicodedata
+
+    first: dict[tuple[str, ...], Path] = {}
+    for relative in relatives:
+        if any(not part.strip() for part in relative.parts):
+            raise ReaderError(f"{Path(directory) / relative}: a file or folder name of white space only, which would be "
+                              f"a blank document id; rename it")
+        key = tuple(unicodedata.normalize("NFC", part.strip()) for part in relative.parts)
+        other = first.setdefault(key, relative)
+        if other != relative:
+            spaced = [part.strip() for part in other.parts] == [part.strip() for part in relative.parts]
+            composed = [unicodedata.normalize("NFC", part) for part in other.parts] == \
+                [unicodedata.normalize("NFC", part) for part in relative.parts]
+            how = ("white space around a name" if spaced else "Unicode form (NFC/NFD)" if composed
+                   else "white space around a name and Unicode form (NFC/NFD)")
+            raise ReaderError(f"{Path(directory) / relative}: its name {str(relative)!r} differs from {str(other)!r} "
+                              f"({Path(directory) / other}) only in {how}: two files whose document ids print alike; "
+                              f"rename one or remove it")
 
 
 JSON_ARRAY = "; the file is a JSON array, and format=jsonl reads JSON Lines: one object per line (e.g. jq -c '.[]')"

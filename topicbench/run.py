@@ -366,6 +366,9 @@ def run(spec: RunSpec, corpus: Corpus | str | os.PathLike, out_dir: str | os.Pat
     ``spec.threads`` bounds the BLAS/OpenMP pools too (numpy-heavy methods such as LG-NMF), as Snakemake's
     *_NUM_THREADS variables do inside a rule, so a run called directly uses no more cores than it says.
     """
+    if not isinstance(corpus, Corpus):
+        io.check_path_argument(corpus, "corpus")
+    io.check_path_argument(out_dir, "out_dir")
     if out_dir is not None:
         check_output_location(out_dir, spec, corpus)  # a bad --out is found in seconds, not after the fit
     with threadpool_limits(limits=spec.threads):
@@ -857,6 +860,7 @@ def write_outputs(out_dir: Path, trace: pd.DataFrame, method: Method, vocab: lis
 
 def load_model(path: str | os.PathLike, n_words: int | None = None) -> Method:
     """Rebuild a fitted method from its ``model.npz``; a missing, truncated or foreign file is named."""
+    io.check_path_argument(path, "path")
     path = Path(path)
     try:
         with np.load(path, allow_pickle=False) as archive:

@@ -8,7 +8,7 @@ import sys
 import pandas as pd
 import pytest
 
-from _run_util import REPO, cli_subprocess, env, tiny_corpus  # noqa: F401
+from _run_util import REPO, TINY, cli_subprocess, env, tiny_corpus  # noqa: F401
 from topicbench.cli import main as cli
 from topicbench.method import ParamError, get_method
 from topicbench.run import RunSpec
@@ -477,3 +477,26 @@ def test_no_writable_numba_cache_location(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert abs(float(proc.stdout) + 0.5772156649015329) < 1e-9  # psi(1) = -(Euler-Mascheroni constant)
     assert list((tmp_path / "tmp").rglob("special.digamma-*.nbi")), "cached in the temporary folder"
+
+
+@pytest.mark.parametrize("method, params, used", [
+    pytest.param("population_vb", {"log10_population": 3.92}, {"x_population_size": 8318},
+                 id="population_vb-10^3.92-rounded-to-8318-documents"),
+    pytest.param("bnmf", {"b0": 0.5}, {"x_a0": 1 / 3, "x_b0": 0.5, "x_c0": 0.05 * TINY["n_words"]},
+                 id="bnmf-null-a0-is-1/K-c0-per-word-times-V"),
+    pytest.param("cnmf", {"m": 2}, {"x_sigma2": 0.5, "x_c0": 0.05 * TINY["n_words"]}, id="cnmf-null-sigma2-is-1/m"),
+    pytest.param("lgnmf", {"batch_size": 40, "grid": "fixed", "grid_size": 2, "sgd_iters": 2, "validation_fraction": 0.13},
+                 {"x_validation_docs": 5}, id="lgnmf-validation_fraction-0.13-of-40-is-5-documents"),
+])
+def test_hyperparameter_turned_into_another_value_is_recorded(tiny_corpus, method, params, used):
+    """A hyperparameter the method rounds or derives (10^3.92 -> 8318 documents, null -> 1/K) -> every trace row records
+    the value the fit used as an x_ column."""
+    from topicbench.run import run
+
+    spec = RunSpec(method=method, params={"K": 3, "batch_size": 20, **params}, n_checkpoints=2, report_elbo=False,
+                   topic_history_words=0)
+    trace, _ = run(spec, tiny_corpus)
+    assert len(trace) >= 2
+    for column, value in used.items():
+        assert column in trace, f"{method}: the trace does not record {column}"
+        assert trace[column].tolist() == pytest.approx([value] * len(trace), rel=1e-12), column

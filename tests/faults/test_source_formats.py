@@ -58,6 +58,17 @@ def _source(tmp_path, damage):
     if damage == "ids-in-two-unicode-forms":  # 'é' composed and decomposed print alike, and were two documents
         (src / "t.csv").write_text(csv.replace("\n1,", "\n\u00e9,").replace("\n3,", "\ne\u0301,"), encoding="utf-8")
         return "csv", src / "t.csv", ["--param", "id_column=id", "--param", "max_df=1.0"]
+    if damage in ("file-names-in-two-unicode-forms", "file-names-differing-by-a-space", "folder-names-differing-by-a-space",
+                  "file-name-of-white-space"):
+        names = {"file-name-of-white-space": ["  "],  # a blank document id, as a blank id column is
+                 "file-names-in-two-unicode-forms": ["caf\u00e9.txt", "cafe\u0301.txt"],  # two files on Linux
+                 "file-names-differing-by-a-space": ["a.txt", "a.txt "],
+                 "folder-names-differing-by-a-space": ["sub/a.txt", "sub /a.txt"]}[damage]
+        (src / "files").mkdir()
+        for name, text in zip(names + ["x.txt", "y.txt", "z.txt"], TEXTS):
+            (src / "files" / name).parent.mkdir(exist_ok=True)
+            (src / "files" / name).write_text(text, encoding="utf-8")
+        return "files", src / "files", ["--param", "max_df=1.0"]
     if damage == "utf16-be-without-bom":  # Python's utf-16 reads a file without a byte-order mark little-endian
         (src / "t.csv").write_bytes(csv.encode("utf-16-be"))
         return "csv", src / "t.csv", ["--param", "encoding=utf-16"]
@@ -88,6 +99,14 @@ def _source(tmp_path, damage):
                  id="ids-differing-only-by-a-trailing-space"),
     pytest.param("ids-in-two-unicode-forms", "t.csv:5: id 'e\u0301' differs from '\u00e9' (line 3) only in Unicode form",
                  id="ids-differing-only-in-unicode-form"),
+    pytest.param("file-names-in-two-unicode-forms", "files/caf\u00e9.txt: its name 'caf\u00e9.txt' differs from "
+                 "'cafe\u0301.txt' (", id="file-names-differing-only-in-unicode-form"),
+    pytest.param("file-names-differing-by-a-space", "files/a.txt : its name 'a.txt ' differs from 'a.txt' (",
+                 id="file-names-differing-only-by-a-trailing-space"),
+    pytest.param("folder-names-differing-by-a-space", "files/sub /a.txt: its name 'sub /a.txt' differs from 'sub/a.txt' (",
+                 id="folder-names-differing-only-by-a-trailing-space"),
+    pytest.param("file-name-of-white-space", "files/  : a file or folder name of white space only, which would be a blank "
+                 "document id", id="file-name-of-white-space-only"),
     pytest.param("utf16-be-without-bom", "t.csv: the text is UTF-16 big-endian (by its zero bytes; no byte-order mark), "
                  "which read as utf-16 would be other characters: pass encoding=utf-16-be",
                  id="utf16-big-endian-without-bom-read-as-utf16"),
@@ -97,7 +116,7 @@ def test_unseen_source_format_damage_named(tmp_path, capsys, damage, named):
 
     Damage: a quote never closed (CSV, or a TSV tweet starting with a quotation mark); the header row again mid-file;
     a JSON field written twice; a null or object id; UTF-8 read as Latin-1 / cp1252; decimal years read as ISO dates;
-    ids '1' and '1 ', or 'é' composed and decomposed; UTF-16-BE without a byte-order mark read as utf-16.
+    ids '1' and '1 ', or 'é' composed and decomposed, as ids or as the names of a folder's files; UTF-16-BE without a byte-order mark read as utf-16.
     Was: the rows after the quote merged into one document; 'id text' prepared as a document (also when the joined
     file's header starts with a byte-order mark, as Excel's UTF-8 CSV does: found only without one); the last copy of the
     field taken; the id 'None' or "{'n': 2}"; 'cafÃ©' in the vocabulary; 2001.5 read as 2001-05-01 (2001.33); two

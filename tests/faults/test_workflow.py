@@ -379,19 +379,22 @@ def test_user_results_folder_fails_at_dag_build(tmp_path):
 
 
 USER_CORPUS = "data/corpora/tiny/corpus.json"
+PLANTED_CORPUS = "data/corpora/planted/corpus.json"
 
 
 @pytest.fixture(scope="module")
 def user_corpus(tmp_path_factory):
-    """A user_text corpus prepared by the workflow from corpora_dir 'corpora' (relative): the working directory."""
+    """A user_text corpus prepared by the workflow from corpora_dir 'corpora' (relative): the working directory; and
+    beside it a planted corpus (nyt_like), which reads nothing from corpora_dir."""
     workdir = tmp_path_factory.mktemp("user_corpus")
     (workdir / "corpora").mkdir()
     (workdir / "corpora" / "d.jsonl").write_text("".join(f'{{"text": "apple banana cherry w{i % 3} w{i % 4}"}}\n'
                                                          for i in range(40)))
     config = {**TINY_CONFIG, "corpora_dir": "corpora",
-              "datasets": {"tiny": {"recipe": "user_text", "params": {"path": "d.jsonl", "max_df": 1.0}}}}
+              "datasets": {"tiny": {"recipe": "user_text", "params": {"path": "d.jsonl", "max_df": 1.0}},
+                           "planted": {"recipe": "nyt_like", "params": {**TINY, "n_train": 30, "n_test": 6}}}}
     (workdir / "config.yaml").write_text(yaml.safe_dump(config))
-    done = snakemake(workdir, "--cores", "1", USER_CORPUS)
+    done = snakemake(workdir, "--cores", "1", USER_CORPUS, PLANTED_CORPUS)
     assert done.returncode == 0 and (workdir / USER_CORPUS).exists(), done.stderr[-2000:]
     return workdir, config
 
@@ -425,6 +428,20 @@ def test_corpora_dir_spelt_another_way_from_another_folder_reruns_nothing(user_c
     (tmp_path / "config.yaml").write_text(yaml.safe_dump({**config, "corpora_dir": f"{tmp_path}/linked/"}))
     plan = snakemake(tmp_path, "-d", workdir, "--cores", "1", "-n", USER_CORPUS)
     assert plan.returncode == 0 and "Nothing to be done" in plan.stdout + plan.stderr, (plan.stdout + plan.stderr)[-2000:]
+
+
+def test_planted_corpus_does_not_depend_on_corpora_dir(user_corpus, tmp_path):
+    """corpora_dir moved to another folder -> the planted corpus (nyt_like, which reads nothing there) is not prepared again.
+
+    Its prepare job gets no --corpora-dir and no input under it; the user_text corpus, which reads there, still
+    follows corpora_dir (its copy under the new folder is planned to be prepared). Was: every planted prepare took
+    --corpora-dir, so moving corpora_dir prepared them all again, and fitted every run on them."""
+    workdir, config = user_corpus
+    shutil.copytree(workdir / "corpora", tmp_path / "moved")
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump({**config, "corpora_dir": str(tmp_path / "moved")}))
+    plan = snakemake(tmp_path, "-d", workdir, "--cores", "1", "-n", PLANTED_CORPUS, USER_CORPUS)
+    shown = plan.stdout + plan.stderr
+    assert plan.returncode == 0 and "dataset=tiny" in shown and "dataset=planted" not in shown, shown[-3000:]
 
 
 @pytest.mark.parametrize("profile, config", [pytest.param([], "workflow/config/default.yaml", id="default-config"),

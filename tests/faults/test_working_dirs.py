@@ -136,3 +136,84 @@ def test_workflow_profile_snakemake_would_not_find_refused(tmp_path, argv):
                   ["--workflow-profile", "none"], []):
         check_workflow_profile(["snakemake", *found], REPO, cwd=tmp_path)
     check_workflow_profile(["snakemake", "--workflow-profile", "profiles/ci"], REPO, cwd=REPO)
+
+
+@pytest.fixture(scope="module")
+def tilde_folder(tmp_path_factory):
+    """A working folder holding a folder literally named '~' with everything the API cases would read from it: a
+    user_text source under ~/raw, a tiny corpus ~/corpus, a run's ~/run/model.npz, a cached file ~/cache/file."""
+    from topicbench.dataset import prepare
+    from topicbench.run import RunSpec, run
+
+    root = tmp_path_factory.mktemp("tilde_api")
+    home = root / "~"
+    (home / "raw" / "mine").mkdir(parents=True)
+    (home / "raw" / "mine" / "docs.jsonl").write_text(DOCS)
+    corpus = prepare("nyt_like", home / "corpus", n_train=30, n_test=6, n_words=20, n_topics=2, min_length=8,
+                     max_length=12)
+    run(RunSpec(method="online_lda", params={"K": 2, "batch_size": 10}, n_checkpoints=1, report_elbo=False,
+                topic_history_words=0), corpus, home / "run")
+    (home / "cache").mkdir()
+    (home / "cache" / "file").write_text("cached")
+    return root
+
+
+def _api_calls():
+    from topicbench import download
+    from topicbench.corpus import CorpusError, load_corpus, save_corpus
+    from topicbench.dataset import get_dataset, prepare
+    from topicbench.run import RunSpec, load_model, run
+
+    spec = RunSpec(method="online_lda", params={"K": 2, "batch_size": 10}, n_checkpoints=1, report_elbo=False,
+                   topic_history_words=0)
+    return {
+        "prepare-corpora_dir": (lambda: prepare("user_text", "out", corpora_dir="~/raw", path="mine/docs.jsonl",
+                                                **LOOSE_PARAMS), CorpusError, "corpora_dir '~/raw'"),
+        "prepare-out_dir": (lambda: prepare("nyt_like", "~/new", n_train=30, n_test=6, n_words=20, n_topics=2),
+                            CorpusError, "out_dir '~/new'"),
+        "load_corpus-path": (lambda: load_corpus("~/corpus"), CorpusError, "path '~/corpus'"),
+        "save_corpus-path": (lambda: save_corpus(load_corpus("corpus_abs"), "~/copy"), CorpusError, "path '~/copy'"),
+        "run-corpus": (lambda: run(spec, "~/corpus"), ValueError, "corpus '~/corpus'"),
+        "run-out_dir": (lambda: run(spec, "corpus_abs", "~/run2"), ValueError, "out_dir '~/run2'"),
+        "load_model-path": (lambda: load_model("~/run/model.npz"), ValueError, "path '~/run/model.npz'"),
+        "fetch-dest": (lambda: download.fetch("http://127.0.0.1:9/none", "~/cache/file"), download.DownloadError,
+                       "dest '~/cache/file'"),
+        "fetch_uci_bow-cache": (lambda: download.fetch_uci_bow("kos", cache="~/cache"), download.DownloadError,
+                                "cache '~/cache'"),
+        "recipe-source_dir": (lambda: get_dataset("nyt_topmost").source_dir("~/raw", "mine"), CorpusError,
+                              "corpora_dir '~/raw'"),
+    }
+
+
+@pytest.mark.parametrize("call", ["prepare-corpora_dir", "prepare-out_dir", "load_corpus-path", "save_corpus-path",
+                                  "run-corpus", "run-out_dir", "load_model-path", "fetch-dest", "fetch_uci_bow-cache",
+                                  "recipe-source_dir"])
+def test_python_api_path_starting_with_tilde_refused(tilde_folder, monkeypatch, call):
+    """A path starting with '~' given to a public Python function -> an error naming the parameter, before any work.
+
+    Python expands no '~'. The functions: prepare's corpora_dir and out_dir, load_corpus, save_corpus, run's corpus and out_dir, load_model,
+    the downloads' dest and cache, a recipe's corpora_dir; nothing is read from or written to the folder named '~'."""
+    try:
+        from ._prepare_util import digest
+    except ImportError:
+        from _prepare_util import digest
+
+    monkeypatch.chdir(tilde_folder)
+    (tilde_folder / "corpus_abs").unlink(missing_ok=True)
+    (tilde_folder / "corpus_abs").symlink_to(tilde_folder / "~" / "corpus")  # the same corpus, named without '~'
+    before = digest(tilde_folder / "~")
+    function, error, named = _api_calls()[call]
+    with pytest.raises(error, match=f"{named} starts with '~'"):
+        function()
+    assert digest(tilde_folder / "~") == before
+    assert sorted(p.name for p in tilde_folder.iterdir()) == ["corpus_abs", "~"]
+
+
+def test_python_api_empty_path_refused(tilde_folder, monkeypatch):
+    """An empty path given to a public Python function (load_corpus(""), an unset variable) -> CorpusError naming the
+    parameter, not the current folder read (here a corpus, which the old code loaded as if it had been named)."""
+    from topicbench.corpus import CorpusError, load_corpus
+
+    monkeypatch.chdir(tilde_folder / "~" / "corpus")
+    with pytest.raises(CorpusError, match="path is empty"):
+        load_corpus("")

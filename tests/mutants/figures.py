@@ -15,6 +15,35 @@ MUTANTS = [
            find="                continue  # a peer without the LDA bound",
            replace="                break  # a peer without the LDA bound",
            tests=[FIG + "test_hoffman_fig2_draws_every_online_method_and_batch_vb_against_cpu_seconds"]),
+    Mutant(id="figure_hoffman_fig2_batch_line_named_by_its_label", cites="Hoffman et al. 2010, Fig. 2 mirror (batch VB "
+           "on the full corpus and on a subset, each named by the documents it trained on)",
+           path="workflow/figures/hoffman_fig2.py",
+           find='name = "batch VB, full corpus" if size == full_size else',
+           replace='name = "batch VB, full corpus" if "full" in label else',
+           tests=[FIG + "test_hoffman_fig2_names_each_batch_line_by_the_documents_it_trained_on"]),
+    Mutant(id="figure_hoffman_fig2_full_corpus_is_the_smallest", cites="Hoffman et al. 2010, Fig. 2 mirror (the full "
+           "corpus is the online runs' training split, the largest)", path="workflow/figures/hoffman_fig2.py",
+           find='full_size = int(frame["corpus_size"].max())', replace='full_size = int(frame["corpus_size"].min())',
+           tests=[FIG + "test_hoffman_fig2_names_each_batch_line_by_the_documents_it_trained_on"]),
+    Mutant(id="figure_hoffman_fig2_batch_line_mixes_subsets", cites="Hoffman et al. 2010, Fig. 2 mirror (one batch VB "
+           "line per training set)", path="workflow/figures/hoffman_fig2.py",
+           find="    if len(sizes) != 1:\n        raise ValueError(f\"batch VB runs of label",
+           replace="    if len(sizes) < 1:\n        raise ValueError(f\"batch VB runs of label",
+           tests=[FIG + "test_hoffman_fig2_names_each_batch_line_by_the_documents_it_trained_on"]),
+    Mutant(id="figure_shorttext_drops_a_missing_method", cites="short-text figure (streaming VB and SVI each a column; "
+           "a method missing from the traces is said, not dropped)", path="workflow/figures/shorttext_alpha.py",
+           find="    methods = list(METHODS)  # a column each",
+           replace='    methods = [m for m in METHODS if m in set(frame["method"])]  # a column each',
+           tests=[FIG + "test_shorttext_figure_marks_a_method_missing_from_the_traces"]),
+    Mutant(id="claim_shorttext_missing_method_unnamed", cites="the harness's short-text claim (a method without runs "
+           "is named as not judged)", path="workflow/figures/_claims.py",
+           find='                if not ((final["experiment"] == experiment) & (final["method"] == method)).any()]',
+           replace="                if False]",
+           tests=[FIG + "test_shorttext_alpha_claim_names_a_method_it_could_not_judge"]),
+    Mutant(id="claim_shorttext_one_setting_unnamed", cites="the harness's short-text claim (a method at one alpha = eta "
+           "setting is named as not judged)", path="workflow/figures/_claims.py",
+           find='            unjudged.append(f"{experiment} {figlib.name(method)}: one alpha = eta setting only")\n',
+           replace="", tests=[FIG + "test_shorttext_alpha_claim_names_a_method_it_could_not_judge"]),
     Mutant(id="figure_hu_fig4_search_drawn_against_its_evidence", cites="Hu et al. 2014, Fig. 4 mirror (eq. 8's search "
            "curve against log10 alpha)", path="workflow/figures/hu_fig4.py",
            find='top.plot(search[order, 0], ev,', replace='top.plot(search[order, 1], ev,',

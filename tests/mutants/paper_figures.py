@@ -65,6 +65,17 @@ MUTANTS = [
     Mutant(id="paper_fallback_line_step", cites="the fallback PDF (lines stepped down by 1.35 line heights)", path=PAPER,
            find="y -= size / 72 * 1.35", replace="y -= size / 72 * 1.5",
            tests=[FIG + "test_fallback_pdf_lays_out_the_title_note_wrapped_text_pictures_and_table_rows"]),
+    Mutant(id="paper_fallback_wraps_by_a_count_of_characters", cites="the fallback PDF (each line fits the A4 text "
+           "width as drawn, not a count of characters)", path=PAPER, find="        if line and width_of(candidate) > room:",
+           replace="        if line and len(candidate) > 116:",
+           tests=[FIG + "test_fallback_pdf_lays_out_the_title_note_wrapped_text_pictures_and_table_rows"]),
+    Mutant(id="paper_fallback_room_past_the_margin", cites="the fallback PDF (lines end inside the right margin)",
+           path=PAPER, find="(W - 2 * margin) * 72 - size / 2):", replace="(W - 2 * margin) * 72 + size * 6):",
+           tests=[FIG + "test_fallback_pdf_lays_out_the_title_note_wrapped_text_pictures_and_table_rows"]),
+    Mutant(id="paper_fallback_cut_word_drops_the_lines_words", cites="the fallback PDF (a word wider than a line is "
+           "cut where it fills the line it starts on, after that line's words)", path=PAPER,
+           find="lines.append(head + word[:lo] if lo else line)", replace="lines.append(word[:lo] if lo else line)",
+           tests=[FIG + "test_fallback_pdf_lays_out_the_title_note_wrapped_text_pictures_and_table_rows"]),
     Mutant(id="paper_hoffman_faster_judges_a_mix_of_runs", cites="Hoffman et al. 2010, Fig. 2 claim (two runs of one "
            "seed and label cannot be judged: _claims.several_runs)", path="workflow/figures/_claims.py",
            find='    duplicated = several_runs(compared, ["seed", "method", "label"], experiment)\n    if duplicated:',

@@ -6,10 +6,10 @@ columns: the methods.
 """
 import figlib
 import pandas as pd
+from _claims import SHORTTEXT_METHODS as METHODS
 
 FIGURE = figlib.Figure(paper="mcinerney", title="Short texts: alpha and eta against the word-frequency baseline",
                        experiments=("shorttext_alpha_*",), order=3)
-METHODS = ("streaming_vb", "online_lda")
 
 
 def setting(runs: pd.DataFrame) -> str:
@@ -18,7 +18,8 @@ def setting(runs: pd.DataFrame) -> str:
 
 def draw(ctx):
     frame = pd.concat([ctx.frame(e) for e in ctx.experiments], ignore_index=True)
-    methods = [m for m in METHODS if m in set(frame["method"])]
+    methods = list(METHODS)  # a column each, also for a method missing from the traces (its panels say so)
+    absent = []
     fig, axes = figlib.plt.subplots(len(ctx.experiments), len(methods), figsize=(5.0 * len(methods),
                                     3.6 * len(ctx.experiments)), squeeze=False, layout="constrained")
     rows, lengths = [], []
@@ -29,6 +30,12 @@ def draw(ctx):
         for c, method in enumerate(methods):
             ax = axes[r, c]
             panel = frame[(frame["experiment"] == experiment) & (frame["method"] == method)]
+            ax.set_title(f"{meta.get('name', experiment)}: {figlib.name(method)}", fontsize=9)
+            if panel.empty:
+                absent.append(f"{meta.get('name', experiment)} {figlib.name(method)}")
+                ax.text(0.5, 0.5, f"no {figlib.name(method)} runs in the traces", ha="center", va="center",
+                        transform=ax.transAxes)
+                continue
             settings = sorted(panel.groupby(["p_alpha", "p_eta"]), key=lambda kv: kv[0])
             for i, (_, runs) in enumerate(settings):
                 figlib.plot_mean_spread(ax, runs, "docs_seen", "loglik_per_word", f"{figlib.name(method)}, {setting(runs)}",
@@ -45,16 +52,19 @@ def draw(ctx):
                              "final minus unigram": float((last["loglik_per_word"]
                                                            - last["unigram_loglik_per_word"]).mean()),
                              "seeds": int(last["seed"].nunique())})
-            if not panel.empty:  # the same look-ahead documents under every setting of a method (its stream and seed)
-                first_setting = settings[0][1]
-                base = figlib.mean_spread(first_setting, "docs_seen", "unigram_loglik_per_word")
-                ax.plot(base["x"], base["mean"], color=figlib.BASELINE.color, linestyle=figlib.BASELINE.linestyle,
-                        label=figlib.BASELINE.name)
-            ax.set_title(f"{meta.get('name', experiment)}: {figlib.name(method)}", fontsize=9)
+            # the same look-ahead documents under every setting of a method (its stream and seed)
+            first_setting = settings[0][1]
+            base = figlib.mean_spread(first_setting, "docs_seen", "unigram_loglik_per_word")
+            ax.plot(base["x"], base["mean"], color=figlib.BASELINE.color, linestyle=figlib.BASELINE.linestyle,
+                    label=figlib.BASELINE.name)
             ax.set_xlabel("documents seen")
             ax.set_ylabel("look-ahead log likelihood per word")
             ax.ticklabel_format(axis="x", style="sci", scilimits=(0, 3))
             ax.legend(fontsize=7)
+    if not rows:
+        raise ValueError(f"shorttext_alpha_*: no runs of {' or '.join(figlib.name(m) for m in METHODS)} in the traces "
+                         f"(methods run: {sorted(set(frame['method']))})")
+    others = sorted(set(frame["method"]) - set(METHODS))
     table = pd.DataFrame(rows)
     below = table[table["final minus unigram"] < 0]
     worse = table[table["final loglik/word"] < table["first loglik/word"]]
@@ -63,6 +73,9 @@ def draw(ctx):
         "with-replacement stream) at two settings of the Dirichlet priors alpha = eta, scored as McInerney et al. 2015's "
         f"Fig. 1 (the next n stream documents, {frame['protocol'].iloc[0]}); K = {int(frame['p_K'].iloc[0])}, "
         f"S = {int(frame['p_batch_size'].iloc[0])}; {figlib.seeds_caption(frame)}. Corpora: " + "; ".join(lengths)
+        + (f". Missing from the traces (empty panels; the findings judge without them): {'; '.join(absent)}"
+           if absent else "")
+        + (f". Runs of other methods, not drawn: {', '.join(figlib.name(m) for m in others)}" if others else "")
         + ". Dotted: the word-frequency baseline on the same look-ahead documents, from the training split's word "
         "counts. alpha = eta = 0.01 are Hoffman et al. 2010's defaults and McInerney et al.'s Twitter eta (their alpha "
         "is 1/K). This build: "

@@ -190,13 +190,21 @@ def dataset_params(wildcards):
     )
 
 
+def dataset_corpora_dir(dataset):
+    """The corpora_dir a configured dataset's prepare reads from: the config's for a recipe that reads there
+    (``topicbench.dataset.uses_corpora_dir``), None for a planted one, whose job then does not depend on it."""
+    from topicbench.dataset import get_dataset, uses_corpora_dir
+
+    return config.get("corpora_dir") if uses_corpora_dir(get_dataset(config["datasets"][dataset]["recipe"])) else None
+
+
 def dataset_inputs(wildcards):
     """The files (and folders) a configured dataset's parameters name, e.g. user_text's path: a changed input
     file re-prepares the corpus instead of leaving a stale one behind."""
     from topicbench.dataset import input_paths
 
     entry = config["datasets"][wildcards.dataset]
-    return sorted({str(path) for path in input_paths(entry.get("params") or {}, config.get("corpora_dir"))})
+    return sorted({str(path) for path in input_paths(entry.get("params") or {}, dataset_corpora_dir(wildcards.dataset))})
 
 
 def _package_files():
@@ -227,9 +235,11 @@ def prepare_code(wildcards):
     return [str(plugin_file(get_dataset(config["datasets"][wildcards.dataset]["recipe"]))), *PACKAGE_FILES]
 
 
-def corpora_dir_arg():
-    """``--corpora-dir=<dir>`` shell-quoted, or nothing when the config has no corpora_dir (synthetic data only)."""
-    return f"--corpora-dir={shlex.quote(config['corpora_dir'])}" if config.get("corpora_dir") else ""
+def corpora_dir_arg(wildcards):
+    """``--corpora-dir=<dir>`` shell-quoted for a dataset whose recipe reads from corpora_dir, else nothing (no
+    corpora_dir in the config, or a planted recipe: moving corpora_dir then reruns no planted prepare)."""
+    corpora_dir = dataset_corpora_dir(wildcards.dataset)
+    return f"--corpora-dir={shlex.quote(corpora_dir)}" if corpora_dir else ""
 
 
 def experiment_dataset(name):

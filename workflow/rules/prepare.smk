@@ -12,7 +12,7 @@ rule prepare_corpus:
     params:
         recipe=lambda wildcards: config["datasets"][wildcards.dataset]["recipe"],
         recipe_params=dataset_params,
-        corpora_dir=corpora_dir_arg(),
+        corpora_dir=corpora_dir_arg,
         corpus_dir=lambda wildcards: f"{DATA}/corpora/{wildcards.dataset}",
     log:
         f"{RESULTS}/logs/prepare/{{dataset}}.log",

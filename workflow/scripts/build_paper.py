@@ -11,7 +11,6 @@ import json
 import os
 import re
 import sys
-import textwrap
 from importlib import metadata
 from io import BytesIO as io_bytes
 from pathlib import Path
@@ -134,6 +133,28 @@ def to_typst(blocks, root: Path, title: str) -> str:
     return "\n".join(out) + "\n"
 
 
+def wrap_to_width(text: str, width_of, room: float) -> list[str]:
+    """``text`` in greedy lines whose width (``width_of``, in points) fits ``room`` points; a word wider than a line (a
+    checksum, a path) is cut where it fills one. Measured, not counted: capitals and digits are twice as wide as 'i'."""
+    lines, line = [], ""
+    for word in text.split():
+        while width_of(word) > room:  # cut where it fills the line it would start on
+            head = f"{line} " if line else ""
+            lo, hi = 0, len(word)  # the longest prefix that fits after the line's words
+            while lo < hi:
+                mid = (lo + hi + 1) // 2
+                lo, hi = (mid, hi) if width_of(head + word[:mid]) <= room else (lo, mid - 1)
+            lo = lo or (0 if line else 1)  # a character wider than a whole line goes alone
+            lines.append(head + word[:lo] if lo else line)
+            word, line = word[lo:], ""
+        candidate = f"{line} {word}" if line else word
+        if line and width_of(candidate) > room:
+            lines.append(line)
+            candidate = word
+        line = candidate
+    return lines + [line] if line else lines or [""]
+
+
 def fallback_pdf(blocks, pdf: str, title: str, why: str) -> None:
     """A plain PDF drawn with matplotlib: wrapped text, the pictures, tables as one paragraph per row."""
     import matplotlib
@@ -142,6 +163,10 @@ def fallback_pdf(blocks, pdf: str, title: str, why: str) -> None:
     import matplotlib.image as mpimg
     import matplotlib.pyplot as plt
     from matplotlib.backends.backend_pdf import PdfPages
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import TextToPath
+
+    layout = TextToPath()
 
     W, H, margin = 8.27, 11.69, 0.7
     body = list(blocks[1:] if blocks and blocks[0][0] == "heading" and blocks[0][1] == 1 else blocks)
@@ -159,12 +184,14 @@ def fallback_pdf(blocks, pdf: str, title: str, why: str) -> None:
 
         def text(s, size, weight="normal", family="serif"):
             nonlocal y
-            em = 0.62 if family == "monospace" else 0.56 if weight == "bold" else 0.5  # mean glyph width / size
-            width = int((W - 2 * margin) * 72 / (size * em))
-            for line in textwrap.wrap(s.replace("`", ""), width) or [""]:
+            font = FontProperties(family=family, weight=weight, size=size)
+            width_of = lambda line: layout.get_text_width_height_descent(line, font, ismath=False)[0]  # noqa: E731
+            # the text width less half an em: a rasterised glyph's box runs a few points past its advance
+            for line in wrap_to_width(s.replace("`", ""), width_of, (W - 2 * margin) * 72 - size / 2):
                 if y < margin + size / 72 * 1.4:
                     new_page()
-                fig.text(margin / W, y / H, line, fontsize=size, weight=weight, family=family, va="top")
+                fig.text(margin / W, y / H, line, fontsize=size, weight=weight, family=family, va="top",
+                         parse_math=False)  # as measured: "$5 and $6" is text, not mathtext
                 y -= size / 72 * 1.35
             y -= size / 72 * 0.6
 
