@@ -208,6 +208,25 @@ MUTANTS = [
     Mutant(id="hu_sec34_bracket_short_of_the_left_neighbour", cites="Hu et al. 2014, sec. 3.4: the mode's search between the best "
            "scan point's neighbours", path=PATH, find="scan[max(best - 1, 0)]", replace="scan[max(best - 1, 1)]",
            tests=[T + "test_search_brackets_the_best_scan_points_neighbours_near_the_end[left]"]),
+    # audit21: slips the suite missed because it ran only at the defaults (Ga(1e-6, 1e-6) has shape = rate, block_iters = 1)
+    # or never reached the call (the grid's eq. 8 under criterion "validation" is taken in after_update)
+    Mutant(id="hu_eq7_hyperprior_shape_rate_swapped_in_the_grid", cites="Hu et al. 2014, eqs. 7-8 (p(alpha) = Ga(shape, "
+           "rate) as given, at each grid point)", path=PATH,
+           find='self.alphas[m], p["alpha_prior_shape"], p["alpha_prior_rate"], scale',
+           replace='self.alphas[m], p["alpha_prior_rate"], p["alpha_prior_shape"], scale',
+           tests=[T + "test_eq8_uses_the_alpha_hyperprior_given"]),
+    Mutant(id="hu_eq7_hyperprior_shape_rate_swapped_in_the_search", cites="Hu et al. 2014, eqs. 7-8 and sec. 3.4 (p(alpha) "
+           "= Ga(shape, rate) as given, at each search evaluation)", path=PATH,
+           find='alpha, p["alpha_prior_shape"], p["alpha_prior_rate"], scale)',
+           replace='alpha, p["alpha_prior_rate"], p["alpha_prior_shape"], scale)',
+           tests=[T + "test_eq8_uses_the_alpha_hyperprior_given"]),
+    Mutant(id="hu_sec4_grid_eq8_unscaled", cites="Hu et al. 2014, eq. 8 with sec. 4's N / N_b at each grid point (the "
+           "search's evaluations are scaled too)", path=PATH,
+           find='p["alpha_prior_rate"], scale,\n', replace='p["alpha_prior_rate"], 1.0,\n',
+           tests=[T + "test_online_scale_is_the_fitted_documents_over_the_minibatch"]),
+    Mutant(id="hu_sec31_block_iters_ignored", cites="Hu et al. 2014, sec. 3.1 (a batch pass runs block_iters block cycles)",
+           path=PATH, find='            for _ in range(p["block_iters"]):', replace='            for _ in range(1):',
+           tests=[T + "test_a_pass_of_block_iters_cycles_is_that_many_passes_of_one"]),
 ]
 # verified killed, not registered (recompile cost): id -- find -> replace -- killed by node
 # l_hals_serial_tol_not_squared -- serial "change <= tol * tol * norm" -> "tol * norm" -- test_hals_sweeps_are_coordinate_descent_stopped_at_tol_squared[hals_sweeps_serial]
