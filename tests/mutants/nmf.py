@@ -538,3 +538,12 @@ MUTANTS = [
 # absolute, not relative (ASCENT_TOL is the code's basin heuristic, not the chapter's; the same fixed point, and
 # test_local_step_keeps_the_steepest_ascents_maximum passes); phase 1 acceptance ">" for ">=" (ties only);
 # np.abs for np.maximum(., 0) on Cov_q(l)'s eigenvalues (a PSD matrix: negatives are ~1e-17 rounding).
+
+# audit21 (equation-by-equation audit against Paisley et al. 2014, ch. 11), 29 candidates on methods/bnmf.py, cnmf.py
+# and topicbench/nmf.py. Killed by the suite as it stood, not registered: eq. 11.35's step as G^-1 grad (Hessian times
+# gradient), q(beta) stepped before the Newton step reads S_k (the whole step, not only its assignment: moving only
+# "locations +=" after topic_step is equivalent, the step was computed first), G^-1 without S_k, eq. 11.30 with
+# sigma^2 for 1/sigma^2, sigma2 inverted, l_k started at sd 1, c0 = 0.05 / V, the predictive's E[theta] over b0 alone,
+# C-NMF's proportions without exp, the bound with b_k = b0, H[q(theta)] at rate b0, Gamma(c0, c0) on beta, H[q(beta)] at
+# the mean h, the prior term counted once, each of the bound's five terms dropped, rho_t = (tau0 t)^-kappa, topic
+# weights over h, Cov(u)^-1/2 for Cov(u)^1/2. Equivalent: B-NMF's flat start with b0 (as above: any start constant in k).
