@@ -277,7 +277,7 @@ MUTANTS = [
 # l_hals_one_sweep_short (hals_sweeps "range(1, max_iter + 1)" -> "range(1, max_iter)"): T now checks max_iter = 2 stops
 #   after exactly two sweeps at the two-sweep F
 
-# audit21 (equation-by-equation audit against Hu et al. 2014), 37 candidates on methods/lgnmf.py and one kernel mutant.
+# audit21 (equation-by-equation audit against Hu et al. 2014), 34 candidates on methods/lgnmf.py and one kernel mutant.
 # Killed by the suite as it stood, not registered (T = test_lgnmf.py::): eq. 8's document terms without N/N_b and
 # D'D scaled in eq. 10 (T test_minibatch_scale_estimates_the_corpus_laplace_ratio), the D prior's precision 1/K, the Ga
 # normaliser's shape and rate swapped, the likelihood's 2 pi without V (T test_log_posterior_alpha_is_the_laplace_ratio),
