@@ -106,12 +106,19 @@ def map_objective(X, D, S, alpha, sq_norm_C=None):
 def loadings_gradient(X, D, S, StS=None, C=None):
     """Eq. 15: dF/dD_wk = sum_d (d_w's_d - C_wd) S_dk + K D_wk, i.e. D (S'S) - C S + K D.
 
+    Eq. 15 prints the prior's term as K e_(p1)' d_:k, K times column k's sum over all words, the same for every w:
+    that is the gradient of K/2 sum_k (sum_w D_wk)^2, not of eq. 6's K/2 sum_w ||d_w||^2 (eq. 3's N+(0, I/K) prior
+    on each d_w). We take eq. 6's, K D_wk, so that the online steps descend the objective whose MAP the batch mode
+    finds and eq. 8 scores (test_gradients_match_finite_differences holds it to F).
     S'S and C = X' as CSR may be passed in when a loop already has them (CSR C S is faster than X' S)."""
     return D @ (S.T @ S if StS is None else StS) - (X.T if C is None else C) @ S + D.shape[1] * D
 
 
 def scores_gradient(X, D, S, alpha, DtD=None):
-    """Eq. 16: dF/dS_dk = sum_w (d_w's_d - C_wd) D_wk + alpha S_dk, i.e. S (D'D) - C' D + alpha S (D'D if at hand)."""
+    """Eq. 16: dF/dS_dk = sum_w (d_w's_d - C_wd) D_wk + alpha S_dk, i.e. S (D'D) - C' D + alpha S (D'D if at hand).
+
+    As for eq. 15 (loadings_gradient): eq. 16 prints alpha_1 e_(n)' s_:k, a column sum over documents; we take the
+    gradient of eq. 6's alpha/2 sum_d ||s_d||^2, alpha S_dk."""
     return S @ (D.T @ D if DtD is None else DtD) - X @ D + alpha * S
 
 
@@ -327,7 +334,10 @@ class LatentGaussianNMF(Method):
         self.cell_width = (hi - lo) / M * LN10  # in natural log alpha
         self.grid_log_alpha = (lo + (np.arange(M) + 0.5) * (hi - lo) / M) * LN10
         self.placed = p["grid"] == "fixed"
-        # every grid point starts from the same D (sec. 5.1: "initialized exactly the same"), at the prior's scale
+        # every grid point starts from the same D (sec. 5.1: "initialized exactly the same"), at the prior's scale.
+        # Sec. 5.1 takes D_1 and S from one Gibbs iteration of LDA from a random start, so that LDA and LG-NMF start
+        # alike, and reports the results "robust to numerous types of initializations (including random)"; we start
+        # from Uniform(0, 1) / sqrt(K) (no LDA here to share a start with), and S from D (the first S-block solve).
         self.D_start = self.rng.uniform(size=(n_words, K)) / np.sqrt(K)
         self.D = np.repeat(self.D_start[None], M, axis=0)
         self.log_posterior = np.zeros(M)  # eq. 8 at each grid point (always computed, whatever the criterion)

@@ -197,9 +197,10 @@ def tiny():
     return counts[np.asarray(counts.sum(axis=1)).ravel() > 0]
 
 
-# a0 != b0 so that swapping them is an error the checks see; tight local convergence so that the local step's
+# a0 != b0 so that swapping them is an error the checks see, and a0, b0 and c0 off their defaults (1/K, 1/K, 0.05 V)
+# so that a prior that is not the one given is too; tight local convergence so that the local step's
 # p^(vd) is the p of eq. 11.24 at its returned a_kd to ~1e-10 (the default 1e-3 would leave derivatives ~1e-3)
-TIGHT = dict(K=3, a0=0.3, b0=2.0, local_tol=1e-12, local_max_iter=20000)
+TIGHT = dict(K=3, a0=0.3, b0=2.0, c0_per_word=0.2, local_tol=1e-12, local_max_iter=20000)
 
 
 def test_local_step_is_stationary_in_q_theta(tiny):
@@ -209,6 +210,11 @@ def test_local_step_is_stationary_in_q_theta(tiny):
     method = BNMF(counts.shape[1], seed=2, corpus_size=counts.shape[0], batch_size=None, **TIGHT)
     shape, _, _ = method.local_step(counts)
     rate = method.weight_rate()
+    # the priors given, not others: eq. 11.28 summed over k (p^(vd) sums to 1 over k) is sum_k a_kd = K a0 + N_d, and
+    # eq. 11.29 is b_k = b0 + sum_v g_vk / h_k (rounding of sums of ~30 terms)
+    n_tokens = np.asarray(counts.sum(axis=1)).ravel()
+    np.testing.assert_allclose(shape.sum(axis=1), 3 * TIGHT["a0"] + n_tokens, rtol=1e-12)
+    np.testing.assert_allclose(rate, TIGHT["b0"] + (method.g / method.h).sum(axis=0), rtol=1e-12)
     scale = abs(method.elbo(counts, shape, rate)) / counts.shape[0]  # the bound per document, ~ the size of one term
     d_shape = np.array([central_difference(lambda: method.elbo(counts, shape, rate), shape, i, 1e-5 * shape[i])
                         for i in np.ndindex(shape.shape)])
@@ -315,8 +321,10 @@ def test_topic_weights_count_the_tokens_of_each_topic(tiny):
     counts = tiny
     method = BNMF(counts.shape[1], seed=3, corpus_size=counts.shape[0], batch_size=None, **TIGHT)
     method.partial_fit(whole(counts))
-    # c0 = 0.05 V is subtracted from masses of ~counts.sum() / K: rounding of order 1e-13 relative
+    # c0 = 0.2 V is subtracted from masses of ~counts.sum() / K: rounding of order 1e-13 relative
     assert method.topic_weights().sum() == pytest.approx(counts.sum(), rel=1e-10)
+    # eq. 11.25 summed over v and k with the c0 given: sum_vk g_vk = K V (c0 / V) + sum_vd X_vd = K c0 + N
+    assert method.g.sum() == pytest.approx(3 * TIGHT["c0_per_word"] * counts.shape[1] + counts.sum(), rel=1e-12)
 
 
 def test_defaults_are_sec_11_6():

@@ -408,6 +408,35 @@ def test_minibatch_scale_estimates_the_corpus_laplace_ratio():
     assert lg.log_posterior_alpha(X, D, S, alpha, shape, rate, scale=float(copies)) == pytest.approx(by_hand, abs=1e-5)
 
 
+def test_eq8_uses_the_alpha_hyperprior_given():
+    """Eq. 7's p(alpha) is the Ga(shape, rate) given, in both places eq. 8 is evaluated (each search evaluation and
+    each grid point). At a fixed alpha the MAP x* (sec. 3.1) does not depend on the hyperprior, and criterion
+    "validation" does not read eq. 8, so two fits that differ only in Ga(3.5, rate 0.5) against the default
+    Ga(1e-6, 1e-6) take the same path, and their eq. 8 values differ by log Ga(alpha | 3.5, 0.5) - log Ga(alpha |
+    1e-6, 1e-6) (scipy.stats.gamma, scale = 1/rate) at every alpha. The other terms are the same floats, so only the
+    rounding of eq. 8's sum (~1e3 nats: ~1e-13 x 1e3) separates the two: atol 1e-8 nats. The default's equal shape
+    and rate would hide a swap."""
+    from scipy import stats
+
+    X, _ = planted_counts(n_words=60, n_docs=100, K=2, seed=8)
+    common = dict(seed=0, corpus_size=100, K=2, grid_size=3, search_iters=1, search_tol=0.5, log10_alpha_min=-1.0,
+                  log10_alpha_max=1.0)
+    default, given = LGNMF(60, **common), LGNMF(60, alpha_prior_shape=3.5, alpha_prior_rate=0.5, **common)
+    for method in (default, given):
+        method.partial_fit(whole(X))
+        method.after_update()  # the grid's eq. 8 under criterion "validation"
+
+    def gap(log_alpha):
+        alpha = np.exp(log_alpha)
+        return stats.gamma.logpdf(alpha, 3.5, scale=2.0) - stats.gamma.logpdf(alpha, 1e-6, scale=1e6)
+
+    np.testing.assert_array_equal(given.search[:, 0], default.search[:, 0])  # the same search path
+    np.testing.assert_array_equal(given.grid_log_alpha, default.grid_log_alpha)
+    np.testing.assert_allclose(given.search[:, 1] - default.search[:, 1], gap(default.search[:, 0] * np.log(10)),
+                               rtol=0, atol=1e-8)
+    np.testing.assert_allclose(given.log_posterior - default.log_posterior, gap(default.grid_log_alpha), rtol=0, atol=1e-8)
+
+
 # -- the sec. 3.4 grid ------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def placed():
@@ -511,6 +540,20 @@ def test_batch_passes_place_the_grid_once_and_warm_start_the_scores(monkeypatch)
     method.partial_fit(whole(X))
     assert calls == {"placed": 1, "cold": 0}
     np.testing.assert_array_equal(method.grid_log_alpha, grid)
+
+def test_a_pass_of_block_iters_cycles_is_that_many_passes_of_one():
+    """Sec. 3.1 in batch mode: a pass runs block_iters cycles (D-block, then S-block), each pass going on from the last
+    one's S, so one pass with block_iters = 3 is three passes with block_iters = 1: the same block solves in the
+    same order, the same D (exact)."""
+    X, _, _ = lg_model_data(30, 40, 2, 1.0, seed=6)
+    common = dict(seed=0, corpus_size=40, K=2, grid="fixed", grid_size=2, criterion="evidence")
+    three, one = LGNMF(30, block_iters=3, **common), LGNMF(30, **common)
+    three.partial_fit(whole(X))
+    for _ in range(3):
+        one.partial_fit(whole(X))
+    np.testing.assert_array_equal(three.D, one.D)
+    assert not np.array_equal(three.D, LGNMF(30, **common).D)
+
 
 def test_search_scans_at_least_three_points(monkeypatch):
     """Sec. 3.4's scan: one point per decade of [log10_alpha_min, log10_alpha_max], but never fewer than 3."""
@@ -731,8 +774,10 @@ def test_online_scale_is_the_fitted_documents_over_the_minibatch(monkeypatch):
     model = LGNMF(60, seed=0, corpus_size=400, K=2, grid_size=2, batch_size=50, sgd_iters=1, search_iters=1,
                   search_tol=0.5, validation_fraction=0.1)
     model.partial_fit(Minibatch(X[:50], np.arange(50), np.arange(50), None, 0))
+    searched = len(seen)
+    model.after_update()  # under criterion "validation" the grid's eq. 8 is taken here, for the trace
     n_val = len(model.validation_rows)
-    assert n_val == 5 and seen
+    assert n_val == 5 and searched and len(seen) == searched + 2  # the search's evaluations, then one per grid point
     assert all(s == (400 - n_val) / (50 - n_val) for s in seen), set(seen)
 
 

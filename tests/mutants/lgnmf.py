@@ -208,6 +208,25 @@ MUTANTS = [
     Mutant(id="hu_sec34_bracket_short_of_the_left_neighbour", cites="Hu et al. 2014, sec. 3.4: the mode's search between the best "
            "scan point's neighbours", path=PATH, find="scan[max(best - 1, 0)]", replace="scan[max(best - 1, 1)]",
            tests=[T + "test_search_brackets_the_best_scan_points_neighbours_near_the_end[left]"]),
+    # audit21: slips the suite missed because it ran only at the defaults (Ga(1e-6, 1e-6) has shape = rate, block_iters = 1)
+    # or never reached the call (the grid's eq. 8 under criterion "validation" is taken in after_update)
+    Mutant(id="hu_eq7_hyperprior_shape_rate_swapped_in_the_grid", cites="Hu et al. 2014, eqs. 7-8 (p(alpha) = Ga(shape, "
+           "rate) as given, at each grid point)", path=PATH,
+           find='self.alphas[m], p["alpha_prior_shape"], p["alpha_prior_rate"], scale',
+           replace='self.alphas[m], p["alpha_prior_rate"], p["alpha_prior_shape"], scale',
+           tests=[T + "test_eq8_uses_the_alpha_hyperprior_given"]),
+    Mutant(id="hu_eq7_hyperprior_shape_rate_swapped_in_the_search", cites="Hu et al. 2014, eqs. 7-8 and sec. 3.4 (p(alpha) "
+           "= Ga(shape, rate) as given, at each search evaluation)", path=PATH,
+           find='alpha, p["alpha_prior_shape"], p["alpha_prior_rate"], scale)',
+           replace='alpha, p["alpha_prior_rate"], p["alpha_prior_shape"], scale)',
+           tests=[T + "test_eq8_uses_the_alpha_hyperprior_given"]),
+    Mutant(id="hu_sec4_grid_eq8_unscaled", cites="Hu et al. 2014, eq. 8 with sec. 4's N / N_b at each grid point (the "
+           "search's evaluations are scaled too)", path=PATH,
+           find='p["alpha_prior_rate"], scale,\n', replace='p["alpha_prior_rate"], 1.0,\n',
+           tests=[T + "test_online_scale_is_the_fitted_documents_over_the_minibatch"]),
+    Mutant(id="hu_sec31_block_iters_ignored", cites="Hu et al. 2014, sec. 3.1 (a batch pass runs block_iters block cycles)",
+           path=PATH, find='            for _ in range(p["block_iters"]):', replace='            for _ in range(1):',
+           tests=[T + "test_a_pass_of_block_iters_cycles_is_that_many_passes_of_one"]),
 ]
 # verified killed, not registered (recompile cost): id -- find -> replace -- killed by node
 # l_hals_serial_tol_not_squared -- serial "change <= tol * tol * norm" -> "tol * norm" -- test_hals_sweeps_are_coordinate_descent_stopped_at_tol_squared[hals_sweeps_serial]
@@ -257,3 +276,18 @@ MUTANTS = [
 #   squared change; T now runs the same problem scaled by 1e-4, where the scale-free rule takes the same sweeps
 # l_hals_one_sweep_short (hals_sweeps "range(1, max_iter + 1)" -> "range(1, max_iter)"): T now checks max_iter = 2 stops
 #   after exactly two sweeps at the two-sweep F
+
+# audit21 (equation-by-equation audit against Hu et al. 2014), 34 candidates on methods/lgnmf.py and one kernel mutant.
+# Killed by the suite as it stood, not registered (T = test_lgnmf.py::): eq. 8's document terms without N/N_b and
+# D'D scaled in eq. 10 (T test_minibatch_scale_estimates_the_corpus_laplace_ratio), the D prior's precision 1/K, the Ga
+# normaliser's shape and rate swapped, the likelihood's 2 pi without V (T test_log_posterior_alpha_is_the_laplace_ratio),
+# the completion's s_d at alpha = 1 and its total rate over all words, eq. 13's predictions all at the first alpha
+# (T test_predictions_normalised_and_weighted_mixture), Brent minimising, the curvature one-sided, the cell width
+# without sd (T test_laplace_grid_sits_at_the_mode_spaced_in_sd), the search's S-block cold (T
+# test_grid_points_start_from_the_modes_search_fit), eq. 15-16's online steps uncapped, S_b from zero, the first grid
+# point's alpha (T test_online_step_is_the_projected_gradient_loop / test_online_approaches_the_batch_map), the weights
+# with + log alpha under criterion "validation", the first point's S, D or warm S in eq. 8, F, validation or the
+# batch pass, ||C||^2 as sum C, the fitted rows inverted, eqs. 15-16's prior terms as printed (column sums: T
+# test_gradients_match_finite_differences), block_iters + 1, projected_step dropping each row's last nonzero.
+# Survived, judged not equation errors: the validation split's seed fixed at 0 (which documents are split how, not an
+# equation; the split is still the harness's halves).

@@ -418,6 +418,19 @@ MUTANTS = [
            cites="Paisley et al. 2014, eq. 11.24 (B-NMF, exp(E ln theta) = exp(psi(a)) / b, not exp(psi(a) - b))",
            path="topicbench/nmf_kernels.py", find="(exp_elog_beta / rate[:, None]).T",
            replace="(exp_elog_beta * np.exp(-rate[:, None])).T", tests=[BNMF_Q_THETA]),
+    # audit21: the priors given are the priors used (the tests read a0, b0 and c0 back from the method, and c0 ran only
+    # at its default)
+    Mutant(id="paisley_11_28_a0_read_from_b0", cites="Paisley et al. 2014, eq. 11.28 (a_kd = a0 + sum_v X_vd p_k, a0 as "
+           "given)", path="methods/bnmf.py",
+           find='self.a0 = 1.0 / K if self.hyper["a0"] is None else float(self.hyper["a0"])',
+           replace='self.a0 = 1.0 / K if self.hyper["a0"] is None else float(self.hyper["b0"])', tests=[BNMF_Q_THETA]),
+    Mutant(id="paisley_11_29_b0_read_from_a0", cites="Paisley et al. 2014, eq. 11.29 (b_kd = b0 + sum_v E[beta_vk], b0 as "
+           "given)", path="methods/bnmf.py", find='else float(self.hyper["b0"])', replace='else float(self.hyper["a0"])',
+           tests=[BNMF_Q_THETA]),
+    Mutant(id="paisley_11_25_c0_hard_coded", cites="Paisley et al. 2014, eqs. 11.7, 11.25 (beta_vk ~ Gamma(c0/V, c0), c0 = "
+           "c0_per_word V as given; 0.05 V is only sec. 11.6's default)", path="topicbench/nmf.py",
+           find='self.c0 = float(self.hyper["c0_per_word"]) * V', replace='self.c0 = 0.05 * V',
+           tests=["tests/test_bnmf.py::test_topic_weights_count_the_tokens_of_each_topic"]),
 ]
 # verified killed, not registered (recompile cost): id -- find -> replace -- killed by node (tests/test_cnmf.py::)
 # n_value_u_prior_no_half -- "value -= 0.5 * u[i] * u[i]" -> "value -= u[i] * u[i]" -- test_objective_matches_direct_formula
@@ -525,3 +538,12 @@ MUTANTS = [
 # absolute, not relative (ASCENT_TOL is the code's basin heuristic, not the chapter's; the same fixed point, and
 # test_local_step_keeps_the_steepest_ascents_maximum passes); phase 1 acceptance ">" for ">=" (ties only);
 # np.abs for np.maximum(., 0) on Cov_q(l)'s eigenvalues (a PSD matrix: negatives are ~1e-17 rounding).
+
+# audit21 (equation-by-equation audit against Paisley et al. 2014, ch. 11), 28 candidates on methods/bnmf.py, cnmf.py
+# and topicbench/nmf.py. Killed by the suite as it stood, not registered: eq. 11.35's step as G^-1 grad (Hessian times
+# gradient), q(beta) stepped before the Newton step reads S_k (the whole step, not only its assignment: moving only
+# "locations +=" after topic_step is equivalent, the step was computed first), G^-1 without S_k, eq. 11.30 with
+# sigma^2 for 1/sigma^2, sigma2 inverted, l_k started at sd 1, c0 = 0.05 / V, the predictive's E[theta] over b0 alone,
+# C-NMF's proportions without exp, the bound with b_k = b0, H[q(theta)] at rate b0, Gamma(c0, c0) on beta, H[q(beta)] at
+# the mean h, the prior term counted once, each of the bound's five terms dropped, rho_t = (tau0 t)^-kappa, topic
+# weights over h, Cov(u)^-1/2 for Cov(u)^1/2. Equivalent: B-NMF's flat start with b0 (as above: any start constant in k).
