@@ -206,7 +206,8 @@ def test_time_ordered_run_breaks_ties_by_doc_id(timed):
 
 def test_a_batch_method_makes_one_update_per_pass(monkeypatch, small_corpus):
     """A batch method treats one full pass as one update (DESIGN.md): passes = 2 is 2 updates of 1,500 documents,
-    scored after each (docs_seen 1,500 and 3,000), however the ELBO moves (the stopping rule is kept out here)."""
+    scored after each (docs_seen 1,500 and 3,000), however the ELBO moves (the stopping rule is kept out here);
+    passes = 1 is one update, scored once."""
     batch = get_method("batch_lda")
 
     class NeverConverged(batch):
@@ -219,6 +220,9 @@ def test_a_batch_method_makes_one_update_per_pass(monkeypatch, small_corpus):
                                 topic_history_words=0, report_elbo=False), small_corpus)
     assert trace["updates"].tolist() == [1, 2] and trace["docs_seen"].tolist() == [1500, 3000]
     assert method.updates == 2
+    trace, method = run(RunSpec(method="batch_lda", params={"K": 3, "e_step_max_iter": 5}, passes=1,
+                                topic_history_words=0, report_elbo=False), small_corpus)
+    assert trace["updates"].tolist() == [1] and trace["docs_seen"].tolist() == [1500] and method.updates == 1
 
 
 def test_topic_history_lists_each_topics_words_most_probable_first(tmp_path, small_corpus):

@@ -319,4 +319,8 @@ MUTANTS = [
            path='topicbench/run.py', find='part = rows[start:start + 65536]',
            replace='part = rows[start + 1:start + 65536]',
            tests=['tests/test_run_guards.py::test_scheduled_windows_measure_every_planned_row_for_completion_and_folds']),
+    Mutant(id='batch_method_one_pass_run_twice', cites='run._run: a batch method makes ceil(passes) full passes (Hoffman et al. 2010, batch VB)',
+           path='topicbench/run.py', find='order = np.tile(np.arange(train.n_docs), max(1, int(np.ceil(spec.passes))))',
+           replace='order = np.tile(np.arange(train.n_docs), max(2, int(np.ceil(spec.passes))))',
+           tests=['tests/test_run_bookkeeping.py::test_a_batch_method_makes_one_update_per_pass']),
 ]
