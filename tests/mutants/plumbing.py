@@ -323,4 +323,8 @@ MUTANTS = [
            path='topicbench/run.py', find='order = np.tile(np.arange(train.n_docs), max(1, int(np.ceil(spec.passes))))',
            replace='order = np.tile(np.arange(train.n_docs), max(2, int(np.ceil(spec.passes))))',
            tests=['tests/test_run_bookkeeping.py::test_a_batch_method_makes_one_update_per_pass']),
+    Mutant(id='train_subset_zero_passes_the_spec_check', cites='RunSpec.check: a train_subset of no document refused naming it, before data is read',
+           path='topicbench/run.py', find='        if self.train_subset is not None and self.train_subset < 1:\n',
+           replace='        if self.train_subset is not None and self.train_subset < 0:\n',
+           tests=['tests/test_run_bookkeeping.py::test_run_setting_bounds_accept_their_edges_and_refuse_just_beyond']),
 ]
