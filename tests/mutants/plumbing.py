@@ -327,4 +327,13 @@ MUTANTS = [
            path='topicbench/run.py', find='        if self.train_subset is not None and self.train_subset < 1:\n',
            replace='        if self.train_subset is not None and self.train_subset < 0:\n',
            tests=['tests/test_run_bookkeeping.py::test_run_setting_bounds_accept_their_edges_and_refuse_just_beyond']),
+    Mutant(id='grid_spec_experiment_left_adhoc', cites='grid.expand_experiment: a run spec records its experiment (the trace\'s identity column)',
+           path='topicbench/grid.py', find='seed=seed, experiment=name,', replace='seed=seed,',
+           tests=['tests/test_grid_edges.py::test_each_run_spec_names_its_experiment_dataset_label_and_seed_and_takes_its_groups_settings']),
+    Mutant(id='grid_spec_dataset_left_empty', cites='grid.expand_experiment: a run spec records its dataset',
+           path='topicbench/grid.py', find='dataset=dataset, label=label, **settings)', replace='label=label, **settings)',
+           tests=['tests/test_grid_edges.py::test_each_run_spec_names_its_experiment_dataset_label_and_seed_and_takes_its_groups_settings']),
+    Mutant(id='grid_spec_label_left_empty', cites='grid.expand_experiment: a run spec records its run label',
+           path='topicbench/grid.py', find='dataset=dataset, label=label, **settings)', replace='dataset=dataset, **settings)',
+           tests=['tests/test_grid_edges.py::test_each_run_spec_names_its_experiment_dataset_label_and_seed_and_takes_its_groups_settings']),
 ]
