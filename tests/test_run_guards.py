@@ -192,3 +192,17 @@ def test_scheduled_windows_measure_every_planned_row_for_completion_and_folds():
     spec = RunSpec(method="online_lda", folds=6)
     with pytest.raises(StreamError, match="'folds' = 6 exceeds the 5 tokens of the longest document"):
         run_module._check_scheduled_windows(policy, order, 2, train, Protocol(0.5, 6, 0), spec)
+
+
+def test_one_nan_among_finite_topic_entries_is_a_divergence():
+    """A single NaN (or inf) entry in otherwise finite topics, or in the topic weights, is a diverged fit named as
+    such (FitDiverged), not a topic whose mass merely fails to sum to 1 nor a pass."""
+    from topicbench.run import FitDiverged
+
+    for bad in (np.nan, np.inf):
+        with pytest.raises(FitDiverged, match="topics hold NaN or inf"):
+            check_topics(Topics(np.array([[0.5, 0.5, 0.0], [0.2, 0.3, bad]])), "here", "")
+    weighted = Topics(np.array([[0.5, 0.5, 0.0], [0.2, 0.3, 0.5]]))
+    weighted.topic_weights = lambda: np.array([1.0, np.nan])
+    with pytest.raises(FitDiverged, match="topic weights hold NaN or inf"):
+        check_topics(weighted, "here", "")

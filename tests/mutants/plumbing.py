@@ -336,4 +336,12 @@ MUTANTS = [
     Mutant(id='grid_spec_label_left_empty', cites='grid.expand_experiment: a run spec records its run label',
            path='topicbench/grid.py', find='dataset=dataset, label=label, **settings)', replace='dataset=dataset, **settings)',
            tests=['tests/test_grid_edges.py::test_each_run_spec_names_its_experiment_dataset_label_and_seed_and_takes_its_groups_settings']),
+    Mutant(id='topic_contract_one_nan_topic_entry_passes', cites='run.check_topics: any non-finite topic entry is a divergence',
+           path='topicbench/run.py', find='    if not np.isfinite(topics).all() or not np.isfinite(weights).all():\n',
+           replace='    if not np.isfinite(topics).any() or not np.isfinite(weights).all():\n',
+           tests=['tests/test_run_guards.py::test_one_nan_among_finite_topic_entries_is_a_divergence']),
+    Mutant(id='topic_contract_one_nan_weight_passes', cites='run.check_topics: any non-finite topic weight is a divergence',
+           path='topicbench/run.py', find='    if not np.isfinite(topics).all() or not np.isfinite(weights).all():\n',
+           replace='    if not np.isfinite(topics).all() or not np.isfinite(weights).any():\n',
+           tests=['tests/test_run_guards.py::test_one_nan_among_finite_topic_entries_is_a_divergence']),
 ]
