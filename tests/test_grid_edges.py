@@ -243,3 +243,24 @@ def test_recorded_sizes_take_corpus_json_and_every_shard_file():
               {"files": {"train": "c.npz"}}]
     assert grid._recorded_sizes(meta, shards) == {"corpus.json": 10, "counts/a.npz": 5, "counts/b.npz": 7}
     assert grid._recorded_sizes({}, []) == {}
+
+
+def test_each_run_spec_names_its_experiment_dataset_label_and_seed_and_takes_its_groups_settings():
+    """Two datasets x two seeds x K in (3, 4) of one group: eight runs, each spec recording the experiment, dataset,
+    label, seed and grid point its run id names (the trace's identity columns come from the spec); a group's settings
+    override the experiment's (passes 3 over 2), which the group inherits otherwise (n_checkpoints 5)."""
+    cfg = config({"passes": 2, "n_checkpoints": 5})
+    cfg["datasets"]["d2"] = {"recipe": "nyt_like", "params": {"n_train": 300}}
+    experiment = cfg["experiments"]["e"]
+    experiment.pop("dataset")
+    experiment.update(datasets=["d", "d2"], seeds=[0, 7])
+    experiment["runs"][0].update(grid={"K": [3, 4]}, settings={"passes": 3})
+    runs = expand_all(cfg)
+    assert len(runs) == 8
+    for rid, entry in runs.items():
+        spec = entry["spec"]
+        assert rid == f"e/{spec.dataset}/online_lda/label~x/K~{spec.params['K']}/seed~{spec.seed}", rid
+        assert (spec.experiment, spec.label, entry["dataset"], entry["label"]) == ("e", "x", spec.dataset, "x")
+        assert (spec.passes, spec.n_checkpoints) == (3.0, 5)
+    assert sorted((s.dataset, s.seed, s.params["K"]) for s in (e["spec"] for e in runs.values())) == \
+        [(d, seed, k) for d in ("d", "d2") for seed in (0, 7) for k in (3, 4)]

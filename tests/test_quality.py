@@ -138,6 +138,9 @@ def test_npmi_rejects_bad_input_before_compute():
         npmi_coherence([[0, 1]], np.eye(4))
     with pytest.raises(ValueError, match="negative or non-finite count"):
         npmi_coherence([[0, 1]], sp.csr_matrix(-np.eye(4)))
+    for bad in (np.nan, np.inf):  # one bad count among finite ones: a NaN is not > 0, so the document would drop it
+        with pytest.raises(ValueError, match="negative or non-finite count"):
+            npmi_coherence([[0, 1]], sp.csr_matrix(np.array([[1.0, bad], [1.0, 1.0]])))
     with pytest.raises(ValueError, match="at least 2 top words"):
         npmi_coherence([[0, 1]], reference, n=1)
     with pytest.raises(ValueError, match="topic 1 has a negative"):

@@ -206,7 +206,8 @@ def test_time_ordered_run_breaks_ties_by_doc_id(timed):
 
 def test_a_batch_method_makes_one_update_per_pass(monkeypatch, small_corpus):
     """A batch method treats one full pass as one update (DESIGN.md): passes = 2 is 2 updates of 1,500 documents,
-    scored after each (docs_seen 1,500 and 3,000), however the ELBO moves (the stopping rule is kept out here)."""
+    scored after each (docs_seen 1,500 and 3,000), however the ELBO moves (the stopping rule is kept out here);
+    passes = 1 is one update, scored once."""
     batch = get_method("batch_lda")
 
     class NeverConverged(batch):
@@ -219,6 +220,9 @@ def test_a_batch_method_makes_one_update_per_pass(monkeypatch, small_corpus):
                                 topic_history_words=0, report_elbo=False), small_corpus)
     assert trace["updates"].tolist() == [1, 2] and trace["docs_seen"].tolist() == [1500, 3000]
     assert method.updates == 2
+    trace, method = run(RunSpec(method="batch_lda", params={"K": 3, "e_step_max_iter": 5}, passes=1,
+                                topic_history_words=0, report_elbo=False), small_corpus)
+    assert trace["updates"].tolist() == [1] and trace["docs_seen"].tolist() == [1500] and method.updates == 1
 
 
 def test_topic_history_lists_each_topics_words_most_probable_first(tmp_path, small_corpus):
@@ -234,12 +238,18 @@ def test_topic_history_lists_each_topics_words_most_probable_first(tmp_path, sma
 
 
 def test_run_setting_bounds_accept_their_edges_and_refuse_just_beyond():
-    """Seeds up to 2**32 - 1 (a RandomState seed), budgets of one document, all of numba's threads are runs; a seed of 2**32, no passes
-    and an observed fraction of 0 or 1 (nothing observed, or nothing held out) are refused before any data is read."""
+    """Seeds up to 2**32 - 1 (a RandomState seed), budgets of one document, all of numba's threads are runs; a seed of 2**32, no passes,
+    budgets of no document and an observed fraction of 0 or 1 (nothing observed, or nothing held out) are refused before
+    any data is read."""
     spec(seed=2**32 - 1, max_docs=1, max_test_docs=1, train_subset=1).check()
     spec(threads=run_module.kernels.numba.config.NUMBA_NUM_THREADS).check()  # every thread numba allows
     with pytest.raises(StreamError, match="passes must be positive"):
         spec(passes=0).check()
+    with pytest.raises(StreamError, match="train_subset must be >= 1, got 0"):  # not an empty split found later
+        spec(train_subset=0).check()
+    for name in ("max_docs", "max_test_docs"):
+        with pytest.raises(ValueError, match=f"'{name}' must be >= 1"):
+            spec(**{name: 0}).check()
     with pytest.raises(ValueError, match=r"'seed' must be < 2\*\*32"):
         spec(seed=2**32).check()
     for fraction in (0.0, 1.0):

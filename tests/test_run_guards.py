@@ -173,3 +173,36 @@ def test_folds_refused_only_past_the_longest_document(folds, longest, refused):
             run_module._check_folds(longest, spec, "of the test split")
     else:
         run_module._check_folds(longest, spec, "of the test split")
+
+
+def test_scheduled_windows_measure_every_planned_row_for_completion_and_folds():
+    """Four planned training rows of 5, 1, 3 and 2 tokens, scored in two windows, [0, 1] and [2, 3]. Halves
+    (observed_fraction 0.5) complete a document of N >= 2 tokens (round(N / 2) of them observed, 0 < that < N): window
+    [0, 1] holds one, row 0, so neither window is refused. k folds need a document of at least k tokens (each fold holds
+    one out): folds = 5, the longest planned row, is allowed, folds = 6 refused naming 5 tokens -- the longest of every
+    row, not of the shortest nor of the rows after the first."""
+    lengths = np.array([5, 1, 3, 2])
+    train = SimpleNamespace(n_docs=4, rows=lambda rows: sp.csr_matrix(lengths[rows][:, None]))
+    policy = SimpleNamespace(name="stub", scheduled=lambda order, batch_size: [(2, np.array([0, 1])),
+                                                                              (4, np.array([2, 3]))])
+    order = np.arange(4)
+    for folds in (1, 5):
+        spec = RunSpec(method="online_lda", folds=folds)
+        run_module._check_scheduled_windows(policy, order, 2, train, Protocol(0.5, folds, 0), spec)
+    spec = RunSpec(method="online_lda", folds=6)
+    with pytest.raises(StreamError, match="'folds' = 6 exceeds the 5 tokens of the longest document"):
+        run_module._check_scheduled_windows(policy, order, 2, train, Protocol(0.5, 6, 0), spec)
+
+
+def test_one_nan_among_finite_topic_entries_is_a_divergence():
+    """A single NaN (or inf) entry in otherwise finite topics, or in the topic weights, is a diverged fit named as
+    such (FitDiverged), not a topic whose mass merely fails to sum to 1 nor a pass."""
+    from topicbench.run import FitDiverged
+
+    for bad in (np.nan, np.inf):
+        with pytest.raises(FitDiverged, match="topics hold NaN or inf"):
+            check_topics(Topics(np.array([[0.5, 0.5, 0.0], [0.2, 0.3, bad]])), "here", "")
+    weighted = Topics(np.array([[0.5, 0.5, 0.0], [0.2, 0.3, 0.5]]))
+    weighted.topic_weights = lambda: np.array([1.0, np.nan])
+    with pytest.raises(FitDiverged, match="topic weights hold NaN or inf"):
+        check_topics(weighted, "here", "")

@@ -293,3 +293,27 @@ def test_checkpoints_denser_than_the_documents_are_every_count():
     np.testing.assert_array_equal(log_checkpoints(20, 10 ** 6, first=5), np.arange(5, 21))
     sparse = log_checkpoints(1000, 300)
     assert len(sparse) <= 300 and sparse[0] == 1 and sparse[-1] == 1000
+
+
+def test_online_checkpoints_are_log_spaced_from_the_first_minibatch():
+    """An online run's checkpoints are log-spaced from one minibatch to the end, for the fixed and the look-ahead
+    policy alike: 1,000 documents in minibatches of 100, 3 checkpoints -> geomspace(100, 1000, 3) = 100, 316.2, 1000
+    (by hand: sqrt(100 * 1000)), not from 1 document (1, 31.6, 1000) nor one per minibatch (a batch method's). The
+    look-ahead stream (10 more documents, seed 7) scores its windows after the minibatches reaching them: 100, 400
+    (the 4th minibatch reaches 316) and 1000, which is also what it plans before the fit (scheduled)."""
+    fixed = make_holdout("fixed", n_checkpoints=3)
+    fixed.training_order(np.arange(1000), "shuffled", 7, 100, 1000, False)
+    assert fixed.checkpoints.tolist() == [100, 316, 1000]
+    ahead = make_holdout("lookahead", n=10, n_checkpoints=3)
+    train = ahead.training_order(np.arange(1010), "shuffled", 7, 100, 1010, False)
+    assert len(train) == 1000 and ahead.checkpoints.tolist() == [100, 316, 1000]
+    plan = [(processed, rows.tolist()) for processed, rows in ahead.scheduled(train, 100)]
+    assert plan == [(p, list(range(p, p + 10))) for p in (100, 400, 1000)]
+
+
+def test_every_nth_batch_counts_a_last_partial_minibatch():
+    """25 documents in minibatches of 10 are 3 minibatches (10, 10, 5): with n = 3 the third, partial one is scored
+    (documents 20-24), so the stream is not refused as having only 2.5 minibatches."""
+    policy = make_holdout("every_nth_batch", 3)
+    order = policy.training_order(np.arange(25), "shuffled", 0, 10, 25, False)
+    assert [(at, rows.tolist()) for at, rows in policy.scheduled(order, 10)] == [(20, [20, 21, 22, 23, 24])]

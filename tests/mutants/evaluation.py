@@ -522,6 +522,13 @@ MUTANTS = [
     Mutant(id="meminfo_kb_as_two_kib", cites="/proc/meminfo's MemAvailable in kB (the refusal of outsized documents)",
            path=EV, find="int(line.split()[1]) * 1024", replace="int(line.split()[1]) * 2048",
            tests=[T + "test_available_memory_reads_meminfo_in_bytes"]),
+    # mutsweep21 (generated sweep of quality.py; triage in tests/mutants/plumbing.py's closing comment)
+    Mutant(id="npmi_reference_one_nan_count_passes",
+           cites="quality._check_reference: a reference with any non-finite count is refused (NaN is not > 0, dropped)",
+           path="topicbench/quality.py",
+           find="if reference.nnz and (not np.isfinite(reference.data).all() or reference.data.min() < 0):",
+           replace="if reference.nnz and (not np.isfinite(reference.data).any() or reference.data.min() < 0):",
+           tests=["tests/test_quality.py::test_npmi_rejects_bad_input_before_compute"]),
 ]
 # ninth red-team (mutant9) survivors not registered, judged not equation errors:
 # fold_of = rank % folds (instead of contiguous shares of the random ranks): another uniformly random k-fold split;
