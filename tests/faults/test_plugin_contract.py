@@ -226,6 +226,26 @@ def test_plugin_drawing_from_a_global_generator_named(tmp_path, capsys, monkeypa
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.parametrize("body", [
+    # only the contract's call over the whole vocabulary sees the bad value, so nothing later (the scores' own check,
+    # a sum off 1) can stand in for the check of each value; the negative value keeps the sum at 1 to the last ulp
+    pytest.param(PREDICT.format("        if word_ids.nnz == self.n_words:\n            p = p.copy()\n"
+                                "            p[-1] = np.nan\n        return p"), id="one-nan-among-finite"),
+    pytest.param(PREDICT.format("        if word_ids.nnz == self.n_words:\n            p = p.copy()\n"
+                                "            p[1] += p[0] + 1e-3\n            p[0] = -1e-3\n        return p"),
+                 id="one-negative-among-positive"),
+])
+def test_plugin_predictive_with_one_bad_value_refused(tmp_path, capsys, monkeypatch, tiny_corpus, body):
+    """Plugin predict_words with one NaN or one negative value among valid ones -> exit 2, refused as a divergence naming the file.
+
+    Nothing is written (was: one value checked as if all were, so a predictive with a NaN at a word, or a negative
+    probability balanced by another, could pass the contract)."""
+    path = use_plugin(tmp_path, monkeypatch, body)
+    code, err = run_plugin(tmp_path, capsys, tiny_corpus)
+    assert code == 2 and str(path) in err and "diverged" in err and "NaN, inf or negative probabilities" in err, err
+    assert not (tmp_path / "out").exists() and not list(tmp_path.glob(".out.*"))
+
+
 STATE = "\n    def state(self):\n        s = dict(super().state())\n{}\n        return s\n"
 
 
