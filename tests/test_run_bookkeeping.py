@@ -334,3 +334,14 @@ def test_edges_of_the_run_settings_are_runs(timed, small_corpus, tmp_path):
     run(whole, small_corpus, tmp_path / "none")
     with np.load(tmp_path / "none" / "model.npz") as archive:
         assert not any(name.startswith("_topic_history") for name in archive.files)
+
+
+def test_max_test_docs_scores_a_draw_of_the_eval_seed_over_the_whole_test_split(timed, small_corpus):
+    """max_test_docs = 20 of the 200 test documents scores a seeded draw, not the split's first 20 (a test split in
+    stream order would give its oldest documents): the held-out tokens (N_d - round(N_d / 2) per document, fixed by
+    the document alone) differ between two eval seeds and from the first 20 documents' total, by hand."""
+    lengths = np.asarray(small_corpus.split("test").counts.sum(axis=1)).ravel()
+    first = int((lengths[:20] - np.round(0.5 * lengths[:20])).sum())
+    tokens = [int(run(spec(max_test_docs=20, eval_seed=seed, max_docs=100, n_checkpoints=1),
+                      small_corpus)[0]["heldout_tokens"].iloc[-1]) for seed in (0, 1)]
+    assert tokens[0] != tokens[1] and first not in tokens, (tokens, first)
