@@ -274,12 +274,14 @@ def test_provenance_marks_uncommitted_code_and_method_packages_name_a_peers_libr
 
 def test_a_subset_of_the_whole_split_and_topics_of_no_weight_are_written_as_such():
     """train_subset equal to the training split is that split (only a larger one is refused); topics.tsv gives
-    topics of zero total weight a share of 0, not 0/0."""
+    topics of zero total weight a share of 0, not 0/0, and weights summing below 1 their shares, by hand."""
     from types import SimpleNamespace
 
     assert run_module._subset_rows(5, 5, 0, "train_subset").tolist() == [0, 1, 2, 3, 4]
     method = SimpleNamespace(topics=lambda: np.eye(2), topic_weights=lambda: np.zeros(2))
     assert run_module.top_words_table(method, ["a", "b"])["weight"].tolist() == [0.0, 0.0]
+    method = SimpleNamespace(topics=lambda: np.eye(2), topic_weights=lambda: np.array([0.25, 0.5]))  # sum below 1
+    assert run_module.top_words_table(method, ["a", "b"])["weight"].tolist() == [2 / 3, 1 / 3]  # heaviest first
 
 
 def test_compile_fit_and_evaluation_clocks_add_up_to_the_runs_time(timed, small_corpus):
