@@ -246,6 +246,31 @@ def test_plugin_predictive_with_one_bad_value_refused(tmp_path, capsys, monkeypa
     assert not (tmp_path / "out").exists() and not list(tmp_path.glob(".out.*"))
 
 
+@pytest.mark.parametrize("value", [
+    pytest.param("0.5", id="positive"), pytest.param("np.inf", id="inf"), pytest.param("-np.inf", id="minus-inf"),
+    pytest.param("np.nan", id="nan"),
+])
+def test_plugin_heldout_bound_above_zero_or_not_finite_refused(tmp_path, capsys, monkeypatch, tiny_corpus, value):
+    """Plugin heldout_elbo (a bound on log p(w) per word of counts) positive, infinite or NaN -> exit 2, refused as a
+    divergence naming the bound.
+
+    Nothing is written (a bound above 0 or not finite is lost precision or a wrong bound, never a score to record)."""
+    use_plugin(tmp_path, monkeypatch, f"\n    def heldout_elbo(self, counts):\n        return {value}\n")
+    code, err = run_plugin(tmp_path, capsys, tiny_corpus)
+    assert code == 2 and "diverged" in err and "ELBO per word" in err, err
+    assert not (tmp_path / "out").exists() and not list(tmp_path.glob(".out.*"))
+
+
+def test_plugin_heldout_bound_of_zero_or_below_recorded(tmp_path, capsys, monkeypatch, tiny_corpus):
+    """Plugin heldout_elbo of exactly 0 (K = 1 over one word) -> recorded as given, not refused (the bound's edge)."""
+    import pandas as pd
+
+    use_plugin(tmp_path, monkeypatch, "\n    def heldout_elbo(self, counts):\n        return 0.0\n")
+    code, err = run_plugin(tmp_path, capsys, tiny_corpus)
+    assert code == 0, err
+    assert (pd.read_parquet(tmp_path / "out" / "trace.parquet")["elbo_per_word"] == 0).all()
+
+
 STATE = "\n    def state(self):\n        s = dict(super().state())\n{}\n        return s\n"
 
 
