@@ -158,6 +158,11 @@ def test_time_ordered_ties_order_numbered_ids_by_number(tmp_path):
     disk = load_corpus(save_corpus(memory, tmp_path / "c"))
     for corpus in (memory, disk, disk.split("train")):  # by value: 0 (row 3), 2 (row 5), 3, 9, 10, 11, then row 6
         assert list(stream_order("time_ordered", 7, 0, times=tied, doc_ids=_id_ranks(corpus))) == [3, 5, 0, 2, 1, 4, 6]
+    # a view of rows 0 2 3 5 6 (an index array, as a subset or split makes): ids 3 9 0 2 tied, then 1 a year later
+    for corpus in (memory, disk):
+        view = corpus.select(np.array([0, 2, 3, 5, 6]))
+        assert list(stream_order("time_ordered", 5, 0, times=tied[[0, 2, 3, 5, 6]], doc_ids=_id_ranks(view))) == \
+            [2, 3, 0, 1, 4]
     # the text before a trailing number, then the number: '7' '10' | 'a1' 'a9' 'a10' | 'b' | 'train-2' 'train-10'
     mixed = ["a10", "a9", "b", "a1", "7", "10", "train-10", "train-2", "0"]  # "0" a time later
     times = np.array([1.0] * 8 + [2.0])
