@@ -325,12 +325,14 @@ def test_in_stream_splits_are_drawn_by_the_eval_seed(timed, small_corpus):
 
 def test_edges_of_the_run_settings_are_runs(timed, small_corpus, tmp_path):
     """A minibatch of the whole training split (batch_size = its 100 documents) and a topic history of every word
-    (topic_history_words = V) are runs, the history each topic's words, most probable first; topic_history_words = 0
+    (topic_history_words = V) are runs, the history each topic's words, most probable first, beside the documents seen
+    at each snapshot (the trace's, every checkpoint of this fixed policy a test one); topic_history_words = 0
     keeps no history in model.npz."""
     whole = spec(params={"K": 3, "batch_size": 100}, train_subset=100, n_checkpoints=1)
-    _, method = run(replace(whole, topic_history_words=small_corpus.n_words), small_corpus, tmp_path / "all")
+    trace, method = run(replace(whole, topic_history_words=small_corpus.n_words), small_corpus, tmp_path / "all")
     with np.load(tmp_path / "all" / "model.npz") as archive:
-        history = archive["_topic_history"]
+        history, when = archive["_topic_history"], archive["_topic_history_docs"]
+    assert when.tolist() == trace["docs_seen"].tolist() and len(when) == len(history)  # each snapshot's documents seen
     topics = method.topics()
     np.testing.assert_array_equal(history[-1], np.stack([np.argsort(-row, kind="stable") for row in topics]))
     run(whole, small_corpus, tmp_path / "none")

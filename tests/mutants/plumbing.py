@@ -368,6 +368,9 @@ MUTANTS = [
     Mutant(id='id_ranks_view_rows_shifted_on_disk', cites='run._id_ranks: a view ranks its own rows ids',
            path='topicbench/run.py', find='        ids = values if rows is None else values.take(rows)\n',
            replace='        ids = values if rows is None else values.take(rows + 1)\n', tests=['tests/test_streams.py::test_time_ordered_ties_order_numbered_ids_by_number']),
+    Mutant(id='topic_history_docs_of_other_checkpoints', cites='run: model.npz dates each topic snapshot by its documents seen',
+           path='topicbench/run.py', find='trace.loc[trace["eval_kind"] == "test", "docs_seen"]',
+           replace='trace.loc[trace["eval_kind"] != "test", "docs_seen"]', tests=['tests/test_run_bookkeeping.py::test_edges_of_the_run_settings_are_runs']),
     Mutant(id='predictive_contract_one_nan_passes', cites='run.check_predictive: any non-finite probability is a divergence',
            path='topicbench/run.py', find='    if not np.isfinite(probs).all() or (probs < 0).any():\n',
            replace='    if not np.isfinite(probs).any() or (probs < 0).any():\n',
@@ -409,11 +412,11 @@ MUTANTS = [
 # Message only: grid._safe_component's rules text, passes <= 0 -> < 0 (refused later naming passes), the memory
 # check's argument order, progress printing (force=). Tolerance nudges (1e-6 -> 2e-6, 4 V eps -> 5 V eps, > -> >=
 # at equality) left: the contract tests pin the tolerances' order of magnitude, not their last digit.
-# Not closed: check_predictive's NaN/negative guard with one bad value among finite ones and the divergence test's
-# and/or (elbo <= 0 vs loglik finite) -- tests/faults cover all-bad values only; model.npz's _topic_history_docs
-# selecting eval_kind != "test" (no test reads that array beside the history); _id_ranks' values[rows + 1] on a
-# non-contiguous time-ordered view; max_test_docs taking the first n instead of a seeded draw (argument swap);
-# top_words_table's share when weights sum to <= 1; the trace's dataset column defaulting to the corpus name;
+# Closed by the lead after the merge (tests, mutants registered above): check_predictive's guard with one NaN or one
+# negative value among valid ones; the divergence test's and/or (a positive, infinite or NaN bound refused, 0 kept);
+# model.npz's _topic_history_docs selecting eval_kind != "test"; _id_ranks' rows + 1 on a view (memory and disk);
+# max_test_docs taking the first n (or drawn by the run seed); top_words_table's share when weights sum below 1.
+# Not closed: the trace's dataset column defaulting to the corpus name;
 # LG-NMF's early validation-count refusal at n_val = n_docs, its `and -> or` for criterion evidence and the
 # observed-half test (carve_validation refuses later); run.py survivors outside the hand-picked stage 2 set were
 # triaged by reading only.
