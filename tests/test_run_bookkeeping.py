@@ -349,3 +349,12 @@ def test_max_test_docs_scores_a_draw_of_the_eval_seed_over_the_whole_test_split(
     tokens = [int(run(spec(max_test_docs=20, eval_seed=seed, max_docs=100, n_checkpoints=1),
                       small_corpus)[0]["heldout_tokens"].iloc[-1]) for seed in (0, 1)]
     assert tokens[0] != tokens[1] and first not in tokens, (tokens, first)
+
+
+def test_trace_names_the_configs_dataset_and_falls_back_to_the_corpus_name(small_corpus):
+    """The workflow's dataset key (a config name such as 'healthtweets', whose recipe's corpus is named otherwise) is
+    the trace's dataset column, which the figures select on; a run without one records the corpus's own name."""
+    assert small_corpus.meta["name"] != "my_key"
+    one = dict(max_docs=100, n_checkpoints=1)
+    assert (run(spec(dataset="my_key", **one), small_corpus)[0]["dataset"] == "my_key").all()
+    assert (run(spec(**one), small_corpus)[0]["dataset"] == small_corpus.meta["name"]).all()

@@ -371,6 +371,10 @@ MUTANTS = [
     Mutant(id='topic_history_docs_of_other_checkpoints', cites='run: model.npz dates each topic snapshot by its documents seen',
            path='topicbench/run.py', find='trace.loc[trace["eval_kind"] == "test", "docs_seen"]',
            replace='trace.loc[trace["eval_kind"] != "test", "docs_seen"]', tests=['tests/test_run_bookkeeping.py::test_edges_of_the_run_settings_are_runs']),
+    Mutant(id='trace_dataset_is_the_corpus_name', cites='run: the trace names the config dataset the figures select on',
+           path='topicbench/run.py', find='"dataset": spec.dataset or corpus.meta.get("name", ""),', replace='"dataset": corpus.meta.get("name", ""),', tests=['tests/test_run_bookkeeping.py::test_trace_names_the_configs_dataset_and_falls_back_to_the_corpus_name']),
+    Mutant(id='trace_dataset_without_fallback', cites='run: a run without a dataset key records the corpus name',
+           path='topicbench/run.py', find='"dataset": spec.dataset or corpus.meta.get("name", ""),', replace='"dataset": spec.dataset,', tests=['tests/test_run_bookkeeping.py::test_trace_names_the_configs_dataset_and_falls_back_to_the_corpus_name']),
     Mutant(id='predictive_contract_one_nan_passes', cites='run.check_predictive: any non-finite probability is a divergence',
            path='topicbench/run.py', find='    if not np.isfinite(probs).all() or (probs < 0).any():\n',
            replace='    if not np.isfinite(probs).any() or (probs < 0).any():\n',
@@ -415,8 +419,8 @@ MUTANTS = [
 # Closed by the lead after the merge (tests, mutants registered above): check_predictive's guard with one NaN or one
 # negative value among valid ones; the divergence test's and/or (a positive, infinite or NaN bound refused, 0 kept);
 # model.npz's _topic_history_docs selecting eval_kind != "test"; _id_ranks' rows + 1 on a view (memory and disk);
-# max_test_docs taking the first n (or drawn by the run seed); top_words_table's share when weights sum below 1.
-# Not closed: the trace's dataset column defaulting to the corpus name;
+# max_test_docs taking the first n (or drawn by the run seed); top_words_table's share when weights sum below 1; the
+# trace's dataset column (the config's key, else the corpus name). Not closed:
 # LG-NMF's early validation-count refusal at n_val = n_docs, its `and -> or` for criterion evidence and the
 # observed-half test (carve_validation refuses later); run.py survivors outside the hand-picked stage 2 set were
 # triaged by reading only.
