@@ -312,9 +312,24 @@ def test_mcinerney_best_setting_has_the_best_mean_over_seeds():
 def test_hoffman_larger_corpus_is_reproduced_when_the_full_corpus_scores_higher():
     """Hoffman et al. 2010, Fig. 1: the full corpus beats a subset (higher final log predictive on every seed)."""
     rows = [pd.DataFrame({"experiment": "hoffman_fig1", "dataset": "d", "method": "online_lda", "label": label,
-                          "seed": seed, "docs_seen": [1, 2], "loglik_per_word": [-8.0, score]})
-            for seed in range(3) for label, score in (("online_full", -7.0 - 0.01 * seed), ("online_subset", -7.3))]
+                          "seed": seed, "docs_seen": [1, 2], "loglik_per_word": [-8.0, score], "corpus_size": size})
+            for seed in range(3) for label, score, size in (("online_full", -7.0 - 0.01 * seed, 100),
+                                                            ("online_subset", -7.3, 20))]
     assert _claims.hoffman_larger_corpus(_Ctx({"hoffman_fig1": pd.concat(rows, ignore_index=True)})).verdict == "reproduced"
+
+
+@pytest.mark.parametrize("full, subset", [(20, 20), (20, 100), ((100, 50), 20)])
+def test_hoffman_larger_corpus_cannot_be_judged_unless_full_trains_on_more(full, subset):
+    """The labels name the roles, the runs' training sizes must bear them out: online_full on as many documents as the
+    subset, fewer, or on two sizes over its seeds cannot be judged (it was judged by the labels alone), naming the
+    sizes."""
+    sizes = {"online_full": full if isinstance(full, tuple) else (full,) * 3, "online_subset": (subset,) * 3}
+    rows = [pd.DataFrame({"experiment": "hoffman_fig1", "dataset": "d", "method": "online_lda", "label": label,
+                          "seed": seed, "docs_seen": [1, 2], "loglik_per_word": [-8.0, score],
+                          "corpus_size": sizes[label][seed % len(sizes[label])]})
+            for seed in range(3) for label, score in (("online_full", -7.0), ("online_subset", -7.3))]
+    j = _claims.hoffman_larger_corpus(_Ctx({"hoffman_fig1": pd.concat(rows, ignore_index=True)}))
+    assert j.verdict == "cannot be judged" and "online_full must train on more documents" in j.test, j
 
 
 def test_hoffman_best_setting_is_the_lowest_bound_perplexity():
@@ -1135,6 +1150,16 @@ def test_hoffman_fig1_follows_the_most_prevalent_topic_from_the_first_checkpoint
     assert [list(line.get_ydata()) for line in ctx.fig.axes[0].lines] == [[pytest.approx(np.exp(7.0))] * 2] * 2
     assert [list(line.get_ydata()) for line in ctx.fig.axes[1].lines] == [[1000.0] * 2] * 2 + [[2000.0] * 2]
     assert [a.get_xscale() for a in ctx.fig.axes[:2]] == ["log", "log"]  # Hoffman et al. 2010, Fig. 1: log documents
+    # each line named by the documents its runs trained on (1,000: the whole split; 100), not by its label
+    assert [line.get_label() for line in ctx.fig.axes[0].lines] == ["online LDA, full corpus", "online LDA, 100-doc subset"]
+    swapped = pd.DataFrame(rows).replace({"label": {"online_full": "online_subset", "online_subset": "online_full"}})
+    swapped_ctx = Ctx({"hoffman_fig1": swapped}, tmp_path)  # labels saying the opposite of the runs' sizes
+    figlib.load_plugin("hoffman_fig1").draw(swapped_ctx)
+    assert [line.get_label() for line in swapped_ctx.fig.axes[0].lines] == ["online LDA, full corpus",
+                                                                             "online LDA, 100-doc subset"]
+    mixed = pd.DataFrame(rows).assign(corpus_size=[1000, 1000, 100, 50])  # online_subset's two checkpoints, two sizes
+    with pytest.raises(ValueError, match=r"runs of label 'online_subset' trained on \[50, 100\] documents"):
+        figlib.load_plugin("hoffman_fig1").draw(Ctx({"hoffman_fig1": mixed}, tmp_path))
     assert "online_full: S = 16, kappa = 0.7, tau0 = 64, 1,000 documents seen; online_subset: S = 16" in ctx.caption
     assert "K = 2; subset = 100 documents." in ctx.caption, ctx.caption
     # ten checkpoints of nine top words: six evenly spaced columns (checkpoints 0, 2, 4, 5, 7, 9), eight words each
@@ -1284,7 +1309,8 @@ def test_findings_table_carries_each_judges_verdict_and_replicates(tmp_path):
     """The findings table's row for a claim is its judge's verdict and n (Hoffman Fig. 1 on 3 seeds: reproduced, 3);
     claims whose experiments are absent cannot be judged, n = 0."""
     rows = [pd.DataFrame({"experiment": "hoffman_fig1", "dataset": "d", "method": "online_lda", "label": label,
-                          "seed": seed, "docs_seen": [1, 2], "loglik_per_word": [-8.0, score]})
+                          "seed": seed, "docs_seen": [1, 2], "loglik_per_word": [-8.0, score],
+                          "corpus_size": 100 if label == "online_full" else 20})
             for seed in range(3) for label, score in (("online_full", -7.0 - 0.01 * seed), ("online_subset", -7.3))]
     ctx = _PlotCtx({"hoffman_fig1": pd.concat(rows, ignore_index=True)}, tmp_path)
     figlib.load_plugin("findings").draw(ctx)
@@ -1299,7 +1325,8 @@ def test_hoffman_larger_corpus_skips_a_seed_without_both_runs():
     """Hoffman et al. 2010, Fig. 1 claim: a seed that ran only the full corpus has no paired difference and is left
     out (3 paired seeds: reproduced, n = 3), not counted as a NaN that voids the test."""
     rows = [pd.DataFrame({"experiment": "hoffman_fig1", "dataset": "d", "method": "online_lda", "label": label,
-                          "seed": seed, "docs_seen": [1, 2], "loglik_per_word": [-8.0, score]})
+                          "seed": seed, "docs_seen": [1, 2], "loglik_per_word": [-8.0, score],
+                          "corpus_size": 100 if label == "online_full" else 20})
             for seed in range(4) for label, score in (("online_full", -7.0 - 0.01 * seed), ("online_subset", -7.3))
             if not (seed == 3 and label == "online_subset")]
     j = _claims.hoffman_larger_corpus(_Ctx({"hoffman_fig1": pd.concat(rows, ignore_index=True)}))
@@ -1625,7 +1652,8 @@ def test_mcinerney_alpha_not_n_grid_starting_at_log10_n_does_not_bracket_it():
 def test_hoffman_larger_corpus_reads_its_two_labels_beside_batch_vbs():
     """Fig. 1's experiment also runs batch_subset: the claim compares online_full with online_subset all the same."""
     rows = [pd.DataFrame({"experiment": "hoffman_fig1", "dataset": "d", "method": method, "label": label,
-                          "seed": seed, "docs_seen": [1, 2], "loglik_per_word": [-8.0, score]})
+                          "seed": seed, "docs_seen": [1, 2], "loglik_per_word": [-8.0, score],
+                          "corpus_size": 100 if label == "online_full" else 20})
             for seed in range(3) for method, label, score in (("online_lda", "online_full", -7.0 - 0.01 * seed),
                                                                 ("online_lda", "online_subset", -7.3),
                                                                 ("batch_lda", "batch_subset", -7.2))]
@@ -1839,7 +1867,8 @@ def test_paired_interval_is_centred_on_the_mean():
 def test_hoffman_larger_corpus_is_not_reproduced_when_the_subset_scores_higher():
     """Full corpus -7.3 against the subset's -7.0 - 0.01 seed: a difference of -0.3 + 0.01 seed, mean -0.29."""
     rows = [pd.DataFrame({"experiment": "hoffman_fig1", "dataset": "d", "method": "online_lda", "label": label,
-                          "seed": seed, "docs_seen": [1, 2], "loglik_per_word": [-8.0, score]})
+                          "seed": seed, "docs_seen": [1, 2], "loglik_per_word": [-8.0, score],
+                          "corpus_size": 100 if label == "online_full" else 20})
             for seed in range(3) for label, score in (("online_full", -7.3), ("online_subset", -7.0 - 0.01 * seed))]
     j = _claims.hoffman_larger_corpus(_Ctx({"hoffman_fig1": pd.concat(rows, ignore_index=True)}))
     assert j.verdict == "not reproduced" and "mean -0.2900 over 3 seeds" in j.numbers, j.numbers

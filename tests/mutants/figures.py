@@ -21,6 +21,22 @@ MUTANTS = [
            find='name = "batch VB, full corpus" if size == full_size else',
            replace='name = "batch VB, full corpus" if "full" in label else',
            tests=[FIG + "test_hoffman_fig2_names_each_batch_line_by_the_documents_it_trained_on"]),
+    Mutant(id="figure_hoffman_fig1_line_named_by_its_label", cites="Hoffman et al. 2010, Fig. 1 mirror (online LDA on "
+           "the full corpus and on a subset, each named by the documents it trained on)",
+           path="workflow/figures/hoffman_fig1.py",
+           find='what = "full corpus" if sizes[0] == full_size else',
+           replace='what = "full corpus" if label == "online_full" else',
+           tests=[FIG + "test_hoffman_fig1_follows_the_most_prevalent_topic_from_the_first_checkpoint"]),
+    Mutant(id="claim_hoffman_fig1_judged_by_labels_alone", cites="Hoffman et al. 2010, Fig. 1 claim (the full corpus "
+           "must hold more documents than the subset)", path="workflow/figures/_claims.py",
+           find='            or sizes["online_full"][0] <= sizes["online_subset"][0]:',
+           replace='            or sizes["online_full"][0] < sizes["online_subset"][0]:',
+           tests=[FIG + "test_hoffman_larger_corpus_cannot_be_judged_unless_full_trains_on_more[20-20]"]),
+    Mutant(id="claim_hoffman_fig1_full_on_fewer_documents", cites="Hoffman et al. 2010, Fig. 1 claim (the full corpus "
+           "must hold more documents than the subset)", path="workflow/figures/_claims.py",
+           find='            or sizes["online_full"][0] <= sizes["online_subset"][0]:',
+           replace='            or False:',
+           tests=[FIG + "test_hoffman_larger_corpus_cannot_be_judged_unless_full_trains_on_more[20-100]"]),
     Mutant(id="figure_hoffman_fig2_full_corpus_is_the_smallest", cites="Hoffman et al. 2010, Fig. 2 mirror (the full "
            "corpus is the online runs' training split, the largest)", path="workflow/figures/hoffman_fig2.py",
            find='full_size = int(frame["corpus_size"].max())', replace='full_size = int(frame["corpus_size"].min())',

@@ -201,9 +201,17 @@ def hoffman_larger_corpus(ctx, experiment="hoffman_fig1"):
     duplicated = several_runs(final, ["label", "seed"], experiment)
     if duplicated:
         return duplicated
-    final = final.set_index(["label", "seed"])["loglik_per_word"]
-    if not {"online_full", "online_subset"} <= set(final.index.get_level_values("label")):
+    if not {"online_full", "online_subset"} <= set(final["label"]):
         return missing(f"{experiment} runs online_full and online_subset")
+    # the labels name the roles; the runs' own training sizes must bear them out, or "more data" is not what differs
+    sizes = {label: sorted(int(n) for n in final.loc[final["label"] == label, "corpus_size"].unique())
+             for label in ("online_full", "online_subset")}
+    if len(sizes["online_full"]) != 1 or len(sizes["online_subset"]) != 1 \
+            or sizes["online_full"][0] <= sizes["online_subset"][0]:
+        return Judgement("cannot be judged", "", "", f"{experiment}: online_full must train on more documents than "
+                         f"online_subset, one size each; they trained on {sizes['online_full']} and "
+                         f"{sizes['online_subset']}")
+    final = final.set_index(["label", "seed"])["loglik_per_word"]
     d = (final["online_full"] - final["online_subset"]).dropna()
     return directional(d.to_numpy(), "final log predictive/word, full corpus minus subset (positive: more data helps)",
                        "seeds")

@@ -10,8 +10,18 @@ import numpy as np
 
 FIGURE = figlib.Figure(paper="hoffman", title="Hoffman et al. 2010, Figure 1", experiments=("hoffman_fig1",),
                        models=("online_full",), order=1)
-LABELS = {"online_full": "online LDA, full corpus", "online_subset": "online LDA, subset", "batch_subset": "batch LDA, subset"}
 LINES = {"online_full": "-", "online_subset": "--", "batch_subset": "-"}
+
+
+def line_name(group, label, method, full_size):
+    """A line named by the documents its runs trained on, not by its label's wording (a subset is never called the
+    full corpus); runs of one label on different numbers of documents are no one line."""
+    sizes = sorted(int(n) for n in group["corpus_size"].unique())
+    if len(sizes) != 1:
+        raise ValueError(f"runs of label {label!r} trained on {sizes} documents: one line would mix a subset with "
+                         f"another; give each its own label")
+    what = "full corpus" if sizes[0] == full_size else f"{sizes[0]:,}-doc subset"
+    return f"{'online LDA' if method == 'online_lda' else 'batch LDA'}, {what}"
 
 
 def draw(ctx):
@@ -19,10 +29,11 @@ def draw(ctx):
     frame = figlib.bound_perplexity(ctx.frame(experiment), experiment)
     fig, (ax, ax_completion, ax_text) = figlib.plt.subplots(1, 3, figsize=(17, 4.5),
                                                             gridspec_kw={"width_ratios": [1.2, 1.2, 1]})
+    full_size = int(frame["corpus_size"].max())  # online_full trains on the whole training split
     for (label, method), group in frame.groupby(["label", "method"], sort=False):
+        name = line_name(group, label, method, full_size)
         for axis, y in ((ax, "bound_perplexity"), (ax_completion, "perplexity")):
-            figlib.plot_mean_spread(axis, group, "docs_seen", y, LABELS.get(label, label), method=method,
-                                    linestyle=LINES.get(label, "-"))
+            figlib.plot_mean_spread(axis, group, "docs_seen", y, name, method=method, linestyle=LINES.get(label, "-"))
     figlib.plot_baseline(ax_completion, frame)
     for axis, title, ylabel in ((ax, "Eq. 16 perplexity bound (the paper's metric)", "held-out perplexity (eq. 16 bound)"),
                                 (ax_completion, "Document completion", "held-out perplexity (completion)")):
