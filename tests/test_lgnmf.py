@@ -217,6 +217,20 @@ def test_validation_needs_one_document_and_a_fitted_rest():
             LGNMF(5, corpus_size=10, K=2, validation_fraction=fraction).carve_validation(X, np.arange(10))
 
 
+@pytest.mark.parametrize("fraction", [0.99, 0.04])
+def test_validation_count_refused_before_any_fit_and_only_under_validation(fraction):
+    """round(validation_fraction * n) of a first batch of n = 10: all 10 (0.99) or none (0.04) is refused when the run
+    is specified (online: n from batch_size) or the method built (batch: n from the training split), naming
+    validation_fraction and what sets n, before any data is read; criterion: evidence reads no validation documents
+    and takes either fraction."""
+    with pytest.raises(ParamError, match="validation_fraction.*batch_size"):
+        RunSpec(method="lgnmf", params={"batch_size": 10, "validation_fraction": fraction}).check()
+    with pytest.raises(ParamError, match="validation_fraction.*the training split"):
+        LGNMF(50, corpus_size=10, validation_fraction=fraction)
+    RunSpec(method="lgnmf", params={"batch_size": 10, "validation_fraction": fraction, "criterion": "evidence"}).check()
+    LGNMF(50, corpus_size=10, validation_fraction=fraction, criterion="evidence")
+
+
 def test_topics_are_the_highest_weight_grid_points(fitted):
     """topics(): the columns of D at the grid point of largest eq. 13 weight, each normalised to sum to one."""
     method, _ = fitted

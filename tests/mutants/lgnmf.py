@@ -8,6 +8,18 @@ ONLINE = T + "test_online_step_is_the_projected_gradient_loop"
 GRID = [T + "test_laplace_grid_function", T + "test_laplace_grid_sits_at_the_mode_spaced_in_sd"]
 
 MUTANTS = [
+    # -- sec. 3.4's validation documents: counted and refused before any fit (session 21) --------------------------
+    Mutant(id="hu_sec34_validation_count_of_every_document_passes", cites="Hu et al. 2014, sec. 3.4 (validation "
+           "documents of the first batch, and a fitted rest)", path=PATH,
+           find="require(1 <= n_val < n_docs,", replace="require(1 <= n_val <= n_docs,", tests=[T + "test_validation_count_refused_before_any_fit_and_only_under_validation[0.99]"]),
+    Mutant(id="hu_sec34_online_validation_count_checked_under_evidence", cites="Hu et al. 2014, sec. 3.4 (the evidence "
+           "criterion reads no validation documents)", path=PATH,
+           find='if p["criterion"] == "validation" and p["batch_size"] is not None:',
+           replace='if p["criterion"] == "validation" or p["batch_size"] is not None:', tests=[T + "test_validation_count_refused_before_any_fit_and_only_under_validation[0.99]"]),
+    Mutant(id="hu_sec34_batch_validation_count_checked_under_evidence", cites="Hu et al. 2014, sec. 3.4 (the evidence "
+           "criterion reads no validation documents)", path=PATH,
+           find='if p["criterion"] == "validation" and self.batch_size is None:',
+           replace='if p["criterion"] == "validation" or self.batch_size is None:', tests=[T + "test_validation_count_refused_before_any_fit_and_only_under_validation[0.99]"]),
     Mutant(id="hu_eq7_hyperprior_dropped", cites="Hu et al. 2014, eq. 7 (p(x, theta, C) includes p(theta))", path=PATH,
            find="return scale * documents + words + log_hyperprior", replace="return scale * documents + words",
            tests=[LAPLACE]),

@@ -421,6 +421,6 @@ MUTANTS = [
 # model.npz's _topic_history_docs selecting eval_kind != "test"; _id_ranks' rows + 1 on a view (memory and disk);
 # max_test_docs taking the first n (or drawn by the run seed); top_words_table's share when weights sum below 1; the
 # trace's dataset column (the config's key, else the corpus name). Not closed:
-# LG-NMF's early validation-count refusal at n_val = n_docs, its `and -> or` for criterion evidence and the
-# observed-half test (carve_validation refuses later); run.py survivors outside the hand-picked stage 2 set were
+# (LG-NMF's early validation-count refusal at n_val = n_docs and its `and -> or` under criterion evidence: closed by the
+# lead, tests/mutants/lgnmf.py) LG-NMF's observed-half test (carve_validation refuses later); run.py survivors outside the hand-picked stage 2 set were
 # triaged by reading only.
