@@ -24,7 +24,7 @@ MUTANTS = [
     Mutant(id="figure_hoffman_fig1_line_named_by_its_label", cites="Hoffman et al. 2010, Fig. 1 mirror (online LDA on "
            "the full corpus and on a subset, each named by the documents it trained on)",
            path="workflow/figures/hoffman_fig1.py",
-           find='what = "full corpus" if sizes[0] == full_size else',
+           find='what = "full corpus" if size == full_size else',
            replace='what = "full corpus" if label == "online_full" else',
            tests=[FIG + "test_hoffman_fig1_follows_the_most_prevalent_topic_from_the_first_checkpoint"]),
     Mutant(id="claim_hoffman_fig1_judged_by_labels_alone", cites="Hoffman et al. 2010, Fig. 1 claim (the full corpus "
@@ -42,9 +42,9 @@ MUTANTS = [
            find='full_size = int(frame["corpus_size"].max())', replace='full_size = int(frame["corpus_size"].min())',
            tests=[FIG + "test_hoffman_fig2_names_each_batch_line_by_the_documents_it_trained_on"]),
     Mutant(id="figure_hoffman_fig2_batch_line_mixes_subsets", cites="Hoffman et al. 2010, Fig. 2 mirror (one batch VB "
-           "line per training set)", path="workflow/figures/hoffman_fig2.py",
-           find="    if len(sizes) != 1:\n        raise ValueError(f\"batch VB runs of label",
-           replace="    if len(sizes) < 1:\n        raise ValueError(f\"batch VB runs of label",
+           "line per training set; figlib.training_size, shared with Fig. 1)", path="workflow/scripts/figlib.py",
+           find="    if len(sizes) != 1:\n        raise ValueError(f\"{what} trained on {sizes} documents",
+           replace="    if len(sizes) < 1:\n        raise ValueError(f\"{what} trained on {sizes} documents",
            tests=[FIG + "test_hoffman_fig2_names_each_batch_line_by_the_documents_it_trained_on"]),
     Mutant(id="figure_shorttext_drops_a_missing_method", cites="short-text figure (streaming VB and SVI each a column; "
            "a method missing from the traces is said, not dropped)", path="workflow/figures/shorttext_alpha.py",

@@ -14,13 +14,9 @@ LINES = {"online_full": "-", "online_subset": "--", "batch_subset": "-"}
 
 
 def line_name(group, label, method, full_size):
-    """A line named by the documents its runs trained on, not by its label's wording (a subset is never called the
-    full corpus); runs of one label on different numbers of documents are no one line."""
-    sizes = sorted(int(n) for n in group["corpus_size"].unique())
-    if len(sizes) != 1:
-        raise ValueError(f"runs of label {label!r} trained on {sizes} documents: one line would mix a subset with "
-                         f"another; give each its own label")
-    what = "full corpus" if sizes[0] == full_size else f"{sizes[0]:,}-doc subset"
+    """A line named by the documents its runs trained on (a subset is never called the full corpus)."""
+    size = figlib.training_size(group, f"runs of label {label!r}")
+    what = "full corpus" if size == full_size else f"{size:,}-doc subset"
     return f"{'online LDA' if method == 'online_lda' else 'batch LDA'}, {what}"
 
 

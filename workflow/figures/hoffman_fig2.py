@@ -19,22 +19,13 @@ def panel(ax, frame, online, sizes, y):
                                     color=colors(i / max(len(sizes) - 1, 1)))
     full_size = int(frame["corpus_size"].max())  # the online runs train on the whole training split
     for label, group in frame[frame["method"] == "batch_lda"].groupby("label", sort=False):
-        size = batch_corpus_size(group, label)
+        size = figlib.training_size(group, f"batch VB runs of label {label!r}")
         # named by the documents it trained on, not by its label's wording: a subset is never called the full corpus
         name = "batch VB, full corpus" if size == full_size else f"batch VB, {size:,}-doc subset"
         figlib.plot_mean_spread(ax, group, "fit_cpu_s", y, name, method="batch_lda",
                                 linestyle="-" if size == full_size else ":")
     ax.set_xscale("log")
     ax.set_xlabel("fit CPU time, seconds (log scale; evaluation excluded)")
-
-
-def batch_corpus_size(group, label):
-    """The training documents of one batch VB line's runs; runs of one label on different numbers are no one line."""
-    sizes = sorted(int(n) for n in group["corpus_size"].unique())
-    if len(sizes) != 1:
-        raise ValueError(f"batch VB runs of label {label!r} trained on {sizes} documents: one line would mix a subset "
-                         f"with another; give each its own label")
-    return sizes[0]
 
 
 def draw(ctx):

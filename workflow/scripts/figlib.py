@@ -341,6 +341,16 @@ def run_columns(frame: pd.DataFrame) -> list[str]:
     return traces.run_columns(frame.columns)
 
 
+def training_size(runs: pd.DataFrame, what: str) -> int:
+    """The training documents of the runs drawn as one line (``corpus_size``), so that a line is named by what it
+    trained on, not by its label's wording; runs of ``what`` on different numbers of documents are no one line."""
+    sizes = sorted(int(n) for n in runs["corpus_size"].unique())
+    if len(sizes) != 1:
+        raise ValueError(f"{what} trained on {sizes} documents: one line would mix a subset with another; give each "
+                         f"its own label")
+    return sizes[0]
+
+
 def final_rows(frame: pd.DataFrame, keys: list[str] | None = None) -> pd.DataFrame:
     """The last checkpoint of every run (by docs_seen), runs told apart by ``keys`` (default: run_columns)."""
     keys = run_columns(frame) if keys is None else keys
