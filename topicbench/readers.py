@@ -742,24 +742,39 @@ def check_unicode(value: str, culprit: str, what: str, fix: str) -> None:
         raise ReaderError(f"{culprit}: {what} holds {value[err.start:err.end]!r}, which has no UTF-8 form: {fix}") from None
 
 
+def _printed_id(text: str) -> str:
+    """An id as it prints: without white space around it, its Unicode composed (NFC); two ids alike here are one."""
+    import unicodedata
+
+    return unicodedata.normalize("NFC", text.strip())
+
+
+def _how_alike(a: Sequence[str], b: Sequence[str], space: str) -> str:
+    """How two ids (or two paths, part by part) that print alike differ: ``space`` (white space around them), their
+    Unicode form, or both."""
+    import unicodedata
+
+    spaced = [x.strip() for x in a] == [x.strip() for x in b]
+    composed = [unicodedata.normalize("NFC", x) for x in a] == [unicodedata.normalize("NFC", x) for x in b]
+    return space if spaced else "Unicode form (NFC/NFD)" if composed else f"{space} and Unicode form (NFC/NFD)"
+
+
 def check_unique_ids(ids: Sequence[str], lines: Sequence[int], path, id_name: str | None) -> None:
     """A source's own document ids must be unique: a repeat names both lines (not the prepared docs.parquet), and so
     do two ids that differ only in white space around them ('a' and 'a '), which print alike but would be two
     documents."""
     if not id_name:
         return
-    import unicodedata
-
     first: dict[str, tuple[str, int]] = {}
     for doc_id, line in zip(ids, lines):
         if not doc_id.strip():
             raise ReaderError(f"{where(path, line)}: blank {id_name} (every document needs its id)")
-        key = unicodedata.normalize("NFC", doc_id.strip())
+        key = _printed_id(doc_id)
         if key in first:
             other, at = first[key]
             if other == doc_id:
                 raise ReaderError(f"{where(path, line)}: duplicate {id_name} {doc_id!r} (first on line {at})")
-            how = "white space around it" if other.strip() == doc_id.strip() else "Unicode form (NFC/NFD)"
+            how = _how_alike([other], [doc_id], "white space around it")
             raise ReaderError(f"{where(path, line)}: {id_name} {doc_id!r} differs from {other!r} (line {at}) only in "
                               f"{how}: one document twice, or two whose ids print alike; make them distinct or remove "
                               f"one")
@@ -771,21 +786,14 @@ def check_unique_file_ids(relatives: Sequence[Path], directory) -> None:
     source's own ids: two names that differ only in white space around a name ('a.txt' and 'a.txt ', 'sub/' and
     'sub /') or in Unicode form ('café.txt' composed and decomposed: two files on Linux) print alike but would be two
     documents, so both files are named; a name of white space only is a blank id."""
-    import unicodedata
-
     first: dict[tuple[str, ...], Path] = {}
     for relative in relatives:
         if any(not part.strip() for part in relative.parts):
             raise ReaderError(f"{Path(directory) / relative}: a file or folder name of white space only, which would be "
                               f"a blank document id; rename it")
-        key = tuple(unicodedata.normalize("NFC", part.strip()) for part in relative.parts)
-        other = first.setdefault(key, relative)
+        other = first.setdefault(tuple(map(_printed_id, relative.parts)), relative)
         if other != relative:
-            spaced = [part.strip() for part in other.parts] == [part.strip() for part in relative.parts]
-            composed = [unicodedata.normalize("NFC", part) for part in other.parts] == \
-                [unicodedata.normalize("NFC", part) for part in relative.parts]
-            how = ("white space around a name" if spaced else "Unicode form (NFC/NFD)" if composed
-                   else "white space around a name and Unicode form (NFC/NFD)")
+            how = _how_alike(other.parts, relative.parts, "white space around a name")
             raise ReaderError(f"{Path(directory) / relative}: its name {str(relative)!r} differs from {str(other)!r} "
                               f"({Path(directory) / other}) only in {how}: two files whose document ids print alike; "
                               f"rename one or remove it")
