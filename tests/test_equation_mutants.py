@@ -145,6 +145,7 @@ for name in heavy:
     except ImportError:
         pass
 import gc, numba, pytest
+import topicbench.kernels  # its vector width (_prefer_wide_vectors) before the line below fixes numba's machine
 numba.njit(lambda x: x + 1)(1)  # numba's compiler and LLVM start up here, once; not parallel: no threads
 gc.freeze()  # the imports above are permanent: pytest's gc.collect() calls in each child skip them (~1 s CPU a mutant)
 MINE = ("topicbench", "tests", "conftest", "methods", "datasets", "workflow")

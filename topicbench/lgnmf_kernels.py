@@ -6,6 +6,8 @@ by the source file)."""
 import numba
 import numpy as np
 
+from . import kernels  # noqa: F401  (sets numba's vector width, kernels._prefer_wide_vectors, before these compile)
+
 
 @numba.njit(nogil=True, cache=True)
 def projected_step(F, FH, indptr, indices, data, B, prior, step):

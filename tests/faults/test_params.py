@@ -321,6 +321,17 @@ def test_numba_threading_layer_variable_unknown(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.parametrize("value", [pytest.param("128", id="TOPICBENCH_VECTOR_BITS-128"),
+                                   pytest.param("wide", id="TOPICBENCH_VECTOR_BITS-text")])
+def test_vector_width_variable_not_a_width(tmp_path, value):
+    """TOPICBENCH_VECTOR_BITS=128 or text -> exit 2 naming the variable and its two values, before the corpus is read;
+    nothing written (silently running at some other width would hide the typo)."""
+    proc = cli_subprocess(["run", "--corpus", tmp_path / "no_corpus", "--out", tmp_path / "out", "--method",
+                           "online_lda"], TOPICBENCH_VECTOR_BITS=value)
+    assert proc.returncode == 2 and f"TOPICBENCH_VECTOR_BITS={value!r} must be 256 or 512" in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr and not (tmp_path / "out").exists()
+
+
 def test_document_of_billions_of_tokens(tmp_path, capsys):
     """A corpus whose documents hold a few counts of 2e9 each (each under the readers' int32 bound) -> exit 2 before
     the fit naming the tokens and the longest document (document completion draws tokens one by one), not a
