@@ -54,15 +54,16 @@ VECTOR_BITS_ENV = "TOPICBENCH_VECTOR_BITS"
 
 
 def _prefer_wide_vectors() -> str:
-    """Let LLVM vectorise the kernels 512 bits wide where the CPU has AVX-512; returns the width chosen.
+    """Let LLVM vectorise the kernels 512 bits wide where the CPU has AVX-512; returns "512", or "default" where
+    numba's own choice stands.
 
-    LLVM tunes every AVX-512 Intel CPU with "prefer-256-bit" (wide vectors once slowed the clock), so numba's loops
-    use 256-bit registers even there. The E step's sweeps are bound by loads, one double per multiply-add, and
-    512-bit loads move twice the doubles: online LDA's fit on wiki_bnpy (K = 50, 100) takes 6-8% less time, with
-    the same iterations and lambda to 11 digits (benchmarks/RESULTS.md, "512-bit vectors"). Only the summation
-    order inside vectorised dot products changes, so results move in their last bits, as on any other CPU.
+    LLVM tunes Intel's AVX-512 CPUs with "prefer-256-bit" (wide vectors once slowed the clock), so numba's loops use
+    256-bit registers even there. The E step's sweeps are bound by loads, one double per multiply-add, and 512-bit
+    loads move twice the doubles: online LDA's fit on wiki_bnpy and nyt_topmost (K = 50, 100) takes 5-10% less
+    time, with the same iterations and lambda to 11 digits (benchmarks/RESULTS.md, "512-bit vectors"). Only the
+    summation order inside vectorised dot products changes, so results move in their last bits, as on any other CPU.
     Kept as set: a user's own NUMBA_CPU_FEATURES or NUMBA_CPU_NAME, TOPICBENCH_VECTOR_BITS=256, and a process in
-    which numba has already compiled code (its machine is fixed by then; the width stays numba's)."""
+    which numba has already compiled code (its machine is fixed by then)."""
     bits = os.environ.get(VECTOR_BITS_ENV, "512").strip()
     if bits not in ("256", "512"):
         raise ValueError(f"environment variable {VECTOR_BITS_ENV}={os.environ[VECTOR_BITS_ENV]!r} must be 256 or "
@@ -77,7 +78,7 @@ def _prefer_wide_vectors() -> str:
     if (bits == "256" or numba.config.CPU_FEATURES is not None or numba.config.CPU_NAME is not None
             or "_toplevel_target_context" in vars(cpu_target)  # numba made its target machine already: too late
             or "+avx512f" not in features.split(",")):
-        return "numba's"
+        return "default"
     numba.config.CPU_FEATURES = wide
     return "512"
 
