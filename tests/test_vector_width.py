@@ -17,7 +17,7 @@ print(k.VECTOR_BITS, numba.config.CPU_FEATURES)
 
 def probe(before="", **env):
     clean = {k: v for k, v in os.environ.items()
-             if k not in ("TOPICBENCH_VECTOR_BITS", "NUMBA_CPU_FEATURES", "NUMBA_CPU_NAME")}
+             if k not in ("TOPICBENCH_VECTOR_BITS", "NUMBA_CPU_FEATURES", "NUMBA_CPU_NAME", "NUMBA_ENABLE_AVX")}
     proc = subprocess.run([sys.executable, "-c", PROBE.format(before=before)], capture_output=True, text=True,
                           env={**clean, **env}, timeout=120)
     assert proc.returncode == 0, proc.stderr
@@ -26,9 +26,9 @@ def probe(before="", **env):
 
 
 def host_has_avx512():
-    import llvmlite.binding as llvm
+    from numba.core.codegen import get_host_cpu_features
 
-    return "+avx512f" in llvm.get_host_cpu_features().flatten().split(",")
+    return "+avx512f" in get_host_cpu_features().split(",")
 
 
 @pytest.mark.skipif(not host_has_avx512(), reason="the host CPU has no AVX-512: numba's width is already the widest")
@@ -42,6 +42,7 @@ def test_avx512_host_gets_512_bit_vectors():
     pytest.param("", {"NUMBA_CPU_FEATURES": "+64bit,+sse2"}, "+64bit,+sse2", id="user-numba-features"),
     pytest.param("", {"NUMBA_CPU_NAME": "generic"}, "", id="user-numba-cpu-name"),  # numba's own '' for generic
     pytest.param("numba.njit(lambda x: x)(1)", {}, "None", id="numba-compiled-before"),
+    pytest.param("", {"NUMBA_ENABLE_AVX": "0"}, "None", id="user-disabled-avx"),
 ])
 def test_a_width_chosen_elsewhere_is_kept(before, env, numbas_features):
     """Nothing overrides the user's numba settings, and a process whose numba already made its target machine is

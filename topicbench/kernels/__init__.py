@@ -62,16 +62,16 @@ def _prefer_wide_vectors() -> str:
     loads move twice the doubles: online LDA's fit on wiki_bnpy and nyt_topmost (K = 50, 100) takes 5-10% less
     time, with the same iterations and lambda to 11 digits (benchmarks/RESULTS.md, "512-bit vectors"). Only the
     summation order inside vectorised dot products changes, so results move in their last bits, as on any other CPU.
-    Kept as set: a user's own NUMBA_CPU_FEATURES or NUMBA_CPU_NAME, TOPICBENCH_VECTOR_BITS=256, and a process in
-    which numba has already compiled code (its machine is fixed by then)."""
+    Kept as set: a user's own NUMBA_CPU_FEATURES, NUMBA_CPU_NAME or NUMBA_ENABLE_AVX=0, TOPICBENCH_VECTOR_BITS=256,
+    and a process in which numba has already compiled code (its machine is fixed by then)."""
     bits = os.environ.get(VECTOR_BITS_ENV, "512").strip()
     if bits not in ("256", "512"):
         raise ValueError(f"environment variable {VECTOR_BITS_ENV}={os.environ[VECTOR_BITS_ENV]!r} must be 256 or "
                          f"512 (the widest vectors the numba kernels may use); unset it for 512 where the CPU has it")
-    import llvmlite.binding as llvm
+    from numba.core.codegen import get_host_cpu_features
     from numba.core.registry import cpu_target
 
-    features = llvm.get_host_cpu_features().flatten()
+    features = get_host_cpu_features()  # numba's own: '' where LLVM cannot read them, no AVX under NUMBA_ENABLE_AVX=0
     wide = features + ",-prefer-256-bit"
     if numba.config.CPU_FEATURES == wide:  # set by an earlier import in this process (the mutation check's copies)
         return "512"
