@@ -199,7 +199,7 @@ def test_bfgs_starts_from_the_concave_parts_curvature(point, monkeypatch):
     ids, cts = counts[d].indices.astype(np.int64), counts[d].data.astype(np.float64)
     curvature = np.array([0.3, 1.7, 4.0])
     inv_hessian, grad = np.full((m, m), np.nan), np.full(m, np.nan)
-    buffers = [np.empty(K), np.empty(K), np.empty(len(ids)), np.empty(K), np.empty(K * len(ids)), np.empty(len(ids)), grad]
+    buffers = [np.empty(K), np.empty(K), np.empty(len(ids)), np.empty(K), np.empty(K * len(ids)), np.arange(K), np.empty(len(ids)), grad]
     buffers += [np.empty(m) for _ in range(3)] + [inv_hessian, np.empty(m), np.empty(m)]
     alpha, ascent, bfgs, evaluations = nmf_kernels._cnmf_doc(
         ids, cts, np.ascontiguousarray(eb.T), mass, L, np.ascontiguousarray(L.T), curvature, u[d].copy(), 0, 0.0, *buffers)
@@ -222,7 +222,7 @@ def test_bfgs_update_meets_the_secant_equation(point):
 
     def run(tol):
         u, grad, inv_hessian = np.zeros(m), np.full(m, np.nan), np.full((m, m), np.nan)
-        buffers = [np.empty(K), np.empty(K), np.empty(len(ids)), np.empty(K), np.empty(K * len(ids)), np.empty(len(ids)), grad]
+        buffers = [np.empty(K), np.empty(K), np.empty(len(ids)), np.empty(K), np.empty(K * len(ids)), np.arange(K), np.empty(len(ids)), grad]
         buffers += [np.empty(m) for _ in range(3)] + [inv_hessian, np.empty(m), np.empty(m)]
         steps = nmf_kernels._cnmf_doc(ids, cts, np.ascontiguousarray(eb.T), mass, L, np.ascontiguousarray(L.T), np.zeros(m),
                                       u, 1, tol, *buffers)[1:]
@@ -650,7 +650,7 @@ def test_bfgs_skips_the_update_where_the_curvature_condition_fails():
 
     def run(tol):
         u, grad, inv_hessian = np.array([-1.39, -0.23, -0.88]), np.full(m, np.nan), np.full((m, m), np.nan)
-        buffers = [np.empty(K), np.empty(K), np.empty(len(ids)), np.empty(K), np.empty(K * len(ids)), np.empty(len(ids)), grad]
+        buffers = [np.empty(K), np.empty(K), np.empty(len(ids)), np.empty(K), np.empty(K * len(ids)), np.arange(K), np.empty(len(ids)), grad]
         buffers += [np.empty(m) for _ in range(3)] + [inv_hessian, np.empty(m), np.empty(m)]
         steps = nmf_kernels._cnmf_doc(ids, cts, np.ascontiguousarray(eb.T), mass, L, np.ascontiguousarray(L.T), np.zeros(m),
                                       u, 1, tol, *buffers)[1:]

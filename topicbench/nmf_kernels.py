@@ -13,7 +13,7 @@ import scipy.sparse as sp
 from numba import njit, prange
 
 from .kernels import lda_e_step
-from .kernels.dense import N_CHUNKS, _LOOP, _dot, _dot4, _gather_topics, _weighted_rows
+from .kernels.dense import N_CHUNKS, _LOOP, _NO_NRT, _dot, _dot4, _gather_topics, _weighted_rows
 from .kernels.sparse import _group_by_word
 from .kernels.special import _digamma_parts
 
@@ -68,7 +68,7 @@ def gamma_topic_expectations(g, h):
     return out, mass / h
 
 
-@njit(**_LOOP)
+@njit(**_LOOP, **_NO_NRT)
 def _cnmf_scores(locations_t, u, scores):
     """scores_k = exp(l_k'u_d - max_k l_k'u_d), kept finite; returns the max. ``locations_t`` is m x K, so the
     product is m sweeps over the topics (vector lanes), with no per-topic horizontal sums."""
@@ -88,14 +88,14 @@ def _cnmf_scores(locations_t, u, scores):
     return top
 
 
-@njit(**_LOOP)
+@njit(**_LOOP, **_NO_NRT)
 def _cnmf_best_alpha(topic_mass, scores, top, n_tokens):
     """alpha_d = ln sum_v X_vd - ln sum_k S_k exp(l_k'u_d) (eq. 11.32), from ``_cnmf_scores``."""
     total = _dot(topic_mass, scores)
     return math.log(n_tokens) - math.log(total) - top
 
 
-@njit(**_LOOP)
+@njit(**_LOOP, **_NO_NRT)
 def _cnmf_value(cts, sub, topics, topic_mass, scores, top, alpha, u, phinorm):
     """One document's part of the C-NMF objective at (u_d, alpha_d), with p^(vd) optimal (eq. 11.24).
 
@@ -118,7 +118,7 @@ def _cnmf_value(cts, sub, topics, topic_mass, scores, top, alpha, u, phinorm):
     return value
 
 
-@njit(**_LOOP)
+@njit(**_LOOP, **_NO_NRT)
 def _cnmf_at(point, cts, sub, topics, locations_t, topic_mass, n_tokens, scores, phinorm):
     """(objective, alpha_d, top) at u_d = ``point`` with alpha_d by eq. 11.32 there: one trial point of the ascent."""
     top = _cnmf_scores(locations_t, point, scores)
@@ -126,7 +126,7 @@ def _cnmf_at(point, cts, sub, topics, locations_t, topic_mass, n_tokens, scores,
     return _cnmf_value(cts, sub, topics, topic_mass, scores, top, alpha, point, phinorm), alpha, top
 
 
-@njit(**_LOOP)
+@njit(**_LOOP, **_NO_NRT)
 def _cnmf_gradient(cts, sub, locations, topic_mass, scores, top, alpha, u, phinorm, weight, omega, expected, grad):
     """Eq. 11.31 at the point ``_cnmf_value`` last evaluated: sum_k (sum_v X_vd p_k^(vd) - S_k omega_kd) l_k - u_d,
     with p_k^(vd) = exp(E ln beta_vk) scores_k / phinorm_v (eq. 11.24). Fills weight_v = X_vd / phinorm_v, omega and
@@ -154,7 +154,7 @@ def _cnmf_gradient(cts, sub, locations, topic_mass, scores, top, alpha, u, phino
             grad[i] += coef * locations[k, i]
 
 
-@njit(**_LOOP)
+@njit(**_LOOP, **_NO_NRT)
 def _bfgs_update(inv_hessian, s, y, hy):
     """H <- (I - rho s y') H (I - rho y s') + rho s s', rho = 1 / s'y (Nocedal and Wright 2006, eq. 6.17), for the
     pair (s, y) of -f; the caller checks s'y > 0."""
@@ -171,9 +171,10 @@ def _bfgs_update(inv_hessian, s, y, hy):
             inv_hessian[i, p] += coef * s[i] * s[p] - rho * (hy[i] * s[p] + s[i] * hy[p])
 
 
-@njit(**_LOOP)
+@njit(**_LOOP, **_NO_NRT)
 def _cnmf_doc(ids, cts, exp_elog_beta_t, topic_mass, locations, locations_t, curvature, u, max_iter, tol,
-              scores, omega, phinorm, expected, sub, weight, grad, new_grad, trial, direction, inv_hessian, hy, pair):
+              scores, omega, phinorm, expected, sub, topics, weight, grad, new_grad, trial, direction, inv_hessian, hy,
+              pair):
     """Maximise the C-NMF objective in u_d (gradient eq. 11.31) with alpha_d by eq. 11.32 at every point: the
     chapter's steepest ascent until it gains less than ASCENT_TOL relative, then BFGS to convergence.
     Returns (alpha_d, steepest-ascent steps, BFGS steps, objective evaluations).
@@ -197,7 +198,6 @@ def _cnmf_doc(ids, cts, exp_elog_beta_t, topic_mass, locations, locations_t, cur
     n_ids = ids.shape[0]
     n_topics = scores.shape[0]
     sub = sub[:n_topics * n_ids].reshape((n_topics, n_ids))  # contiguous rows
-    topics = np.arange(n_topics)  # every topic: sub's rows
     weight = weight[:n_ids]
     _gather_topics(ids, exp_elog_beta_t, topics, sub)  # once per document, read at every evaluation
     n_tokens = 0.0
@@ -300,6 +300,7 @@ def _cnmf_local_step(indptr, indices, data, exp_elog_beta_t, topic_mass, locatio
         sub, weight = np.empty(n_topics * longest), np.empty(longest)
         grad, new_grad, trial, direction, hy, pair = np.empty(m), np.empty(m), np.empty(m), np.empty(m), np.empty(m), np.empty(m)
         inv_hessian = np.empty((m, m))
+        topics = np.arange(n_topics)  # every topic: the rows of _cnmf_doc's copy of a document's columns
         for d in range(bounds[chunk], bounds[chunk + 1]):
             start, stop = indptr[d], indptr[d + 1]
             if stop == start:  # nothing observed: u_d stays at its prior mean, alpha_d = ln 0
@@ -310,8 +311,8 @@ def _cnmf_local_step(indptr, indices, data, exp_elog_beta_t, topic_mass, locatio
                 continue
             alpha[d], steps[d, 0], steps[d, 1], steps[d, 2] = _cnmf_doc(
                 indices[start:stop], data[start:stop], exp_elog_beta_t, topic_mass, locations, locations_t, curvature,
-                u[d], max_iter, tol, scores[d], omega[d], token_weight[start:stop], expected[d], sub, weight, grad,
-                new_grad, trial, direction, inv_hessian, hy, pair)
+                u[d], max_iter, tol, scores[d], omega[d], token_weight[start:stop], expected[d], sub, topics, weight,
+                grad, new_grad, trial, direction, inv_hessian, hy, pair)
     if not want_sstats:
         return np.zeros((1, n_topics)), steps
     return _sum_by_word(indptr, indices, token_weight, scores, n_words), steps

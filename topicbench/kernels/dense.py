@@ -24,9 +24,16 @@ def rounded_to_one(values: np.ndarray) -> np.ndarray:
 # topic. ``error_model="numpy"`` drops the zero-division checks (phinorm carries a 1e-100 guard).
 _DOT = dict(cache=True, nogil=True, fastmath={"reassoc", "contract"}, error_model="numpy")
 _LOOP = dict(cache=True, nogil=True, fastmath={"contract"}, error_model="numpy")
+# For kernels that allocate nothing: compiled without numba's runtime (NRT), an array view or an array passed to a
+# function that is not inlined is borrowed instead of reference-counted. numba counts each one with an atomic
+# instruction (~20 cycles) going in and another coming out; in the LDA E step's per-iteration calls (the exp block's
+# views, the dense sweep, _skipped_ok, _min_positive) that was 7% of the CPU time in perf, for nothing: the caller
+# holds every array for the whole call (benchmarks/RESULTS.md, "Reference counting"). Same machine code otherwise,
+# so the same bits. A kernel that allocates cannot compile with it (numba says so), so the flag cannot hide a leak.
+_NO_NRT = dict(_nrt=False)
 
 
-@njit(**_DOT)
+@njit(**_DOT, **_NO_NRT)
 def _dot(a, b):
     s = 0.0
     for k in range(a.shape[0]):
@@ -34,7 +41,7 @@ def _dot(a, b):
     return s
 
 
-@njit(**_DOT)
+@njit(**_DOT, **_NO_NRT)
 def _dot4(a, b0, b1, b2, b3):
     """Four dot products in one sweep over ``a``: independent sums keep the FMA units busy."""
     s0 = 0.0
@@ -49,7 +56,7 @@ def _dot4(a, b0, b1, b2, b3):
     return s0, s1, s2, s3
 
 
-@njit(**_LOOP)
+@njit(**_LOOP, **_NO_NRT)
 def _gather_topics(ids, exp_elog_beta_t, topics, sub):
     """sub[a, j] = exp_beta_{topics_a, ids_j}: a document's columns of some topics, topic-major (each row contiguous
     over the words), so the sweeps take the words as vector lanes (LDA's active topics, C-NMF's all K). Eight words
@@ -97,7 +104,7 @@ def _weighted_rows(weights, matrix, rows, out):
         a += 1
 
 
-@njit(**_DOT)
+@njit(**_DOT, **_NO_NRT)
 def _sum(x):
     s = 0.0
     for j in range(x.shape[0]):
@@ -105,7 +112,7 @@ def _sum(x):
     return s
 
 
-@njit(**_LOOP)
+@njit(**_LOOP, **_NO_NRT)
 def _min_positive(x, scratch):
     """min(x) for x > 0, taken over the bit patterns (int64 order is float order for positive doubles):
     LLVM vectorises an integer min, not a float one. ``scratch`` is one int64."""

@@ -15,12 +15,12 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit, prange
 
-from .dense import _LOOP, N_CHUNKS, _dot, _dot4, _gather_topics, _min_positive, _sum, _transpose, _weighted_rows
+from .dense import _LOOP, _NO_NRT, N_CHUNKS, _dot, _dot4, _gather_topics, _min_positive, _sum, _transpose, _weighted_rows
 from .sparse import _group_by_word
 from .special import _digamma_one_division, _digamma_parts, _exp_elog_theta, _exp_theta_block
 
 
-@njit(**_LOOP)
+@njit(**_LOOP, **_NO_NRT)
 def _gamma_sweep(ids, cts, exp_elog_beta_t, exp_theta, new_gamma, topic_max, track_max, word_total, uniform):
     """new_gamma_k = sum_w n_w exp_beta_kw / phinorm_w, phinorm_w = sum_k exp_theta_k exp_beta_kw.
 
@@ -115,7 +115,7 @@ SPARSE_FRACTION = 0.8  # gather the active topics' columns only when at most thi
 LANES = 8  # exp(E[log theta]) of the active topics is taken over a multiple of this (``_exp_theta_block``)
 
 
-@njit(**_LOOP)
+@njit(**_LOOP, **_NO_NRT)
 def _update_gamma(alpha, gamma, exp_theta, new_gamma, position):
     """gamma_k = alpha_k + exp_theta_k new_gamma_k (alpha_k for a skipped topic); returns sum_k |change|."""
     change = 0.0
@@ -127,7 +127,7 @@ def _update_gamma(alpha, gamma, exp_theta, new_gamma, position):
     return change
 
 
-@njit(**_LOOP)
+@njit(**_LOOP, **_NO_NRT)
 def _skipped_ok(exp_theta, topic_max, position, alpha, token_sum, min_phinorm, eps):
     """True if no topic outside the set moves gamma_k or phinorm_w by eps relative: for skipped k,
     exp_theta_k sum_w n_w exp_beta_kw / phinorm_w <= exp_theta_k max_w exp_beta_kw sum_w n_w / phinorm_w
@@ -181,7 +181,7 @@ def _workspace(n_topics, longest):
                      np.empty(longest * n_topics), np.empty(longest), np.empty(longest), np.empty(1, dtype=np.int64))
 
 
-@njit(**_LOOP)
+@njit(**_LOOP, **_NO_NRT)
 def _lda_doc(ids, cts, gamma, exp_theta, phinorm, counts, model, work):
     """Coordinate ascent on one document's (gamma, phi) with topics fixed (Hoffman et al. 2010, Alg. 2 E step).
 

@@ -7,7 +7,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from .dense import _LOOP
+from .dense import _LOOP, _NO_NRT
 
 
 @njit(cache=True, fastmath=False, nogil=True)
@@ -146,7 +146,7 @@ def _exp_theta_block(gamma, psi_total, exp_theta, bits):
                 exp_theta[k] = y * math.exp(-c - psi_total)
 
 
-@njit(**_LOOP)
+@njit(**_LOOP, **_NO_NRT)
 def _exp_elog_theta(gamma, exp_theta, bits):
     """exp(E[log theta]) = exp(psi(gamma_k) - psi(sum gamma)) (Hoffman et al. 2010, eq. 6)."""
     total = 0.0
