@@ -27,9 +27,10 @@ _LOOP = dict(cache=True, nogil=True, fastmath={"contract"}, error_model="numpy")
 # For kernels that allocate nothing: compiled without numba's runtime (NRT), an array view or an array passed to a
 # function that is not inlined is borrowed instead of reference-counted. numba counts each one with an atomic
 # instruction (~20 cycles) going in and another coming out; in the LDA E step's per-iteration calls (the exp block's
-# views, the dense sweep, _skipped_ok, _min_positive) that was 7% of the CPU time in perf, for nothing: the caller
-# holds every array for the whole call (benchmarks/RESULTS.md, "Reference counting"). Same machine code otherwise,
-# so the same bits. A kernel that allocates cannot compile with it (numba says so), so the flag cannot hide a leak.
+# views, the dense sweep, _skipped_ok, _min_positive) that was 6.6% of perf's samples, for nothing: the caller holds
+# every array for the whole call. Removing it took 1-4% off online LDA's fit (the atomics partly overlapped other
+# work; benchmarks/RESULTS.md, "Reference counting"). The arithmetic is untouched, so the results are bit-identical.
+# A kernel that allocates cannot compile with it (numba says so), so the flag cannot hide a leak.
 _NO_NRT = dict(_nrt=False)
 
 
