@@ -16,6 +16,7 @@ from scipy.special import psi
 from topicbench.kernels.lda_reference import reference_e_step
 from topicbench import kernels
 from topicbench.kernels import special
+from topicbench.kernels.dense import _fetch_add
 
 
 @pytest.fixture(scope="module")
@@ -89,6 +90,65 @@ def test_thread_count_does_not_change_a_bit(problem):
         kernels.set_threads(before)
     for a, b in zip(one, two):
         assert np.array_equal(a, b)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_document_gets_the_same_bits_alone_or_after_any_other(problem, threads):
+    """Each worker reuses one workspace for every document it takes, and which documents it takes depends on timing
+    (``_fetch_add``): nothing may carry over from one document to the next. Each document alone, and all of them in
+    reverse order, give the bits of one call over all of them, on a problem that gathers active topics."""
+    counts, exp_elog_beta = problem
+    before = kernels.numba.get_num_threads()
+    try:
+        kernels.set_threads(threads)
+        diagnostics = {}
+        gamma, _, iterations = kernels.lda_e_step(counts, exp_elog_beta, 0.01, diagnostics=diagnostics)
+        assert diagnostics["gathers"] > 0 and diagnostics["reused_sets"] > 0
+        for d in range(counts.shape[0]):
+            alone, _, alone_iterations = kernels.lda_e_step(counts[d:d + 1], exp_elog_beta, 0.01)
+            assert np.array_equal(alone[0], gamma[d]) and alone_iterations[0] == iterations[d], d
+        backwards, _, backwards_iterations = kernels.lda_e_step(counts[::-1], exp_elog_beta, 0.01)
+    finally:
+        kernels.set_threads(before)
+    assert np.array_equal(backwards[::-1], gamma) and np.array_equal(backwards_iterations[::-1], iterations)
+
+
+@numba.njit(parallel=True)
+def _claim_everything(n_items, n_workers, slow_item, taken):
+    """Workers take items with ``_fetch_add`` until none is left; taken[worker, item] = 1. ``slow_item`` keeps its
+    worker busy for a while (a sum nobody reads would be optimised away, so it is stored)."""
+    next_item = np.zeros(1, dtype=np.int64)
+    for worker in numba.prange(n_workers):
+        item = _fetch_add(next_item, 1)
+        while item < n_items:
+            taken[worker, item] = 1
+            if item == slow_item:
+                total = 0.0
+                for j in range(60_000_000):
+                    total += math.sqrt(j + 1.0)
+                taken[worker, item] = 1 + (total < 0)
+            item = _fetch_add(next_item, 1)
+
+
+def test_workers_take_each_item_once_and_share_them_out_as_they_go():
+    """``_fetch_add`` is one atomic step: two workers never get the same item (a plain load-add-store would hand the
+    same item to both, often, in 400,000 tight claims). And the items go out as workers free up: while one
+    worker is held by a slow item, the other takes nearly all the rest (a split fixed in advance gives each half)."""
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("needs two threads")
+    before = kernels.numba.get_num_threads()
+    try:
+        kernels.set_threads(2)
+        taken = np.zeros((2, 400_000), dtype=np.int8)
+        _claim_everything(taken.shape[1], 2, -1, taken)
+        np.testing.assert_array_equal(taken.sum(axis=0), 1)
+        taken = np.zeros((2, 1000), dtype=np.int8)
+        _claim_everything(taken.shape[1], 2, 0, taken)
+    finally:
+        kernels.set_threads(before)
+    np.testing.assert_array_equal(taken.sum(axis=0), 1)
+    slow_worker = int(np.argmax(taken[:, 0]))
+    assert taken[slow_worker].sum() < 100, taken.sum(axis=1)
 
 
 def test_nonzeros_grouped_by_word_by_hand():

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import math
 
+import numba
 import numpy as np
 import scipy.sparse as sp
 from numba import njit, prange
 
 from .kernels import lda_e_step
-from .kernels.dense import N_CHUNKS, _LOOP, _NO_NRT, _dot, _dot4, _gather_topics, _weighted_rows
-from .kernels.sparse import _group_by_word
+from .kernels.dense import N_CHUNKS, WORD_BLOCK, _LOOP, _NO_NRT, _dot, _dot4, _fetch_add, _gather_topics, _weighted_rows
+from .kernels.sparse import _group_by_word, _longest_first
 from .kernels.special import _digamma_parts
 
 
@@ -282,8 +283,8 @@ def _cnmf_doc(ids, cts, exp_elog_beta_t, topic_mass, locations, locations_t, cur
 
 @njit(parallel=True, cache=True)
 def _cnmf_local_step(indptr, indices, data, exp_elog_beta_t, topic_mass, locations, curvature, u, alpha, omega,
-                     expected, max_iter, tol, want_sstats, n_chunks):
-    """Documents in parallel; then sstats_t[w] = sum_d (X_dw / phinorm_dw) exp(l_k'u_d - max) in parallel over words,
+                     expected, max_iter, tol, want_sstats, n_workers, order):
+    """Documents in parallel, longest first, each taken by the next free worker (one per thread); then sstats_t[w] = sum_d (X_dw / phinorm_dw) exp(l_k'u_d - max) in parallel over words,
     each word's sum taken over documents in document order, so results do not depend on the thread count."""
     n_docs = indptr.shape[0] - 1
     n_words, n_topics = exp_elog_beta_t.shape
@@ -292,16 +293,19 @@ def _cnmf_local_step(indptr, indices, data, exp_elog_beta_t, topic_mass, locatio
     steps = np.zeros((n_docs, 3), dtype=np.int64)  # steepest-ascent steps, BFGS steps, objective evaluations
     scores = np.zeros((n_docs, n_topics))
     token_weight = np.empty(indices.shape[0])  # X_dw / phinorm_dw
-    bounds = np.linspace(0, n_docs, n_chunks + 1).astype(np.int64)
-    for chunk in prange(n_chunks):
-        longest = 1
-        for d in range(bounds[chunk], bounds[chunk + 1]):
-            longest = max(longest, indptr[d + 1] - indptr[d])
+    longest = 1
+    for d in range(n_docs):
+        longest = max(longest, indptr[d + 1] - indptr[d])
+    next_doc = np.zeros(1, dtype=np.int64)
+    for worker in prange(n_workers):  # documents differ in cost: each worker takes the next one when it is free
         sub, weight = np.empty(n_topics * longest), np.empty(longest)
         grad, new_grad, trial, direction, hy, pair = np.empty(m), np.empty(m), np.empty(m), np.empty(m), np.empty(m), np.empty(m)
         inv_hessian = np.empty((m, m))
         topics = np.arange(n_topics)  # every topic: the rows of _cnmf_doc's copy of a document's columns
-        for d in range(bounds[chunk], bounds[chunk + 1]):
+        taken = _fetch_add(next_doc, 1)
+        while taken < n_docs:
+            d = order[taken]
+            taken = _fetch_add(next_doc, 1)
             start, stop = indptr[d], indptr[d + 1]
             if stop == start:  # nothing observed: u_d stays at its prior mean, alpha_d = ln 0
                 alpha[d] = -np.inf
@@ -315,25 +319,32 @@ def _cnmf_local_step(indptr, indices, data, exp_elog_beta_t, topic_mass, locatio
                 grad, new_grad, trial, direction, inv_hessian, hy, pair)
     if not want_sstats:
         return np.zeros((1, n_topics)), steps
-    return _sum_by_word(indptr, indices, token_weight, scores, n_words), steps
+    return _sum_by_word(indptr, indices, token_weight, scores, n_words, n_workers), steps
 
 
 @njit(parallel=True, cache=True)
-def _sum_by_word(indptr, indices, token_weight, doc_rows, n_words):
+def _sum_by_word(indptr, indices, token_weight, doc_rows, n_words, n_workers):
     """out[w] = sum_d token_weight_dw doc_rows[d], over the documents containing w in document order.
 
-    A stable counting sort groups the nonzeros by word; the words are then summed in parallel, so no
-    per-thread V x K buffers are needed and the result is bit-identical for any thread count.
+    A stable counting sort groups the nonzeros by word; blocks of words then go to whichever worker is free (a
+    frequent word costs many times a rare one), so no per-thread V x K buffers are needed and the result is
+    bit-identical for any thread count.
     """
     word_start, token_of, doc_of = _group_by_word(indptr, indices, n_words)
     out = np.zeros((n_words, doc_rows.shape[1]))
-    for w in prange(n_words):
-        row = out[w]
-        for q in range(word_start[w], word_start[w + 1]):
-            weight = token_weight[token_of[q]]
-            source = doc_rows[doc_of[q]]
-            for k in range(source.shape[0]):
-                row[k] += weight * source[k]
+    n_blocks = (n_words + WORD_BLOCK - 1) // WORD_BLOCK
+    next_block = np.zeros(1, dtype=np.int64)
+    for worker in prange(n_workers):
+        block = _fetch_add(next_block, 1)
+        while block < n_blocks:
+            for w in range(block * WORD_BLOCK, min(n_words, (block + 1) * WORD_BLOCK)):
+                row = out[w]
+                for q in range(word_start[w], word_start[w + 1]):
+                    weight = token_weight[token_of[q]]
+                    source = doc_rows[doc_of[q]]
+                    for k in range(source.shape[0]):
+                        row[k] += weight * source[k]
+            block = _fetch_add(next_block, 1)
     return out
 
 
@@ -365,11 +376,10 @@ def cnmf_local_step(counts: sp.csr_matrix, exp_elog_beta: np.ndarray, topic_mass
     alpha = np.zeros(n_docs)
     omega = np.zeros((n_docs, n_topics))
     expected = np.zeros((n_docs, n_topics))
-    n_chunks = max(1, min(N_CHUNKS, n_docs))
     sstats_t, steps = _cnmf_local_step(
         counts.indptr.astype(np.int64), counts.indices.astype(np.int64), counts.data.astype(np.float64),
         np.ascontiguousarray(exp_elog_beta.T), topic_mass, np.ascontiguousarray(locations @ rotation), curvature, z, alpha,
-        omega, expected, int(max_iter), float(tol), bool(want_sstats), n_chunks)
+        omega, expected, int(max_iter), float(tol), bool(want_sstats), numba.get_num_threads(), _longest_first(counts))
     return {"u": z @ rotation.T, "alpha": alpha, "omega": omega, "expected": expected,
             "sstats": sstats_t.T * exp_elog_beta if want_sstats else None, "steps": steps[:, 0] + steps[:, 1],
             "ascent_steps": steps[:, 0], "bfgs_steps": steps[:, 1], "evaluations": steps[:, 2]}

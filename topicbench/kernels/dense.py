@@ -4,9 +4,12 @@ probability's ceiling of 1."""
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit, prange, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
-N_CHUNKS = 64  # document chunks the threads share out; results do not depend on it
+N_CHUNKS = 64  # chunks a parallel loop over words is cut into; results do not depend on it
+WORD_BLOCK = 256  # words per task where workers take blocks of words as they free up (``_fetch_add``); nor on this
 ROUNDING = 1e-12  # how far above its ceiling of 1 a sum of probabilities may round; beyond it is an error, left to show
 
 
@@ -152,3 +155,27 @@ def natural_gradient_step(lam, rho, eta, scale, sstats):
         for w in range(n_cols):
             out[k, w] = (1 - rho) * lam[k, w] + rho * (eta + scale * sstats[k, w])
     return out
+
+
+@intrinsic
+def _fetch_add(typingctx, counter, increment):
+    """counter[0] += increment as one atomic step; returns the value before. In a ``prange`` over one worker per
+    thread, each worker takes its next item (a document, a block of words) with it when it is free.
+
+    numba's ``prange`` splits its range into one contiguous share per thread up front, and ``parallel_chunksize``
+    does not change that (measured: a range whose first half holds all the work runs no faster on two threads than
+    on one). Documents differ in cost many times over, so the E step's threads waited ~9% of the time for each
+    other (benchmarks/RESULTS.md, "Workers that take the next document")."""
+    if not (isinstance(counter, types.Array) and counter.dtype == types.int64 and counter.ndim == 1
+            and isinstance(increment, types.Integer)):
+        return None
+    sig = types.int64(counter, increment)
+
+    def codegen(context, builder, signature, args):
+        array_type = signature.args[0]
+        array = context.make_array(array_type)(context, builder, args[0])
+        slot = cgutils.get_item_pointer(context, builder, array_type, array, [context.get_constant(types.intp, 0)])
+        step = context.cast(builder, args[1], signature.args[1], types.int64)
+        return builder.atomic_rmw("add", slot, step, "monotonic")
+
+    return sig, codegen

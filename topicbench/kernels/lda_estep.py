@@ -15,8 +15,8 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit, prange
 
-from .dense import _LOOP, _NO_NRT, N_CHUNKS, _dot, _dot4, _gather_topics, _min_positive, _sum, _transpose, _weighted_rows
-from .sparse import _group_by_word
+from .dense import _LOOP, _NO_NRT, WORD_BLOCK, _dot, _dot4, _fetch_add, _gather_topics, _min_positive, _sum, _transpose, _weighted_rows
+from .sparse import _group_by_word, _longest_first
 from .special import _digamma_one_division, _digamma_parts, _exp_elog_theta, _exp_theta_block
 
 
@@ -373,10 +373,11 @@ def _lda_doc(ids, cts, gamma, exp_theta, phinorm, counts, model, work):
 
 
 @njit(parallel=True, cache=True, fastmath={"contract"}, error_model="numpy")
-def _lda_e_step(indptr, indices, data, exp_elog_beta_t, alpha, gamma, max_iter, tol, want_sstats, n_chunks,
+def _lda_e_step(indptr, indices, data, exp_elog_beta_t, alpha, gamma, max_iter, tol, want_sstats, n_workers, order,
                 skip_margin, doc_counts):
-    """Documents in parallel; then sstats[:, w] = exp_beta_w sum_d (n_dw / phinorm_dw) exp_theta_d by
-    ``_lda_sstats``, bit-identical for 1 or N threads."""
+    """Documents in parallel, each taken by the next free worker (one per thread); then sstats[:, w] =
+    exp_beta_w sum_d (n_dw / phinorm_dw) exp_theta_d by ``_lda_sstats``. A document's result does not depend on
+    which worker took it, so the results are bit-identical for 1 or N threads."""
     n_docs = indptr.shape[0] - 1
     n_words, n_topics = exp_elog_beta_t.shape
     iterations = np.zeros(n_docs, dtype=np.int64)
@@ -393,10 +394,12 @@ def _lda_e_step(indptr, indices, data, exp_elog_beta_t, alpha, gamma, max_iter, 
     for w in prange(n_words):
         word_total[w] = _sum(exp_elog_beta_t[w])
     model = Model(exp_elog_beta_t, word_total, alpha, exp_psi_alpha, max_iter, tol, skip_margin, want_sstats)
-    bounds = np.linspace(0, n_docs, n_chunks + 1).astype(np.int64)
-    for chunk in prange(n_chunks):  # small chunks handed out in turn (lda_e_step): documents differ in cost
+    next_doc = np.zeros(1, dtype=np.int64)
+    for worker in prange(n_workers):  # documents differ in cost: each worker takes the next one when it is free
         work = _workspace(n_topics, longest)
-        for d in range(bounds[chunk], bounds[chunk + 1]):
+        taken = _fetch_add(next_doc, 1)
+        while taken < n_docs:
+            d = order[taken]
             start, stop = indptr[d], indptr[d + 1]
             ids = indices[start:stop]
             cts = data[start:stop]
@@ -405,32 +408,38 @@ def _lda_e_step(indptr, indices, data, exp_elog_beta_t, alpha, gamma, max_iter, 
             if want_sstats:
                 for j in range(stop - start):
                     phinorm[j] = cts[j] / phinorm[j]
+            taken = _fetch_add(next_doc, 1)
     if not want_sstats:
         return np.zeros((1, n_topics)), iterations
-    return _lda_sstats(indptr, indices, token_weight, exp_theta, exp_elog_beta_t), iterations
+    return _lda_sstats(indptr, indices, token_weight, exp_theta, exp_elog_beta_t, n_workers), iterations
 
 
 @njit(parallel=True, cache=True)
-def _lda_sstats(indptr, indices, token_weight, exp_theta, exp_elog_beta_t):
+def _lda_sstats(indptr, indices, token_weight, exp_theta, exp_elog_beta_t, n_workers):
     """sstats[k, w] = exp_beta_kw sum_d token_weight_dw exp_theta_dk (K x V): ``_sum_by_word`` with the product
-    by exp E[log beta] taken in the same parallel loop (the same single rounding as multiplying afterwards)."""
+    by exp E[log beta] taken in the same parallel loop (the same single rounding as multiplying afterwards).
+    Words go in blocks to whichever worker is free (a frequent word costs many times a rare one)."""
     n_words, n_topics = exp_elog_beta_t.shape
     word_start, token_of, doc_of = _group_by_word(indptr, indices, n_words)
     out = np.empty((n_topics, n_words))
-    bounds = np.linspace(0, n_words, N_CHUNKS + 1).astype(np.int64)
-    for chunk in prange(N_CHUNKS):
+    n_blocks = (n_words + WORD_BLOCK - 1) // WORD_BLOCK
+    next_block = np.zeros(1, dtype=np.int64)
+    for worker in prange(n_workers):
         row = np.empty(n_topics)
-        for w in range(bounds[chunk], bounds[chunk + 1]):
-            for k in range(n_topics):
-                row[k] = 0.0
-            for q in range(word_start[w], word_start[w + 1]):
-                weight = token_weight[token_of[q]]
-                source = exp_theta[doc_of[q]]
+        block = _fetch_add(next_block, 1)
+        while block < n_blocks:
+            for w in range(block * WORD_BLOCK, min(n_words, (block + 1) * WORD_BLOCK)):
                 for k in range(n_topics):
-                    row[k] += weight * source[k]
-            beta = exp_elog_beta_t[w]
-            for k in range(n_topics):
-                out[k, w] = row[k] * beta[k]
+                    row[k] = 0.0
+                for q in range(word_start[w], word_start[w + 1]):
+                    weight = token_weight[token_of[q]]
+                    source = exp_theta[doc_of[q]]
+                    for k in range(n_topics):
+                        row[k] += weight * source[k]
+                beta = exp_elog_beta_t[w]
+                for k in range(n_topics):
+                    out[k, w] = row[k] * beta[k]
+            block = _fetch_add(next_block, 1)
     return out
 
 
@@ -466,19 +475,12 @@ def lda_e_step(counts: sp.csr_matrix, exp_elog_beta: np.ndarray, alpha, max_iter
     exp_elog_beta_t = np.ascontiguousarray(exp_elog_beta, dtype=np.float64)
     if not word_major:
         exp_elog_beta_t = _transpose(exp_elog_beta_t)
-    n_chunks = max(1, min(N_CHUNKS, n_docs))
     doc_counts = np.zeros((n_docs, 5), dtype=np.int64)
-    # numba's prange splits the chunks into one contiguous share per thread up front; with chunk size 1 they are
-    # handed out one at a time, so a thread that finishes early (or was descheduled less) takes more. Same results.
-    previous = numba.set_parallel_chunksize(1)
-    try:
-        sstats, iterations = _lda_e_step(
-            counts.indptr.astype(np.int64), counts.indices.astype(np.int64), counts.data.astype(np.float64),
-            exp_elog_beta_t, alpha, gamma, int(max_iter), float(tol), bool(want_sstats), n_chunks,
-            float(skip_margin), doc_counts,
-        )
-    finally:
-        numba.set_parallel_chunksize(previous)
+    sstats, iterations = _lda_e_step(
+        counts.indptr.astype(np.int64), counts.indices.astype(np.int64), counts.data.astype(np.float64),
+        exp_elog_beta_t, alpha, gamma, int(max_iter), float(tol), bool(want_sstats), numba.get_num_threads(),
+        _longest_first(counts), float(skip_margin), doc_counts,
+    )
     if diagnostics is not None:
         gathers, fallbacks, reuses, dense, active = doc_counts.sum(axis=0)
         diagnostics["gathers"] = int(gathers)

@@ -28,6 +28,12 @@ def _group_by_word(indptr, indices, n_words):
     return word_start, token_of, doc_of
 
 
+def _longest_first(counts: sp.csr_matrix) -> np.ndarray:
+    """The documents in the order the workers take them: most distinct words first, so that the last ones to
+    finish are short and neither thread waits long for the other (each document's result is the same in any order)."""
+    return np.argsort(-np.diff(counts.indptr), kind="stable").astype(np.int64)
+
+
 @njit(parallel=True, cache=True)
 def _mixture_probs(indptr, indices, theta, topics_t):
     n_docs = indptr.shape[0] - 1
