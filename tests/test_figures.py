@@ -1051,7 +1051,7 @@ def test_hoffman_fig2_draws_every_online_method_and_batch_vb_against_cpu_seconds
             rows.append({"experiment": "hoffman_fig2", "dataset": "d", "method": method, "label": label, "seed": 0,
                          "p_batch_size": size, "p_kappa": 0.7, "p_tau0": 64.0, "docs_seen": docs, "fit_cpu_s": cpu,
                          "fit_wall_s": cpu / 2, "elbo_per_word": elbo, "perplexity": 1000.0, "corpus_size": 100,
-                         "unigram_perplexity": 2000.0, "protocol": "halves"})
+                         "train_split_docs": 100, "unigram_perplexity": 2000.0, "protocol": "halves"})
     ctx = _PlotCtx({"hoffman_fig2": pd.DataFrame(rows)}, tmp_path)
     figlib.load_plugin("hoffman_fig2").draw(ctx)
     baseline = [line for line in ctx.fig.axes[1].lines if line.get_label() == figlib.BASELINE.name]
@@ -1082,7 +1082,7 @@ def test_hoffman_fig2_names_each_batch_line_by_the_documents_it_trained_on(tmp_p
             rows.append({"experiment": "hoffman_fig2", "dataset": "d", "method": method, "label": label, "seed": 0,
                          "p_batch_size": size, "p_kappa": 0.7, "p_tau0": 64.0, "docs_seen": docs, "fit_cpu_s": cpu * scale,
                          "fit_wall_s": cpu, "elbo_per_word": -7.0, "perplexity": 1000.0, "corpus_size": corpus,
-                         "unigram_perplexity": 2000.0, "protocol": "halves"})
+                         "train_split_docs": 100, "unigram_perplexity": 2000.0, "protocol": "halves"})
     ctx = _PlotCtx({"hoffman_fig2": pd.DataFrame(rows)}, tmp_path)
     figlib.load_plugin("hoffman_fig2").draw(ctx)
     batch = {(name, x[0], style) for name, y, x, style in drawn if name.startswith("batch VB")}
@@ -1139,8 +1139,8 @@ def test_hoffman_fig1_follows_the_most_prevalent_topic_from_the_first_checkpoint
 
     rows = [{"experiment": "hoffman_fig1", "dataset": "d", "method": "online_lda", "label": label, "seed": 0, "p_K": 2,
              "p_batch_size": 16, "p_kappa": 0.7, "p_tau0": 64.0, "docs_seen": docs, "elbo_per_word": -7.0,
-             "perplexity": 1000.0, "unigram_perplexity": 2000.0, "corpus_size": size, "protocol": "halves"}
-            for label, size in (("online_full", 1000), ("online_subset", 100)) for docs in (10, 1000)]
+             "perplexity": 1000.0, "unigram_perplexity": 2000.0, "corpus_size": size, "train_split_docs": 1000,
+             "protocol": "halves"} for label, size in (("online_full", 1000), ("online_subset", 100)) for docs in (10, 1000)]
     ctx = Ctx({"hoffman_fig1": pd.DataFrame(rows)}, tmp_path)
     figlib.load_plugin("hoffman_fig1").draw(ctx)
     cells = ctx.fig.axes[2].tables[0].get_celld()
@@ -1157,6 +1157,14 @@ def test_hoffman_fig1_follows_the_most_prevalent_topic_from_the_first_checkpoint
     figlib.load_plugin("hoffman_fig1").draw(swapped_ctx)
     assert [line.get_label() for line in swapped_ctx.fig.axes[0].lines] == ["online LDA, full corpus",
                                                                              "online LDA, 100-doc subset"]
+    # every run on a subset of a 5,000-document split: the larger subset is not the full corpus; a trace without the
+    # split's size (written before train_split_docs) names the documents only
+    for split, names in ((5000, ["online LDA, 1,000-doc subset", "online LDA, 100-doc subset"]),
+                         (None, ["online LDA, 1,000 docs", "online LDA, 100 docs"])):
+        frame = pd.DataFrame(rows).assign(train_split_docs=split) if split else pd.DataFrame(rows).drop(columns="train_split_docs")
+        subsets_ctx = Ctx({"hoffman_fig1": frame}, tmp_path)
+        figlib.load_plugin("hoffman_fig1").draw(subsets_ctx)
+        assert [line.get_label() for line in subsets_ctx.fig.axes[0].lines] == names
     mixed = pd.DataFrame(rows).assign(corpus_size=[1000, 1000, 100, 50])  # online_subset's two checkpoints, two sizes
     with pytest.raises(ValueError, match=r"runs of label 'online_subset' trained on \[50, 100\] documents"):
         figlib.load_plugin("hoffman_fig1").draw(Ctx({"hoffman_fig1": mixed}, tmp_path))

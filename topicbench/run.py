@@ -383,6 +383,7 @@ def _run(spec, corpus, out_dir, progress_every_s):
     fingerprint = content_fingerprint(corpus)  # of the whole corpus, before any split or subset view
     # views: int64 row indices into the corpus; counts are read from disk a minibatch or a chunk at a time
     train = corpus.split("train")
+    train_split_docs = train.n_docs  # before any subset: what "the full corpus" is, for the figures
     if spec.train_subset is not None:
         train = train.select(_subset_rows(train.n_docs, spec.train_subset, spec.subset_seed, "train_subset"))
     test = corpus.split("test")
@@ -438,7 +439,7 @@ def _run(spec, corpus, out_dir, progress_every_s):
             "label": spec.label or method.name, "method": method.name,
             "seed": spec.seed, "stream": "batch" if batch_method else spec.stream, "holdout": holdout.name,
             "protocol": protocol.describe(), "threads": threads, "corpus_size": train.n_docs,
-            "test_docs": test.n_docs, "compile_wall_s": compile_wall,
+            "train_split_docs": train_split_docs, "test_docs": test.n_docs, "compile_wall_s": compile_wall,
             **{f"p_{k}": v for k, v in method.hyper.items()}, **provenance(),
             "corpus_sha256": fingerprint, "code_sha256": code_fingerprint(plugin_file(method_cls)),
             "method_packages": method_packages(plugin_file(method_cls))}

@@ -16,7 +16,7 @@ LINES = {"online_full": "-", "online_subset": "--", "batch_subset": "-"}
 def line_name(group, label, method, full_size):
     """A line named by the documents its runs trained on (a subset is never called the full corpus)."""
     size = figlib.training_size(group, f"runs of label {label!r}")
-    what = "full corpus" if size == full_size else f"{size:,}-doc subset"
+    what = figlib.training_set_name(size, full_size)
     return f"{'online LDA' if method == 'online_lda' else 'batch LDA'}, {what}"
 
 
@@ -25,7 +25,7 @@ def draw(ctx):
     frame = figlib.bound_perplexity(ctx.frame(experiment), experiment)
     fig, (ax, ax_completion, ax_text) = figlib.plt.subplots(1, 3, figsize=(17, 4.5),
                                                             gridspec_kw={"width_ratios": [1.2, 1.2, 1]})
-    full_size = int(frame["corpus_size"].max())  # online_full trains on the whole training split
+    full_size = figlib.full_corpus_size(frame)  # the whole training split, whether or not a run trained on it
     for (label, method), group in frame.groupby(["label", "method"], sort=False):
         name = line_name(group, label, method, full_size)
         for axis, y in ((ax, "bound_perplexity"), (ax_completion, "perplexity")):

@@ -17,11 +17,11 @@ def panel(ax, frame, online, sizes, y):
             name = f"S = {int(size)}" if method == "online_lda" else f"{figlib.name(method)}, S = {int(size)}"
             figlib.plot_mean_spread(ax, sub, "fit_cpu_s", y, name, method=method,
                                     color=colors(i / max(len(sizes) - 1, 1)))
-    full_size = int(frame["corpus_size"].max())  # the online runs train on the whole training split
+    full_size = figlib.full_corpus_size(frame)  # the whole training split, whether or not a run trained on it
     for label, group in frame[frame["method"] == "batch_lda"].groupby("label", sort=False):
         size = figlib.training_size(group, f"batch VB runs of label {label!r}")
         # named by the documents it trained on, not by its label's wording: a subset is never called the full corpus
-        name = "batch VB, full corpus" if size == full_size else f"batch VB, {size:,}-doc subset"
+        name = f"batch VB, {figlib.training_set_name(size, full_size)}"
         figlib.plot_mean_spread(ax, group, "fit_cpu_s", y, name, method="batch_lda",
                                 linestyle="-" if size == full_size else ":")
     ax.set_xscale("log")

@@ -351,6 +351,23 @@ def training_size(runs: pd.DataFrame, what: str) -> int:
     return sizes[0]
 
 
+def full_corpus_size(frame: pd.DataFrame) -> int | None:
+    """The documents of the whole training split the runs drew from (``train_split_docs``); None for traces written
+    before that column, or drawn from different splits. The largest run is not it: every run may train on a subset."""
+    if "train_split_docs" not in frame or frame["train_split_docs"].isna().any():
+        return None
+    sizes = frame["train_split_docs"].unique()
+    return int(sizes[0]) if len(sizes) == 1 else None
+
+
+def training_set_name(size: int, full_size: int | None) -> str:
+    """"full corpus" only for runs that trained on the whole training split; otherwise "N-doc subset", or "N docs"
+    where the split's size is not known (``full_corpus_size``)."""
+    if full_size is None:
+        return f"{size:,} docs"
+    return "full corpus" if size == full_size else f"{size:,}-doc subset"
+
+
 def final_rows(frame: pd.DataFrame, keys: list[str] | None = None) -> pd.DataFrame:
     """The last checkpoint of every run (by docs_seen), runs told apart by ``keys`` (default: run_columns)."""
     keys = run_columns(frame) if keys is None else keys
