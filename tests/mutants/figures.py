@@ -18,14 +18,14 @@ MUTANTS = [
     Mutant(id="figure_hoffman_fig2_batch_line_named_by_its_label", cites="Hoffman et al. 2010, Fig. 2 mirror (batch VB "
            "on the full corpus and on a subset, each named by the documents it trained on)",
            path="workflow/figures/hoffman_fig2.py",
-           find='name = "batch VB, full corpus" if size == full_size else',
-           replace='name = "batch VB, full corpus" if "full" in label else',
+           find='name = f"batch VB, {figlib.training_set_name(size, full_size)}"',
+           replace='name = "batch VB, full corpus" if "full" in label else f"batch VB, {figlib.training_set_name(size, full_size)}"',
            tests=[FIG + "test_hoffman_fig2_names_each_batch_line_by_the_documents_it_trained_on"]),
     Mutant(id="figure_hoffman_fig1_line_named_by_its_label", cites="Hoffman et al. 2010, Fig. 1 mirror (online LDA on "
            "the full corpus and on a subset, each named by the documents it trained on)",
            path="workflow/figures/hoffman_fig1.py",
-           find='what = "full corpus" if size == full_size else',
-           replace='what = "full corpus" if label == "online_full" else',
+           find='what = figlib.training_set_name(size, full_size)',
+           replace='what = "full corpus" if label == "online_full" else figlib.training_set_name(size, full_size)',
            tests=[FIG + "test_hoffman_fig1_follows_the_most_prevalent_topic_from_the_first_checkpoint"]),
     Mutant(id="claim_hoffman_fig1_judged_by_labels_alone", cites="Hoffman et al. 2010, Fig. 1 claim (the full corpus "
            "must hold more documents than the subset)", path="workflow/figures/_claims.py",
@@ -38,9 +38,14 @@ MUTANTS = [
            replace='            or False:',
            tests=[FIG + "test_hoffman_larger_corpus_cannot_be_judged_unless_full_trains_on_more[20-100]"]),
     Mutant(id="figure_hoffman_fig2_full_corpus_is_the_smallest", cites="Hoffman et al. 2010, Fig. 2 mirror (the full "
-           "corpus is the online runs' training split, the largest)", path="workflow/figures/hoffman_fig2.py",
-           find='full_size = int(frame["corpus_size"].max())', replace='full_size = int(frame["corpus_size"].min())',
+           "corpus is the runs' training split)", path="workflow/figures/hoffman_fig2.py",
+           find='full_size = figlib.full_corpus_size(frame)', replace='full_size = int(frame["corpus_size"].min())',
            tests=[FIG + "test_hoffman_fig2_names_each_batch_line_by_the_documents_it_trained_on"]),
+    Mutant(id="figure_full_corpus_is_the_largest_run", cites="Hoffman et al. 2010, Figs. 1 and 2 mirrors (a line is the "
+           "full corpus only if it trained on the whole training split; every run may train on a subset)",
+           path="workflow/scripts/figlib.py",
+           find='return int(sizes[0]) if len(sizes) == 1 else None', replace='return int(frame["corpus_size"].max())',
+           tests=[FIG + "test_hoffman_fig1_follows_the_most_prevalent_topic_from_the_first_checkpoint"]),
     Mutant(id="figure_hoffman_fig2_batch_line_mixes_subsets", cites="Hoffman et al. 2010, Fig. 2 mirror (one batch VB "
            "line per training set; figlib.training_size, shared with Fig. 1)", path="workflow/scripts/figlib.py",
            find="    if len(sizes) != 1:\n        raise ValueError(f\"{what} trained on {sizes} documents",

@@ -154,7 +154,7 @@ Model = namedtuple("Model", [
     "want_phinorm",  # leave phinorm_w of the final gamma (for the sufficient statistics)
 ])
 
-# One thread's scratch arrays for ``_lda_doc``, made once per chunk of documents by ``_workspace``.
+# One thread's scratch arrays for ``_lda_doc``, made once per worker (one per thread) by ``_workspace``.
 Workspace = namedtuple("Workspace", [
     "new_gamma",  # K: a sweep's sum_w n_w exp_beta_kw / phinorm_w, per topic of the sweep
     "position",  # K: topic k's index in the active set (-1: skipped); k itself in a full sweep
