@@ -284,8 +284,9 @@ def _cnmf_doc(ids, cts, exp_elog_beta_t, topic_mass, locations, locations_t, cur
 @njit(parallel=True, cache=True)
 def _cnmf_local_step(indptr, indices, data, exp_elog_beta_t, topic_mass, locations, curvature, u, alpha, omega,
                      expected, max_iter, tol, want_sstats, n_workers, order):
-    """Documents in parallel, longest first, each taken by the next free worker (one per thread); then sstats_t[w] = sum_d (X_dw / phinorm_dw) exp(l_k'u_d - max) in parallel over words,
-    each word's sum taken over documents in document order, so results do not depend on the thread count."""
+    """Documents in parallel, longest first, each taken by the next free worker (one per thread); then sstats_t[w] =
+    sum_d (X_dw / phinorm_dw) exp(l_k'u_d - max) in parallel over words, each word's sum taken over documents in
+    document order, so results do not depend on the thread count."""
     n_docs = indptr.shape[0] - 1
     n_words, n_topics = exp_elog_beta_t.shape
     m = locations.shape[1]

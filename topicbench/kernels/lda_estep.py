@@ -15,7 +15,8 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit, prange
 
-from .dense import _LOOP, _NO_NRT, WORD_BLOCK, _dot, _dot4, _fetch_add, _gather_topics, _min_positive, _sum, _transpose, _weighted_rows
+from .dense import (_LOOP, _NO_NRT, WORD_BLOCK, _dot, _dot4, _fetch_add, _gather_topics, _min_positive, _sum,
+                    _transpose, _weighted_rows)
 from .sparse import _group_by_word, _longest_first
 from .special import _digamma_one_division, _digamma_parts, _exp_elog_theta, _exp_theta_block
 
